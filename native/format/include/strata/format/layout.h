@@ -1,0 +1,129 @@
+// On-disk layout of a Strata profile, version 1 (docs/profile-format.md is the prose spec).
+// Shared by the writer (used by profiler_runtime and by the CLI) and the reader (native core).
+// Every record is fixed-size, little-endian and 8-byte aligned so the file can be mmap-ed and
+// indexed in place. Plain C++17, no dependencies: the runtime includes it too.
+#pragma once
+
+#include <cstdint>
+
+namespace strata::format {
+
+inline constexpr char kMagic[8] = {'S', 'T', 'R', 'A', 'T', 'A', 'P', 'F'};
+inline constexpr uint32_t kVersion = 1;
+inline constexpr uint32_t kNone = 0xFFFFFFFFu;  // "no string / no module / no parent"
+
+// Section kinds. A reader skips kinds it does not know (forward compatible additions);
+// a new *required* section means a new version.
+enum class SectionKind : uint32_t {
+  kStrings = 1,      // StringsHeader + offsets[count + 1] (u32) + bytes
+  kMeta = 2,         // MetaEntry[count]      key/value string pairs
+  kModules = 3,      // ModuleRecord[count]
+  kFrames = 4,       // FrameRecord[count]
+  kNodes = 5,        // NodeRecord[count]     node 0 is the root
+  kMetrics = 6,      // MetricDescriptor[count]
+  kNodeMetrics = 7,  // NodeMetricRecord[count], sorted by (node, metric)
+};
+
+struct FileHeader {            // at offset 0, 64 bytes
+  char magic[8];               // kMagic
+  uint32_t version;            // kVersion
+  uint32_t header_size;        // sizeof(FileHeader)
+  uint64_t file_size;          // total bytes; detects truncation
+  uint64_t section_table_offset;
+  uint32_t section_count;
+  uint32_t section_entry_size; // sizeof(SectionEntry)
+  uint64_t created_unix_ns;    // when the writer ran
+  uint32_t checksum;           // FNV-1a 32 over every byte after the header
+  uint32_t reserved0;
+  uint64_t reserved1;
+};
+static_assert(sizeof(FileHeader) == 64, "FileHeader layout");
+
+struct SectionEntry {          // 32 bytes
+  uint32_t kind;               // SectionKind
+  uint32_t record_size;        // bytes per record (0 for kStrings)
+  uint64_t offset;             // from file start, 8-byte aligned
+  uint64_t size;               // bytes
+  uint64_t count;              // records (strings for kStrings)
+};
+static_assert(sizeof(SectionEntry) == 32, "SectionEntry layout");
+
+struct StringsHeader {         // start of the kStrings section
+  uint32_t count;
+  uint32_t reserved;
+  // followed by uint32_t offsets[count + 1] relative to the byte blob, then the blob (UTF-8,
+  // not NUL-terminated). String i is blob[offsets[i], offsets[i+1]). String 0 is "".
+};
+
+struct MetaEntry {             // 8 bytes
+  uint32_t key;                // string index
+  uint32_t value;              // string index
+};
+
+struct ModuleRecord {          // 32 bytes
+  uint32_t path;               // string index: absolute path as loaded
+  uint32_t build_id;           // string index: lowercase hex of NT_GNU_BUILD_ID, "" if none
+  uint64_t load_bias;          // runtime address minus ELF virtual address (0 for non-PIE)
+  uint64_t reserved0;
+  uint64_t reserved1;
+};
+static_assert(sizeof(ModuleRecord) == 32, "ModuleRecord layout");
+
+// Frame kinds. The numeric values are part of the format.
+enum class FrameKind : uint32_t {
+  kRoot = 0,
+  kPython = 1,    // name = qualified function, file = co_filename, line = executing line
+  kNative = 2,    // module + address (ELF virtual address inside the module); name = dynamic
+                  // symbol when the runtime found one (the core symbolizes with DWARF)
+  kOperator = 3,  // framework operator (e.g. aten::mm)
+  kGpuApi = 4,    // CUDA runtime/driver API call
+  kKernel = 5,    // GPU kernel
+  kPc = 6,        // GPU instruction (module = cubin)
+  kRegion = 7,    // in-kernel region
+  kThread = 8,    // reserved: thread grouping
+};
+
+struct FrameRecord {           // 32 bytes
+  uint32_t kind;               // FrameKind
+  uint32_t module;             // module index or kNone
+  uint64_t address;            // kNative/kPc: address inside the module (call sites already -1)
+  uint32_t name;               // string index ("" when unknown)
+  uint32_t file;               // string index ("" when unknown)
+  uint32_t line;               // 0 when unknown
+  uint32_t flags;              // reserved, 0
+};
+static_assert(sizeof(FrameRecord) == 32, "FrameRecord layout");
+
+struct NodeRecord {            // 8 bytes; parents always precede children (parent < id)
+  uint32_t parent;             // kNone for node 0 (root)
+  uint32_t frame;              // frame index (the root's frame has kind kRoot)
+};
+
+struct MetricDescriptor {      // 16 bytes
+  uint32_t name;               // string index, e.g. "cpu_time"
+  uint32_t unit;               // string index, e.g. "ns"
+  uint32_t flags;              // reserved, 0
+  uint32_t reserved;
+};
+
+// Exclusive statistics of one metric at one node: the values of the samples/events that landed
+// exactly on this node. Inclusive values are derived by the reader. Welford form so that
+// aggregation is online and numerically stable: variance = m2 / count.
+struct NodeMetricRecord {      // 48 bytes
+  uint32_t node;
+  uint32_t metric;
+  uint64_t count;
+  double sum;
+  double min;
+  double max;
+  double m2;                   // sum of squared deviations from the mean
+};
+static_assert(sizeof(NodeMetricRecord) == 48, "NodeMetricRecord layout");
+
+// FNV-1a 32-bit, used for FileHeader::checksum.
+inline uint32_t Fnv1a(const unsigned char* p, uint64_t n, uint32_t h = 2166136261u) {
+  for (uint64_t i = 0; i < n; ++i) { h ^= p[i]; h *= 16777619u; }
+  return h;
+}
+
+}  // namespace strata::format

@@ -1,0 +1,65 @@
+// Builds a version-1 profile in memory and writes it atomically (temporary file + rename).
+// Used by profiler_runtime at exit and by `strata record` to add how the target ended.
+// Not async-signal-safe: call it from a normal thread.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "strata/format/layout.h"
+
+namespace strata::format {
+
+struct MetricStats {
+  uint64_t count = 0;
+  double sum = 0, min = 0, max = 0, m2 = 0;
+  void Add(double v);                       // Welford update
+  void Merge(const MetricStats& other);     // Chan et al. parallel merge
+};
+
+class ProfileWriter {
+ public:
+  ProfileWriter();
+  uint32_t String(std::string_view s);      // interned; "" is index 0
+  void Meta(std::string_view key, std::string_view value);  // replaces an existing key
+  uint32_t Module(std::string_view path, std::string_view build_id_hex, uint64_t load_bias);
+  // Interned: the same (kind, module, address, name, file, line) returns the same index.
+  uint32_t Frame(FrameKind kind, uint32_t module, uint64_t address, std::string_view name,
+                 std::string_view file, uint32_t line);
+  uint32_t Metric(std::string_view name, std::string_view unit);
+  // Node 0 (root) exists from the start. Children are interned per (parent, frame).
+  uint32_t Child(uint32_t parent, uint32_t frame);
+  void AddStats(uint32_t node, uint32_t metric, const MetricStats& stats);
+
+  size_t node_count() const { return nodes_.size(); }
+  // Serializes; on failure returns false and sets *error to one line; never leaves a partial
+  // file at `path` (the temporary file is removed).
+  bool WriteAtomically(const std::string& path, std::string* error) const;
+  std::vector<unsigned char> Serialize() const;
+
+ private:
+  struct FrameKey {
+    uint32_t kind, module; uint64_t address; uint32_t name, file, line;
+    bool operator==(const FrameKey& o) const {
+      return kind == o.kind && module == o.module && address == o.address && name == o.name &&
+             file == o.file && line == o.line;
+    }
+  };
+  struct FrameKeyHash { size_t operator()(const FrameKey& k) const; };
+
+  std::vector<std::string> strings_;
+  std::unordered_map<std::string, uint32_t> string_index_;
+  std::vector<MetaEntry> meta_;
+  std::vector<ModuleRecord> modules_;
+  std::vector<FrameRecord> frames_;
+  std::unordered_map<FrameKey, uint32_t, FrameKeyHash> frame_index_;
+  std::vector<NodeRecord> nodes_;
+  std::unordered_map<uint64_t, uint32_t> child_index_;  // (parent << 32 | frame) -> node
+  std::vector<MetricDescriptor> metrics_;
+  std::vector<std::vector<std::pair<uint32_t, MetricStats>>> node_stats_;  // per node
+};
+
+}  // namespace strata::format

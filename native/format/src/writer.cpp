@@ -1,0 +1,210 @@
+#include "strata/format/writer.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <limits>
+
+namespace strata::format {
+
+void MetricStats::Add(double v) {
+  if (count == 0) { min = max = v; } else { min = std::min(min, v); max = std::max(max, v); }
+  ++count;
+  double mean_before = count > 1 ? (sum / double(count - 1)) : 0.0;
+  sum += v;
+  double mean_after = sum / double(count);
+  m2 += (v - mean_before) * (v - mean_after);
+  if (count == 1) m2 = 0;
+}
+
+void MetricStats::Merge(const MetricStats& o) {
+  if (o.count == 0) return;
+  if (count == 0) { *this = o; return; }
+  double n1 = double(count), n2 = double(o.count);
+  double delta = o.sum / n2 - sum / n1;
+  m2 = m2 + o.m2 + delta * delta * n1 * n2 / (n1 + n2);
+  count += o.count;
+  sum += o.sum;
+  min = std::min(min, o.min);
+  max = std::max(max, o.max);
+}
+
+size_t ProfileWriter::FrameKeyHash::operator()(const FrameKey& k) const {
+  uint64_t h = 1469598103934665603ull;
+  auto mix = [&h](uint64_t v) { h ^= v; h *= 1099511628211ull; };
+  mix(k.kind); mix(k.module); mix(k.address); mix(k.name); mix(k.file); mix(k.line);
+  return size_t(h);
+}
+
+ProfileWriter::ProfileWriter() {
+  String("");
+  uint32_t root_frame = Frame(FrameKind::kRoot, kNone, 0, "<root>", "", 0);
+  nodes_.push_back(NodeRecord{kNone, root_frame});
+  node_stats_.emplace_back();
+}
+
+uint32_t ProfileWriter::String(std::string_view s) {
+  auto it = string_index_.find(std::string(s));
+  if (it != string_index_.end()) return it->second;
+  uint32_t id = uint32_t(strings_.size());
+  strings_.emplace_back(s);
+  string_index_.emplace(std::string(s), id);
+  return id;
+}
+
+void ProfileWriter::Meta(std::string_view key, std::string_view value) {
+  uint32_t k = String(key), v = String(value);
+  for (auto& m : meta_) if (m.key == k) { m.value = v; return; }
+  meta_.push_back(MetaEntry{k, v});
+}
+
+uint32_t ProfileWriter::Module(std::string_view path, std::string_view build_id, uint64_t bias) {
+  uint32_t p = String(path), b = String(build_id);
+  for (uint32_t i = 0; i < modules_.size(); ++i)
+    if (modules_[i].path == p && modules_[i].load_bias == bias) return i;
+  modules_.push_back(ModuleRecord{p, b, bias, 0, 0});
+  return uint32_t(modules_.size() - 1);
+}
+
+uint32_t ProfileWriter::Frame(FrameKind kind, uint32_t module, uint64_t address,
+                              std::string_view name, std::string_view file, uint32_t line) {
+  FrameKey key{uint32_t(kind), module, address, String(name), String(file), line};
+  auto it = frame_index_.find(key);
+  if (it != frame_index_.end()) return it->second;
+  uint32_t id = uint32_t(frames_.size());
+  frames_.push_back(FrameRecord{key.kind, key.module, key.address, key.name, key.file, key.line, 0});
+  frame_index_.emplace(key, id);
+  return id;
+}
+
+uint32_t ProfileWriter::Metric(std::string_view name, std::string_view unit) {
+  uint32_t n = String(name), u = String(unit);
+  for (uint32_t i = 0; i < metrics_.size(); ++i) if (metrics_[i].name == n) return i;
+  metrics_.push_back(MetricDescriptor{n, u, 0, 0});
+  return uint32_t(metrics_.size() - 1);
+}
+
+uint32_t ProfileWriter::Child(uint32_t parent, uint32_t frame) {
+  uint64_t key = (uint64_t(parent) << 32) | frame;
+  auto it = child_index_.find(key);
+  if (it != child_index_.end()) return it->second;
+  uint32_t id = uint32_t(nodes_.size());
+  nodes_.push_back(NodeRecord{parent, frame});
+  node_stats_.emplace_back();
+  child_index_.emplace(key, id);
+  return id;
+}
+
+void ProfileWriter::AddStats(uint32_t node, uint32_t metric, const MetricStats& stats) {
+  auto& v = node_stats_[node];
+  for (auto& [m, s] : v) if (m == metric) { s.Merge(stats); return; }
+  v.emplace_back(metric, stats);
+}
+
+namespace {
+void Align8(std::vector<unsigned char>& out) { while (out.size() % 8) out.push_back(0); }
+template <typename T> void Append(std::vector<unsigned char>& out, const T& v) {
+  const auto* p = reinterpret_cast<const unsigned char*>(&v);
+  out.insert(out.end(), p, p + sizeof(T));
+}
+}  // namespace
+
+std::vector<unsigned char> ProfileWriter::Serialize() const {
+  std::vector<unsigned char> out(sizeof(FileHeader), 0);
+  std::vector<SectionEntry> sections;
+  auto begin = [&](SectionKind kind, uint32_t record_size, uint64_t count) {
+    Align8(out);
+    sections.push_back(SectionEntry{uint32_t(kind), record_size, out.size(), 0, count});
+  };
+  auto end = [&]() { sections.back().size = out.size() - sections.back().offset; };
+
+  begin(SectionKind::kStrings, 0, strings_.size());
+  Append(out, StringsHeader{uint32_t(strings_.size()), 0});
+  uint32_t off = 0;
+  for (const auto& s : strings_) { Append(out, off); off += uint32_t(s.size()); }
+  Append(out, off);
+  for (const auto& s : strings_) out.insert(out.end(), s.begin(), s.end());
+  end();
+
+  begin(SectionKind::kMeta, sizeof(MetaEntry), meta_.size());
+  for (const auto& m : meta_) Append(out, m);
+  end();
+  begin(SectionKind::kModules, sizeof(ModuleRecord), modules_.size());
+  for (const auto& m : modules_) Append(out, m);
+  end();
+  begin(SectionKind::kFrames, sizeof(FrameRecord), frames_.size());
+  for (const auto& f : frames_) Append(out, f);
+  end();
+  begin(SectionKind::kNodes, sizeof(NodeRecord), nodes_.size());
+  for (const auto& n : nodes_) Append(out, n);
+  end();
+  begin(SectionKind::kMetrics, sizeof(MetricDescriptor), metrics_.size());
+  for (const auto& m : metrics_) Append(out, m);
+  end();
+  uint64_t nm = 0;
+  for (const auto& v : node_stats_) nm += v.size();
+  begin(SectionKind::kNodeMetrics, sizeof(NodeMetricRecord), nm);
+  for (uint32_t node = 0; node < node_stats_.size(); ++node) {
+    auto v = node_stats_[node];
+    std::sort(v.begin(), v.end(), [](auto& a, auto& b) { return a.first < b.first; });
+    for (const auto& [metric, s] : v)
+      Append(out, NodeMetricRecord{node, metric, s.count, s.sum, s.min, s.max, s.m2});
+  }
+  end();
+
+  Align8(out);
+  uint64_t table = out.size();
+  for (const auto& s : sections) Append(out, s);
+
+  FileHeader h{};
+  std::memcpy(h.magic, kMagic, sizeof(kMagic));
+  h.version = kVersion;
+  h.header_size = sizeof(FileHeader);
+  h.file_size = out.size();
+  h.section_table_offset = table;
+  h.section_count = uint32_t(sections.size());
+  h.section_entry_size = sizeof(SectionEntry);
+  h.created_unix_ns = uint64_t(std::chrono::duration_cast<std::chrono::nanoseconds>(
+      std::chrono::system_clock::now().time_since_epoch()).count());
+  h.checksum = Fnv1a(out.data() + sizeof(FileHeader), out.size() - sizeof(FileHeader));
+  std::memcpy(out.data(), &h, sizeof(h));
+  return out;
+}
+
+bool ProfileWriter::WriteAtomically(const std::string& path, std::string* error) const {
+  std::vector<unsigned char> bytes = Serialize();
+  std::string tmp = path + ".tmp." + std::to_string(::getpid());
+  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) {
+    if (error) *error = "cannot write profile " + path + ": " + std::strerror(errno);
+    return false;
+  }
+  size_t done = 0;
+  while (done < bytes.size()) {
+    ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      int e = errno;
+      ::close(fd);
+      ::unlink(tmp.c_str());
+      if (error) *error = "cannot write profile " + path + ": " + std::strerror(e);
+      return false;
+    }
+    done += size_t(n);
+  }
+  ::fsync(fd);
+  ::close(fd);
+  if (::rename(tmp.c_str(), path.c_str()) != 0) {
+    int e = errno;
+    ::unlink(tmp.c_str());
+    if (error) *error = "cannot write profile " + path + ": " + std::strerror(e);
+    return false;
+  }
+  return true;
+}
+
+}  // namespace strata::format
