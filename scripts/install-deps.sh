@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Installs what Strata needs to build and test on Debian 12: Debian packages (only the missing
+# ones, so a prepared machine pays nothing) and the npm workspace dependencies. Idempotent.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+pkgs=(build-essential cmake ninja-build pkg-config git
+      libunwind-dev llvm-14-dev clang-14 libclang-rt-14-dev libfuzzer-14-dev
+      nlohmann-json3-dev libcli11-dev libgtest-dev
+      python3 python3-dev
+      chromium
+      libkrb5-dev libx11-dev libxkbfile-dev libsecret-1-dev ripgrep)
+missing=()
+for p in "${pkgs[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "strata: installing Debian packages: ${missing[*]}"
+  apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+command -v node >/dev/null || { echo "strata: Node.js 20 is required (node not found)" >&2; exit 1; }
+if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
+  echo "strata: installing npm dependencies"
+  if [ -f package-lock.json ]; then npm ci --no-audit --no-fund >/dev/null; else npm install --no-audit --no-fund >/dev/null; fi
+fi

@@ -1,0 +1,71 @@
+// Turns whatever arrived through postMessage into a well-formed FlameData. Typed arrays
+// normally survive structured cloning, but hosts (or tests, or JSON round trips) may send
+// plain arrays or objects with numeric keys ({"0": 1, "1": 2}); all are accepted here.
+// Throws an Error with a readable message when the data cannot be used.
+import type { FlameData, ViewName } from '../protocol';
+
+type NumCtor<T> = { new (n: number): T; from(a: ArrayLike<number>): T };
+
+function toTyped<T extends ArrayLike<number>>(v: unknown, ctor: NumCtor<T>, what: string): T {
+  if (v instanceof (ctor as unknown as Function)) return v as T;
+  if (ArrayBuffer.isView(v) && !(v instanceof DataView)) return ctor.from(v as unknown as ArrayLike<number>);
+  if (v instanceof ArrayBuffer) return ctor.from(new (ctor as unknown as { new (b: ArrayBuffer): ArrayLike<number> })(v));
+  if (Array.isArray(v)) return ctor.from(v.map(Number));
+  if (v && typeof v === 'object') {
+    const o = v as Record<string, unknown>;
+    // {length: n, 0: .., 1: ..} or {0: .., 1: ..}
+    let n = typeof o.length === 'number' ? (o.length as number) : 0;
+    if (!n) for (const k of Object.keys(o)) { const i = Number(k); if (Number.isInteger(i) && i >= n) n = i + 1; }
+    const out = new ctor(n) as unknown as { [i: number]: number };
+    for (let i = 0; i < n; i++) out[i] = Number(o[i] ?? 0);
+    return out as unknown as T;
+  }
+  if (v === undefined || v === null) throw new Error(`profile data: column "${what}" is missing`);
+  throw new Error(`profile data: column "${what}" is not an array`);
+}
+
+export function normalizeFlameData(raw: unknown): FlameData {
+  if (!raw || typeof raw !== 'object') throw new Error('profile data is missing');
+  const r = raw as Record<string, unknown>;
+  const parent = toTyped(r.parent, Int32Array, 'parent');
+  const n = parent.length;
+  const col = <T extends ArrayLike<number>>(key: string, ctor: NumCtor<T>, optional = false): T => {
+    if (optional && (r[key] === undefined || r[key] === null)) return new ctor(n);
+    const a = toTyped(r[key], ctor, key);
+    if (a.length !== n) throw new Error(`profile data: column "${key}" has ${a.length} entries, expected ${n}`);
+    return a;
+  };
+  const inclusive = col('inclusive', Float64Array);
+  const exclusive = col('exclusive', Float64Array, true);
+  const kind = col('kind', Uint8Array, true);
+  const name = col('name', Uint32Array, true);
+  const file = col('file', Uint32Array, true);
+  const line = col('line', Uint32Array, true);
+  const module = col('module', Uint32Array, true);
+  let strings: string[];
+  if (Array.isArray(r.strings)) strings = r.strings.map((s) => (s == null ? '' : String(s)));
+  else if (r.strings && typeof r.strings === 'object') {
+    const o = r.strings as Record<string, unknown>;
+    strings = [];
+    for (const k of Object.keys(o)) { const i = Number(k); if (Number.isInteger(i) && i >= 0) strings[i] = String(o[k] ?? ''); }
+    for (let i = 0; i < strings.length; i++) if (strings[i] === undefined) strings[i] = '';
+  } else strings = [''];
+  if (n === 0) throw new Error('profile data is empty (no nodes)');
+  if (parent[0] !== -1) throw new Error('profile data: node 0 must be the root (parent -1)');
+  for (let i = 1; i < n; i++) {
+    const p = parent[i];
+    if (p < 0 || p >= i) throw new Error(`profile data: node ${i} has parent ${p}; nodes must be in preorder`);
+  }
+  const ns = strings.length;
+  for (const c of [name, file, module]) for (let i = 0; i < n; i++) if (c[i] >= ns) c[i] = 0;
+  const view: ViewName = r.view === 'bottom-up' ? 'bottom-up' : 'top-down';
+  const total = typeof r.total === 'number' && r.total > 0 ? r.total : inclusive[0];
+  return {
+    view,
+    metric: typeof r.metric === 'string' ? r.metric : '',
+    unit: typeof r.unit === 'string' ? r.unit : '',
+    total,
+    strings,
+    parent, kind, name, file, line, module, inclusive, exclusive,
+  };
+}
