@@ -18,7 +18,7 @@ if (!tests) {
     platform: 'browser',
     target: ['chrome108'],
     sourcemap: production ? false : 'linked',
-    minify: production,
+    minify: true,
     legalComments: 'none',
     logLevel: 'warning',
   });

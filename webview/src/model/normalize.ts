@@ -29,6 +29,7 @@ export function normalizeFlameData(raw: unknown): FlameData {
   const r = raw as Record<string, unknown>;
   const parent = toTyped(r.parent, Int32Array, 'parent');
   const n = parent.length;
+  if (n === 0) throw new Error('profile data is empty (no nodes)');
   const col = <T extends ArrayLike<number>>(key: string, ctor: NumCtor<T>, optional = false): T => {
     if (optional && (r[key] === undefined || r[key] === null)) return new ctor(n);
     const a = toTyped(r[key], ctor, key);
@@ -50,7 +51,6 @@ export function normalizeFlameData(raw: unknown): FlameData {
     for (const k of Object.keys(o)) { const i = Number(k); if (Number.isInteger(i) && i >= 0) strings[i] = String(o[k] ?? ''); }
     for (let i = 0; i < strings.length; i++) if (strings[i] === undefined) strings[i] = '';
   } else strings = [''];
-  if (n === 0) throw new Error('profile data is empty (no nodes)');
   if (parent[0] !== -1) throw new Error('profile data: node 0 must be the root (parent -1)');
   for (let i = 1; i < n; i++) {
     const p = parent[i];

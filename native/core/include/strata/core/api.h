@@ -34,7 +34,7 @@ struct NodeMetric {
 };
 
 // A resolved frame: what a user sees. Kind strings: "root", "python", "native", "operator",
-// "gpu_api", "kernel", "pc", "region".
+// "gpu_api", "kernel", "pc", "region" ("thread" reserved).
 struct FrameInfo {
   std::string kind;
   std::string name;     // symbolized function, or "module+0xOFF" when nothing is known
@@ -49,8 +49,26 @@ struct FrameInfo {
 struct View {
   ViewKind kind;
   std::vector<int32_t> parent;
-  std::vector<FrameInfo> frames;            // per view node
-  std::vector<std::vector<NodeMetric>> metrics;  // [node][metric index]
+  std::vector<FrameInfo> frames;            // per view node (empty unless ViewOptions::expand)
+  std::vector<std::vector<NodeMetric>> metrics;  // [node][metric index] (idem)
+
+  // Compact form, always filled (what the addon turns into typed arrays):
+  // node i shows (*frame_table)[frame_id[i]]; frame_table holds every frame of the profile,
+  // resolved (symbolized) once and shared by all views of that profile.
+  std::vector<uint32_t> frame_id;
+  std::shared_ptr<const std::vector<FrameInfo>> frame_table;
+  size_t metric_count = 0;
+  std::vector<NodeMetric> metric_values;    // [node * metric_count + metric]
+
+  size_t size() const { return parent.size(); }
+  const FrameInfo& frame(size_t node) const { return (*frame_table)[frame_id[node]]; }
+  const NodeMetric& metric(size_t node, size_t m) const { return metric_values[node * metric_count + m]; }
+};
+
+struct ViewOptions {
+  size_t primary_metric = 0;  // orders children
+  bool expand = true;         // also fill View::frames and View::metrics (per-node copies);
+                              // false saves memory and time on large views
 };
 
 class Profile {
@@ -70,10 +88,26 @@ class Profile {
 
   // Builds a view; native frames are symbolized (DWARF through LLVM, cached per module).
   // `primary_metric` orders children. Thread-safe for concurrent calls.
+  // Throws Error when primary_metric >= metrics().size() (0 is always accepted).
   virtual View BuildView(ViewKind kind, size_t primary_metric = 0) const = 0;
+  virtual View BuildView(ViewKind kind, const ViewOptions& options) const = 0;
+
+  // Sum of the exclusive sample/event counts of `metric` over all nodes (0 when out of range).
+  virtual uint64_t total_count(size_t metric = 0) const = 0;
+  // Sum of the exclusive values of `metric` over all nodes (the root's inclusive value).
+  virtual double total(size_t metric = 0) const = 0;
 };
 
 ViewKind ParseViewKind(const std::string& s);  // "top-down" | "bottom-up" | "flat"; throws Error
 const char* ViewKindName(ViewKind k);
+
+// Index of the metric named `name` in profile.metrics(), or nullopt.
+std::optional<size_t> FindMetric(const Profile& profile, const std::string& name);
+
+// Adds or replaces meta entries of the profile at `path` (validated first), keeping every other
+// byte of every section, and replaces the file atomically (temporary file in the same
+// directory, fsync, rename). Throws Error (one line) and leaves `path` untouched on failure.
+void RewriteProfileMeta(const std::string& path,
+                        const std::vector<std::pair<std::string, std::string>>& entries);
 
 }  // namespace strata::core

@@ -1,0 +1,81 @@
+// Pure conversion of the addon's view columns into the webview protocol's 'profile' message
+// (webview/src/protocol.ts). No vscode import: unit-tested under plain node.
+import type { MetricInfo, ViewColumns } from '../../native/addon/index';
+import { PROTOCOL_VERSION } from '../../webview/src/protocol';
+import type { FlameData, HostMessage, ViewName } from '../../webview/src/protocol';
+
+export type ProfileMessage = Extract<HostMessage, { type: 'profile' }>;
+
+export function isViewName(v: unknown): v is ViewName {
+  return v === 'top-down' || v === 'bottom-up';
+}
+
+/** Index of the metric named `name`, else `fallback` (when valid), else 0. */
+export function metricIndex(metrics: readonly MetricInfo[], name: string | undefined, fallback = 0): number {
+  if (name) {
+    const i = metrics.findIndex((m) => m.name === name);
+    if (i >= 0) return i;
+  }
+  return fallback >= 0 && fallback < metrics.length ? fallback : 0;
+}
+
+/** The panel title for a profile: "Strata: <file name>". */
+export function profileTitle(path: string, meta: Record<string, string>): string {
+  const base = path.slice(Math.max(path.lastIndexOf('/'), path.lastIndexOf('\\')) + 1);
+  const cmd = meta.command ? ` — ${meta.command}` : '';
+  return `${base}${cmd}`;
+}
+
+/** Checks the columns' shape (same length, preorder) so a broken view gives a readable error
+ *  here instead of a blank webview. Returns the node count. */
+export function checkColumns(v: ViewColumns): number {
+  const n = v.parent.length;
+  if (n === 0) throw new Error('the profile has no samples (the view is empty)');
+  const cols: [string, ArrayLike<number>][] = [
+    ['kind', v.kind], ['name', v.name], ['file', v.file], ['line', v.line], ['module', v.module],
+    ['inclusive', v.inclusive], ['exclusive', v.exclusive],
+  ];
+  for (const [k, c] of cols) {
+    if (!c || c.length !== n) throw new Error(`view column "${k}" has ${c ? c.length : 0} entries, expected ${n}`);
+  }
+  if (v.parent[0] !== -1) throw new Error('view: node 0 is not the root');
+  for (let i = 1; i < n; i++) {
+    if (v.parent[i] < 0 || v.parent[i] >= i) throw new Error(`view: node ${i} is not in preorder`);
+  }
+  return n;
+}
+
+/** Builds the 'profile' message. The typed arrays are passed as they are (VS Code transfers
+ *  ArrayBuffers to the webview without JSON). */
+export function toProfileMessage(view: ViewColumns, metrics: readonly MetricInfo[], title: string): ProfileMessage {
+  checkColumns(view);
+  const viewName: ViewName = view.view === 'bottom-up' ? 'bottom-up' : 'top-down';
+  const metric = view.metric || metrics[view.metricIndex]?.name || '';
+  const unit = view.unit || metrics[view.metricIndex]?.unit || '';
+  const data: FlameData = {
+    view: viewName,
+    metric,
+    unit,
+    total: Number.isFinite(view.total) ? view.total : view.inclusive[0],
+    strings: view.strings.length > 0 ? view.strings : [''],
+    parent: view.parent,
+    kind: view.kind,
+    name: view.name,
+    file: view.file,
+    line: view.line,
+    module: view.module,
+    inclusive: view.inclusive,
+    exclusive: view.exclusive,
+  };
+  return { type: 'profile', version: PROTOCOL_VERSION, title, metrics: metrics.map((m) => m.name), data };
+}
+
+/** Frame names of the heaviest children of the root (for logs and tests). */
+export function topFrames(view: ViewColumns, limit = 5): string[] {
+  const out: { name: string; value: number }[] = [];
+  for (let i = 1; i < view.parent.length; i++) {
+    if (view.parent[i] === 0) out.push({ name: view.strings[view.name[i]] ?? '', value: view.inclusive[i] });
+  }
+  out.sort((a, b) => b.value - a.value);
+  return out.slice(0, limit).map((x) => x.name);
+}

@@ -1,0 +1,194 @@
+// The profile viewer: one webview (a panel of ours, or a custom editor for *.strata) showing one
+// profile through the webview app (webview/dist/webview.js). Owns the message exchange:
+// 'ready' → the current 'profile'; 'requestView' → a new view from the addon; 'openSource' →
+// the addon's source location → an editor at that line.
+import * as crypto from 'node:crypto';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import type { Profile } from '../../native/addon/index';
+import type { HostMessage, ViewName, WebviewMessage } from '../../webview/src/protocol';
+import { isViewName, metricIndex, profileTitle, toProfileMessage } from './convert';
+import { revealSource } from './source';
+import type { StrataAddon } from './addon';
+
+export interface ViewerState {
+  path: string;
+  ready: boolean;
+  view: ViewName;
+  metric: string;
+  nodes: number;
+  lastMessage?: string;
+  lastError?: string;
+  lastSource?: { file: string; line: number } | null;
+}
+
+/** Files the webview loads, inside the extension: copied to dist/ by build.mjs. */
+export function webviewRoots(extensionUri: vscode.Uri): vscode.Uri[] {
+  return [vscode.Uri.joinPath(extensionUri, 'dist', 'webview'), vscode.Uri.joinPath(extensionUri, 'dist', 'media')];
+}
+
+export function webviewOptions(extensionUri: vscode.Uri): vscode.WebviewOptions {
+  return { enableScripts: true, localResourceRoots: webviewRoots(extensionUri) };
+}
+
+function escapeHtml(s: string): string {
+  return s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' }[c]!));
+}
+
+export function webviewHtml(webview: vscode.Webview, extensionUri: vscode.Uri, title: string): string {
+  const js = vscode.Uri.joinPath(extensionUri, 'dist', 'webview', 'webview.js');
+  const css = vscode.Uri.joinPath(extensionUri, 'dist', 'media', 'strata.css');
+  const nonce = crypto.randomBytes(16).toString('base64');
+  // regl compiles its draw commands with Function(): 'unsafe-eval' is required.
+  const csp = [
+    "default-src 'none'",
+    `style-src ${webview.cspSource}`,
+    `script-src 'nonce-${nonce}' 'unsafe-eval'`,
+  ].join('; ');
+  const missing = fs.existsSync(js.fsPath) ? '' :
+    `<p class="strata-message" role="alert">The webview bundle is missing (${escapeHtml(js.fsPath)}). Build it: npm run build -w webview &amp;&amp; npm run build -w extension.</p>`;
+  return `<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="UTF-8">
+<meta http-equiv="Content-Security-Policy" content="${csp}">
+<meta name="viewport" content="width=device-width, initial-scale=1.0">
+<link rel="stylesheet" href="${webview.asWebviewUri(css)}">
+<title>${escapeHtml(title)}</title>
+</head>
+<body>
+${missing}<div id="strata-root"></div>
+<script nonce="${nonce}" src="${webview.asWebviewUri(js)}"></script>
+</body>
+</html>`;
+}
+
+export class ProfileViewer implements vscode.Disposable {
+  private profile: Profile | undefined;
+  private current: HostMessage | undefined;
+  private ready = false;
+  private disposed = false;
+  private view: ViewName = 'top-down';
+  private metric = 0;
+  private nodes = 0;
+  private lastError: string | undefined;
+  private lastSource: { file: string; line: number } | null | undefined;
+  private readonly subs: vscode.Disposable[] = [];
+  private title = '';
+  private requestSeq = 0;
+
+  constructor(
+    readonly panel: vscode.WebviewPanel,
+    readonly profilePath: string,
+    private readonly addon: StrataAddon,
+    extensionUri: vscode.Uri,
+    private readonly log: vscode.OutputChannel,
+    onDispose: (v: ProfileViewer) => void,
+  ) {
+    panel.webview.options = webviewOptions(extensionUri);
+    panel.iconPath = vscode.Uri.joinPath(extensionUri, 'dist', 'media', 'strata-icon.svg');
+    this.subs.push(panel.webview.onDidReceiveMessage((m) => this.onMessage(m as WebviewMessage)));
+    this.subs.push(panel.onDidDispose(() => { this.dispose(); onDispose(this); }));
+    panel.webview.html = webviewHtml(panel.webview, extensionUri, path.basename(profilePath));
+  }
+
+  state(): ViewerState {
+    return {
+      path: this.profilePath, ready: this.ready, view: this.view,
+      metric: this.profile?.metrics()[this.metric]?.name ?? '', nodes: this.nodes,
+      lastMessage: this.current?.type, lastError: this.lastError, lastSource: this.lastSource,
+    };
+  }
+
+  /** Shows an already opened profile (takes ownership) or opens `profilePath`. Rejects with
+   *  the core's message when the file is not a valid profile. */
+  async load(opened?: Profile): Promise<void> {
+    const profile = opened ?? await this.addon.open(this.profilePath);
+    if (this.disposed) { profile.close(); return; }
+    this.profile?.close();
+    this.profile = profile;
+    const meta = profile.meta();
+    this.title = profileTitle(this.profilePath, meta);
+    this.panel.title = `Strata: ${path.basename(this.profilePath)}`;
+    this.metric = 0;
+    await this.showView(this.view, this.metric);
+  }
+
+  private async showView(view: ViewName, metric: number): Promise<void> {
+    const profile = this.profile;
+    if (!profile) return;
+    const seq = ++this.requestSeq;
+    const started = Date.now();
+    try {
+      const cols = await profile.view(view, metric);
+      if (this.disposed || seq !== this.requestSeq) return;
+      const msg = toProfileMessage(cols, profile.metrics(), this.title);
+      this.view = view;
+      this.metric = metric;
+      this.nodes = cols.parent.length;
+      this.lastError = undefined;
+      this.log.appendLine(`[viewer] ${path.basename(this.profilePath)}: ${view} view, ${cols.parent.length} nodes, ` +
+        `metric ${msg.data.metric || '(none)'}, built in ${Date.now() - started} ms`);
+      this.post(msg);
+    } catch (e) {
+      if (this.disposed) return;
+      const message = (e as Error).message ?? String(e);
+      this.lastError = message;
+      this.log.appendLine(`[viewer] ${view} view failed: ${message}`);
+      this.post({ type: 'error', message });
+      throw e;
+    }
+  }
+
+  private post(msg: HostMessage): void {
+    this.current = msg;
+    if (this.ready) void this.panel.webview.postMessage(msg);
+  }
+
+  private onMessage(m: WebviewMessage): void {
+    if (!m || typeof m !== 'object') return;
+    switch (m.type) {
+      case 'ready':
+        // (Re)loaded webview: send what it should show.
+        this.ready = true;
+        if (this.current) void this.panel.webview.postMessage(this.current);
+        return;
+      case 'requestView': {
+        const view = isViewName(m.view) ? m.view : this.view;
+        const metric = this.profile ? metricIndex(this.profile.metrics(), m.metric, this.metric) : 0;
+        this.showView(view, metric).catch((e) =>
+          void vscode.window.showErrorMessage(`Strata: ${(e as Error).message}`));
+        return;
+      }
+      case 'openSource':
+        void this.openSource(Number(m.node), isViewName(m.view) ? m.view : this.view);
+        return;
+    }
+  }
+
+  private async openSource(node: number, view: ViewName): Promise<void> {
+    const profile = this.profile;
+    if (!profile || !Number.isInteger(node) || node < 0) return;
+    try {
+      const loc = await profile.sourceLocation(view, node, view === this.view ? this.metric : undefined);
+      this.lastSource = loc ? { file: loc.file, line: loc.line } : null;
+      this.log.appendLine(`[viewer] open source of node ${node} (${view}): ${loc ? `${loc.file}:${loc.line}` : 'none'}`);
+      await revealSource(loc);
+    } catch (e) {
+      void vscode.window.showErrorMessage(`Strata: cannot open the source: ${(e as Error).message}`);
+    }
+  }
+
+  reveal(): void {
+    this.panel.reveal();
+  }
+
+  dispose(): void {
+    if (this.disposed) return;
+    this.disposed = true;
+    for (const s of this.subs) s.dispose();
+    this.profile?.close();
+    this.profile = undefined;
+  }
+}

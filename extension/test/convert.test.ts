@@ -1,0 +1,70 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { ViewColumns } from '../../native/addon/index';
+import { checkColumns, isViewName, metricIndex, profileTitle, toProfileMessage, topFrames } from '../src/convert';
+import { PROTOCOL_VERSION } from '../../webview/src/protocol';
+
+function columns(over: Partial<ViewColumns> = {}): ViewColumns {
+  return {
+    view: 'top-down', metric: 'cpu_time', unit: 'ns', metricIndex: 0, total: 100,
+    strings: ['', '<root>', 'train', '/w/a.py', 'matmul', '/w/m.cpp', 'libm.so'],
+    parent: Int32Array.from([-1, 0, 1, 0]),
+    kind: Uint8Array.from([0, 1, 2, 1]),
+    name: Uint32Array.from([1, 2, 4, 2]),
+    file: Uint32Array.from([0, 3, 5, 3]),
+    line: Uint32Array.from([0, 10, 7, 12]),
+    module: Uint32Array.from([0, 0, 6, 0]),
+    inclusive: Float64Array.from([100, 70, 50, 30]),
+    exclusive: Float64Array.from([0, 20, 50, 30]),
+    count: Float64Array.from([0, 2, 5, 3]),
+    ...over,
+  };
+}
+
+const metrics = [{ name: 'cpu_time', unit: 'ns' }, { name: 'samples', unit: 'count' }];
+
+test('toProfileMessage: columns pass through unchanged, typed', () => {
+  const c = columns();
+  const m = toProfileMessage(c, metrics, 'p.strata');
+  assert.equal(m.type, 'profile');
+  assert.equal(m.version, PROTOCOL_VERSION);
+  assert.equal(m.title, 'p.strata');
+  assert.deepEqual(m.metrics, ['cpu_time', 'samples']);
+  const d = m.data;
+  assert.equal(d.view, 'top-down');
+  assert.equal(d.metric, 'cpu_time');
+  assert.equal(d.unit, 'ns');
+  assert.equal(d.total, 100);
+  assert.ok(d.parent instanceof Int32Array && d.kind instanceof Uint8Array && d.inclusive instanceof Float64Array);
+  assert.equal(d.parent, c.parent);   // no copy
+  assert.deepEqual([...d.name].map((i) => d.strings[i]), ['<root>', 'train', 'matmul', 'train']);
+  assert.deepEqual(Object.keys(d).sort(), ['exclusive', 'file', 'inclusive', 'kind', 'line', 'metric', 'module', 'name', 'parent', 'strings', 'total', 'unit', 'view'].sort());
+});
+
+test('toProfileMessage: bottom-up, flat maps to top-down, metric names from the list', () => {
+  assert.equal(toProfileMessage(columns({ view: 'bottom-up' }), metrics, '').data.view, 'bottom-up');
+  assert.equal(toProfileMessage(columns({ view: 'flat' }), metrics, '').data.view, 'top-down');
+  const m = toProfileMessage(columns({ metric: '', unit: '', metricIndex: 1 }), metrics, '');
+  assert.equal(m.data.metric, 'samples');
+  assert.equal(m.data.unit, 'count');
+  assert.equal(toProfileMessage(columns({ total: NaN }), metrics, '').data.total, 100);
+  assert.deepEqual(toProfileMessage(columns({ strings: [] }), metrics, '').data.strings, ['']);
+});
+
+test('checkColumns: readable errors for broken views', () => {
+  assert.equal(checkColumns(columns()), 4);
+  assert.throws(() => checkColumns(columns({ parent: new Int32Array(0) })), /no samples/);
+  assert.throws(() => checkColumns(columns({ line: Uint32Array.from([0, 1]) })), /column "line" has 2 entries, expected 4/);
+  assert.throws(() => checkColumns(columns({ parent: Int32Array.from([0, 0, 1, 0]) })), /root/);
+  assert.throws(() => checkColumns(columns({ parent: Int32Array.from([-1, 0, 3, 0]) })), /node 2 is not in preorder/);
+});
+
+test('metricIndex, isViewName, profileTitle, topFrames', () => {
+  assert.equal(metricIndex(metrics, 'samples'), 1);
+  assert.equal(metricIndex(metrics, 'nope', 1), 1);
+  assert.equal(metricIndex(metrics, undefined, 7), 0);
+  assert.ok(isViewName('top-down') && isViewName('bottom-up') && !isViewName('flat') && !isViewName(3));
+  assert.equal(profileTitle('/a/b/run.strata', { command: 'python3 x.py' }), 'run.strata — python3 x.py');
+  assert.equal(profileTitle('/a/b/run.strata', {}), 'run.strata');
+  assert.deepEqual(topFrames(columns()), ['train', 'train']);
+});

@@ -1,0 +1,417 @@
+// Strata N-API addon: a thin, asynchronous layer over the analysis core (strata_core).
+//
+// Everything that touches the file or builds a view runs in a Napi::AsyncWorker on the libuv
+// thread pool, so the VS Code extension host never blocks. The only work done here beyond
+// calling the core is marshalling: a core::View becomes flat typed-array columns (strings are
+// interned into one table) that the extension posts to the webview unchanged.
+#include <napi.h>
+
+#include <cstring>
+#include <exception>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "strata/core/api.h"
+
+namespace {
+
+using strata::core::Profile;
+using strata::core::View;
+using strata::core::ViewKind;
+
+// Frame kind strings of the core -> numeric kinds of the profile format / webview protocol.
+uint8_t KindCode(const std::string& kind) {
+  static const std::unordered_map<std::string, uint8_t> codes = {
+      {"root", 0},   {"python", 1}, {"native", 2}, {"operator", 3}, {"gpu_api", 4},
+      {"kernel", 5}, {"pc", 6},     {"region", 7}, {"thread", 8},
+  };
+  auto it = codes.find(kind);
+  return it == codes.end() ? 2 : it->second;
+}
+
+std::string CurrentExceptionMessage() {
+  try {
+    throw;
+  } catch (const strata::core::Error& e) {
+    return e.what();
+  } catch (const std::exception& e) {
+    return std::string("internal error: ") + e.what();
+  } catch (...) {
+    return "internal error: unknown exception";
+  }
+}
+
+// The native state behind one JS Profile object. Workers hold a shared_ptr to it, so close()
+// while a worker runs is safe: the core profile is released when the last worker finishes.
+struct ProfileState {
+  std::shared_ptr<const Profile> profile;
+  std::mutex mu;
+  // Views built so far, per (kind, metric), and the metric most recently used per kind (the
+  // view the user is looking at, for sourceLocation without an explicit metric).
+  std::map<std::pair<int, size_t>, std::shared_ptr<const View>> views;
+  std::map<int, size_t> last_metric;
+
+  std::shared_ptr<const View> GetView(ViewKind kind, std::optional<size_t> metric) {
+    size_t m = 0;
+    {
+      std::lock_guard<std::mutex> lock(mu);
+      if (metric) {
+        m = *metric;
+      } else {
+        auto it = last_metric.find(static_cast<int>(kind));
+        if (it != last_metric.end()) m = it->second;
+      }
+      auto it = views.find({static_cast<int>(kind), m});
+      if (it != views.end()) {
+        if (metric) last_metric[static_cast<int>(kind)] = m;
+        return it->second;
+      }
+    }
+    auto view = std::make_shared<const View>(profile->BuildView(kind, m));  // may throw
+    std::lock_guard<std::mutex> lock(mu);
+    auto& slot = views[{static_cast<int>(kind), m}];
+    if (!slot) slot = view;
+    if (metric) last_metric[static_cast<int>(kind)] = m;
+    return slot;
+  }
+};
+
+// Base for promise-returning workers: Execute() fills the result or throws; the exception's
+// one-line message becomes the rejection's Error message.
+class PromiseWorker : public Napi::AsyncWorker {
+ public:
+  explicit PromiseWorker(Napi::Env env, const char* name)
+      : Napi::AsyncWorker(env, name), deferred_(Napi::Promise::Deferred::New(env)) {}
+  Napi::Promise Promise() const { return deferred_.Promise(); }
+
+ protected:
+  void Execute() final {
+    try {
+      Run();
+    } catch (...) {
+      SetError(CurrentExceptionMessage());
+    }
+  }
+  virtual void Run() = 0;
+  virtual Napi::Value Result(Napi::Env env) = 0;
+  void OnOK() final {
+    Napi::Env env = Env();
+    Napi::HandleScope scope(env);
+    try {
+      deferred_.Resolve(Result(env));
+    } catch (const Napi::Error& e) {
+      deferred_.Reject(e.Value());
+    }
+  }
+  void OnError(const Napi::Error& e) final { deferred_.Reject(e.Value()); }
+
+ private:
+  Napi::Promise::Deferred deferred_;
+};
+
+// ------------------------------------------------------------------------------------------
+// Profile (JS class)
+
+class ProfileWrap : public Napi::ObjectWrap<ProfileWrap> {
+ public:
+  static Napi::Function Define(Napi::Env env) {
+    return DefineClass(env, "Profile",
+                       {
+                           InstanceMethod<&ProfileWrap::Meta>("meta"),
+                           InstanceMethod<&ProfileWrap::Metrics>("metrics"),
+                           InstanceMethod<&ProfileWrap::ViewMethod>("view"),
+                           InstanceMethod<&ProfileWrap::SourceLocation>("sourceLocation"),
+                           InstanceMethod<&ProfileWrap::Close>("close"),
+                           InstanceAccessor<&ProfileWrap::Closed>("closed"),
+                       });
+  }
+
+  ProfileWrap(const Napi::CallbackInfo& info) : Napi::ObjectWrap<ProfileWrap>(info) {
+    if (info.Length() != 1 || !info[0].IsExternal()) {
+      throw Napi::TypeError::New(info.Env(), "Profile cannot be constructed directly; use open(path)");
+    }
+    auto* state = info[0].As<Napi::External<std::shared_ptr<ProfileState>>>().Data();
+    state_ = *state;
+  }
+
+ private:
+  std::shared_ptr<ProfileState> Require(Napi::Env env) {
+    if (!state_) throw Napi::Error::New(env, "the profile is closed");
+    return state_;
+  }
+
+  Napi::Value Meta(const Napi::CallbackInfo& info) {
+    auto state = Require(info.Env());
+    Napi::Object out = Napi::Object::New(info.Env());
+    for (const auto& [k, v] : state->profile->meta()) out.Set(k, v);
+    return out;
+  }
+
+  Napi::Value Metrics(const Napi::CallbackInfo& info) {
+    auto state = Require(info.Env());
+    const auto& metrics = state->profile->metrics();
+    Napi::Array out = Napi::Array::New(info.Env(), metrics.size());
+    for (size_t i = 0; i < metrics.size(); ++i) {
+      Napi::Object m = Napi::Object::New(info.Env());
+      m.Set("name", metrics[i].name);
+      m.Set("unit", metrics[i].unit);
+      out.Set(static_cast<uint32_t>(i), m);
+    }
+    return out;
+  }
+
+  static ViewKind KindArg(const Napi::CallbackInfo& info, size_t i) {
+    if (info.Length() <= i || !info[i].IsString()) {
+      throw Napi::TypeError::New(info.Env(), "view kind must be 'top-down', 'bottom-up' or 'flat'");
+    }
+    try {
+      return strata::core::ParseViewKind(info[i].As<Napi::String>().Utf8Value());
+    } catch (...) {
+      throw Napi::TypeError::New(info.Env(), CurrentExceptionMessage());
+    }
+  }
+
+  static std::optional<size_t> IndexArg(const Napi::CallbackInfo& info, size_t i, const char* what) {
+    if (info.Length() <= i || info[i].IsUndefined() || info[i].IsNull()) return std::nullopt;
+    if (!info[i].IsNumber()) throw Napi::TypeError::New(info.Env(), std::string(what) + " must be a number");
+    double d = info[i].As<Napi::Number>().DoubleValue();
+    if (!(d >= 0) || d != static_cast<double>(static_cast<int64_t>(d)) || d > 4294967295.0) {
+      throw Napi::RangeError::New(info.Env(), std::string(what) + " must be a non-negative integer");
+    }
+    return static_cast<size_t>(d);
+  }
+
+  Napi::Value ViewMethod(const Napi::CallbackInfo& info);
+  Napi::Value SourceLocation(const Napi::CallbackInfo& info);
+
+  Napi::Value Close(const Napi::CallbackInfo& info) {
+    state_.reset();
+    return info.Env().Undefined();
+  }
+  Napi::Value Closed(const Napi::CallbackInfo& info) { return Napi::Boolean::New(info.Env(), !state_); }
+
+  std::shared_ptr<ProfileState> state_;
+};
+
+// ------------------------------------------------------------------------------------------
+// open(path)
+
+class OpenWorker : public PromiseWorker {
+ public:
+  OpenWorker(Napi::Env env, std::string path, Napi::FunctionReference* ctor)
+      : PromiseWorker(env, "strata.open"), path_(std::move(path)), ctor_(ctor) {}
+
+ protected:
+  void Run() override {
+    state_ = std::make_shared<ProfileState>();
+    state_->profile = std::shared_ptr<const Profile>(Profile::Open(path_));
+  }
+  Napi::Value Result(Napi::Env env) override {
+    std::shared_ptr<ProfileState> state = state_;
+    Napi::External<std::shared_ptr<ProfileState>> ext = Napi::External<std::shared_ptr<ProfileState>>::New(env, &state);
+    // The constructor copies the shared_ptr out of the External synchronously.
+    return ctor_->New({ext});
+  }
+
+ private:
+  std::string path_;
+  Napi::FunctionReference* ctor_;
+  std::shared_ptr<ProfileState> state_;
+};
+
+// ------------------------------------------------------------------------------------------
+// view(kind, metricIndex)
+
+Napi::ArrayBuffer CopyToArrayBuffer(Napi::Env env, const void* data, size_t bytes) {
+  Napi::ArrayBuffer buf = Napi::ArrayBuffer::New(env, bytes);
+  if (bytes) std::memcpy(buf.Data(), data, bytes);
+  return buf;
+}
+
+template <typename T, typename TA>
+Napi::Value Column(Napi::Env env, const std::vector<T>& v, napi_typedarray_type type) {
+  Napi::ArrayBuffer buf = CopyToArrayBuffer(env, v.data(), v.size() * sizeof(T));
+  return TA::New(env, v.size(), buf, 0, type);
+}
+
+class ViewWorker : public PromiseWorker {
+ public:
+  ViewWorker(Napi::Env env, std::shared_ptr<ProfileState> state, ViewKind kind, size_t metric)
+      : PromiseWorker(env, "strata.view"), state_(std::move(state)), kind_(kind), metric_(metric) {}
+
+ protected:
+  void Run() override {
+    const auto& metrics = state_->profile->metrics();
+    if (metric_ != 0 && metric_ >= metrics.size()) {
+      throw strata::core::Error("metric index " + std::to_string(metric_) + " is out of range (the profile has " +
+                                std::to_string(metrics.size()) + " metrics)");
+    }
+    if (metric_ < metrics.size()) {
+      metric_name_ = metrics[metric_].name;
+      unit_ = metrics[metric_].unit;
+    }
+    auto view = state_->GetView(kind_, metric_);
+    const size_t n = view->parent.size();
+    parent_ = view->parent;
+    kind_col_.resize(n);
+    name_.resize(n);
+    file_.resize(n);
+    line_.resize(n);
+    module_.resize(n);
+    inclusive_.resize(n);
+    exclusive_.resize(n);
+    count_.resize(n);
+    std::unordered_map<std::string, uint32_t> ids;
+    strings_.push_back("");
+    ids.emplace("", 0);
+    auto intern = [&](const std::string& s) -> uint32_t {
+      auto [it, inserted] = ids.emplace(s, static_cast<uint32_t>(strings_.size()));
+      if (inserted) strings_.push_back(s);
+      return it->second;
+    };
+    for (size_t i = 0; i < n; ++i) {
+      const auto& f = view->frames[i];
+      kind_col_[i] = KindCode(f.kind);
+      name_[i] = intern(f.name);
+      file_[i] = intern(f.file);
+      line_[i] = f.line;
+      module_[i] = intern(f.module);
+      if (i < view->metrics.size() && metric_ < view->metrics[i].size()) {
+        const auto& m = view->metrics[i][metric_];
+        inclusive_[i] = m.inclusive;
+        exclusive_[i] = m.exclusive;
+        count_[i] = static_cast<double>(m.count);
+      }
+    }
+    total_ = n ? inclusive_[0] : 0.0;
+  }
+
+  Napi::Value Result(Napi::Env env) override {
+    Napi::Object out = Napi::Object::New(env);
+    out.Set("view", strata::core::ViewKindName(kind_));
+    out.Set("metric", metric_name_);
+    out.Set("unit", unit_);
+    out.Set("metricIndex", Napi::Number::New(env, static_cast<double>(metric_)));
+    out.Set("total", Napi::Number::New(env, total_));
+    Napi::Array strings = Napi::Array::New(env, strings_.size());
+    for (size_t i = 0; i < strings_.size(); ++i) strings.Set(static_cast<uint32_t>(i), strings_[i]);
+    out.Set("strings", strings);
+    out.Set("parent", Column<int32_t, Napi::Int32Array>(env, parent_, napi_int32_array));
+    out.Set("kind", Column<uint8_t, Napi::Uint8Array>(env, kind_col_, napi_uint8_array));
+    out.Set("name", Column<uint32_t, Napi::Uint32Array>(env, name_, napi_uint32_array));
+    out.Set("file", Column<uint32_t, Napi::Uint32Array>(env, file_, napi_uint32_array));
+    out.Set("line", Column<uint32_t, Napi::Uint32Array>(env, line_, napi_uint32_array));
+    out.Set("module", Column<uint32_t, Napi::Uint32Array>(env, module_, napi_uint32_array));
+    out.Set("inclusive", Column<double, Napi::Float64Array>(env, inclusive_, napi_float64_array));
+    out.Set("exclusive", Column<double, Napi::Float64Array>(env, exclusive_, napi_float64_array));
+    out.Set("count", Column<double, Napi::Float64Array>(env, count_, napi_float64_array));
+    return out;
+  }
+
+ private:
+  std::shared_ptr<ProfileState> state_;
+  ViewKind kind_;
+  size_t metric_;
+  std::string metric_name_, unit_;
+  double total_ = 0;
+  std::vector<std::string> strings_;
+  std::vector<int32_t> parent_;
+  std::vector<uint8_t> kind_col_;
+  std::vector<uint32_t> name_, file_, line_, module_;
+  std::vector<double> inclusive_, exclusive_, count_;
+};
+
+Napi::Value ProfileWrap::ViewMethod(const Napi::CallbackInfo& info) {
+  auto state = Require(info.Env());
+  ViewKind kind = KindArg(info, 0);
+  size_t metric = IndexArg(info, 1, "metric index").value_or(0);
+  auto* worker = new ViewWorker(info.Env(), std::move(state), kind, metric);
+  Napi::Promise p = worker->Promise();
+  worker->Queue();
+  return p;
+}
+
+// ------------------------------------------------------------------------------------------
+// sourceLocation(kind, nodeId[, metricIndex])
+
+class SourceWorker : public PromiseWorker {
+ public:
+  SourceWorker(Napi::Env env, std::shared_ptr<ProfileState> state, ViewKind kind, size_t node,
+               std::optional<size_t> metric)
+      : PromiseWorker(env, "strata.sourceLocation"), state_(std::move(state)), kind_(kind), node_(node), metric_(metric) {}
+
+ protected:
+  void Run() override {
+    auto view = state_->GetView(kind_, metric_);
+    if (node_ >= view->frames.size()) return;  // unknown node: null
+    const auto& f = view->frames[node_];
+    if (f.file.empty()) return;  // nothing to open: null
+    frame_ = f;
+  }
+  Napi::Value Result(Napi::Env env) override {
+    if (!frame_) return env.Null();
+    Napi::Object out = Napi::Object::New(env);
+    out.Set("file", frame_->file);
+    out.Set("line", Napi::Number::New(env, frame_->line));
+    out.Set("name", frame_->name);
+    out.Set("kind", frame_->kind);
+    out.Set("module", frame_->module);
+    return out;
+  }
+
+ private:
+  std::shared_ptr<ProfileState> state_;
+  ViewKind kind_;
+  size_t node_;
+  std::optional<size_t> metric_;
+  std::optional<strata::core::FrameInfo> frame_;
+};
+
+Napi::Value ProfileWrap::SourceLocation(const Napi::CallbackInfo& info) {
+  auto state = Require(info.Env());
+  ViewKind kind = KindArg(info, 0);
+  auto node = IndexArg(info, 1, "node id");
+  if (!node) throw Napi::TypeError::New(info.Env(), "node id must be a number");
+  auto metric = IndexArg(info, 2, "metric index");
+  auto* worker = new SourceWorker(info.Env(), std::move(state), kind, *node, metric);
+  Napi::Promise p = worker->Promise();
+  worker->Queue();
+  return p;
+}
+
+// ------------------------------------------------------------------------------------------
+// module
+
+struct AddonData {
+  Napi::FunctionReference profile_ctor;
+};
+
+Napi::Value Open(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  if (info.Length() < 1 || !info[0].IsString()) throw Napi::TypeError::New(env, "open(path): path must be a string");
+  auto* data = env.GetInstanceData<AddonData>();
+  auto* worker = new OpenWorker(env, info[0].As<Napi::String>().Utf8Value(), &data->profile_ctor);
+  Napi::Promise p = worker->Promise();
+  worker->Queue();
+  return p;
+}
+
+Napi::Object Init(Napi::Env env, Napi::Object exports) {
+  auto* data = new AddonData();
+  data->profile_ctor = Napi::Persistent(ProfileWrap::Define(env));
+  env.SetInstanceData<AddonData>(data);
+  exports.Set("open", Napi::Function::New<Open>(env, "open"));
+  exports.Set("Profile", data->profile_ctor.Value());
+  exports.Set("version", Napi::String::New(env, "0.1.0"));
+  return exports;
+}
+
+}  // namespace
+
+NODE_API_MODULE(strata_addon, Init)

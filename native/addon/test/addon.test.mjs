@@ -1,0 +1,130 @@
+// Tests of the N-API addon against the real core: errors as one-line rejections, and (with a
+// profile recorded by the real CLI + runtime) meta, metrics, the three views as columns,
+// source locations, close(), concurrent calls.
+// Run: node --test native/addon/test/     (after native/addon/build.sh and the native build)
+// Env: STRATA_BUILD_DIR (default build), STRATA_ADDON (path of strata_addon.node).
+import { test, before } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const repo = path.resolve(here, '../../..');
+const buildDir = path.resolve(repo, process.env.STRATA_BUILD_DIR || 'build');
+const addonPath = path.resolve(repo, process.env.STRATA_ADDON || path.join(buildDir, 'addon/Release/strata_addon.node'));
+const cli = path.join(buildDir, 'bin/strata');
+const tmp = mkdtempSync(path.join(os.tmpdir(), 'strata-addon-'));
+
+let addon;
+let recorded;      // path of a profile recorded by the CLI
+let recordError;   // why there is none
+let cliMissing = false;
+
+before(() => {
+  assert.ok(existsSync(addonPath), `addon not built: ${addonPath} (bash native/addon/build.sh)`);
+  addon = createRequire(import.meta.url)(addonPath);
+  if (!existsSync(cli)) { cliMissing = true; recordError = `${cli} not built`; return; }
+  const script = path.join(tmp, 'busy.py');
+  writeFileSync(script, [
+    'def inner(n):',
+    '    s = 0',
+    '    for i in range(n):',
+    '        s += i * i',
+    '    return s',
+    '',
+    'def outer():',
+    '    t = 0',
+    '    for _ in range(150):',
+    '        t += inner(20000)',
+    '    return t',
+    '',
+    'print(outer())',
+    '',
+  ].join('\n'));
+  const out = path.join(tmp, 'busy.strata');
+  try {
+    execFileSync(cli, ['record', '-o', out, '--', 'python3', script], { stdio: 'pipe', timeout: 60000 });
+    recorded = out;
+  } catch (e) {
+    recordError = `strata record failed: ${String(e.stderr ?? e.message).trim().split('\n').pop()}`;
+  }
+});
+
+test('open() rejects a non-profile with the core one-line message', async () => {
+  const bad = path.join(tmp, 'bad.strata');
+  writeFileSync(bad, 'definitely not a profile, but long enough to have a header '.repeat(4));
+  const e = await addon.open(bad).then(() => null, (x) => x);
+  assert.ok(e instanceof Error, 'rejects with an Error');
+  assert.ok(e.message.length > 0 && !e.message.includes('\n'), `one line: ${JSON.stringify(e.message)}`);
+  const m = await addon.open(path.join(tmp, 'missing.strata')).then(() => null, (x) => x.message);
+  assert.ok(m && !m.includes('\n'), `missing file: ${m}`);
+  const empty = path.join(tmp, 'empty.strata');
+  writeFileSync(empty, '');
+  assert.ok(await addon.open(empty).then(() => false, () => true), 'empty file rejected');
+});
+
+test('argument errors throw synchronously', () => {
+  assert.throws(() => addon.open(), TypeError);
+  assert.throws(() => addon.open(42), TypeError);
+  assert.throws(() => new addon.Profile(), /open\(path\)/);
+});
+
+test('a recorded profile: meta, metrics, views, source, close', async (t) => {
+  if (cliMissing) { t.skip(recordError); return; }
+  assert.ok(recorded, recordError);
+  const p = await addon.open(recorded);
+  const meta = p.meta();
+  assert.equal(typeof meta, 'object');
+  assert.ok(meta.exit, `meta has "exit": ${JSON.stringify(meta)}`);
+  const metrics = p.metrics();
+  assert.ok(metrics.length >= 1 && metrics.every((m) => typeof m.name === 'string' && typeof m.unit === 'string'));
+
+  for (const kind of ['top-down', 'bottom-up', 'flat']) {
+    const v = await p.view(kind, 0);
+    const n = v.parent.length;
+    assert.equal(v.view, kind);
+    assert.equal(v.metric, metrics[0].name);
+    assert.ok(n > 1, `${kind}: has nodes`);
+    assert.ok(v.parent instanceof Int32Array && v.kind instanceof Uint8Array && v.name instanceof Uint32Array &&
+      v.file instanceof Uint32Array && v.line instanceof Uint32Array && v.module instanceof Uint32Array &&
+      v.inclusive instanceof Float64Array && v.exclusive instanceof Float64Array);
+    for (const c of [v.kind, v.name, v.file, v.line, v.module, v.inclusive, v.exclusive, v.count]) assert.equal(c.length, n);
+    assert.equal(v.parent[0], -1);
+    for (let i = 1; i < n; i++) assert.ok(v.parent[i] >= 0 && v.parent[i] < i, `${kind}: preorder at ${i}`);
+    assert.equal(v.strings[0], '');
+    for (const c of [v.name, v.file, v.module]) for (let i = 0; i < n; i++) assert.ok(c[i] < v.strings.length);
+    assert.equal(v.total, v.inclusive[0]);
+    assert.equal(v.kind[0], 0, 'node 0 is the root');
+    const names = [...v.name].map((i) => v.strings[i]);
+    assert.ok(names.includes('inner') && names.includes('outer'), `${kind}: python frames (${names.slice(0, 20).join(', ')})`);
+  }
+
+  const td = await p.view('top-down', 0);
+  const inner = [...td.name].findIndex((s) => td.strings[s] === 'inner');
+  const loc = await p.sourceLocation('top-down', inner);
+  assert.ok(loc, 'inner has a source location');
+  assert.equal(loc.name, 'inner');
+  assert.equal(loc.kind, 'python');
+  assert.ok(loc.file.endsWith('busy.py'), loc.file);
+  assert.ok(loc.line >= 1 && loc.line <= 5, `line ${loc.line} is inside inner()`);
+  assert.equal(await p.sourceLocation('top-down', 0), null, 'the root has no source');
+  assert.equal(await p.sourceLocation('top-down', 1e6), null, 'unknown node');
+  assert.throws(() => p.view('sideways', 0), TypeError);
+  assert.throws(() => p.sourceLocation('top-down', -1), RangeError);
+  await assert.rejects(p.view('top-down', metrics.length + 3), /out of range|metric/);
+
+  // Concurrent calls on the thread pool.
+  const all = await Promise.all(Array.from({ length: 8 }, (_, i) => p.view(i % 2 ? 'bottom-up' : 'flat', 0)));
+  assert.ok(all.every((v) => v.parent.length > 1));
+
+  const pending = p.view('bottom-up', 0);
+  p.close();
+  assert.equal(p.closed, true);
+  assert.ok((await pending).parent.length > 1, 'a call in flight completes after close()');
+  assert.throws(() => p.meta(), /closed/);
+  assert.throws(() => p.view('top-down', 0), /closed/);
+});

@@ -1,0 +1,30 @@
+// The subcommands of `strata`; each returns the process exit status.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace strata::cli {
+
+struct RecordOptions {
+  std::string output;              // "" = ./strata-YYYYmmdd-HHMMSS.strata
+  int period_ms = 10;
+  bool wall = false;
+  std::vector<std::string> command;
+};
+int RunRecord(const RecordOptions& options);
+
+struct ReportOptions {
+  std::string file;
+  std::string view = "top-down";
+  std::string format = "text";
+  long limit = -1;                 // -1: default (50 for text, all for json); 0: all
+  std::string metric;              // "" = the first metric
+};
+int RunReport(const ReportOptions& options);
+
+// Exit statuses.
+inline constexpr int kExitUsage = 2;
+inline constexpr int kExitError = 1;
+
+}  // namespace strata::cli

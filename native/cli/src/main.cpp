@@ -1,0 +1,85 @@
+// strata: record a program with the Strata runtime, report a profile.
+#include <CLI/CLI.hpp>
+#include <cstdio>
+#include <exception>
+
+#include "commands.h"
+
+int main(int argc, char** argv) {
+  using namespace strata::cli;
+  CLI::App app{"Strata: a profiler for C++, Python and GPU programs", "strata"};
+  app.require_subcommand(1);
+  app.set_help_all_flag("--help-all", "Show help for every subcommand");
+
+  RecordOptions rec;
+  CLI::App* record = app.add_subcommand("record", "Run a command under the Strata runtime and write a profile");
+  record->add_option("-o,--output", rec.output, "Profile to write (default ./strata-<time>.strata)");
+  record->add_option("--period-ms", rec.period_ms, "Sampling period in milliseconds")
+      ->check(CLI::Range(1, 60000));
+  record->add_flag("--wall", rec.wall, "Sample wall-clock time instead of CPU time");
+  std::string program;
+  record->add_option("command", program, "The command to run, after -- (CMD ARGS...)");
+  record->prefix_command();  // without --: everything after the program goes to the target
+
+  ReportOptions rep;
+  CLI::App* report = app.add_subcommand("report", "Print a profile as a tree, a table or JSON");
+  report->add_option("file", rep.file, "Profile file")->required();
+  report->add_option("--view", rep.view, "top-down, bottom-up or flat")
+      ->check(CLI::IsMember({"top-down", "bottom-up", "flat"}));
+  report->add_option("--format", rep.format, "text or json")->check(CLI::IsMember({"text", "json"}));
+  report->add_option("--limit", rep.limit, "Keep the N heaviest nodes and their ancestors (0: all)")
+      ->check(CLI::NonNegativeNumber);
+  report->add_option("--metric", rep.metric, "Metric to order and limit by (default: the first)");
+
+  // `strata record [options] -- CMD ARGS...`: everything after the first -- is the target's,
+  // split off here (CLI11's handling of -- with prefix commands is not faithful).
+  std::vector<std::string> after_dashes;
+  bool has_dashes = false;
+  for (int i = 1; i < argc; ++i) {
+    if (std::string(argv[i]) == "--") {
+      has_dashes = true;
+      for (int j = i + 1; j < argc; ++j) after_dashes.emplace_back(argv[j]);
+      argc = i;
+      break;
+    }
+  }
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    std::string where = record->parsed() ? " record" : report->parsed() ? " report" : "";
+    std::fprintf(stderr, "strata: %s (see 'strata%s --help')\n", e.what(), where.c_str());
+    return kExitUsage;
+  }
+  try {
+    if (record->parsed()) {
+      const auto extras = record->remaining();
+      if (program.empty() && !extras.empty() && extras[0].size() > 1 && extras[0][0] == '-') {
+        std::fprintf(stderr, "strata: The following argument was not expected: %s (see 'strata record --help')\n",
+                     extras[0].c_str());
+        return kExitUsage;
+      }
+      if (!program.empty()) rec.command.push_back(program);
+      for (const auto& extra : extras) rec.command.push_back(extra);
+      for (const auto& arg : after_dashes) rec.command.push_back(arg);
+      if (rec.command.empty()) {
+        std::fprintf(stderr, "strata: record needs a command: strata record [-o FILE] -- CMD ARGS...\n");
+        return kExitUsage;
+      }
+      return RunRecord(rec);
+    }
+    if (has_dashes) {
+      std::fprintf(stderr, "strata: unexpected '--' (see 'strata report --help')\n");
+      return kExitUsage;
+    }
+    return RunReport(rep);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "strata: %s\n", e.what());
+    return kExitError;
+  }
+}

@@ -1,0 +1,256 @@
+// strata record: runs the target with the runtime preloaded (env contract: LD_PRELOAD,
+// STRATA_OUTPUT, STRATA_PERIOD_MS, STRATA_MODE, STRATA_TARGET_PID), forwards signals, waits,
+// then records how the target ended in the profile's meta (atomic rewrite).
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <climits>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <ctime>
+#include <string>
+#include <vector>
+
+#include "commands.h"
+#include "strata/core/api.h"
+
+extern char** environ;
+
+namespace strata::cli {
+
+namespace {
+
+volatile sig_atomic_t g_child = 0;
+
+// Signals sent to strata itself (kill, VS Code's stop button) go on to the target. A signal
+// from the terminal (Ctrl-C: si_code SI_KERNEL) already reached the target, which shares our
+// process group, so it is not sent twice.
+void Forward(int sig, siginfo_t* info, void*) {
+  if (info && info->si_code == SI_KERNEL) return;
+  pid_t child = g_child;
+  if (child > 0) ::kill(child, sig);
+}
+
+std::string AbsolutePath(const std::string& path) {
+  if (!path.empty() && path[0] == '/') return path;
+  char cwd[PATH_MAX];
+  if (!::getcwd(cwd, sizeof cwd)) return path;
+  std::string base = cwd;
+  std::string p = path;
+  while (p.rfind("./", 0) == 0) p = p.substr(2);
+  return base == "/" ? "/" + p : base + "/" + p;
+}
+
+std::string DirName(const std::string& abs) {
+  size_t slash = abs.rfind('/');
+  return slash == 0 ? "/" : abs.substr(0, slash);
+}
+
+std::string DefaultOutput() {
+  std::time_t now = std::time(nullptr);
+  std::tm tm{};
+  ::localtime_r(&now, &tm);
+  char buf[64];
+  std::strftime(buf, sizeof buf, "strata-%Y%m%d-%H%M%S.strata", &tm);
+  return buf;
+}
+
+std::string RuntimeLibrary() {
+  if (const char* env = std::getenv("STRATA_RUNTIME_LIB"); env && *env) return env;
+  char exe[PATH_MAX];
+  ssize_t n = ::readlink("/proc/self/exe", exe, sizeof exe - 1);
+  if (n <= 0) return "libstrata_runtime.so";
+  exe[n] = 0;
+  std::string lib = DirName(DirName(exe)) + "/lib/libstrata_runtime.so";
+  char real[PATH_MAX];
+  if (::realpath(lib.c_str(), real)) return real;
+  return lib;
+}
+
+std::string SignalName(int sig) {
+  const char* abbrev = ::sigabbrev_np(sig);
+  return abbrev ? std::string("SIG") + abbrev : "signal " + std::to_string(sig);
+}
+
+struct FileId {
+  bool exists = false;
+  dev_t dev = 0;
+  ino_t ino = 0;
+  struct timespec mtime{};
+};
+
+FileId Identify(const std::string& path) {
+  FileId id;
+  struct stat st;
+  if (::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode)) {
+    id.exists = true;
+    id.dev = st.st_dev;
+    id.ino = st.st_ino;
+    id.mtime = st.st_mtim;
+  }
+  return id;
+}
+
+bool SameFile(const FileId& a, const FileId& b) {
+  return a.exists == b.exists && a.dev == b.dev && a.ino == b.ino &&
+         a.mtime.tv_sec == b.mtime.tv_sec && a.mtime.tv_nsec == b.mtime.tv_nsec;
+}
+
+// Checks that a file can be created beside `abs` (the runtime writes a temporary file there
+// and renames it). Returns "" or the strerror text.
+std::string CheckWritable(const std::string& abs) {
+  struct stat st;
+  if (::stat(abs.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) return std::strerror(EISDIR);
+  std::string probe = DirName(abs) + "/.strata-probe-XXXXXX";
+  std::vector<char> buf(probe.begin(), probe.end());
+  buf.push_back(0);
+  int fd = ::mkostemp(buf.data(), O_CLOEXEC);
+  if (fd < 0) return std::strerror(errno);
+  ::close(fd);
+  ::unlink(buf.data());
+  return "";
+}
+
+}  // namespace
+
+int RunRecord(const RecordOptions& options) {
+  const std::string shown = options.output.empty() ? DefaultOutput() : options.output;
+  const std::string output = AbsolutePath(shown);
+  if (std::string err = CheckWritable(output); !err.empty()) {
+    std::fprintf(stderr, "strata: cannot write profile to %s: %s\n", shown.c_str(), err.c_str());
+    return kExitUsage;
+  }
+  const std::string runtime = RuntimeLibrary();
+
+  // The target's environment.
+  std::vector<std::string> env;
+  std::string preload = runtime;
+  for (char** e = environ; *e; ++e) {
+    std::string kv = *e;
+    if (kv.rfind("LD_PRELOAD=", 0) == 0) {
+      std::string old = kv.substr(11);
+      if (!old.empty()) preload += ":" + old;
+      continue;
+    }
+    if (kv.rfind("STRATA_OUTPUT=", 0) == 0 || kv.rfind("STRATA_PERIOD_MS=", 0) == 0 ||
+        kv.rfind("STRATA_MODE=", 0) == 0 || kv.rfind("STRATA_TARGET_PID=", 0) == 0)
+      continue;
+    env.push_back(std::move(kv));
+  }
+  env.push_back("LD_PRELOAD=" + preload);
+  env.push_back("STRATA_OUTPUT=" + output);
+  env.push_back("STRATA_PERIOD_MS=" + std::to_string(options.period_ms));
+  env.push_back(std::string("STRATA_MODE=") + (options.wall ? "wall" : "cpu"));
+  std::vector<char*> envp;
+  for (auto& s : env) envp.push_back(s.data());
+  char pid_var[64] = "STRATA_TARGET_PID=";  // the digits are filled in by the child
+  envp.push_back(pid_var);
+  envp.push_back(nullptr);
+  std::vector<char*> argv;
+  for (const auto& a : options.command) argv.push_back(const_cast<char*>(a.c_str()));
+  argv.push_back(nullptr);
+
+  const FileId before = Identify(output);
+
+  int pipefd[2];
+  if (::pipe2(pipefd, O_CLOEXEC) != 0) {
+    std::fprintf(stderr, "strata: pipe: %s\n", std::strerror(errno));
+    return kExitError;
+  }
+  struct sigaction sa {};
+  sa.sa_sigaction = Forward;
+  sa.sa_flags = SA_SIGINFO | SA_RESTART;
+  sigemptyset(&sa.sa_mask);
+  struct sigaction old_int, old_term, old_hup;
+  ::sigaction(SIGINT, &sa, &old_int);
+  ::sigaction(SIGTERM, &sa, &old_term);
+  ::sigaction(SIGHUP, &sa, &old_hup);
+
+  pid_t pid = ::fork();
+  if (pid < 0) {
+    std::fprintf(stderr, "strata: fork: %s\n", std::strerror(errno));
+    return kExitError;
+  }
+  if (pid == 0) {
+    // Child: only async-signal-safe calls from here on.
+    ::close(pipefd[0]);
+    ::sigaction(SIGINT, &old_int, nullptr);
+    ::sigaction(SIGTERM, &old_term, nullptr);
+    ::sigaction(SIGHUP, &old_hup, nullptr);
+    char digits[24];
+    int n = 0;
+    for (unsigned long v = (unsigned long)::getpid(); v; v /= 10) digits[n++] = char('0' + v % 10);
+    char* p = pid_var + 18;
+    while (n) *p++ = digits[--n];
+    *p = 0;
+    ::execvpe(argv[0], argv.data(), envp.data());
+    int err = errno;
+    ssize_t ignored = ::write(pipefd[1], &err, sizeof err);
+    (void)ignored;
+    ::_exit(err == ENOENT ? 127 : 126);
+  }
+  g_child = pid;
+  ::close(pipefd[1]);
+  int exec_errno = 0;
+  ssize_t got;
+  do { got = ::read(pipefd[0], &exec_errno, sizeof exec_errno); } while (got < 0 && errno == EINTR);
+  ::close(pipefd[0]);
+
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
+  g_child = 0;
+  if (got == sizeof exec_errno) {
+    std::fprintf(stderr, "strata: cannot run '%s': %s\n", options.command[0].c_str(),
+                 std::strerror(exec_errno));
+    return exec_errno == ENOENT ? 127 : 126;
+  }
+
+  std::string how;
+  std::vector<std::pair<std::string, std::string>> meta;
+  int code;
+  if (WIFSIGNALED(status)) {
+    int sig = WTERMSIG(status);
+    how = "killed by signal " + std::to_string(sig) + " (" + SignalName(sig) + ")";
+    meta = {{"exit", how}, {"exit_signal", std::to_string(sig)}};
+    code = 128 + sig;
+  } else {
+    code = WEXITSTATUS(status);
+    how = "exited with code " + std::to_string(code);
+    meta = {{"exit", how}, {"exit_code", std::to_string(code)}};
+  }
+
+  const FileId after = Identify(output);
+  if (!after.exists || SameFile(before, after)) {
+    std::string reason;
+    if (::access(runtime.c_str(), R_OK) != 0)
+      reason = "the runtime library " + runtime + " does not exist";
+    else if (WIFSIGNALED(status))
+      reason = "the target was " + how + " before the Strata runtime wrote it";
+    else
+      reason = "the target " + how +
+               " without loading the Strata runtime (statically linked, setuid, or LD_PRELOAD "
+               "removed?)";
+    std::fprintf(stderr, "strata: no profile was written to %s: %s\n", shown.c_str(), reason.c_str());
+    return code != 0 ? code : kExitError;
+  }
+  try {
+    core::RewriteProfileMeta(output, meta);
+    auto profile = core::Profile::Open(output);
+    std::string samples;
+    if (auto s = profile->meta("samples")) samples = *s;
+    else samples = std::to_string(profile->total_count(0));
+    std::fprintf(stderr, "strata: target %s\nstrata: profile written to %s (%s samples)\n", how.c_str(),
+                 shown.c_str(), samples.c_str());
+  } catch (const core::Error& e) {
+    std::fprintf(stderr, "strata: %s: %s\n", shown.c_str(), e.what());
+    return code != 0 ? code : kExitError;
+  }
+  return code;
+}
+
+}  // namespace strata::cli

@@ -1,0 +1,299 @@
+// Profile: opens a file (mmap) or bytes, validates through format::ProfileReader, resolves
+// frames (symbolization, once per Profile) and builds views.
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <mutex>
+#include <string_view>
+#include <unordered_map>
+
+#include "stats.h"
+#include "strata/core/api.h"
+#include "strata/format/reader.h"
+#include "symbolize/symbolizer.h"
+#include "views/view_builder.h"
+
+namespace strata::core {
+
+namespace fmt = strata::format;
+using detail::Stats;
+
+namespace {
+
+// Owns the bytes: an mmap-ed file or a vector.
+class Storage {
+ public:
+  virtual ~Storage() = default;
+  virtual const unsigned char* data() const = 0;
+  virtual size_t size() const = 0;
+};
+
+class MappedFile : public Storage {
+ public:
+  MappedFile(void* p, size_t n) : p_(p), n_(n) {}
+  ~MappedFile() override { if (p_) ::munmap(p_, n_); }
+  const unsigned char* data() const override { return static_cast<const unsigned char*>(p_); }
+  size_t size() const override { return n_; }
+ private:
+  void* p_;
+  size_t n_;
+};
+
+class Bytes : public Storage {
+ public:
+  explicit Bytes(std::vector<unsigned char> b) : b_(std::move(b)) {}
+  const unsigned char* data() const override { return b_.data(); }
+  size_t size() const override { return b_.size(); }
+ private:
+  std::vector<unsigned char> b_;
+};
+
+std::string Hex(uint64_t v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(v));
+  return buf;
+}
+
+std::string BaseName(std::string_view path) {
+  size_t slash = path.rfind('/');
+  return std::string(slash == std::string_view::npos ? path : path.substr(slash + 1));
+}
+
+bool IsRegularFile(const std::string& path) {
+  struct stat st;
+  return !path.empty() && ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode);
+}
+
+class ProfileImpl final : public Profile {
+ public:
+  ProfileImpl(std::unique_ptr<Storage> storage) : storage_(std::move(storage)) {
+    try {
+      r_ = fmt::ProfileReader::Parse(storage_->data(), storage_->size());
+    } catch (const fmt::ReadError& e) {
+      throw Error(e.what());
+    }
+    for (const auto& md : r_.metrics())
+      metrics_.push_back(MetricInfo{std::string(r_.string(md.name)), std::string(r_.string(md.unit))});
+    // Dense exclusive statistics and the list of sampled nodes.
+    const size_t m = metrics_.size();
+    excl_.assign(r_.nodes().size * m, Stats{});
+    totals_.assign(m, 0.0);
+    counts_.assign(m, 0);
+    for (const auto& rec : r_.node_metrics()) {
+      Stats& s = excl_[size_t(rec.node) * m + rec.metric];
+      s = Stats{rec.count, rec.sum, rec.min, rec.max, rec.m2, true};
+      totals_[rec.metric] += rec.sum;
+      counts_[rec.metric] += rec.count;
+      if (sampled_.empty() || sampled_.back() != rec.node) sampled_.push_back(rec.node);
+    }
+  }
+
+  uint32_t version() const override { return r_.version(); }
+
+  std::vector<std::pair<std::string, std::string>> meta() const override {
+    std::vector<std::pair<std::string, std::string>> out;
+    for (const auto& e : r_.meta()) {
+      std::string key(r_.string(e.key)), value(r_.string(e.value));
+      bool replaced = false;  // a repeated key: the last entry wins
+      for (auto& kv : out) if (kv.first == key) { kv.second = value; replaced = true; }
+      if (!replaced) out.emplace_back(std::move(key), std::move(value));
+    }
+    return out;
+  }
+
+  std::optional<std::string> meta(const std::string& key) const override {
+    std::optional<std::string> found;
+    for (const auto& e : r_.meta())
+      if (r_.string(e.key) == key) found = std::string(r_.string(e.value));
+    return found;
+  }
+
+  const std::vector<MetricInfo>& metrics() const override { return metrics_; }
+  size_t node_count() const override { return r_.nodes().size; }
+  uint64_t total_count(size_t metric) const override { return metric < counts_.size() ? counts_[metric] : 0; }
+  double total(size_t metric) const override { return metric < totals_.size() ? totals_[metric] : 0.0; }
+
+  View BuildView(ViewKind kind, size_t primary) const override {
+    ViewOptions options;
+    options.primary_metric = primary;
+    return BuildView(kind, options);
+  }
+
+  View BuildView(ViewKind kind, const ViewOptions& options) const override {
+    const size_t primary = options.primary_metric;
+    if (primary != 0 && primary >= metrics_.size())
+      throw Error("metric index " + std::to_string(primary) + " out of range (the profile has " +
+                  std::to_string(metrics_.size()) + " metrics)");
+    std::call_once(resolved_once_, [this] { ResolveFrames(); });
+
+    detail::ViewInput in;
+    in.node_count = r_.nodes().size;
+    in.nodes = r_.nodes().data;
+    in.metric_count = metrics_.size();
+    in.excl = excl_.data();
+    in.sampled = sampled_.data();
+    in.sampled_count = sampled_.size();
+    in.node_func = node_func_.data();
+    in.func_count = func_count_;
+    in.primary = primary;
+    detail::ViewOutput out;
+    switch (kind) {
+      case ViewKind::kTopDown: out = detail::BuildTopDown(in); break;
+      case ViewKind::kBottomUp: out = detail::BuildBottomUp(in); break;
+      case ViewKind::kFlat: out = detail::BuildFlat(in); break;
+    }
+
+    View view;
+    view.kind = kind;
+    const size_t n = out.order.size(), m = metrics_.size();
+    view.parent = std::move(out.sorted_parent);
+    view.frame_table = frames_;
+    view.metric_count = m;
+    view.frame_id.resize(n);
+    view.metric_values.resize(n * m);
+    const Stats empty;
+    for (size_t i = 0; i < n; ++i) {
+      const uint32_t old = out.order[i];
+      view.frame_id[i] = out.frame[old];
+      const Stats* ex = out.ExclOf(old, m);
+      for (size_t k = 0; k < m; ++k)
+        view.metric_values[i * m + k] = (ex ? ex[k] : empty).ToNodeMetric(out.incl[size_t(old) * m + k]);
+    }
+    if (options.expand) {
+      const auto& table = *frames_;
+      view.frames.reserve(n);
+      for (size_t i = 0; i < n; ++i) view.frames.push_back(table[view.frame_id[i]]);
+      view.metrics.resize(n);
+      for (size_t i = 0; i < n; ++i)
+        view.metrics[i].assign(view.metric_values.begin() + long(i * m),
+                               view.metric_values.begin() + long((i + 1) * m));
+    }
+    return view;
+  }
+
+ private:
+  // Resolves every stored frame once: FrameInfo (symbolized) and a function id per node.
+  void ResolveFrames() const {
+    const auto frames = r_.frames();
+    const auto modules = r_.modules();
+    std::unique_ptr<detail::Symbolizer> symbolizer;
+    // Cached per (module, address); a module that is not a regular file is never opened.
+    std::vector<std::unordered_map<uint64_t, detail::SymbolInfo>> cache(modules.size);
+    std::vector<int8_t> module_ok(modules.size, -1);
+    auto table = std::make_shared<std::vector<FrameInfo>>(frames.size);
+    std::vector<uint32_t> frame_func(frames.size);
+    std::unordered_map<std::string, uint32_t> func_ids;
+    std::string key;
+    for (size_t i = 0; i < frames.size; ++i) {
+      const fmt::FrameRecord& f = frames[i];
+      FrameInfo& info = (*table)[i];
+      info.kind = fmt::FrameKindName(f.kind);
+      info.name = std::string(r_.string(f.name));
+      info.file = std::string(r_.string(f.file));
+      info.line = f.line;
+      info.address = f.address;
+      if (f.module != fmt::kNone) info.module = std::string(r_.string(modules[f.module].path));
+      if (f.kind == uint32_t(fmt::FrameKind::kNative)) {
+        if (!symbolizer) symbolizer = detail::MakeDefaultSymbolizer();
+        detail::SymbolInfo sym;
+        if (f.module != fmt::kNone) {
+          int8_t& ok = module_ok[f.module];
+          if (ok < 0) ok = IsRegularFile(info.module) ? 1 : 0;
+          if (ok) {
+            auto& per_module = cache[f.module];
+            auto it = per_module.find(f.address);
+            if (it == per_module.end())
+              it = per_module.emplace(f.address, symbolizer->Symbolize(info.module, f.address)).first;
+            sym = it->second;
+          }
+        }
+        if (!sym.function.empty()) info.name = sym.function;
+        else if (!info.name.empty()) info.name = symbolizer->Demangle(info.name);
+        else if (!info.module.empty()) info.name = BaseName(info.module) + "+" + Hex(f.address);
+        else info.name = Hex(f.address);
+        if (!sym.file.empty()) { info.file = sym.file; info.line = sym.line; }
+      }
+      // Function identity for bottom-up / flat merging.
+      key.clear();
+      key += info.kind;
+      key += '\0';
+      key += info.name;
+      key += '\0';
+      if (f.kind == uint32_t(fmt::FrameKind::kPython)) key += info.file;
+      else key += info.module;
+      frame_func[i] = func_ids.emplace(key, uint32_t(func_ids.size())).first->second;
+    }
+    func_count_ = func_ids.size();
+    frames_ = std::move(table);
+    const auto nodes = r_.nodes();
+    node_func_.resize(nodes.size);
+    for (size_t i = 0; i < nodes.size; ++i) node_func_[i] = frame_func[nodes[i].frame];
+  }
+
+  std::unique_ptr<Storage> storage_;
+  fmt::ProfileReader r_;
+  std::vector<MetricInfo> metrics_;
+  std::vector<Stats> excl_;
+  std::vector<uint32_t> sampled_;
+  std::vector<double> totals_;
+  std::vector<uint64_t> counts_;
+
+  mutable std::once_flag resolved_once_;
+  mutable std::shared_ptr<const std::vector<FrameInfo>> frames_;
+  mutable std::vector<uint32_t> node_func_;
+  mutable size_t func_count_ = 0;
+};
+
+}  // namespace
+
+std::unique_ptr<Profile> Profile::Open(const std::string& path) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) throw Error(std::string("cannot open: ") + std::strerror(errno));
+  struct stat st;
+  if (::fstat(fd, &st) != 0) {
+    int e = errno;
+    ::close(fd);
+    throw Error(std::string("cannot open: ") + std::strerror(e));
+  }
+  if (S_ISDIR(st.st_mode)) { ::close(fd); throw Error("cannot open: Is a directory"); }
+  if (!S_ISREG(st.st_mode)) { ::close(fd); throw Error("not a Strata profile: not a regular file"); }
+  size_t size = size_t(st.st_size);
+  if (size == 0) { ::close(fd); throw Error("not a Strata profile: empty file"); }
+  void* p = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0);
+  int e = errno;
+  ::close(fd);
+  if (p == MAP_FAILED) throw Error(std::string("cannot map: ") + std::strerror(e));
+  return std::make_unique<ProfileImpl>(std::make_unique<MappedFile>(p, size));
+}
+
+std::unique_ptr<Profile> Profile::FromBytes(std::vector<unsigned char> bytes) {
+  return std::make_unique<ProfileImpl>(std::make_unique<Bytes>(std::move(bytes)));
+}
+
+ViewKind ParseViewKind(const std::string& s) {
+  if (s == "top-down") return ViewKind::kTopDown;
+  if (s == "bottom-up") return ViewKind::kBottomUp;
+  if (s == "flat") return ViewKind::kFlat;
+  throw Error("unknown view '" + s + "' (expected top-down, bottom-up or flat)");
+}
+
+const char* ViewKindName(ViewKind k) {
+  switch (k) {
+    case ViewKind::kTopDown: return "top-down";
+    case ViewKind::kBottomUp: return "bottom-up";
+    case ViewKind::kFlat: return "flat";
+  }
+  return "?";
+}
+
+std::optional<size_t> FindMetric(const Profile& profile, const std::string& name) {
+  const auto& ms = profile.metrics();
+  for (size_t i = 0; i < ms.size(); ++i) if (ms[i].name == name) return i;
+  return std::nullopt;
+}
+
+}  // namespace strata::core

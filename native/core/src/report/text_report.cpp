@@ -1,0 +1,113 @@
+// Terminal report: meta, then an indented tree (top-down, bottom-up) or a table (flat).
+#include <cmath>
+#include <cstdio>
+#include <string>
+
+#include "strata/core/report.h"
+
+namespace strata::core {
+
+namespace {
+
+std::string Percent(double v, double total) {
+  char buf[32];
+  double p = total > 0 ? 100.0 * v / total : 0.0;
+  std::snprintf(buf, sizeof buf, "%6.2f%%", p);
+  return buf;
+}
+
+// "12.3 ms" for ns-valued metrics, the plain number otherwise.
+std::string Amount(double v, const std::string& unit) {
+  char buf[64];
+  if (unit == "ns") {
+    if (v >= 1e9) std::snprintf(buf, sizeof buf, "%.2f s", v / 1e9);
+    else if (v >= 1e6) std::snprintf(buf, sizeof buf, "%.2f ms", v / 1e6);
+    else if (v >= 1e3) std::snprintf(buf, sizeof buf, "%.2f us", v / 1e3);
+    else std::snprintf(buf, sizeof buf, "%.0f ns", v);
+  } else {
+    std::snprintf(buf, sizeof buf, "%.6g %s", v, unit.c_str());
+  }
+  return buf;
+}
+
+std::string Location(const FrameInfo& f) {
+  if (f.file.empty()) return f.module.empty() ? "" : f.module;
+  std::string s = f.file;
+  size_t slash = s.rfind('/');
+  if (slash != std::string::npos) s = s.substr(slash + 1);
+  if (f.line > 0) s += ":" + std::to_string(f.line);
+  return s;
+}
+
+}  // namespace
+
+std::string TextReport(const Profile& profile, const View& view, const ReportOptions& options) {
+  std::string out;
+  const auto& metrics = profile.metrics();
+  const auto meta = profile.meta();
+  auto meta_value = [&](const char* key) -> const std::string* {
+    for (const auto& kv : meta) if (kv.first == key) return &kv.second;
+    return nullptr;
+  };
+  out += "Strata profile (format v" + std::to_string(profile.version()) + ")\n";
+  if (auto* v = meta_value("command")) out += "  command: " + *v + "\n";
+  if (auto* v = meta_value("exit")) out += "  exit:    " + *v + "\n";
+  if (auto* v = meta_value("ended")) out += "  ended:   " + *v + "\n";
+  if (auto* v = meta_value("samples")) out += "  samples: " + *v + "\n";
+  else if (!metrics.empty()) out += "  samples: " + std::to_string(profile.total_count(0)) + "\n";
+  for (const auto& [k, v] : meta) {
+    if (k == "command" || k == "exit" || k == "ended" || k == "samples" || k == "exit_code" ||
+        k == "exit_signal")
+      continue;
+    out += "  " + k + ": " + v + "\n";
+  }
+  const size_t m = options.metric;
+  if (metrics.empty() || m >= metrics.size() || m >= view.metric_count) {
+    out += "\nThe profile has no metrics.\n";
+    return out;
+  }
+  const MetricInfo& mi = metrics[m];
+  const double total = view.size() == 0 ? 0.0 : view.metric(0, m).inclusive;
+  out += "\n" + std::string(ViewKindName(view.kind)) + " view, metric " + mi.name + " (" + mi.unit +
+         "), total " + Amount(total, mi.unit) + "\n";
+
+  const std::vector<int32_t> ids = SelectNodes(view, m, options.limit);
+  if (ids.size() < view.parent.size())
+    out += "(showing " + std::to_string(ids.size()) + " of " + std::to_string(view.parent.size()) +
+           " nodes; --limit changes this)\n";
+  out += "\n";
+  if (view.kind == ViewKind::kFlat) {
+    out += "  excl%    incl%   exclusive    inclusive   function  location\n";
+    for (int32_t id : ids) {
+      if (id == 0) continue;
+      const auto& nm = view.metric(size_t(id), m);
+      const FrameInfo& f = view.frame(size_t(id));
+      char buf[64];
+      std::snprintf(buf, sizeof buf, "%12s %12s", Amount(nm.exclusive, mi.unit).c_str(),
+                    Amount(nm.inclusive, mi.unit).c_str());
+      out += Percent(nm.exclusive, total) + "  " + Percent(nm.inclusive, total) + " " + buf + "   " +
+             f.name;
+      std::string loc = Location(f);
+      if (!loc.empty()) out += "  " + loc;
+      out += "\n";
+    }
+    return out;
+  }
+  out += "  incl%    excl%   function  location\n";
+  std::vector<int> depth(view.parent.size(), 0);
+  for (int32_t id : ids) {
+    const int32_t p = view.parent[size_t(id)];
+    depth[size_t(id)] = p < 0 ? 0 : depth[size_t(p)] + 1;
+    const auto& nm = view.metric(size_t(id), m);
+    const FrameInfo& f = view.frame(size_t(id));
+    out += Percent(nm.inclusive, total) + "  " + Percent(nm.exclusive, total) + "  ";
+    out.append(size_t(std::min(depth[size_t(id)], 64)) * 2, ' ');
+    out += f.name;
+    std::string loc = Location(f);
+    if (!loc.empty()) out += "  " + loc;
+    out += "\n";
+  }
+  return out;
+}
+
+}  // namespace strata::core

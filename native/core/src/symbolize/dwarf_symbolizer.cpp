@@ -1,0 +1,66 @@
+// DWARF symbolization of native frames through LLVM's LLVMSymbolizer.
+//
+// Inlined frames are folded to the outermost (physical) function: the name is that function's
+// and file:line is the line inside it (for a PC in inlined code: the line of the call that was
+// inlined). The address given is the ELF virtual address inside the module, which is what
+// LLVMSymbolizer expects for executables (PIE or not) and shared libraries alike. When there is
+// no debug information, LLVM falls back to the ELF symbol table (name only).
+#include <llvm/DebugInfo/Symbolize/Symbolize.h>
+#include <llvm/Demangle/Demangle.h>
+#include <llvm/Support/Error.h>
+
+#include "symbolizer.h"
+
+namespace strata::core::detail {
+
+namespace {
+
+bool Known(const std::string& s) {
+  return !s.empty() && s != llvm::DILineInfo::BadString && s != "??";
+}
+
+class DwarfSymbolizer final : public Symbolizer {
+ public:
+  DwarfSymbolizer() : symbolizer_(MakeOptions()) {}
+
+  SymbolInfo Symbolize(const std::string& module_path, uint64_t address) override {
+    SymbolInfo out;
+    llvm::object::SectionedAddress addr{address, llvm::object::SectionedAddress::UndefSection};
+    auto inlined = symbolizer_.symbolizeInlinedCode(module_path, addr);
+    if (!inlined) {
+      llvm::consumeError(inlined.takeError());
+      return out;
+    }
+    uint32_t frames = inlined->getNumberOfFrames();
+    if (frames == 0) return out;
+    const llvm::DILineInfo& outer = inlined->getFrame(frames - 1);
+    if (Known(outer.FunctionName)) out.function = outer.FunctionName;
+    if (Known(outer.FileName) && outer.Line > 0) {
+      out.file = outer.FileName;
+      out.line = outer.Line;
+    }
+    return out;
+  }
+
+  std::string Demangle(std::string_view name) override {
+    return llvm::demangle(std::string(name));
+  }
+
+ private:
+  static llvm::symbolize::LLVMSymbolizer::Options MakeOptions() {
+    llvm::symbolize::LLVMSymbolizer::Options o;
+    o.UseSymbolTable = true;
+    o.Demangle = true;
+    o.RelativeAddresses = false;
+    o.PrintFunctions = llvm::symbolize::FunctionNameKind::LinkageName;
+    o.PathStyle = llvm::DILineInfoSpecifier::FileLineInfoKind::AbsoluteFilePath;
+    return o;
+  }
+  llvm::symbolize::LLVMSymbolizer symbolizer_;
+};
+
+}  // namespace
+
+std::unique_ptr<Symbolizer> MakeDefaultSymbolizer() { return std::make_unique<DwarfSymbolizer>(); }
+
+}  // namespace strata::core::detail

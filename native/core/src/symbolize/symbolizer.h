@@ -1,0 +1,32 @@
+// Native-frame symbolization behind an interface, so that the fuzzer and tests can run the
+// core without LLVM (null_symbolizer) and a second implementation can be added later.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+
+namespace strata::core::detail {
+
+struct SymbolInfo {
+  std::string function;  // demangled; "" when unknown
+  std::string file;      // "" when unknown
+  uint32_t line = 0;     // 0 when unknown
+};
+
+class Symbolizer {
+ public:
+  virtual ~Symbolizer() = default;
+  // `address` is the ELF virtual address inside `module_path`. Never throws; returns an empty
+  // SymbolInfo when the module is missing, not an ELF file or has no symbols at that address.
+  virtual SymbolInfo Symbolize(const std::string& module_path, uint64_t address) = 0;
+  // Demangles an Itanium C++ name ("_Z3fooi" -> "foo(int)"); other names come back unchanged.
+  virtual std::string Demangle(std::string_view name) = 0;
+};
+
+// The DWARF symbolizer (LLVM). Defined in dwarf_symbolizer.cpp; the fuzzer links
+// native/fuzz/null_symbolizer.cpp instead.
+std::unique_ptr<Symbolizer> MakeDefaultSymbolizer();
+
+}  // namespace strata::core::detail

@@ -1,0 +1,68 @@
+// The view algorithms work on plain arrays (no strings): the stored tree, dense exclusive
+// statistics and a function id per stored node. profile.cpp turns their output into a View.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "../stats.h"
+#include "strata/format/layout.h"
+
+namespace strata::core::detail {
+
+struct ViewInput {
+  size_t node_count = 0;
+  const format::NodeRecord* nodes = nullptr;  // parent < id, node 0 = root
+  size_t metric_count = 0;
+  const Stats* excl = nullptr;                // [node * metric_count + metric]
+  const uint32_t* sampled = nullptr;          // nodes with at least one metric record, ascending
+  size_t sampled_count = 0;
+  const uint32_t* node_func = nullptr;        // function id per stored node (frames merged by
+  size_t func_count = 0;                      //   function for bottom-up and flat)
+  size_t primary = 0;                         // metric ordering children (< metric_count or 0)
+};
+
+struct ViewOutput {
+  // In creation order (parent < id, parent[0] = -1):
+  std::vector<int32_t> parent;
+  std::vector<uint32_t> frame;   // stored frame index shown for the node
+  std::vector<double> incl;      // [node * metric_count + metric]
+  // Exclusive statistics: excl[slot * metric_count + metric] where slot = excl_slot[node]
+  // (kNoSlot: none) or slot = node when excl_slot is empty. `excl` points either into
+  // excl_storage or into the ViewInput (top-down).
+  const Stats* excl = nullptr;
+  std::vector<Stats> excl_storage;
+  std::vector<uint32_t> excl_slot;
+  // Filled by SortPreorder: order[i] = creation index of preorder node i; sorted_parent in
+  // preorder ids.
+  std::vector<uint32_t> order;
+  std::vector<int32_t> sorted_parent;
+
+  static constexpr uint32_t kNoSlot = 0xFFFFFFFFu;
+  const Stats* ExclOf(uint32_t node, size_t metric_count) const {
+    uint32_t slot = excl_slot.empty() ? node : excl_slot[node];
+    return slot == kNoSlot ? nullptr : excl + size_t(slot) * metric_count;
+  }
+};
+
+ViewOutput BuildTopDown(const ViewInput& in);
+ViewOutput BuildBottomUp(const ViewInput& in);
+ViewOutput BuildFlat(const ViewInput& in);
+
+// Inclusive values of the stored tree: [node * metric_count + metric].
+std::vector<double> StoredInclusive(const ViewInput& in);
+
+// Children lists of a tree given by parent[] (parent < id): CSR, children in ascending id.
+struct Children {
+  std::vector<uint32_t> offset;  // size n + 1
+  std::vector<uint32_t> child;
+};
+Children BuildChildren(const int32_t* parent, size_t n);
+Children BuildChildren(const format::NodeRecord* nodes, size_t n);
+
+// Computes out.order / out.sorted_parent: preorder with children in descending inclusive
+// value of `primary` (ties: creation order).
+void SortPreorder(ViewOutput& out, size_t metric_count, size_t primary);
+
+}  // namespace strata::core::detail

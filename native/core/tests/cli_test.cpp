@@ -1,0 +1,165 @@
+// The `strata` command on bad input (one line on stderr, exit status, nothing written) and the
+// record flow against a fake runtime library.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "strata/core/api.h"
+#include "test_util.h"
+
+using strata::test::CountLines;
+using strata::test::Quote;
+using strata::test::RunShell;
+
+namespace {
+
+const std::string kStrata = STRATA_CLI;
+
+std::string Ls(const std::string& dir) { return RunShell("ls -A " + Quote(dir)).out; }
+
+class Cli : public ::testing::Test {
+ protected:
+  void SetUp() override { dir_ = strata::test::TempDir(); }
+  void TearDown() override { std::system(("rm -rf " + dir_).c_str()); }
+  std::string dir_;
+};
+
+}  // namespace
+
+TEST_F(Cli, UnknownFlag) {
+  auto r = RunShell(kStrata + " report x.strata --bogus");
+  EXPECT_EQ(r.status, 2);
+  EXPECT_EQ(CountLines(r.err), 1u) << r.err;
+  EXPECT_EQ(r.err.rfind("strata: ", 0), 0u) << r.err;
+  EXPECT_NE(r.err.find("--bogus"), std::string::npos) << r.err;
+}
+
+TEST_F(Cli, MissingArguments) {
+  for (const char* args : {"", " report", " record", " record -o x.strata", " frobnicate",
+                           " report f --view sideways", " report f --limit -3", " record --period-ms 0 -- true",
+                           " record --bogus -- true", " record -o x.strata --", " report f -- x"}) {
+    auto r = RunShell("cd " + Quote(dir_) + " && " + kStrata + args);
+    EXPECT_EQ(r.status, 2) << args;
+    EXPECT_EQ(CountLines(r.err), 1u) << args << ": " << r.err;
+    EXPECT_EQ(r.err.rfind("strata: ", 0), 0u) << r.err;
+    EXPECT_EQ(r.out, "");
+  }
+  EXPECT_EQ(Ls(dir_), "");
+}
+
+TEST_F(Cli, Help) {
+  auto r = RunShell(kStrata + " --help");
+  EXPECT_EQ(r.status, 0);
+  EXPECT_NE(r.out.find("record"), std::string::npos);
+}
+
+TEST_F(Cli, MissingProgram) {
+  std::string out = dir_ + "/out.strata";
+  auto r = RunShell(kStrata + " record -o " + Quote(out) + " -- /nonexistent/prog --flag");
+  EXPECT_EQ(r.status, 127);
+  EXPECT_EQ(r.err, "strata: cannot run '/nonexistent/prog': No such file or directory\n");
+  EXPECT_EQ(Ls(dir_), "");
+  r = RunShell("cd " + Quote(dir_) + " && " + kStrata + " record -- strata-no-such-program-xyz");
+  EXPECT_EQ(r.status, 127);
+  EXPECT_EQ(r.err, "strata: cannot run 'strata-no-such-program-xyz': No such file or directory\n");
+  EXPECT_EQ(Ls(dir_), "");
+}
+
+TEST_F(Cli, UnwritableOutput) {
+  auto r = RunShell(kStrata + " record -o /nonexistent-dir/p.strata -- true");
+  EXPECT_EQ(r.status, 2);
+  EXPECT_EQ(r.err, "strata: cannot write profile to /nonexistent-dir/p.strata: No such file or directory\n");
+  // Permission denied: /sys refuses new files even to root; a read-only directory otherwise.
+  std::string target = "/sys/p.strata";
+  if (::geteuid() != 0) {
+    std::system(("mkdir " + dir_ + "/ro && chmod 555 " + dir_ + "/ro").c_str());
+    target = dir_ + "/ro/p.strata";
+  }
+  r = RunShell(kStrata + " record -o " + target + " -- true");
+  EXPECT_EQ(r.status, 2);
+  EXPECT_EQ(r.err, "strata: cannot write profile to " + target + ": Permission denied\n");
+  r = RunShell(kStrata + " record -o " + Quote(dir_) + " -- true");
+  EXPECT_EQ(r.status, 2);
+  EXPECT_EQ(r.err, "strata: cannot write profile to " + dir_ + ": Is a directory\n");
+}
+
+TEST_F(Cli, NotAProfile) {
+  std::string path = dir_ + "/notes.txt";
+  strata::test::WriteFile(path, {'h', 'e', 'l', 'l', 'o', '\n'});
+  auto r = RunShell(kStrata + " report " + Quote(path));
+  EXPECT_EQ(r.status, 1);
+  EXPECT_EQ(r.err, "strata: " + path + ": not a Strata profile: bad magic\n");
+  EXPECT_EQ(r.out, "");
+  r = RunShell(kStrata + " report " + Quote(dir_ + "/missing.strata"));
+  EXPECT_EQ(r.status, 1);
+  EXPECT_EQ(r.err, "strata: " + dir_ + "/missing.strata: cannot open: No such file or directory\n");
+  auto bytes = strata::test::SmallProfile();
+  bytes.resize(1000 < bytes.size() ? 1000 : bytes.size() - 1);
+  strata::test::WriteFile(path, bytes);
+  r = RunShell(kStrata + " report " + Quote(path));
+  EXPECT_EQ(r.status, 1);
+  EXPECT_EQ(CountLines(r.err), 1u);
+  EXPECT_NE(r.err.find("truncated profile: header says"), std::string::npos) << r.err;
+}
+
+TEST_F(Cli, ReportFormats) {
+  std::string path = dir_ + "/p.strata";
+  strata::test::WriteFile(path, strata::test::SmallProfile());
+  for (const char* view : {"top-down", "bottom-up", "flat"}) {
+    auto r = RunShell(kStrata + " report " + Quote(path) + " --format json --view " + view);
+    ASSERT_EQ(r.status, 0) << r.err;
+    auto j = nlohmann::json::parse(r.out);
+    EXPECT_EQ(j["view"], view);
+    auto t = RunShell(kStrata + " report " + Quote(path) + " --view " + view + " --limit 2");
+    ASSERT_EQ(t.status, 0) << t.err;
+    EXPECT_NE(t.out.find("command: python train.py"), std::string::npos);
+  }
+  auto r = RunShell(kStrata + " report " + Quote(path) + " --format json --limit 1 --metric cpu_time");
+  ASSERT_EQ(r.status, 0);
+  EXPECT_EQ(nlohmann::json::parse(r.out)["nodes"].size(), 1u);
+  r = RunShell(kStrata + " report " + Quote(path) + " --metric nope");
+  EXPECT_EQ(r.status, 2);
+  EXPECT_EQ(r.err, "strata: " + path + ": no metric named 'nope' (the profile has: cpu_time)\n");
+}
+
+TEST_F(Cli, RecordWithRuntime) {
+  std::string out = dir_ + "/run.strata";
+  auto r = RunShell("LD_PRELOAD= STRATA_RUNTIME_LIB=" STRATA_FAKE_RUNTIME " " + kStrata + " record -o " + Quote(out) +
+                    " --period-ms 7 --wall -- /bin/bash -c 'exit 3'");
+  EXPECT_EQ(r.status, 3) << r.err;
+  EXPECT_NE(r.err.find("strata: profile written to " + out + " (3 samples)\n"), std::string::npos) << r.err;
+  auto p = strata::core::Profile::Open(out);
+  EXPECT_EQ(p->meta("exit").value(), "exited with code 3");
+  EXPECT_EQ(p->meta("exit_code").value(), "3");
+  EXPECT_EQ(p->meta("mode").value(), "wall");
+  EXPECT_EQ(p->meta("period_ms").value(), "7");
+  EXPECT_EQ(p->meta("target_pid").value(), p->meta("pid").value());
+  EXPECT_EQ(p->meta("ld_preload").value(), STRATA_FAKE_RUNTIME);
+  EXPECT_EQ(Ls(dir_), "run.strata\n");
+  // An existing LD_PRELOAD is kept, after the runtime.
+  r = RunShell("LD_PRELOAD=/nonexistent-preload.so STRATA_RUNTIME_LIB=" STRATA_FAKE_RUNTIME " " + kStrata +
+               " record -o " + Quote(out) + " -- /bin/true 2>/dev/null; echo");
+  EXPECT_EQ(strata::core::Profile::Open(out)->meta("ld_preload").value(),
+            std::string(STRATA_FAKE_RUNTIME) + ":/nonexistent-preload.so");
+  EXPECT_EQ(strata::core::Profile::Open(out)->meta("mode").value(), "cpu");
+}
+
+TEST_F(Cli, RecordWithoutRuntime) {
+  std::string out = dir_ + "/none.strata";
+  auto r = RunShell("STRATA_RUNTIME_LIB=/nonexistent/libstrata_runtime.so " + kStrata + " record -o " +
+                    Quote(out) + " -- /bin/true");
+  EXPECT_NE(r.status, 0);
+  EXPECT_NE(r.err.find("strata: no profile was written to " + out +
+                       ": the runtime library /nonexistent/libstrata_runtime.so does not exist\n"),
+            std::string::npos) << r.err;
+  EXPECT_EQ(Ls(dir_), "");
+}
+
+TEST_F(Cli, SignalsAreForwarded) {
+  std::string out = dir_ + "/sig.strata";
+  // strata gets SIGTERM (not from a terminal): the target must get it too and strata exits 143.
+  auto r = RunShell("STRATA_RUNTIME_LIB=" STRATA_FAKE_RUNTIME " " + kStrata + " record -o " + Quote(out) +
+                    " -- /bin/sleep 30 & pid=$!; sleep 0.5; kill -TERM $pid; wait $pid");
+  EXPECT_EQ(r.status, 143) << r.err;
+  EXPECT_NE(r.err.find("killed by signal 15 (SIGTERM)"), std::string::npos) << r.err;
+}

@@ -1,0 +1,109 @@
+// DWARF symbolization of native frames (PIE executable, shared library) and the fallbacks
+// for stripped or missing modules.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <fstream>
+
+#include "strata/core/api.h"
+#include "test_util.h"
+
+namespace fmt = strata::format;
+using strata::core::FrameInfo;
+using strata::core::Profile;
+using strata::core::ViewKind;
+
+namespace {
+
+// ELF virtual address of `symbol` (demangled name) from nm.
+uint64_t SymbolAddress(const std::string& binary, const std::string& symbol) {
+  std::string cmd = "nm -C --defined-only " + strata::test::Quote(binary);
+  FILE* f = ::popen(cmd.c_str(), "r");
+  if (!f) return 0;
+  char line[1024];
+  uint64_t addr = 0;
+  while (std::fgets(line, sizeof line, f)) {
+    std::string s = line;
+    if (s.find(" " + symbol) != std::string::npos) addr = std::strtoull(line, nullptr, 16);
+  }
+  ::pclose(f);
+  return addr;
+}
+
+uint32_t MarkerLine(const std::string& source, const std::string& marker) {
+  std::ifstream in(source);
+  std::string text;
+  for (uint32_t n = 1; std::getline(in, text); ++n)
+    if (text.find(marker) != std::string::npos) return n;
+  return 0;
+}
+
+// One native frame per (module, address, stored name) directly under the root.
+std::vector<FrameInfo> Resolve(const std::vector<std::tuple<std::string, uint64_t, std::string>>& frames) {
+  fmt::ProfileWriter w;
+  uint32_t m = w.Metric("cpu_time", "ns");
+  for (size_t i = 0; i < frames.size(); ++i) {
+    auto& [module, address, name] = frames[i];
+    uint32_t mod = w.Module(module, "", 0x555555554000ull);
+    uint32_t node = w.Child(0, w.Frame(fmt::FrameKind::kNative, mod, address, name, "", 0));
+    fmt::MetricStats s;
+    s.Add(double(frames.size() - i));  // distinct weights keep the view order = input order
+    w.AddStats(node, m, s);
+  }
+  auto p = Profile::FromBytes(w.Serialize());
+  auto v = p->BuildView(ViewKind::kTopDown);
+  return std::vector<FrameInfo>(v.frames.begin() + 1, v.frames.end());
+}
+
+std::string Base(const std::string& path) { return path.substr(path.rfind('/') + 1); }
+
+}  // namespace
+
+TEST(Symbolize, PieExecutable) {
+  uint64_t addr = SymbolAddress(STRATA_SYM_EXE, "ns::exe_leaf(int)");
+  ASSERT_NE(addr, 0u);
+  auto f = Resolve({{STRATA_SYM_EXE, addr, ""}, {STRATA_SYM_EXE, addr + 4, "ignored"}});
+  EXPECT_EQ(f[0].name, "ns::exe_leaf(int)");
+  EXPECT_EQ(Base(f[0].file), "sym_target.cpp");
+  EXPECT_EQ(f[0].line, MarkerLine(STRATA_SYM_EXE_SOURCE, "EXE_LEAF_LINE"));
+  EXPECT_EQ(f[0].module, STRATA_SYM_EXE);
+  EXPECT_EQ(f[0].kind, "native");
+  EXPECT_EQ(f[1].name, "ns::exe_leaf(int)");  // DWARF wins over the stored name
+  EXPECT_GE(f[1].line, f[0].line);
+}
+
+TEST(Symbolize, SharedLibrary) {
+  uint64_t addr = SymbolAddress(STRATA_SYM_LIB, "ns::lib_func(int)");
+  ASSERT_NE(addr, 0u);
+  auto f = Resolve({{STRATA_SYM_LIB, addr, ""}});
+  EXPECT_EQ(f[0].name, "ns::lib_func(int)");
+  EXPECT_EQ(Base(f[0].file), "sym_lib.cpp");
+  EXPECT_EQ(f[0].line, MarkerLine(STRATA_SYM_LIB_SOURCE, "LIB_FUNC_LINE"));
+}
+
+TEST(Symbolize, StrippedFallbacks) {
+  uint64_t exe = SymbolAddress(STRATA_SYM_EXE, "ns::exe_leaf(int)");
+  uint64_t lib = SymbolAddress(STRATA_SYM_LIB, "ns::lib_func(int)");
+  ASSERT_NE(exe, 0u);
+  ASSERT_NE(lib, 0u);
+  char hex[32];
+  std::snprintf(hex, sizeof hex, "+0x%llx", static_cast<unsigned long long>(exe));
+  auto f = Resolve({
+      {STRATA_SYM_EXE_NODEBUG, exe, ""},               // symbol table only: name, no line
+      {STRATA_SYM_EXE_STRIPPED, exe, ""},              // nothing: module+offset
+      {STRATA_SYM_EXE_STRIPPED, exe + 1, "_ZN2ns8exe_leafEi"},  // the stored dynamic symbol
+      {STRATA_SYM_LIB_STRIPPED, lib, "_ZN2ns8lib_funcEi"},
+      {"/nonexistent/libgone.so", 0x1234, ""},         // missing module
+      {"/dev/zero", 0x10, ""},                         // not a regular file: never opened
+  });
+  EXPECT_EQ(f[0].name, "ns::exe_leaf(int)");
+  EXPECT_EQ(f[0].file, "");
+  EXPECT_EQ(f[0].line, 0u);
+  EXPECT_EQ(f[1].name, Base(STRATA_SYM_EXE_STRIPPED) + hex);
+  EXPECT_EQ(f[1].file, "");
+  EXPECT_EQ(f[2].name, "ns::exe_leaf(int)");
+  EXPECT_EQ(f[3].name, "ns::lib_func(int)");
+  EXPECT_EQ(f[3].line, 0u);
+  EXPECT_EQ(f[4].name, "libgone.so+0x1234");
+  EXPECT_EQ(f[5].name, "zero+0x10");
+}

@@ -1,0 +1,79 @@
+// Validating reader for profile format v1 (docs/profile-format.md, "How a reader validates").
+// Parse() checks every byte it will ever hand out before returning: header, section table,
+// section bounds and overlaps, record sizes, string table, every index and the tree shape.
+// After a successful Parse() every accessor is in bounds. Zero-copy: the reader points into
+// the caller's buffer (an mmap or a vector), which must outlive it. Plain C++17.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <stdexcept>
+#include <string_view>
+
+#include "strata/format/layout.h"
+
+namespace strata::format {
+
+// One line, e.g. "truncated profile: header says 4096 bytes, file has 1000".
+class ReadError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+template <typename T>
+struct Span {
+  const T* data = nullptr;
+  size_t size = 0;
+  const T& operator[](size_t i) const { return data[i]; }
+  const T* begin() const { return data; }
+  const T* end() const { return data + size; }
+  bool empty() const { return size == 0; }
+};
+
+class ProfileReader {
+ public:
+  ProfileReader() = default;
+  // Validates `size` bytes at `data` (8-byte aligned; mmap and operator new both are).
+  // Throws ReadError with one line on the first violation.
+  static ProfileReader Parse(const unsigned char* data, size_t size);
+
+  const FileHeader& header() const { return *header_; }
+  uint32_t version() const { return header_->version; }
+
+  size_t string_count() const { return string_count_; }
+  std::string_view string(uint32_t index) const {  // index < string_count()
+    return std::string_view(blob_ + offsets_[index], offsets_[index + 1] - offsets_[index]);
+  }
+  Span<MetaEntry> meta() const { return meta_; }
+  Span<ModuleRecord> modules() const { return modules_; }
+  Span<FrameRecord> frames() const { return frames_; }
+  Span<NodeRecord> nodes() const { return nodes_; }          // never empty: node 0 is the root
+  Span<MetricDescriptor> metrics() const { return metrics_; }
+  Span<NodeMetricRecord> node_metrics() const { return node_metrics_; }  // sorted (node, metric)
+  Span<SectionEntry> sections() const { return sections_; }  // as stored, unknown kinds included
+
+  const unsigned char* data() const { return data_; }
+  size_t size() const { return size_; }
+
+ private:
+  const unsigned char* data_ = nullptr;
+  size_t size_ = 0;
+  const FileHeader* header_ = nullptr;
+  Span<SectionEntry> sections_;
+  size_t string_count_ = 0;
+  const uint32_t* offsets_ = nullptr;
+  const char* blob_ = nullptr;
+  Span<MetaEntry> meta_;
+  Span<ModuleRecord> modules_;
+  Span<FrameRecord> frames_;
+  Span<NodeRecord> nodes_;
+  Span<MetricDescriptor> metrics_;
+  Span<NodeMetricRecord> node_metrics_;
+};
+
+// "root", "python", "native", "operator", "gpu_api", "kernel", "pc", "region", "thread";
+// nullptr for a kind this version does not know.
+const char* FrameKindName(uint32_t kind);
+const char* SectionKindName(uint32_t kind);
+
+}  // namespace strata::format

@@ -1,0 +1,234 @@
+#include "strata/format/reader.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <string>
+#include <vector>
+
+namespace strata::format {
+
+namespace {
+
+[[noreturn]] void Fail(const std::string& msg) { throw ReadError(msg); }
+[[noreturn]] void Corrupt(const std::string& msg) { Fail("corrupt profile: " + msg); }
+
+std::string U(uint64_t v) { return std::to_string(v); }
+
+bool MulOverflows(uint64_t a, uint64_t b, uint64_t* out) { return __builtin_mul_overflow(a, b, out); }
+bool AddOverflows(uint64_t a, uint64_t b, uint64_t* out) { return __builtin_add_overflow(a, b, out); }
+
+template <typename T>
+Span<T> Records(const unsigned char* data, const SectionEntry* s, const char* what) {
+  if (s == nullptr) return {};
+  if (s->record_size != sizeof(T))
+    Corrupt(std::string(what) + " section has record size " + U(s->record_size) + ", expected " +
+            U(sizeof(T)));
+  uint64_t bytes;
+  if (MulOverflows(s->count, sizeof(T), &bytes) || bytes != s->size)
+    Corrupt(std::string(what) + " section holds " + U(s->size) + " bytes, not " + U(s->count) +
+            " records of " + U(sizeof(T)));
+  return Span<T>{reinterpret_cast<const T*>(data + s->offset), size_t(s->count)};
+}
+
+}  // namespace
+
+const char* FrameKindName(uint32_t kind) {
+  switch (FrameKind(kind)) {
+    case FrameKind::kRoot: return "root";
+    case FrameKind::kPython: return "python";
+    case FrameKind::kNative: return "native";
+    case FrameKind::kOperator: return "operator";
+    case FrameKind::kGpuApi: return "gpu_api";
+    case FrameKind::kKernel: return "kernel";
+    case FrameKind::kPc: return "pc";
+    case FrameKind::kRegion: return "region";
+    case FrameKind::kThread: return "thread";
+  }
+  return nullptr;
+}
+
+const char* SectionKindName(uint32_t kind) {
+  switch (SectionKind(kind)) {
+    case SectionKind::kStrings: return "strings";
+    case SectionKind::kMeta: return "meta";
+    case SectionKind::kModules: return "modules";
+    case SectionKind::kFrames: return "frames";
+    case SectionKind::kNodes: return "nodes";
+    case SectionKind::kMetrics: return "metrics";
+    case SectionKind::kNodeMetrics: return "node metrics";
+  }
+  return nullptr;
+}
+
+ProfileReader ProfileReader::Parse(const unsigned char* data, size_t size) {
+  ProfileReader r;
+  r.data_ = data;
+  r.size_ = size;
+
+  // --- Header -------------------------------------------------------------------------------
+  if (size == 0) Fail("not a Strata profile: empty file");
+  size_t magic_len = std::min(size, sizeof(kMagic));
+  if (std::memcmp(data, kMagic, magic_len) != 0) Fail("not a Strata profile: bad magic");
+  if (size < sizeof(FileHeader))
+    Fail("truncated profile: file has " + U(size) + " bytes, the header alone needs " +
+         U(sizeof(FileHeader)));
+  if (reinterpret_cast<uintptr_t>(data) % 8 != 0) Fail("internal error: profile buffer not 8-byte aligned");
+  const auto* h = reinterpret_cast<const FileHeader*>(data);
+  r.header_ = h;
+  if (h->version > kVersion)
+    Fail("profile format version " + U(h->version) + " is newer than this Strata supports (" +
+         U(kVersion) + ")");
+  if (h->version != kVersion) Fail("unsupported profile format version " + U(h->version));
+  if (h->header_size != sizeof(FileHeader))
+    Corrupt("header size is " + U(h->header_size) + ", expected " + U(sizeof(FileHeader)));
+  if (h->file_size > size)
+    Fail("truncated profile: header says " + U(h->file_size) + " bytes, file has " + U(size));
+  if (h->file_size < size)
+    Corrupt("header says " + U(h->file_size) + " bytes, file has " + U(size) +
+            " (trailing bytes)");
+  uint32_t sum = Fnv1a(data + sizeof(FileHeader), size - sizeof(FileHeader));
+  if (sum != h->checksum) Corrupt("checksum mismatch (file damaged or modified)");
+
+  // --- Section table ------------------------------------------------------------------------
+  if (h->section_entry_size != sizeof(SectionEntry))
+    Corrupt("section entry size is " + U(h->section_entry_size) + ", expected " +
+            U(sizeof(SectionEntry)));
+  uint64_t table_bytes, table_end;
+  if (MulOverflows(h->section_count, sizeof(SectionEntry), &table_bytes) ||
+      AddOverflows(h->section_table_offset, table_bytes, &table_end) ||
+      h->section_table_offset < sizeof(FileHeader) || table_end > size)
+    Corrupt("section table (" + U(h->section_count) + " entries at offset " +
+            U(h->section_table_offset) + ") is outside the file");
+  if (h->section_table_offset % 8 != 0) Corrupt("section table is not 8-byte aligned");
+  r.sections_ = Span<SectionEntry>{
+      reinterpret_cast<const SectionEntry*>(data + h->section_table_offset), h->section_count};
+
+  struct Range { uint64_t begin, end; std::string what; };
+  std::vector<Range> ranges;
+  ranges.push_back({h->section_table_offset, table_end, "the section table"});
+  const SectionEntry* known[8] = {};
+  for (size_t i = 0; i < r.sections_.size; ++i) {
+    const SectionEntry& s = r.sections_[i];
+    const char* name = SectionKindName(s.kind);
+    std::string what = name ? std::string(name) + " section" : "section " + U(i) + " (kind " + U(s.kind) + ")";
+    uint64_t end;
+    if (AddOverflows(s.offset, s.size, &end) || s.offset < sizeof(FileHeader) || end > size)
+      Corrupt(what + " (offset " + U(s.offset) + ", " + U(s.size) + " bytes) is outside the file");
+    if (s.offset % 8 != 0) Corrupt(what + " is not 8-byte aligned");
+    if (name) {
+      if (known[s.kind]) Corrupt("more than one " + what);
+      known[s.kind] = &s;
+    }
+    ranges.push_back({s.offset, end, what});
+  }
+  std::sort(ranges.begin(), ranges.end(),
+            [](const Range& a, const Range& b) { return a.begin < b.begin || (a.begin == b.begin && a.end < b.end); });
+  const Range* widest = nullptr;  // the non-empty range reaching furthest so far
+  for (const Range& cur : ranges) {
+    if (cur.end == cur.begin) continue;  // empty sections occupy no bytes
+    if (widest && cur.begin < widest->end) Corrupt(widest->what + " overlaps " + cur.what);
+    if (!widest || cur.end > widest->end) widest = &cur;
+  }
+
+  auto section = [&](SectionKind k) { return known[uint32_t(k)]; };
+  for (SectionKind k : {SectionKind::kStrings, SectionKind::kFrames, SectionKind::kNodes})
+    if (!section(k)) Corrupt(std::string("no ") + SectionKindName(uint32_t(k)) + " section");
+
+  // --- Strings ------------------------------------------------------------------------------
+  {
+    const SectionEntry& s = *section(SectionKind::kStrings);
+    if (s.record_size != 0) Corrupt("strings section has record size " + U(s.record_size) + ", expected 0");
+    if (s.size < sizeof(StringsHeader)) Corrupt("strings section is too small for its header");
+    const auto* sh = reinterpret_cast<const StringsHeader*>(data + s.offset);
+    if (sh->count != s.count)
+      Corrupt("strings section header says " + U(sh->count) + " strings, section table says " + U(s.count));
+    uint64_t offsets_bytes = (uint64_t(sh->count) + 1) * 4;
+    if (offsets_bytes > s.size - sizeof(StringsHeader))
+      Corrupt("strings section (" + U(s.size) + " bytes) is too small for " + U(sh->count) + " string offsets");
+    if (sh->count == 0) Corrupt("string table is empty (string 0 must be \"\")");
+    const auto* offsets = reinterpret_cast<const uint32_t*>(data + s.offset + sizeof(StringsHeader));
+    uint64_t blob_size = s.size - sizeof(StringsHeader) - offsets_bytes;
+    if (offsets[0] != 0) Corrupt("first string offset is " + U(offsets[0]) + ", expected 0");
+    for (uint32_t i = 0; i < sh->count; ++i)
+      if (offsets[i + 1] < offsets[i])
+        Corrupt("string offsets are not monotonic at string " + U(i));
+    if (offsets[sh->count] != blob_size)
+      Corrupt("string bytes end at " + U(offsets[sh->count]) + ", section holds " + U(blob_size));
+    if (offsets[1] != 0) Corrupt("string 0 is not empty");
+    r.string_count_ = sh->count;
+    r.offsets_ = offsets;
+    r.blob_ = reinterpret_cast<const char*>(offsets + sh->count + 1);
+  }
+  const uint64_t nstrings = r.string_count_;
+  auto check_string = [&](uint32_t idx, const char* what, uint64_t i) {
+    if (idx >= nstrings)
+      Corrupt(std::string(what) + " " + U(i) + " refers to string " + U(idx) + ", the table has " + U(nstrings));
+  };
+
+  // --- Records ------------------------------------------------------------------------------
+  r.meta_ = Records<MetaEntry>(data, section(SectionKind::kMeta), "meta");
+  r.modules_ = Records<ModuleRecord>(data, section(SectionKind::kModules), "modules");
+  r.frames_ = Records<FrameRecord>(data, section(SectionKind::kFrames), "frames");
+  r.nodes_ = Records<NodeRecord>(data, section(SectionKind::kNodes), "nodes");
+  r.metrics_ = Records<MetricDescriptor>(data, section(SectionKind::kMetrics), "metrics");
+  r.node_metrics_ = Records<NodeMetricRecord>(data, section(SectionKind::kNodeMetrics), "node metrics");
+
+  for (size_t i = 0; i < r.meta_.size; ++i) {
+    check_string(r.meta_[i].key, "meta entry", i);
+    check_string(r.meta_[i].value, "meta entry", i);
+  }
+  for (size_t i = 0; i < r.modules_.size; ++i) {
+    check_string(r.modules_[i].path, "module", i);
+    check_string(r.modules_[i].build_id, "module", i);
+  }
+  if (r.modules_.size >= kNone) Corrupt("too many modules");
+  if (r.frames_.size >= kNone) Corrupt("too many frames");
+  for (size_t i = 0; i < r.frames_.size; ++i) {
+    const FrameRecord& f = r.frames_[i];
+    if (!FrameKindName(f.kind)) Corrupt("frame " + U(i) + " has unknown kind " + U(f.kind));
+    if (f.module != kNone && f.module >= r.modules_.size)
+      Corrupt("frame " + U(i) + " refers to module " + U(f.module) + ", there are " + U(r.modules_.size));
+    check_string(f.name, "frame", i);
+    check_string(f.file, "frame", i);
+  }
+  if (r.nodes_.size == 0) Corrupt("no root node");
+  if (r.nodes_.size >= kNone) Corrupt("too many nodes");
+  for (size_t i = 0; i < r.nodes_.size; ++i) {
+    const NodeRecord& n = r.nodes_[i];
+    if (i == 0) {
+      if (n.parent != kNone) Corrupt("root node has a parent");
+    } else if (n.parent >= i) {
+      Corrupt("node " + U(i) + " has parent " + U(n.parent) + " (parents must precede children)");
+    }
+    if (n.frame >= r.frames_.size)
+      Corrupt("node " + U(i) + " refers to frame " + U(n.frame) + ", there are " + U(r.frames_.size));
+    bool is_root_kind = r.frames_[n.frame].kind == uint32_t(FrameKind::kRoot);
+    if (i == 0 && !is_root_kind) Corrupt("root node's frame is not of kind root");
+    if (i != 0 && is_root_kind) Corrupt("node " + U(i) + " has a root frame");
+  }
+  if (r.metrics_.size >= kNone) Corrupt("too many metrics");
+  for (size_t i = 0; i < r.metrics_.size; ++i) {
+    check_string(r.metrics_[i].name, "metric", i);
+    check_string(r.metrics_[i].unit, "metric", i);
+    for (size_t j = 0; j < i; ++j)
+      if (r.metrics_[j].name == r.metrics_[i].name) Corrupt("metric " + U(i) + " repeats the name of metric " + U(j));
+  }
+  for (size_t i = 0; i < r.node_metrics_.size; ++i) {
+    const NodeMetricRecord& m = r.node_metrics_[i];
+    if (m.node >= r.nodes_.size)
+      Corrupt("node metric record " + U(i) + " refers to node " + U(m.node) + ", there are " + U(r.nodes_.size));
+    if (m.metric >= r.metrics_.size)
+      Corrupt("node metric record " + U(i) + " refers to metric " + U(m.metric) + ", there are " + U(r.metrics_.size));
+    if (i > 0) {
+      const NodeMetricRecord& p = r.node_metrics_[i - 1];
+      if (p.node > m.node || (p.node == m.node && p.metric >= m.metric))
+        Corrupt("node metric records are not sorted by (node, metric) at record " + U(i));
+    }
+    if (!std::isfinite(m.sum) || !std::isfinite(m.min) || !std::isfinite(m.max) || !std::isfinite(m.m2) || m.m2 < 0)
+      Corrupt("node metric record " + U(i) + " has a non-finite or negative-variance value");
+  }
+  return r;
+}
+
+}  // namespace strata::format

@@ -1,0 +1,55 @@
+// libFuzzer target: arbitrary bytes through the reader, the three views and both reports.
+// Any crash, sanitizer report, leak or exception other than strata::core::Error is a bug.
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <vector>
+
+#include "strata/core/api.h"
+#include "strata/core/report.h"
+#include "strata/format/layout.h"
+
+namespace {
+
+void Exercise(std::vector<unsigned char> bytes) {
+  using namespace strata::core;
+  std::unique_ptr<Profile> profile;
+  try {
+    profile = Profile::FromBytes(std::move(bytes));
+  } catch (const Error&) {
+    return;
+  }
+  profile->meta();
+  profile->meta("command");
+  for (ViewKind kind : {ViewKind::kTopDown, ViewKind::kBottomUp, ViewKind::kFlat}) {
+    try {
+      ViewOptions options;
+      options.expand = kind == ViewKind::kTopDown;
+      View view = profile->BuildView(kind, options);
+      ReportOptions ro;
+      ro.limit = 3;
+      JsonReport(*profile, view, ro);
+      TextReport(*profile, view, ReportOptions{});
+    } catch (const Error&) {
+    }
+  }
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  std::vector<unsigned char> bytes(data, data + size);
+  Exercise(bytes);
+  // Again with file_size and checksum made consistent, so that mutations reach the checks
+  // behind the checksum (section table, records, indices, views).
+  namespace fmt = strata::format;
+  if (size >= sizeof(fmt::FileHeader)) {
+    fmt::FileHeader h;
+    std::memcpy(&h, bytes.data(), sizeof h);
+    h.file_size = size;
+    h.checksum = fmt::Fnv1a(bytes.data() + sizeof h, size - sizeof h);
+    std::memcpy(bytes.data(), &h, sizeof h);
+    Exercise(std::move(bytes));
+  }
+  return 0;
+}

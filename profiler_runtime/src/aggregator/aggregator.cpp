@@ -1,0 +1,149 @@
+#include "aggregator/aggregator.h"
+
+#include <pthread.h>
+#include <signal.h>
+
+#include "common/clock.h"
+#include "common/tls.h"
+#include "python/py_reader.h"
+#include "sampler/thread_registry.h"
+
+namespace strata::rt {
+int RealPthreadCreate(pthread_t*, const pthread_attr_t*, void* (*)(void*), void*);
+
+namespace {
+constexpr uint64_t kDrainIntervalNs = 5000000;        // 5 ms
+constexpr uint64_t kPythonRecheckNs = 200000000;      // 200 ms
+}  // namespace
+
+bool Aggregator::Start() {
+  python_cache_.resize(registry::kMaxSlots);
+  python_cache_gen_.assign(registry::kMaxSlots, 0);
+  modules_.Refresh();
+  pthread_t t;
+  if (RealPthreadCreate(&t, nullptr, &Aggregator::ThreadMain, this) != 0) return false;
+  thread_ = static_cast<unsigned long>(t);
+  pthread_detach(t);
+  return true;
+}
+
+bool Aggregator::IsAggregatorThread() const {
+  return thread_ != 0 && pthread_equal(pthread_self(), static_cast<pthread_t>(thread_));
+}
+
+void Aggregator::RequestFinish(const char* ended) {
+  const char* expected = nullptr;
+  finish_request_.compare_exchange_strong(expected, ended, std::memory_order_acq_rel);
+}
+
+bool Aggregator::WaitFinished(uint64_t timeout_ns) const {
+  uint64_t deadline = NowNs(CLOCK_MONOTONIC) + timeout_ns;
+  while (!Finished()) {
+    if (NowNs(CLOCK_MONOTONIC) > deadline) return false;
+    SleepNs(1000000);
+  }
+  return true;
+}
+
+void* Aggregator::ThreadMain(void* self) {
+  t_internal = 1;
+  sigset_t set;  // never sampled, never interrupted by the timer
+  sigemptyset(&set);
+  sigaddset(&set, SIGPROF);
+  pthread_sigmask(SIG_BLOCK, &set, nullptr);
+  static_cast<Aggregator*>(self)->Loop();
+  return nullptr;
+}
+
+void Aggregator::Loop() {
+  uint64_t last_py_check = NowNs(CLOCK_MONOTONIC);
+  bool py_found = python::Detect();
+  for (;;) {
+    const char* ended = finish_request_.load(std::memory_order_acquire);
+    DrainAll();
+    if (ended) {
+      on_finish_(ended);
+      finished_.store(true, std::memory_order_release);
+      return;  // the process is ending: this thread's work is done
+    }
+    uint64_t now = NowNs(CLOCK_MONOTONIC);
+    if (!py_found && now - last_py_check > kPythonRecheckNs) {
+      // libpython may be dlopened late (embedding); look again from here, not the handler.
+      py_found = python::Detect();
+      last_py_check = now;
+    }
+    SleepNs(kDrainIntervalNs);
+  }
+}
+
+void Aggregator::DrainAll() {
+  ThreadSlot* slots = registry::Slots();
+  cct_->Locked([&](Cct&, Cct::Unlocked u) {
+    for (uint32_t i = 0; i < registry::kMaxSlots; ++i) {
+      ThreadSlot& s = slots[i];
+      int state = s.state.load(std::memory_order_acquire);
+      if (state == kSlotFree) continue;
+      while (const SampleRecord* rec = s.ring.Peek()) {
+        AddRecord(i, s, *rec, u);
+        s.ring.Pop();
+      }
+      // Dead means the thread ran its exit destructor: no more records will come.
+      if (state == kSlotDead) {
+        python_cache_[i].clear();
+        registry::Recycle(&s);
+      }
+    }
+  });
+}
+
+void Aggregator::AddRecord(uint32_t slot_index, const ThreadSlot& slot, const SampleRecord& rec,
+                           Cct::Unlocked& u) {
+  uint32_t ids[kMaxDepth];
+  int n = rec.depth > kMaxDepth ? kMaxDepth : rec.depth;
+  for (int k = 0; k < n; ++k) {
+    uint64_t w = rec.frames[k];
+    ids[n - 1 - k] = IsPyFrameWord(w) ? PythonFrame(slot_index, slot, w, u) : NativeFrame(w, u);
+  }
+  u.AddPath(ids, size_t(n), metric_, double(rec.value));
+  aggregated_.fetch_add(1, std::memory_order_relaxed);
+}
+
+uint32_t Aggregator::NativeFrame(uint64_t pc, Cct::Unlocked& u) {
+  auto it = native_cache_.find(pc);
+  if (it != native_cache_.end()) return it->second;
+  uint32_t id;
+  int m = modules_.Find(pc);
+  std::string name = ModuleMap::SymbolName(pc);
+  if (m < 0) {
+    id = u.Frame(Cct::FrameKind::kNative, strata::format::kNone, pc, name, "", 0);
+  } else {
+    const ModuleInfo& mi = modules_.modules()[size_t(m)];
+    uint32_t mod = u.Module(mi.path, mi.build_id, mi.load_bias);
+    id = u.Frame(Cct::FrameKind::kNative, mod, pc - mi.load_bias, name, "", 0);
+  }
+  native_cache_.emplace(pc, id);
+  return id;
+}
+
+uint32_t Aggregator::PythonFrame(uint32_t slot_index, const ThreadSlot& slot, uint64_t word,
+                                 Cct::Unlocked& u) {
+  auto& cache = python_cache_[slot_index];
+  if (python_cache_gen_[slot_index] != slot.generation) {
+    cache.clear();
+    python_cache_gen_[slot_index] = slot.generation;
+  }
+  uint64_t key = word & ~kPyFrameTag;
+  auto it = cache.find(key);
+  if (it != cache.end()) return it->second;
+  uint32_t code = PyWordCode(word), line = PyWordLine(word);
+  std::string_view file = "<?>", name = "<?>";
+  if (const python::CodeEntry* e = slot.code_cache.Entry(code); e && code != kPyUnknownCode && e->code) {
+    file = std::string_view(slot.code_cache.Arena() + e->file_off, e->file_len);
+    name = std::string_view(slot.code_cache.Arena() + e->name_off, e->name_len);
+  }
+  uint32_t id = u.Frame(Cct::FrameKind::kPython, strata::format::kNone, 0, name, file, line);
+  cache.emplace(key, id);
+  return id;
+}
+
+}  // namespace strata::rt

@@ -1,0 +1,60 @@
+// Background thread that drains the per-thread sample rings into the CCT every few ms, turns
+// PCs into (module, address) frames and Python code-cache references into file/name/line
+// frames, and performs the final drain + write when asked.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "aggregator/module_map.h"
+#include "cct/cct.h"
+#include "sampler/sample.h"
+
+namespace strata::rt {
+
+struct ThreadSlot;
+
+class Aggregator {
+ public:
+  using FinishFn = void (*)(const char* ended);
+
+  Aggregator(Cct* cct, uint32_t metric, FinishFn on_finish)
+      : cct_(cct), metric_(metric), on_finish_(on_finish) {}
+
+  bool Start();
+  // Async-signal-safe. The first request wins; the aggregator drains everything, then calls
+  // on_finish(ended) on its own thread, then marks itself finished.
+  void RequestFinish(const char* ended);
+  // Async-signal-safe bounded wait (nanosleep polling).
+  bool WaitFinished(uint64_t timeout_ns) const;
+  bool Finished() const { return finished_.load(std::memory_order_acquire); }
+  uint64_t SamplesAggregated() const { return aggregated_.load(std::memory_order_relaxed); }
+  bool IsAggregatorThread() const;
+
+ private:
+  static void* ThreadMain(void* self);
+  void Loop();
+  void DrainAll();
+  void AddRecord(uint32_t slot_index, const ThreadSlot& slot, const SampleRecord& rec,
+                 Cct::Unlocked& u);
+  uint32_t NativeFrame(uint64_t pc, Cct::Unlocked& u);
+  uint32_t PythonFrame(uint32_t slot_index, const ThreadSlot& slot, uint64_t word, Cct::Unlocked& u);
+
+  Cct* cct_;
+  uint32_t metric_;
+  FinishFn on_finish_;
+  std::atomic<const char*> finish_request_{nullptr};
+  std::atomic<bool> finished_{false};
+  std::atomic<uint64_t> aggregated_{0};
+  unsigned long thread_ = 0;
+
+  ModuleMap modules_;
+  std::unordered_map<uint64_t, uint32_t> native_cache_;                 // pc -> frame
+  std::vector<std::unordered_map<uint64_t, uint32_t>> python_cache_;    // per slot
+  std::vector<uint32_t> python_cache_gen_;
+};
+
+}  // namespace strata::rt

@@ -1,0 +1,66 @@
+// Calling context tree with online metric aggregation. Thread-safe: the sampling aggregator
+// feeds it, and other producers (GPU activity, operators) can call AddPath from their own
+// normal threads. Its size grows with distinct paths and frames, never with run length.
+#pragma once
+
+#include <cstdint>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "strata/format/layout.h"
+#include "strata/format/writer.h"
+
+namespace strata::rt {
+
+class Cct {
+ public:
+  using FrameKind = strata::format::FrameKind;
+
+  uint32_t Module(std::string_view path, std::string_view build_id, uint64_t load_bias);
+  uint32_t Frame(FrameKind kind, uint32_t module, uint64_t address, std::string_view name,
+                 std::string_view file, uint32_t line);
+  uint32_t Metric(std::string_view name, std::string_view unit);
+
+  // Adds one value of `metric` at the node reached by `frames` (frame ids, root first).
+  void AddPath(const uint32_t* frames, size_t n, uint32_t metric, double value);
+
+  // Holds the lock across a batch of calls on the returned builder (used by the aggregator to
+  // add many samples without re-locking). Do not keep the reference past `fn`.
+  template <typename Fn>
+  void Locked(Fn&& fn) {
+    std::lock_guard<std::mutex> lock(mu_);
+    fn(*this, Unlocked{this});
+  }
+  struct Unlocked {
+    Cct* c;
+    uint32_t Frame(FrameKind kind, uint32_t module, uint64_t address, std::string_view name,
+                   std::string_view file, uint32_t line) {
+      return c->w_.Frame(kind, module, address, name, file, line);
+    }
+    uint32_t Module(std::string_view path, std::string_view build_id, uint64_t bias) {
+      return c->w_.Module(path, build_id, bias);
+    }
+    void AddPath(const uint32_t* frames, size_t n, uint32_t metric, double value) {
+      c->AddPathLocked(frames, n, metric, value);
+    }
+  };
+
+  size_t NodeCount();
+  // Writes the profile once with these meta entries (ProfileWriter::WriteAtomically).
+  bool Write(const std::string& path, const std::vector<std::pair<std::string, std::string>>& meta,
+             std::string* error);
+  // For tests: exclusive stats of the node at `frames` (root first); false if absent.
+  bool Stats(const uint32_t* frames, size_t n, uint32_t metric, strata::format::MetricStats* out);
+
+ private:
+  void AddPathLocked(const uint32_t* frames, size_t n, uint32_t metric, double value);
+  std::mutex mu_;
+  strata::format::ProfileWriter w_;
+  // Stats live here until Write (ProfileWriter only merges); one vector slot per node.
+  std::vector<std::vector<std::pair<uint32_t, strata::format::MetricStats>>> stats_;
+};
+
+}  // namespace strata::rt

@@ -1,0 +1,47 @@
+// Reads the interrupted thread's own Python stack from inside the SIGPROF handler, without the
+// GIL: PyGILState_GetThisThreadState() (a TLS read) -> cframe->current_frame -> previous...
+// Everything Python-specific that needs dlsym/dladdr happens in Detect(), from a normal thread.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+
+#include "python/code_cache.h"
+#include "python/offsets.h"
+
+namespace strata::rt::python {
+
+struct Runtime {
+  const Offsets* off = nullptr;
+  void* (*get_this_thread_state)() = nullptr;
+  uintptr_t eval_begin = 0, eval_end = 0;  // _PyEval_EvalFrameDefault [begin, end)
+  uintptr_t code_type = 0;                 // &PyCode_Type, to validate code pointers
+  uintptr_t unicode_type = 0;              // &PyUnicode_Type
+  char version[32] = {0};                  // "3.11.2"
+};
+
+// Published once Python is found (acquire in the handler).
+const Runtime* Current();
+// "3.11.2", "3.10.4 (unsupported)", or "none". Normal threads only.
+const char* VersionString();
+
+// Looks for a CPython in the process (RTLD_DEFAULT, then loaded libpython* objects). Safe to
+// call repeatedly from a normal thread; returns true once found (supported or not).
+bool Detect();
+
+// Output of one walk: frame words (leaf first) split into groups, one group per C-level
+// evaluation call (3.11: up to and including an is_entry frame; 3.12: up to the next frame
+// owned by the C stack). group_start[g] indexes words; group g ends where g+1 starts.
+struct PyStack {
+  static constexpr int kMaxFrames = 256;
+  static constexpr int kMaxGroups = 128;
+  uint64_t words[kMaxFrames];
+  uint16_t group_start[kMaxGroups + 1];
+  int nwords = 0;
+  int ngroups = 0;
+};
+
+// Handler side. Returns false when no Python state is attached to this thread.
+bool WalkCurrentThread(const Runtime* rt, CodeCache* cache, PyStack* out);
+
+}  // namespace strata::rt::python

@@ -1,0 +1,198 @@
+#include "sampler/sampler.h"
+
+#include <dirent.h>
+#include <pthread.h>
+#include <signal.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <sys/time.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <cstdlib>
+
+#include "common/clock.h"
+#include "common/log.h"
+#include "common/tls.h"
+#include "python/py_reader.h"
+#include "sampler/merge.h"
+#include "sampler/sample.h"
+#include "sampler/thread_registry.h"
+#include "signals/signal_chain.h"
+#include "unwind/native_unwind.h"
+
+namespace strata::rt {
+STRATA_TLS int t_in_handler = 0;
+STRATA_TLS int t_internal = 0;
+STRATA_TLS int t_fault_guard = 0;
+STRATA_TLS sigjmp_buf* t_fault_jmp = nullptr;
+int RealPthreadCreate(pthread_t*, const pthread_attr_t*, void* (*)(void*), void*);
+}  // namespace strata::rt
+
+namespace strata::rt::sampler {
+namespace {
+
+std::atomic<bool> g_enabled{false};
+std::atomic<bool> g_wall_stop{false};
+uint64_t g_period_ns = 10000000;
+bool g_wall = false;
+clockid_t g_clock = CLOCK_THREAD_CPUTIME_ID;
+
+// Test hook (STRATA_DEBUG_FAULT_EVERY=N): every Nth sample reads a PROT_NONE page inside the
+// fault guard, so tests can check a bad read costs one sample and not the process.
+uint64_t g_fault_every = 0;
+uint64_t g_fault_count = 0;
+volatile const int* g_fault_page = nullptr;
+
+std::atomic<uint64_t> g_samples{0};
+std::atomic<uint64_t> g_dropped{0};
+std::atomic<uint64_t> g_unwind_failures{0};
+
+void TakeSample(ucontext_t* uc) {
+  ThreadSlot* slot = registry::CurrentThreadSlot();
+  if (!slot) { g_dropped.fetch_add(1, std::memory_order_relaxed); return; }
+  uint64_t now = NowNs(g_clock);
+  uint64_t value = slot->last_ns ? now - slot->last_ns : g_period_ns;
+  slot->last_ns = now;
+  SampleRecord* rec = slot->ring.Reserve();
+  if (!rec) { g_dropped.fetch_add(1, std::memory_order_relaxed); return; }
+
+  uint64_t pcs[kMaxDepth];
+  int npcs;
+  uint16_t flags = 0;
+  bool failed = false;
+  if (t_loader_busy) {
+    pcs[0] = unwind::InterruptedPc(uc);
+    npcs = 1;
+    flags |= kSamplePcOnly;
+  } else {
+    npcs = unwind::FromSignalContext(uc, pcs, kMaxDepth, &failed);
+    if (failed) flags |= kSampleUnwindFailed;
+    if (npcs == kMaxDepth) flags |= kSampleTruncated;
+  }
+
+  if (g_fault_every && ++g_fault_count % g_fault_every == 0) (void)*g_fault_page;
+
+  const python::Runtime* py = python::Current();
+  python::PyStack ps;
+  bool have_py = py && python::WalkCurrentThread(py, &slot->code_cache, &ps);
+
+  rec->value = value;
+  rec->flags = flags;
+  rec->depth = uint16_t(MergeStacks(pcs, npcs, py ? py->eval_begin : 0, py ? py->eval_end : 0,
+                                    have_py ? &ps : nullptr, rec->frames, kMaxDepth));
+  slot->ring.Commit();
+  g_samples.fetch_add(1, std::memory_order_relaxed);
+  if (flags & (kSampleUnwindFailed | kSamplePcOnly))
+    g_unwind_failures.fetch_add(1, std::memory_order_relaxed);
+}
+
+void OnSigprof(int, siginfo_t*, void* ucv) {
+  int saved_errno = errno;
+  if (g_enabled.load(std::memory_order_relaxed) && !t_internal && !t_in_handler) {
+    t_in_handler = 1;
+    // A fault while reading the target's memory (a torn Python frame, bad unwind data) jumps
+    // back here through the fatal-signal handler instead of killing the process.
+    sigjmp_buf jb;
+    if (sigsetjmp(jb, 0) == 0) {
+      t_fault_jmp = &jb;
+      t_fault_guard = 1;
+      TakeSample(static_cast<ucontext_t*>(ucv));
+    } else {
+      g_unwind_failures.fetch_add(1, std::memory_order_relaxed);
+    }
+    t_fault_guard = 0;
+    t_fault_jmp = nullptr;
+    t_in_handler = 0;
+  }
+  errno = saved_errno;
+}
+
+void BlockSigprofHere() {
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, SIGPROF);
+  pthread_sigmask(SIG_BLOCK, &set, nullptr);
+}
+
+// Wall mode: every period, signal each thread of the process (listed here, not in the handler).
+void* WallThread(void*) {
+  t_internal = 1;
+  BlockSigprofHere();
+  pid_t pid = getpid();
+  pid_t self = pid_t(syscall(SYS_gettid));
+  uint64_t next = NowNs(CLOCK_MONOTONIC);
+  while (!g_wall_stop.load(std::memory_order_relaxed)) {
+    DIR* d = opendir("/proc/self/task");
+    if (d) {
+      while (dirent* e = readdir(d)) {
+        if (e->d_name[0] < '0' || e->d_name[0] > '9') continue;
+        pid_t tid = pid_t(atoi(e->d_name));
+        if (tid != self) syscall(SYS_tgkill, pid, tid, SIGPROF);
+      }
+      closedir(d);
+    }
+    next += g_period_ns;
+    uint64_t now = NowNs(CLOCK_MONOTONIC);
+    if (next > now) SleepNs(next - now); else next = now;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+bool Start(uint64_t period_ns, bool wall) {
+  g_period_ns = period_ns;
+  g_wall = wall;
+  g_clock = wall ? CLOCK_MONOTONIC : CLOCK_THREAD_CPUTIME_ID;
+  if (const char* f = getenv("STRATA_DEBUG_FAULT_EVERY"); f && atoi(f) > 0) {
+    void* page = mmap(nullptr, 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (page != MAP_FAILED) {
+      g_fault_page = static_cast<const int*>(page);
+      g_fault_every = uint64_t(atoi(f));
+    }
+  }
+
+  struct sigaction sa = {};
+  sa.sa_sigaction = OnSigprof;
+  sa.sa_flags = SA_RESTART | SA_SIGINFO;
+  sigemptyset(&sa.sa_mask);
+  // Managed: a program that later sets its own SIGPROF disposition does not unhook sampling.
+  if (!signals::Manage(SIGPROF, OnSigprof, SA_RESTART, /*chain=*/false) &&
+      signals::RealSigaction(SIGPROF, &sa, nullptr) != 0) {
+    Log("cannot install SIGPROF handler");
+    return false;
+  }
+  g_enabled.store(true);
+
+  if (wall) {
+    pthread_t t;
+    if (RealPthreadCreate(&t, nullptr, WallThread, nullptr) != 0) { Log("cannot start wall sampler"); return false; }
+    pthread_detach(t);
+  } else {
+    itimerval it = {};
+    it.it_interval.tv_sec = time_t(period_ns / 1000000000ull);
+    it.it_interval.tv_usec = suseconds_t((period_ns % 1000000000ull) / 1000);
+    if (it.it_interval.tv_sec == 0 && it.it_interval.tv_usec == 0) it.it_interval.tv_usec = 1;
+    it.it_value = it.it_interval;
+    if (setitimer(ITIMER_PROF, &it, nullptr) != 0) { Log("setitimer failed"); return false; }
+  }
+  return true;
+}
+
+void Stop() {
+  if (!g_enabled.exchange(false)) return;
+  if (g_wall) {
+    g_wall_stop.store(true);
+  } else {
+    itimerval it = {};
+    setitimer(ITIMER_PROF, &it, nullptr);
+  }
+}
+
+Counters GetCounters() {
+  return Counters{g_samples.load(), g_dropped.load(), g_unwind_failures.load()};
+}
+
+}  // namespace strata::rt::sampler

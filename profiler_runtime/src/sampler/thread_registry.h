@@ -1,0 +1,46 @@
+// Per-thread sample buffers. A fixed pool of slots is mapped once at start (MAP_NORESERVE:
+// pages are touched only by threads that use them). Threads claim a slot when created through
+// our pthread_create wrapper, or lazily on their first sample (lock-free CAS, safe in the
+// handler). The aggregator drains slots and recycles those of exited threads.
+#pragma once
+
+#include <sys/types.h>
+
+#include <atomic>
+#include <cstdint>
+
+#include "python/code_cache.h"
+#include "sampler/ring.h"
+#include "sampler/sample.h"
+
+namespace strata::rt {
+
+enum SlotState : int { kSlotFree = 0, kSlotActive = 1, kSlotDead = 2 };
+
+struct ThreadSlot {
+  std::atomic<int> state{kSlotFree};
+  pid_t tid = 0;
+  uint32_t generation = 0;     // bumped on recycle: invalidates aggregator-side caches
+  uint64_t last_ns = 0;        // handler-private: clock at this thread's previous sample
+  SpscRing<SampleRecord, 32> ring;
+  python::CodeCache code_cache;
+};
+
+namespace registry {
+
+inline constexpr uint32_t kMaxSlots = 512;
+
+bool Init();                   // maps the pool; normal context
+ThreadSlot* Slots();           // kMaxSlots entries
+// Slot of the calling thread, claiming one if needed (async-signal-safe). nullptr when the
+// pool is exhausted or the thread is past its exit.
+ThreadSlot* CurrentThreadSlot();
+// Normal context: claim now and arrange release at thread exit (pthread key destructor).
+void RegisterCurrentThread();
+// Aggregator: a dead slot, fully drained, goes back to the pool.
+void Recycle(ThreadSlot* slot);
+uint64_t ThreadsSeen();
+uint64_t SlotExhausted();
+
+}  // namespace registry
+}  // namespace strata::rt

@@ -1,0 +1,103 @@
+#include "signals/signal_chain.h"
+
+#include <dlfcn.h>
+
+#include <cerrno>
+#include <cstring>
+
+namespace strata::rt::signals {
+namespace {
+
+struct Managed {
+  volatile int active = 0;            // 1 once Manage() took the signal over
+  int chain = 0;
+  struct sigaction ours = {};         // the runtime's handler, reinstalled after a SIG_IGN
+  struct sigaction program = {};      // the program's view (its last sigaction/signal call)
+};
+Managed g_managed[NSIG];
+
+using SigactionFn = int (*)(int, const struct sigaction*, struct sigaction*);
+SigactionFn RealFn() {
+  static SigactionFn real = reinterpret_cast<SigactionFn>(dlsym(RTLD_NEXT, "sigaction"));
+  return real;
+}
+
+bool IsManaged(int sig) { return sig > 0 && sig < NSIG && g_managed[sig].active; }
+
+}  // namespace
+
+int RealSigaction(int sig, const struct sigaction* act, struct sigaction* old) {
+  return RealFn()(sig, act, old);
+}
+
+bool Manage(int sig, void (*handler)(int, siginfo_t*, void*), int flags, bool chain) {
+  struct sigaction current = {};
+  if (RealSigaction(sig, nullptr, &current) != 0) return false;
+  // Ignored (e.g. SIGINT of a background job): leave it so; it is inherited across exec too.
+  if (!(current.sa_flags & SA_SIGINFO) && current.sa_handler == SIG_IGN) return false;
+  struct sigaction sa = {};
+  sa.sa_sigaction = handler;
+  sa.sa_flags = SA_SIGINFO | flags;
+  sigemptyset(&sa.sa_mask);
+  g_managed[sig].program = current;
+  g_managed[sig].chain = chain;
+  g_managed[sig].ours = sa;
+  if (RealSigaction(sig, &sa, nullptr) != 0) return false;
+  g_managed[sig].active = 1;
+  return true;
+}
+
+bool ProgramAction(int sig, struct sigaction* out) {
+  if (!IsManaged(sig)) return false;
+  *out = g_managed[sig].program;
+  return true;
+}
+
+bool ChainToProgram(int sig, siginfo_t* info, void* uc) {
+  struct sigaction& p = g_managed[sig].program;
+  if (!g_managed[sig].chain) return true;
+  if (p.sa_flags & SA_SIGINFO) {
+    void (*fn)(int, siginfo_t*, void*) = p.sa_sigaction;
+    if (p.sa_flags & SA_RESETHAND) { memset(&p, 0, sizeof(p)); p.sa_handler = SIG_DFL; }
+    if (fn) fn(sig, info, uc);
+    return true;
+  }
+  if (p.sa_handler == SIG_DFL) return false;
+  if (p.sa_handler == SIG_IGN) return true;
+  void (*fn)(int) = p.sa_handler;
+  if (p.sa_flags & SA_RESETHAND) { memset(&p, 0, sizeof(p)); p.sa_handler = SIG_DFL; }
+  fn(sig);
+  return true;
+}
+
+}  // namespace strata::rt::signals
+
+using strata::rt::signals::g_managed;  // NOLINT: file-local, for the interposers below
+
+extern "C" __attribute__((visibility("default"))) int sigaction(int sig, const struct sigaction* act,
+                                                                struct sigaction* old) {
+  if (!strata::rt::signals::IsManaged(sig)) return strata::rt::signals::RealSigaction(sig, act, old);
+  auto& m = g_managed[sig];
+  if (old) *old = m.program;
+  if (act) {
+    m.program = *act;
+    // A program that ignores the signal gets a real SIG_IGN (kernel semantics, exec
+    // inheritance); any other disposition keeps our handler installed and is chained.
+    if (m.chain) {
+      bool ignore = !(act->sa_flags & SA_SIGINFO) && act->sa_handler == SIG_IGN;
+      return strata::rt::signals::RealSigaction(sig, ignore ? act : &m.ours, nullptr);
+    }
+  }
+  return 0;
+}
+
+extern "C" __attribute__((visibility("default"))) sighandler_t signal(int sig, sighandler_t handler) {
+  struct sigaction sa = {}, old = {};
+  sa.sa_handler = handler;
+  sigemptyset(&sa.sa_mask);
+  sa.sa_flags = SA_RESTART;  // glibc signal() has BSD semantics
+  if (sigaction(sig, &sa, &old) != 0) return SIG_ERR;
+  if (old.sa_flags & SA_SIGINFO)
+    return reinterpret_cast<sighandler_t>(reinterpret_cast<void*>(old.sa_sigaction));
+  return old.sa_handler;
+}

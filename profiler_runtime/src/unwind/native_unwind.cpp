@@ -1,0 +1,45 @@
+#define UNW_LOCAL_ONLY
+#include "unwind/native_unwind.h"
+
+#include <libunwind.h>
+
+namespace strata::rt::unwind {
+
+void Init() {
+  unw_set_caching_policy(unw_local_addr_space, UNW_CACHE_PER_THREAD);
+  unw_context_t ctx;
+  unw_cursor_t cursor;
+  unw_getcontext(&ctx);
+  if (unw_init_local(&cursor, &ctx) == 0) {
+    for (int i = 0; i < 64 && unw_step(&cursor) > 0; ++i) {}
+  }
+}
+
+uint64_t InterruptedPc(const ucontext_t* uc) { return uint64_t(uc->uc_mcontext.gregs[REG_RIP]); }
+
+int FromSignalContext(ucontext_t* uc, uint64_t* pcs, int max, bool* failed) {
+  *failed = false;
+  if (max <= 0) return 0;
+  unw_cursor_t cursor;
+  // On x86-64 unw_context_t is ucontext_t: start from the interrupted registers directly.
+  // UNW_INIT_SIGNAL_FRAME says the first IP is not a return address (no -1 for lookups).
+  if (unw_init_local2(&cursor, reinterpret_cast<unw_context_t*>(uc), UNW_INIT_SIGNAL_FRAME) != 0) {
+    pcs[0] = InterruptedPc(uc);
+    *failed = true;
+    return 1;
+  }
+  int n = 0;
+  unw_word_t ip = 0;
+  unw_get_reg(&cursor, UNW_REG_IP, &ip);
+  pcs[n++] = uint64_t(ip);
+  while (n < max) {
+    int rc = unw_step(&cursor);
+    if (rc == 0) break;
+    if (rc < 0) { *failed = true; break; }
+    if (unw_get_reg(&cursor, UNW_REG_IP, &ip) != 0 || ip == 0) break;
+    pcs[n++] = uint64_t(ip) - 1;
+  }
+  return n;
+}
+
+}  // namespace strata::rt::unwind

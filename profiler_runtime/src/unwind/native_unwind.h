@@ -1,0 +1,22 @@
+// Native stack of the interrupted context, with libunwind, from inside the SIGPROF handler.
+#pragma once
+
+#include <ucontext.h>
+
+#include <cstdint>
+
+namespace strata::rt::unwind {
+
+// Normal context, once: warms libunwind up (its lazy init takes locks) and selects the
+// per-thread cache, which is what makes unw_step usable from a signal handler.
+void Init();
+
+// Writes up to `max` PCs, leaf first: pcs[0] is the interrupted PC as is, caller frames are
+// return address - 1 so they map to the call site. Returns the count; *failed is set when
+// libunwind reported an error before reaching the outermost frame.
+int FromSignalContext(ucontext_t* uc, uint64_t* pcs, int max, bool* failed);
+
+// PC only (used when the loader lock may be held).
+uint64_t InterruptedPc(const ucontext_t* uc);
+
+}  // namespace strata::rt::unwind

@@ -1,0 +1,44 @@
+#include "writer/profile_output.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <utility>
+#include <vector>
+
+namespace strata::rt::writer {
+
+bool WriteProfile(Cct& cct, const RunInfo& info, std::string* error) {
+  std::vector<std::pair<std::string, std::string>> meta = {
+      {"format_producer", "strata_runtime 0.1"},
+      {"command", info.command},
+      {"pid", std::to_string(info.pid)},
+      {"mode", info.mode},
+      {"period_ns", std::to_string(info.period_ns)},
+      {"start_unix_ns", std::to_string(info.start_unix_ns)},
+      {"duration_ns", std::to_string(info.duration_ns)},
+      {"samples", std::to_string(info.samples)},
+      {"samples_dropped", std::to_string(info.samples_dropped)},
+      {"unwind_failures", std::to_string(info.unwind_failures)},
+      {"python", info.python},
+      {"threads_seen", std::to_string(info.threads_seen)},
+      {"ended", info.ended},
+      {"gpu", "not collected: GPU collection not built yet"},
+  };
+  return cct.Write(info.output, meta, error);
+}
+
+std::string ReadCommandLine() {
+  int fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return "";
+  std::string raw;
+  char buf[4096];
+  ssize_t n;
+  while ((n = read(fd, buf, sizeof(buf))) > 0) raw.append(buf, size_t(n));
+  close(fd);
+  while (!raw.empty() && raw.back() == '\0') raw.pop_back();
+  for (char& c : raw) if (c == '\0') c = ' ';
+  return raw;
+}
+
+}  // namespace strata::rt::writer

@@ -1,0 +1,32 @@
+// Assembles the run's meta entries and writes the CCT as a profile file (format v1).
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "cct/cct.h"
+
+namespace strata::rt::writer {
+
+struct RunInfo {
+  std::string output;
+  std::string command;
+  int pid = 0;
+  std::string mode;           // "cpu" | "wall"
+  uint64_t period_ns = 0;
+  uint64_t start_unix_ns = 0;
+  uint64_t duration_ns = 0;
+  uint64_t samples = 0;
+  uint64_t samples_dropped = 0;
+  uint64_t unwind_failures = 0;
+  std::string python;         // "3.11.2" | "none" | "3.10.4 (unsupported)"
+  uint64_t threads_seen = 0;
+  std::string ended;          // "exit" | "signal SIGTERM" | ...
+};
+
+bool WriteProfile(Cct& cct, const RunInfo& info, std::string* error);
+
+// Command line of this process from /proc/self/cmdline, arguments joined by spaces.
+std::string ReadCommandLine();
+
+}  // namespace strata::rt::writer

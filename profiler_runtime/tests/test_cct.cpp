@@ -1,0 +1,69 @@
+// CCT aggregation: per-node count/sum/min/max/mean/variance against a naive computation, and
+// size independent of the number of samples.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <map>
+#include <random>
+#include <thread>
+#include <vector>
+
+#include "cct/cct.h"
+
+using strata::format::FrameKind;
+using strata::format::MetricStats;
+
+TEST(Cct, StatsMatchNaive) {
+  strata::rt::Cct cct;
+  uint32_t metric = cct.Metric("cpu_time", "ns");
+  uint32_t mod = cct.Module("/bin/x", "abcd", 0x1000);
+  std::vector<uint32_t> f;
+  for (int i = 0; i < 5; ++i) f.push_back(cct.Frame(FrameKind::kNative, mod, 0x100 + i, "", "", 0));
+  std::vector<std::vector<uint32_t>> paths = {{f[0]}, {f[0], f[1]}, {f[0], f[1], f[2]}, {f[3], f[4]}};
+  std::map<size_t, std::vector<double>> naive;
+  std::mt19937_64 rng(7);
+  std::uniform_real_distribution<double> dist(1e6, 2e7);
+  for (int s = 0; s < 20000; ++s) {
+    size_t p = rng() % paths.size();
+    double v = std::floor(dist(rng));
+    cct.AddPath(paths[p].data(), paths[p].size(), metric, v);
+    naive[p].push_back(v);
+  }
+  size_t nodes = cct.NodeCount();
+  for (auto& [p, vals] : naive) {
+    MetricStats st;
+    ASSERT_TRUE(cct.Stats(paths[p].data(), paths[p].size(), metric, &st));
+    double sum = 0, mn = vals[0], mx = vals[0];
+    for (double v : vals) { sum += v; mn = std::min(mn, v); mx = std::max(mx, v); }
+    double mean = sum / double(vals.size());
+    double m2 = 0;
+    for (double v : vals) m2 += (v - mean) * (v - mean);
+    EXPECT_EQ(st.count, vals.size());
+    EXPECT_DOUBLE_EQ(st.sum, sum);  // integers below 2^53: exact
+    EXPECT_EQ(st.min, mn);
+    EXPECT_EQ(st.max, mx);
+    EXPECT_NEAR(st.sum / double(st.count), mean, mean * 1e-12);
+    EXPECT_NEAR(st.m2 / double(st.count), m2 / double(vals.size()), (m2 / double(vals.size())) * 1e-9);
+  }
+  // More samples on the same paths do not grow the tree.
+  for (int s = 0; s < 1000; ++s) cct.AddPath(paths[0].data(), paths[0].size(), metric, 5);
+  EXPECT_EQ(cct.NodeCount(), nodes);
+  EXPECT_EQ(nodes, 1u + 3u + 2u);  // root + f0,f1,f2 chain + f3,f4 chain
+}
+
+TEST(Cct, ConcurrentProducers) {
+  strata::rt::Cct cct;
+  uint32_t metric = cct.Metric("wall_time", "ns");
+  uint32_t a = cct.Frame(FrameKind::kPython, strata::format::kNone, 0, "f", "x.py", 3);
+  uint32_t b = cct.Frame(FrameKind::kKernel, strata::format::kNone, 0, "k", "", 0);
+  uint32_t path[2] = {a, b};
+  std::vector<std::thread> ts;
+  for (int t = 0; t < 4; ++t)
+    ts.emplace_back([&] { for (int i = 0; i < 5000; ++i) cct.AddPath(path, 2, metric, 2.0); });
+  for (auto& t : ts) t.join();
+  MetricStats st;
+  ASSERT_TRUE(cct.Stats(path, 2, metric, &st));
+  EXPECT_EQ(st.count, 20000u);
+  EXPECT_EQ(st.sum, 40000.0);
+  EXPECT_EQ(st.m2, 0.0);
+}

@@ -1,0 +1,115 @@
+// Wires the parts together: host messages in, toolbar and flame view, messages out.
+import { HostMessage, PROTOCOL_VERSION, ViewName } from './protocol';
+import type { HostApi } from './host';
+import { normalizeFlameData } from './model/normalize';
+import { formatPercent, formatValue } from './model/format';
+import { FlameView } from './view/flameView';
+import { Toolbar } from './ui/toolbar';
+import { Tooltip } from './ui/tooltip';
+import { MessageBar } from './ui/message';
+import { readTheme, watchTheme } from './ui/theme';
+import { el } from './ui/dom';
+
+interface SavedState { query?: string }
+
+export class App {
+  readonly toolbar: Toolbar;
+  readonly view: FlameView;
+  readonly message: MessageBar;
+  private metric = '';
+  private currentView: ViewName = 'top-down';
+
+  constructor(container: HTMLElement, private host: HostApi) {
+    const tooltip = new Tooltip();
+    this.message = new MessageBar();
+    this.toolbar = new Toolbar({
+      onView: (view) => this.requestView(view, this.metric),
+      onMetric: (metric) => this.requestView(this.currentView, metric),
+      onSearch: (q) => this.search(q),
+      onReset: () => this.view.resetZoom(),
+    });
+    this.view = new FlameView(readTheme(), tooltip, {
+      openSource: (node) => this.host.postMessage({ type: 'openSource', node, view: this.currentView }),
+      focusChanged: () => this.updateZoomState(),
+    });
+    this.toolbar.setView(this.currentView);
+    this.toolbar.setMetrics([], '');
+    this.toolbar.setZoomed(false, '');
+    container.append(el('div', { className: 'strata-app' }, this.toolbar.root, this.message.root, this.view.root), tooltip.root);
+    if (this.view.webglError) this.message.show(`${this.view.webglError} The flame graph cannot be drawn here.`);
+    watchTheme((t) => this.view.setTheme(t));
+    document.addEventListener('keydown', (e) => this.onKey(e));
+    const saved = (host.getState() ?? {}) as SavedState;
+    if (saved.query) this.toolbar.search.value = saved.query;
+  }
+
+  handle(msg: unknown): void {
+    if (!msg || typeof msg !== 'object') return;
+    const m = msg as HostMessage;
+    try {
+      switch (m.type) {
+        case 'profile': return this.onProfile(m);
+        case 'error': return this.message.show(String(m.message ?? 'Unknown error'));
+        case 'highlight': return this.view.setHighlight(Array.from((m.nodes ?? []) as ArrayLike<number>));
+      }
+    } catch (e) {
+      this.message.show(`Could not show the profile: ${(e as Error)?.message ?? String(e)}`);
+    }
+  }
+
+  private onProfile(m: Extract<HostMessage, { type: 'profile' }>): void {
+    const data = normalizeFlameData(m.data);
+    if (!this.view.webglError) this.message.clear();
+    if (typeof m.version === 'number' && m.version > PROTOCOL_VERSION) {
+      this.message.show(`This profile uses message protocol v${m.version}; this webview understands v${PROTOCOL_VERSION}. Some data may be missing.`, 'info');
+    }
+    this.currentView = data.view;
+    this.metric = data.metric;
+    this.toolbar.setView(data.view);
+    this.toolbar.setMetrics(Array.isArray(m.metrics) ? m.metrics.map(String) : [], data.metric);
+    this.toolbar.setTitle(typeof m.title === 'string' ? m.title : '');
+    this.view.setData(data);
+    this.search(this.toolbar.search.value);
+  }
+
+  private requestView(view: ViewName, metric: string): void {
+    this.host.postMessage({ type: 'requestView', view, metric });
+  }
+
+  private search(q: string): void {
+    const r = this.view.search(q);
+    const d = this.view.model?.data;
+    if (!r || !d) this.toolbar.setMatch('');
+    else if (r.count === 0) this.toolbar.setMatch('no matches');
+    else this.toolbar.setMatch(`${r.count} match${r.count === 1 ? '' : 'es'} · ${formatPercent(r.value, this.view.model!.total)} (${formatValue(r.value, d.unit)})`);
+    this.host.setState({ query: q } satisfies SavedState);
+  }
+
+  private updateZoomState(): void {
+    const m = this.view.model;
+    if (!m) return;
+    const path = m.ancestors.slice(1).map((i) => m.label(i)).join(' › ');
+    this.toolbar.setZoomed(m.focus > 0, path);
+  }
+
+  private onKey(e: KeyboardEvent): void {
+    const t = e.target as HTMLElement | null;
+    const typing = !!t && (t.tagName === 'INPUT' || t.tagName === 'SELECT' || t.tagName === 'TEXTAREA');
+    if ((e.key === 'f' && (e.ctrlKey || e.metaKey)) || (e.key === '/' && !typing)) {
+      e.preventDefault();
+      this.toolbar.search.focus();
+      this.toolbar.search.select();
+      return;
+    }
+    if (typing) return;
+    if (e.key === 'Escape') {
+      if (this.view.model && this.view.model.focus > 0) this.view.resetZoom();
+      else if (this.toolbar.search.value) { this.toolbar.search.value = ''; this.search(''); }
+    } else if (e.key === 'Backspace' || e.key === 'u') {
+      this.view.zoomOut();
+    } else if (e.key === 'Enter') {
+      const n = this.view.current;
+      if (this.view.hasSource(n)) this.host.postMessage({ type: 'openSource', node: n, view: this.currentView });
+    }
+  }
+}

@@ -1,0 +1,33 @@
+// Entry point (bundled to dist/webview.js): connect to the host, build the UI, forward host
+// messages, and announce readiness with {type:'ready', version}.
+import { PROTOCOL_VERSION } from './protocol';
+import { connectHost } from './host';
+import { App } from './app';
+
+function start(): void {
+  const host = connectHost();
+  let app: App | null = null;
+  const early: unknown[] = [];
+  window.addEventListener('message', (e: MessageEvent) => { if (app) app.handle(e.data); else early.push(e.data); });
+  const container = document.getElementById('strata-root') ?? document.body;
+  try {
+    app = new App(container, host);
+  } catch (e) {
+    const div = document.createElement('div');
+    div.className = 'strata-message';
+    div.setAttribute('role', 'alert');
+    div.textContent = `Strata could not start: ${(e as Error)?.message ?? String(e)}`;
+    container.append(div);
+    console.error(e);
+  }
+  if (app) { for (const m of early) app.handle(m); }
+  (window as unknown as { __strata?: unknown }).__strata = app && {
+    stats: () => ({ ...app!.view.stats }),
+    redraw: () => app!.view.frame(),
+    message: () => app!.message.text,
+  };
+  host.postMessage({ type: 'ready', version: PROTOCOL_VERSION });
+}
+
+if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', start, { once: true });
+else start();

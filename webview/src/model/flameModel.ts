@@ -1,0 +1,162 @@
+// Layout of one FlameData view, in typed arrays so that 100k+ nodes stay interactive.
+// x0/x1 are fractions [0,1] of the focused subtree's width; ancestors of the focus span the
+// full width; nodes outside the focused subtree are not visible. Row = absolute depth
+// (root at row 0, icicle style). Also: hit testing and search.
+import type { FlameData } from '../protocol';
+
+export interface SearchResult {
+  query: string;
+  /** 1 for nodes whose name or file contains the query (case-insensitive). */
+  matches: Uint8Array;
+  count: number;
+  /** Inclusive value of matched nodes, without double counting nested matches. */
+  value: number;
+  /** value / total */
+  share: number;
+}
+
+export class FlameModel {
+  readonly data: FlameData;
+  readonly n: number;
+  readonly total: number;
+  readonly depth: Int32Array;
+  /** End (exclusive) of each node's subtree in preorder: the subtree of i is [i, end[i]). */
+  readonly end: Int32Array;
+  readonly firstChild: Int32Array;
+  readonly nextSibling: Int32Array;
+  readonly maxDepth: number;
+  readonly x0: Float64Array;
+  readonly x1: Float64Array;
+  private _focus = 0;
+  private _ancestors: number[] = [0];
+  private lowerStrings: string[] | null = null;
+
+  constructor(data: FlameData) {
+    this.data = data;
+    const n = (this.n = data.parent.length);
+    const parent = data.parent;
+    this.total = data.total > 0 ? data.total : data.inclusive[0];
+    const depth = (this.depth = new Int32Array(n));
+    const end = (this.end = new Int32Array(n));
+    const firstChild = (this.firstChild = new Int32Array(n).fill(-1));
+    const nextSibling = (this.nextSibling = new Int32Array(n).fill(-1));
+    const lastChild = new Int32Array(n).fill(-1);
+    let maxDepth = 0;
+    for (let i = 1; i < n; i++) {
+      const p = parent[i];
+      const d = (depth[i] = depth[p] + 1);
+      if (d > maxDepth) maxDepth = d;
+      if (lastChild[p] < 0) firstChild[p] = i; else nextSibling[lastChild[p]] = i;
+      lastChild[p] = i;
+    }
+    this.maxDepth = maxDepth;
+    // Subtree ends: in preorder, end[i] = max over descendants + 1; walk backwards.
+    for (let i = n - 1; i >= 0; i--) {
+      if (end[i] === 0) end[i] = i + 1;
+      const p = parent[i];
+      if (p >= 0 && end[i] > end[p]) end[p] = end[i];
+    }
+    this.x0 = new Float64Array(n);
+    this.x1 = new Float64Array(n);
+    this.layout(0);
+  }
+
+  get focus(): number { return this._focus; }
+  /** Root-to-focus path (inclusive). */
+  get ancestors(): readonly number[] { return this._ancestors; }
+
+  /** Visible = in the focused subtree, or an ancestor of the focus. */
+  isVisible(i: number): boolean {
+    if (i >= this._focus && i < this.end[this._focus]) return true;
+    return this.depth[i] < this._ancestors.length && this._ancestors[this.depth[i]] === i;
+  }
+
+  isInFocusSubtree(i: number): boolean { return i >= this._focus && i < this.end[this._focus]; }
+
+  /** Zoom: lay out the subtree of `f` across the full width. */
+  layout(f: number): void {
+    if (!(f >= 0 && f < this.n)) f = 0;
+    this._focus = f;
+    const { parent, inclusive } = this.data;
+    const path: number[] = [];
+    for (let a = f; a >= 0; a = parent[a]) path.push(a);
+    path.reverse();
+    this._ancestors = path;
+    const x0 = this.x0, x1 = this.x1;
+    for (const a of path) { x0[a] = 0; x1[a] = 1; }
+    const fi = inclusive[f];
+    const scale = fi > 0 ? 1 / fi : 0;
+    // cur: next free x inside each parent (children start at the parent's left edge).
+    const cur = new Float64Array(this.end[f] - f);
+    cur[0] = 0;
+    const e = this.end[f];
+    for (let i = f + 1; i < e; i++) {
+      const p = parent[i];
+      const start = cur[p - f];
+      const w = Math.max(0, inclusive[i]) * scale;
+      const stop = Math.min(start + w, x1[p]);
+      x0[i] = start;
+      x1[i] = stop > start ? stop : start;
+      cur[p - f] = x1[i];
+      cur[i - f] = start;
+    }
+  }
+
+  /** Path of node i from the root (inclusive). */
+  pathTo(i: number): number[] {
+    const out: number[] = [];
+    for (let a = i; a >= 0; a = this.data.parent[a]) out.push(a);
+    return out.reverse();
+  }
+
+  /**
+   * Node at horizontal fraction x (of the focused width) on row `row`, or -1.
+   * Nodes narrower than minWidth (fraction) are treated as absent (they are not drawn).
+   */
+  hitTest(x: number, row: number, minWidth = 0): number {
+    if (row < 0 || row > this.maxDepth || x < 0 || x >= 1) return -1;
+    const anc = this._ancestors;
+    if (row < anc.length) return anc[row];
+    let cur = this._focus;
+    for (let d = anc.length; d <= row; d++) {
+      let c = this.firstChild[cur];
+      let found = -1;
+      for (; c >= 0; c = this.nextSibling[c]) {
+        if (this.x0[c] <= x && x < this.x1[c]) {
+          if (this.x1[c] - this.x0[c] >= minWidth) found = c;
+          break;
+        }
+      }
+      if (found < 0) return -1;
+      cur = found;
+    }
+    return cur;
+  }
+
+  /** Case-insensitive substring search over frame names and file paths. Empty query → null. */
+  search(query: string): SearchResult | null {
+    const q = query.trim().toLowerCase();
+    if (!q) return null;
+    const { strings, name, file, inclusive } = this.data;
+    if (!this.lowerStrings) this.lowerStrings = strings.map((s) => s.toLowerCase());
+    const hit = new Uint8Array(strings.length);
+    for (let s = 1; s < strings.length; s++) if (this.lowerStrings[s].includes(q)) hit[s] = 1;
+    const n = this.n;
+    const matches = new Uint8Array(n);
+    let count = 0, value = 0, coveredUntil = 0;
+    for (let i = 0; i < n; i++) {
+      if (hit[name[i]] || hit[file[i]]) {
+        matches[i] = 1;
+        count++;
+        if (i >= coveredUntil) { value += Math.max(0, inclusive[i]); coveredUntil = this.end[i]; }
+      }
+    }
+    return { query, matches, count, value, share: this.total > 0 ? value / this.total : 0 };
+  }
+
+  /** The frame's display name. */
+  label(i: number): string {
+    const s = this.data.strings[this.data.name[i]];
+    return s || (i === 0 ? 'all' : `<unknown ${i}>`);
+  }
+}

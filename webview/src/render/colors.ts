@@ -1,0 +1,85 @@
+// Frame colours: base colour per frame kind (from the theme's chart colours), varied in hue by
+// the frame's module and in lightness by its name, so neighbouring frames are distinguishable
+// and the same function always gets the same colour.
+import type { FlameData } from '../protocol';
+import type { RGBA, Theme } from '../ui/theme';
+
+export function hashString(s: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < s.length; i++) { h ^= s.charCodeAt(i); h = Math.imul(h, 0x01000193); }
+  return h >>> 0;
+}
+
+function rgbToHsl(r: number, g: number, b: number): [number, number, number] {
+  r /= 255; g /= 255; b /= 255;
+  const max = Math.max(r, g, b), min = Math.min(r, g, b);
+  const l = (max + min) / 2;
+  if (max === min) return [0, 0, l];
+  const d = max - min;
+  const s = l > 0.5 ? d / (2 - max - min) : d / (max + min);
+  let h = max === r ? (g - b) / d + (g < b ? 6 : 0) : max === g ? (b - r) / d + 2 : (r - g) / d + 4;
+  h /= 6;
+  return [h, s, l];
+}
+
+function hslToRgb(h: number, s: number, l: number): [number, number, number] {
+  if (s === 0) { const v = Math.round(l * 255); return [v, v, v]; }
+  const q = l < 0.5 ? l * (1 + s) : l + s - l * s;
+  const p = 2 * l - q;
+  const f = (t: number) => {
+    if (t < 0) t += 1; if (t > 1) t -= 1;
+    if (t < 1 / 6) return p + (q - p) * 6 * t;
+    if (t < 1 / 2) return q;
+    if (t < 2 / 3) return p + (q - p) * (2 / 3 - t) * 6;
+    return p;
+  };
+  return [Math.round(f(h + 1 / 3) * 255), Math.round(f(h) * 255), Math.round(f(h - 1 / 3) * 255)];
+}
+
+function vary(base: RGBA, hueHash: number, lightHash: number, dark: boolean): RGBA {
+  const [h, s, l] = rgbToHsl(base[0], base[1], base[2]);
+  const dh = (((hueHash % 1000) / 1000) - 0.5) * 0.07              // ±0.035 turn by module
+    + ((((lightHash >>> 11) % 991) / 991) - 0.5) * 0.05;            // ±0.025 turn by name
+  const dl = (((lightHash % 997) / 997) - 0.5) * 0.26;            // ±0.13 by name
+  const targetL = dark ? 0.42 : 0.62;
+  const ll = Math.min(0.8, Math.max(0.25, (l + targetL) / 2 + dl));
+  const [r, g, b] = hslToRgb((h + dh + 1) % 1, Math.min(1, s * 0.85 + 0.1), ll);
+  return [r, g, b, 255];
+}
+
+/** RGBA per node (n*4 bytes). */
+export function computeNodeColors(data: FlameData, theme: Theme): Uint8Array {
+  const n = data.parent.length;
+  const out = new Uint8Array(n * 4);
+  const dark = theme.kind === 'dark' || theme.kind === 'high-contrast';
+  const hashes = new Uint32Array(data.strings.length);
+  for (let s = 0; s < data.strings.length; s++) hashes[s] = hashString(data.strings[s]);
+  const cache = new Map<string, RGBA>();
+  for (let i = 0; i < n; i++) {
+    const k = data.kind[i];
+    const base = theme.kindColors[k] ?? theme.kindColors[0];
+    const nm = data.name[i], md = data.module[i];
+    const key = `${k},${nm},${md}`;
+    let c = cache.get(key);
+    if (!c) {
+      c = vary(base, md ? hashes[md] : hashes[nm] >>> 3, hashes[nm], dark);
+      cache.set(key, c);
+    }
+    out.set(c, i * 4);
+  }
+  return out;
+}
+
+/** Mixes a colour towards the background (t = 0: unchanged, 1: background). */
+export function mix(c: ArrayLike<number>, off: number, bg: RGBA, t: number, dst: Uint8Array, dOff: number): void {
+  dst[dOff] = c[off] + (bg[0] - c[off]) * t;
+  dst[dOff + 1] = c[off + 1] + (bg[1] - c[off + 1]) * t;
+  dst[dOff + 2] = c[off + 2] + (bg[2] - c[off + 2]) * t;
+  dst[dOff + 3] = 255;
+}
+
+/** Black or white text, whichever reads better on `c`. */
+export function textColorOn(r: number, g: number, b: number): string {
+  const lum = 0.2126 * r + 0.7152 * g + 0.0722 * b;
+  return lum > 140 ? '#000000' : '#ffffff';
+}
