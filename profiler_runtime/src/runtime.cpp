@@ -42,8 +42,10 @@ namespace state {
 namespace {
 std::atomic<bool> g_active{false};
 Config* g_config = nullptr;
+pid_t g_profiled_pid = 0;
 }  // namespace
 bool Active() { return g_active.load(std::memory_order_relaxed); }
+pid_t ProfiledPid() { return g_profiled_pid; }
 const Config& GetConfig() { return *g_config; }
 }  // namespace state
 
@@ -171,6 +173,7 @@ __attribute__((constructor)) void StrataRuntimeInit() {
   if (!ParseConfig(cfg)) { delete cfg; return; }
   state::g_config = cfg;
   g_pid = getpid();
+  state::g_profiled_pid = g_pid;
   // Children that inherit LD_PRELOAD (exec'd subprocesses) see a different pid and stay out.
   if (!getenv("STRATA_TARGET_PID")) setenv("STRATA_TARGET_PID", std::to_string(g_pid).c_str(), 1);
   g_start_unix_ns = NowNs(CLOCK_REALTIME);

@@ -21,6 +21,8 @@ struct Config {
 // True in the profiled process once the runtime started (false in children, forks, and when
 // STRATA_OUTPUT is unset).
 bool Active();
+// The pid the runtime profiles (a vfork child shares our memory but not this pid).
+pid_t ProfiledPid();
 const Config& GetConfig();
 
 }  // namespace strata::rt::state

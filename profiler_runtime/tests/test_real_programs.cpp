@@ -243,6 +243,36 @@ TEST(RealPrograms, ChildrenDoNotOverwrite) {
   std::remove(out.c_str());
 }
 
+// A shell that execs the real program (a pyenv shim does this): the timer and a pending SIGPROF
+// survive execve while the handler does not, so without the exec interposers the new image dies
+// of SIGPROF before its runtime starts. The exec'd program keeps the pid and is the one profiled.
+TEST(RealPrograms, ExecInPlaceKeepsProfiling) {
+  for (int i = 0; i < 5; ++i) {
+    std::string out = OutPath("exec" + std::to_string(i));
+    std::string script = "i=0; while [ $i -lt 20000 ]; do i=$((i+1)); done; exec " STRATA_CPU_SPLIT " split 40";
+    RunResult r = Launch({"/bin/bash", "-c", script}, {{"STRATA_OUTPUT", out}, {"STRATA_PERIOD_MS", "1"}});
+    ASSERT_TRUE(WIFEXITED(r.status)) << "run " << i << " killed by signal " << WTERMSIG(r.status);
+    ASSERT_EQ(WEXITSTATUS(r.status), 0);
+    Profile p = Load(out);
+    EXPECT_EQ(p.meta["pid"], std::to_string(r.pid));
+    EXPECT_NE(p.meta["command"].find("split"), std::string::npos) << p.meta["command"];
+    std::remove(out.c_str());
+  }
+}
+
+// An exec that fails returns to the program with sampling running again.
+TEST(RealPrograms, FailedExecResumesSampling) {
+  std::string out = OutPath("execfail");
+  std::string script =
+      "shopt -s execfail; exec /nonexistent/strata-no-such-program; "
+      "i=0; while [ $i -lt 300000 ]; do i=$((i+1)); done";
+  RunResult r = Launch({"/bin/bash", "-c", script}, {{"STRATA_OUTPUT", out}, {"STRATA_PERIOD_MS", "1"}});
+  ASSERT_TRUE(WIFEXITED(r.status)) << "killed by signal " << WTERMSIG(r.status);
+  Profile p = Load(out);
+  EXPECT_GT(std::stoul(p.meta["samples"]), 50u) << "sampling did not resume after the failed exec";
+  std::remove(out.c_str());
+}
+
 // The dlopen interposer (loader-busy flag) must not change which library a bare name resolves
 // to: glibc would otherwise search the runtime's RUNPATH instead of the caller's.
 TEST(RealPrograms, DlopenKeepsCallerRunpath) {

@@ -35,6 +35,7 @@ namespace {
 
 std::atomic<bool> g_enabled{false};
 std::atomic<bool> g_wall_stop{false};
+std::atomic<bool> g_wall_running{false};  // the wall thread is inside its loop
 uint64_t g_period_ns = 10000000;
 bool g_wall = false;
 clockid_t g_clock = CLOCK_THREAD_CPUTIME_ID;
@@ -137,7 +138,32 @@ void* WallThread(void*) {
     uint64_t now = NowNs(CLOCK_MONOTONIC);
     if (next > now) SleepNs(next - now); else next = now;
   }
+  g_wall_running.store(false);
   return nullptr;
+}
+
+// Starts generating SIGPROF: the wall thread or the ITIMER_PROF timer.
+bool Arm() {
+  g_enabled.store(true);
+  if (g_wall) {
+    pthread_t t;
+    g_wall_stop.store(false);
+    g_wall_running.store(true);
+    if (RealPthreadCreate(&t, nullptr, WallThread, nullptr) != 0) {
+      g_wall_running.store(false);
+      Log("cannot start wall sampler");
+      return false;
+    }
+    pthread_detach(t);
+  } else {
+    itimerval it = {};
+    it.it_interval.tv_sec = time_t(g_period_ns / 1000000000ull);
+    it.it_interval.tv_usec = suseconds_t((g_period_ns % 1000000000ull) / 1000);
+    if (it.it_interval.tv_sec == 0 && it.it_interval.tv_usec == 0) it.it_interval.tv_usec = 1;
+    it.it_value = it.it_interval;
+    if (setitimer(ITIMER_PROF, &it, nullptr) != 0) { Log("setitimer failed"); return false; }
+  }
+  return true;
 }
 
 }  // namespace
@@ -164,21 +190,7 @@ bool Start(uint64_t period_ns, bool wall) {
     Log("cannot install SIGPROF handler");
     return false;
   }
-  g_enabled.store(true);
-
-  if (wall) {
-    pthread_t t;
-    if (RealPthreadCreate(&t, nullptr, WallThread, nullptr) != 0) { Log("cannot start wall sampler"); return false; }
-    pthread_detach(t);
-  } else {
-    itimerval it = {};
-    it.it_interval.tv_sec = time_t(period_ns / 1000000000ull);
-    it.it_interval.tv_usec = suseconds_t((period_ns % 1000000000ull) / 1000);
-    if (it.it_interval.tv_sec == 0 && it.it_interval.tv_usec == 0) it.it_interval.tv_usec = 1;
-    it.it_value = it.it_interval;
-    if (setitimer(ITIMER_PROF, &it, nullptr) != 0) { Log("setitimer failed"); return false; }
-  }
-  return true;
+  return Arm();
 }
 
 void Stop() {
@@ -190,6 +202,25 @@ void Stop() {
     setitimer(ITIMER_PROF, &it, nullptr);
   }
 }
+
+bool PauseForExec() {
+  if (!g_enabled.load()) return false;
+  Stop();
+  // The wall thread may be between readdir and tgkill; give it up to ~100 ms to leave.
+  for (int i = 0; g_wall && g_wall_running.load() && i < 1000; ++i) SleepNs(100000);
+  // Setting SIG_IGN discards a pending SIGPROF (POSIX); then our handler goes back in, so a
+  // failed exec leaves the program as it was. Exec itself resets the handler to SIG_DFL, which
+  // is safe now that nothing generates SIGPROF.
+  struct sigaction ours = {}, ign = {};
+  signals::RealSigaction(SIGPROF, nullptr, &ours);
+  ign.sa_handler = SIG_IGN;
+  sigemptyset(&ign.sa_mask);
+  signals::RealSigaction(SIGPROF, &ign, nullptr);
+  signals::RealSigaction(SIGPROF, &ours, nullptr);
+  return true;
+}
+
+void ResumeAfterFailedExec() { Arm(); }
 
 Counters GetCounters() {
   return Counters{g_samples.load(), g_dropped.load(), g_unwind_failures.load()};

@@ -18,4 +18,12 @@ bool Start(uint64_t period_ns, bool wall);
 void Stop();
 Counters GetCounters();
 
+// Around execve of the profiled process: the ITIMER_PROF timer and a pending SIGPROF survive
+// exec while our handler does not, so the new image would die of SIGPROF before its own runtime
+// starts. PauseForExec stops generation, waits for the wall thread to stop signalling and drops
+// any pending SIGPROF; ResumeAfterFailedExec restarts sampling when execve returned.
+// Returns whether sampling was running.
+bool PauseForExec();
+void ResumeAfterFailedExec();
+
 }  // namespace strata::rt::sampler
