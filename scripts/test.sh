@@ -15,6 +15,7 @@ suite() {
   if "$@"; then passed=$((passed + 1)); else failed=$((failed + 1)); failed_names+=("$name"); fi
 }
 suite native      ctest --test-dir "${STRATA_BUILD_DIR:-build}" --output-on-failure -j 1
+suite addon       node --test native/addon/test/
 suite extension   npm test --silent -w extension
 suite webview     npm test --silent -w webview
 suite e2e         node --test test/e2e/

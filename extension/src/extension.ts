@@ -146,6 +146,13 @@ export function activate(context: vscode.ExtensionContext): StrataApi {
 
   context.subscriptions.push({ dispose: () => { for (const v of viewers) v.dispose(); disposeHighlight(); } });
 
+  // The demo (and anyone scripting a session) names a profile to show as soon as VS Code is up.
+  const startup = vscode.workspace.getConfiguration('strata').get<string>('openOnStartup', '').trim();
+  if (startup) {
+    if (fs.existsSync(startup)) void openProfile(startup);
+    else log.appendLine(`[startup] strata.openOnStartup: no such file: ${startup}`);
+  }
+
   return {
     openProfile,
     viewers: () => [...viewers].map((v) => v.state()),

@@ -4,6 +4,8 @@
 //       its WebGL canvas is drawn, and the example's frames (train, forward, matmul) are in it;
 //   (b) Ctrl+click on a Python frame and on a C++ frame → the editor shows that file with the
 //       cursor on the frame's line (tab title and "Ln N" in the status bar);
+//   (0) the `strata.openOnStartup` setting (what scripts/demo.sh uses) opens a recorded profile
+//       in the viewer as VS Code starts;
 //   (c) "Strata: Open Profile" on a file that is not a profile → a notification with the
 //       core's one-line error.
 // Env: STRATA_BUILD_DIR (default build), STRATA_E2E_KEEP=1 keeps the temp folder, STRATA_E2E_ALLOW_SKIP=1.
@@ -13,7 +15,7 @@
 // Run: node --test test/e2e/
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import net from 'node:net';
@@ -78,6 +80,7 @@ async function waitFor(what, fn, timeoutMs, intervalMs = 250) {
   }
 }
 
+let startupProfile;
 let tmp, server, serverLog = '', browser, page, ws;
 
 async function shot(name) {
@@ -230,6 +233,11 @@ describe('Strata in VS Code (code-server)', { timeout: 600_000 }, () => {
     ws = path.join(tmp, 'workspace');
     mkdirSync(path.join(ud, 'User'), { recursive: true });
     mkdirSync(ext, { recursive: true });
+    // The demo's path: a profile recorded by the CLI, shown when VS Code starts.
+    startupProfile = path.join(tmp, 'startup.strata');
+    execFileSync(cli, ['record', '-o', startupProfile, '--', '/usr/bin/python3', '-c',
+      'def startup_work(n):\n    return sum(i * i for i in range(n))\nfor _ in range(40): startup_work(100000)'],
+      { stdio: 'ignore', timeout: 60000 });
     writeFileSync(path.join(ud, 'User/settings.json'), JSON.stringify({
       'security.workspace.trust.enabled': false,
       'workbench.startupEditor': 'none',
@@ -243,6 +251,7 @@ describe('Strata in VS Code (code-server)', { timeout: 600_000 }, () => {
       'git.enabled': false,
       'editor.minimap.enabled': false,
       'strata.cliPath': cli,
+      'strata.openOnStartup': startupProfile,
     }, null, 2));
     // The unpacked extension, as VS Code finds an installed one: publisher.name-version/.
     symlinkSync(path.join(repo, 'extension'), path.join(ext, extId), 'dir');
@@ -294,6 +303,20 @@ describe('Strata in VS Code (code-server)', { timeout: 600_000 }, () => {
     mkdirSync(outDir, { recursive: true });
     writeFileSync(path.join(outDir, 'code-server.log'), serverLog);
     if (tmp && process.env.STRATA_E2E_KEEP !== '1') rmSync(tmp, { recursive: true, force: true });
+  });
+
+  test('(0) strata.openOnStartup opens the profile as VS Code starts', { skip }, async () => {
+    const frame = await strataFrame(60000);
+    const stats = await waitFor('the startup profile in the webview', () => frame.evaluate(() => {
+      const s = window.__strata?.stats();
+      return s && s.nodes > 1 && s.instances > 0 ? s : null;
+    }), 30000);
+    assert.equal(stats.webgl, true);
+    assert.ok((await strataTabs()).some((t) => t.includes('startup.strata')), `tabs: ${await strataTabs()}`);
+    await shot('0-startup');
+    // Later tests look for "the" Strata webview: close this one.
+    await runCommand('View: Close All Editors');
+    await waitFor('the startup viewer closed', async () => (await strataTabs()).length === 0, 10000);
   });
 
   test('(a) Run and Profile shows the flame graph of the example', { skip }, async () => {
