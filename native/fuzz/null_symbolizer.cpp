@@ -7,6 +7,7 @@ namespace {
 class NullSymbolizer final : public Symbolizer {
  public:
   SymbolInfo Symbolize(const std::string&, uint64_t) override { return {}; }
+  std::string BuildId(const std::string&) override { return {}; }
   std::string Demangle(std::string_view name) override { return std::string(name); }
 };
 }  // namespace

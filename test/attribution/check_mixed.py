@@ -4,6 +4,7 @@ call path holds: the native matmul frame sits below the Python frame forward(), 
 train(), with their source files and lines.
 
 usage: check_mixed.py STRATA WORKDIR EXAMPLE_LIB -- CMD ARGS...
+       check_mixed.py STRATA WORKDIR EXAMPLE_LIB --profile FILE   (a recorded fixture)
 """
 import json
 import os
@@ -12,15 +13,22 @@ import sys
 
 
 def main():
+    fixture = None
+    if "--profile" in sys.argv:
+        i = sys.argv.index("--profile")
+        fixture = sys.argv[i + 1]
+        sys.argv[i:i + 2] = ["--"]
     sep = sys.argv.index("--")
     strata, workdir, lib = sys.argv[1:sep]
     cmd = sys.argv[sep + 1:]
     os.makedirs(workdir, exist_ok=True)
     out = os.path.join(workdir, "mixed.strata")
     env = dict(os.environ, STRATA_EXAMPLE_LIB=lib)
-    rec = subprocess.run([strata, "record", "-o", out, "--period-ms", "5", "--", *cmd],
+    rec = None if fixture else subprocess.run([strata, "record", "-o", out, "--period-ms", "5", "--", *cmd],
                          capture_output=True, text=True, env=env)
-    if rec.returncode != 0:
+    if fixture:
+        out = fixture
+    elif rec.returncode != 0:
         raise SystemExit(f"record failed ({rec.returncode}): {rec.stderr.strip()}")
     rep = subprocess.run([strata, "report", out, "--format", "json"], capture_output=True,
                          text=True, check=True)

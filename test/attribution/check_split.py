@@ -4,6 +4,7 @@ attributes it wrongly: by function name (share within 10 points) and by file:lin
 lines marked HOT_CALL_LINE / COLD_CALL_LINE in the workload's source).
 
 usage: check_split.py STRATA WORKDIR SOURCE HOT COLD -- CMD ARGS...
+       check_split.py STRATA WORKDIR SOURCE HOT COLD --profile FILE   (a recorded fixture)
 """
 import json
 import os
@@ -24,6 +25,11 @@ def base_name(name):
 
 
 def main():
+    fixture = None
+    if "--profile" in sys.argv:
+        i = sys.argv.index("--profile")
+        fixture = sys.argv[i + 1]
+        sys.argv[i:i + 2] = ["--"]
     sep = sys.argv.index("--")
     strata, workdir, source, hot, cold = sys.argv[1:sep]
     cmd = sys.argv[sep + 1:]
@@ -31,9 +37,11 @@ def main():
     out = os.path.join(workdir, f"split-{hot}.strata")
     if os.path.exists(out):
         os.unlink(out)
-    rec = subprocess.run([strata, "record", "-o", out, "--period-ms", "5", "--", *cmd],
+    rec = None if fixture else subprocess.run([strata, "record", "-o", out, "--period-ms", "5", "--", *cmd],
                          capture_output=True, text=True)
-    if rec.returncode != 0 or not os.path.exists(out):
+    if fixture:
+        out = fixture
+    elif rec.returncode != 0 or not os.path.exists(out):
         raise SystemExit(f"record failed ({rec.returncode}): {rec.stderr.strip()}")
     rep = subprocess.run([strata, "report", out, "--view", "top-down", "--format", "json"],
                          capture_output=True, text=True, check=True)

@@ -20,6 +20,7 @@ struct ReportOptions {
   std::string format = "text";
   long limit = -1;                 // -1: default (50 for text, all for json); 0: all
   std::string metric;              // "" = the first metric
+  std::vector<std::string> symbol_paths;  // --symbol-path, then $STRATA_SYMBOL_PATH (a:b:c)
 };
 int RunReport(const ReportOptions& options);
 

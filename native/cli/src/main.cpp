@@ -30,6 +30,10 @@ int main(int argc, char** argv) {
   report->add_option("--limit", rep.limit, "Keep the N heaviest nodes and their ancestors (0: all)")
       ->check(CLI::NonNegativeNumber);
   report->add_option("--metric", rep.metric, "Metric to order and limit by (default: the first)");
+  report->add_option("--symbol-path", rep.symbol_paths,
+                     "Folder with the modules of a profile recorded elsewhere, matched by build id "
+                     "(repeatable; also $STRATA_SYMBOL_PATH, colon-separated)")
+      ->check(CLI::ExistingDirectory);
 
   // `strata record [options] -- CMD ARGS...`: everything after the first -- is the target's,
   // split off here (CLI11's handling of -- with prefix commands is not faithful).

@@ -1,5 +1,6 @@
 // strata report: a profile as a text tree/table or as JSON (docs/report-json.md).
 #include <cstdio>
+#include <cstdlib>
 #include <string>
 
 #include "commands.h"
@@ -11,7 +12,18 @@ namespace strata::cli {
 int RunReport(const ReportOptions& options) {
   std::string out;
   try {
-    auto profile = core::Profile::Open(options.file);
+    core::OpenOptions open;
+    open.symbol_paths = options.symbol_paths;
+    if (const char* env = std::getenv("STRATA_SYMBOL_PATH")) {
+      std::string list = env;
+      for (size_t start = 0; start <= list.size();) {
+        size_t end = list.find(':', start);
+        if (end == std::string::npos) end = list.size();
+        if (end > start) open.symbol_paths.push_back(list.substr(start, end - start));
+        start = end + 1;
+      }
+    }
+    auto profile = core::Profile::Open(options.file, open);
     core::ReportOptions ro;
     if (!options.metric.empty()) {
       auto m = core::FindMetric(*profile, options.metric);

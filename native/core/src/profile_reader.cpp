@@ -14,6 +14,7 @@
 #include "stats.h"
 #include "strata/core/api.h"
 #include "strata/format/reader.h"
+#include "symbolize/module_locator.h"
 #include "symbolize/symbolizer.h"
 #include "views/view_builder.h"
 
@@ -63,14 +64,10 @@ std::string BaseName(std::string_view path) {
   return std::string(slash == std::string_view::npos ? path : path.substr(slash + 1));
 }
 
-bool IsRegularFile(const std::string& path) {
-  struct stat st;
-  return !path.empty() && ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode);
-}
-
 class ProfileImpl final : public Profile {
  public:
-  ProfileImpl(std::unique_ptr<Storage> storage) : storage_(std::move(storage)) {
+  ProfileImpl(std::unique_ptr<Storage> storage, OpenOptions options)
+      : storage_(std::move(storage)), options_(std::move(options)) {
     try {
       r_ = fmt::ProfileReader::Parse(storage_->data(), storage_->size());
     } catch (const fmt::ReadError& e) {
@@ -181,9 +178,10 @@ class ProfileImpl final : public Profile {
     const auto frames = r_.frames();
     const auto modules = r_.modules();
     std::unique_ptr<detail::Symbolizer> symbolizer;
-    // Cached per (module, address); a module that is not a regular file is never opened.
+    // Cached per (module, address); each module is located once (see module_locator.h).
     std::vector<std::unordered_map<uint64_t, detail::SymbolInfo>> cache(modules.size);
     std::vector<int8_t> module_ok(modules.size, -1);
+    std::vector<std::string> module_file(modules.size);
     auto table = std::make_shared<std::vector<FrameInfo>>(frames.size);
     std::vector<uint32_t> frame_func(frames.size);
     std::unordered_map<std::string, uint32_t> func_ids;
@@ -202,12 +200,16 @@ class ProfileImpl final : public Profile {
         detail::SymbolInfo sym;
         if (f.module != fmt::kNone) {
           int8_t& ok = module_ok[f.module];
-          if (ok < 0) ok = IsRegularFile(info.module) ? 1 : 0;
+          if (ok < 0) {
+            module_file[f.module] = detail::LocateModule(
+                info.module, std::string(r_.string(modules[f.module].build_id)), options_.symbol_paths, *symbolizer);
+            ok = module_file[f.module].empty() ? 0 : 1;
+          }
           if (ok) {
             auto& per_module = cache[f.module];
             auto it = per_module.find(f.address);
             if (it == per_module.end())
-              it = per_module.emplace(f.address, symbolizer->Symbolize(info.module, f.address)).first;
+              it = per_module.emplace(f.address, symbolizer->Symbolize(module_file[f.module], f.address)).first;
             sym = it->second;
           }
         }
@@ -235,6 +237,7 @@ class ProfileImpl final : public Profile {
   }
 
   std::unique_ptr<Storage> storage_;
+  OpenOptions options_;
   fmt::ProfileReader r_;
   std::vector<MetricInfo> metrics_;
   std::vector<Stats> excl_;
@@ -250,7 +253,7 @@ class ProfileImpl final : public Profile {
 
 }  // namespace
 
-std::unique_ptr<Profile> Profile::Open(const std::string& path) {
+std::unique_ptr<Profile> Profile::Open(const std::string& path, const OpenOptions& options) {
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) throw Error(std::string("cannot open: ") + std::strerror(errno));
   struct stat st;
@@ -267,11 +270,11 @@ std::unique_ptr<Profile> Profile::Open(const std::string& path) {
   int e = errno;
   ::close(fd);
   if (p == MAP_FAILED) throw Error(std::string("cannot map: ") + std::strerror(e));
-  return std::make_unique<ProfileImpl>(std::make_unique<MappedFile>(p, size));
+  return std::make_unique<ProfileImpl>(std::make_unique<MappedFile>(p, size), options);
 }
 
-std::unique_ptr<Profile> Profile::FromBytes(std::vector<unsigned char> bytes) {
-  return std::make_unique<ProfileImpl>(std::make_unique<Bytes>(std::move(bytes)));
+std::unique_ptr<Profile> Profile::FromBytes(std::vector<unsigned char> bytes, const OpenOptions& options) {
+  return std::make_unique<ProfileImpl>(std::make_unique<Bytes>(std::move(bytes)), options);
 }
 
 ViewKind ParseViewKind(const std::string& s) {

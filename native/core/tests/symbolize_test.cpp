@@ -39,12 +39,13 @@ uint32_t MarkerLine(const std::string& source, const std::string& marker) {
 }
 
 // One native frame per (module, address, stored name) directly under the root.
-std::vector<FrameInfo> Resolve(const std::vector<std::tuple<std::string, uint64_t, std::string>>& frames) {
+std::vector<FrameInfo> Resolve(const std::vector<std::tuple<std::string, uint64_t, std::string>>& frames,
+                               const std::string& build_id = "") {
   fmt::ProfileWriter w;
   uint32_t m = w.Metric("cpu_time", "ns");
   for (size_t i = 0; i < frames.size(); ++i) {
     auto& [module, address, name] = frames[i];
-    uint32_t mod = w.Module(module, "", 0x555555554000ull);
+    uint32_t mod = w.Module(module, build_id, 0x555555554000ull);
     uint32_t node = w.Child(0, w.Frame(fmt::FrameKind::kNative, mod, address, name, "", 0));
     fmt::MetricStats s;
     s.Add(double(frames.size() - i));  // distinct weights keep the view order = input order
@@ -106,4 +107,35 @@ TEST(Symbolize, StrippedFallbacks) {
   EXPECT_EQ(f[3].line, 0u);
   EXPECT_EQ(f[4].name, "libgone.so+0x1234");
   EXPECT_EQ(f[5].name, "zero+0x10");
+}
+
+// A profile from another machine names its modules by path; a different file at that path
+// (another libc build) must not lend it wrong names and lines.
+TEST(Symbolize, BuildIdMismatchFallsBackToModuleOffset) {
+  uint64_t addr = SymbolAddress(STRATA_SYM_LIB, "ns::lib_func(int)");
+  ASSERT_NE(addr, 0u);
+  auto other = Resolve({{STRATA_SYM_LIB, addr, ""}}, "00112233445566778899aabbccddeeff00112233");
+  EXPECT_EQ(other[0].name, Base(STRATA_SYM_LIB) + "+0x" + [&] { char b[32]; snprintf(b, sizeof b, "%llx", (unsigned long long)addr); return std::string(b); }());
+  EXPECT_EQ(other[0].file, "");
+  // The recorded name (dynamic symbol seen at run time) is still shown when there is one.
+  auto named = Resolve({{STRATA_SYM_LIB, addr, "recorded_name"}}, "00112233445566778899aabbccddeeff00112233");
+  EXPECT_EQ(named[0].name, "recorded_name");
+}
+
+TEST(Symbolize, BuildIdMatchSymbolizes) {
+  uint64_t addr = SymbolAddress(STRATA_SYM_LIB, "ns::lib_func(int)");
+  ASSERT_NE(addr, 0u);
+  // The real build id, as `readelf -n` prints it.
+  std::string cmd = "readelf -n " + strata::test::Quote(STRATA_SYM_LIB) + " | sed -n 's/.*Build ID: //p'";
+  FILE* f = ::popen(cmd.c_str(), "r");
+  ASSERT_NE(f, nullptr);
+  char line[256] = {};
+  ASSERT_NE(std::fgets(line, sizeof line, f), nullptr);
+  ::pclose(f);
+  std::string id = line;
+  while (!id.empty() && (id.back() == '\n' || id.back() == ' ')) id.pop_back();
+  ASSERT_FALSE(id.empty());
+  auto same = Resolve({{STRATA_SYM_LIB, addr, ""}}, id);
+  EXPECT_EQ(same[0].name, "ns::lib_func(int)");
+  EXPECT_EQ(Base(same[0].file), "sym_lib.cpp");
 }

@@ -7,6 +7,8 @@
 // no debug information, LLVM falls back to the ELF symbol table (name only).
 #include <llvm/DebugInfo/Symbolize/Symbolize.h>
 #include <llvm/Demangle/Demangle.h>
+#include <llvm/Object/ELFObjectFile.h>
+#include <llvm/Object/ObjectFile.h>
 #include <llvm/Support/Error.h>
 
 #include "symbolizer.h"
@@ -40,6 +42,40 @@ class DwarfSymbolizer final : public Symbolizer {
       out.line = outer.Line;
     }
     return out;
+  }
+
+  std::string BuildId(const std::string& module_path) override {
+    auto binary = llvm::object::ObjectFile::createObjectFile(module_path);
+    if (!binary) {
+      llvm::consumeError(binary.takeError());
+      return {};
+    }
+    // Profiles come from x86-64 and AArch64 Linux: 64-bit little-endian ELF.
+    auto* elf = llvm::dyn_cast<llvm::object::ELF64LEObjectFile>(binary->getBinary());
+    if (!elf) return {};
+    const auto& file = elf->getELFFile();
+    auto phdrs = file.program_headers();
+    if (!phdrs) {
+      llvm::consumeError(phdrs.takeError());
+      return {};
+    }
+    for (const auto& ph : *phdrs) {
+      if (ph.p_type != llvm::ELF::PT_NOTE) continue;
+      llvm::Error err = llvm::Error::success();
+      for (const auto& note : file.notes(ph, err)) {
+        if (note.getType() != llvm::ELF::NT_GNU_BUILD_ID || note.getName() != "GNU") continue;
+        static const char kHex[] = "0123456789abcdef";
+        std::string hex;
+        for (uint8_t c : note.getDesc()) {
+          hex += kHex[c >> 4];
+          hex += kHex[c & 15];
+        }
+        llvm::consumeError(std::move(err));
+        return hex;
+      }
+      llvm::consumeError(std::move(err));
+    }
+    return {};
   }
 
   std::string Demangle(std::string_view name) override {

@@ -21,6 +21,10 @@ class Symbolizer {
   // `address` is the ELF virtual address inside `module_path`. Never throws; returns an empty
   // SymbolInfo when the module is missing, not an ELF file or has no symbols at that address.
   virtual SymbolInfo Symbolize(const std::string& module_path, uint64_t address) = 0;
+  // The GNU build id of the ELF file at `module_path`, lowercase hex; "" when the file is
+  // missing, not ELF, or has none. A profile recorded on another machine names modules by path:
+  // the local file at that path is used only when its build id matches the recorded one.
+  virtual std::string BuildId(const std::string& module_path) = 0;
   // Demangles an Itanium C++ name ("_Z3fooi" -> "foo(int)"); other names come back unchanged.
   virtual std::string Demangle(std::string_view name) = 0;
 };

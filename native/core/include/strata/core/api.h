@@ -71,13 +71,20 @@ struct ViewOptions {
                               // false saves memory and time on large views
 };
 
+struct OpenOptions {
+  // Folders searched for the modules of a profile recorded elsewhere (another machine, a remote
+  // GPU host): a file of the module's name whose build id matches the recorded one, or the
+  // debug-file store layout <dir>/.build-id/ab/cdef….debug. /usr/lib/debug is always searched.
+  std::vector<std::string> symbol_paths;
+};
+
 class Profile {
  public:
   // Opens (mmap) and validates. Throws Error with a one-line message on a bad, truncated or
   // hostile file; never crashes.
-  static std::unique_ptr<Profile> Open(const std::string& path);
+  static std::unique_ptr<Profile> Open(const std::string& path, const OpenOptions& options = {});
   // Same validation over bytes in memory (the fuzzer and tests use this).
-  static std::unique_ptr<Profile> FromBytes(std::vector<unsigned char> bytes);
+  static std::unique_ptr<Profile> FromBytes(std::vector<unsigned char> bytes, const OpenOptions& options = {});
   virtual ~Profile() = default;
 
   virtual uint32_t version() const = 0;
