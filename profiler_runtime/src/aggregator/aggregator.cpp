@@ -2,6 +2,9 @@
 
 #include <pthread.h>
 #include <signal.h>
+#include <time.h>
+
+#include <cerrno>
 
 #include "common/clock.h"
 #include "common/tls.h"
@@ -17,6 +20,8 @@ constexpr uint64_t kPythonRecheckNs = 200000000;      // 200 ms
 }  // namespace
 
 bool Aggregator::Start() {
+  sem_init(&wake_, 0, 0);
+  sem_init(&done_, 0, 0);
   python_cache_.resize(registry::kMaxSlots);
   python_cache_gen_.assign(registry::kMaxSlots, 0);
   modules_.Refresh();
@@ -33,14 +38,18 @@ bool Aggregator::IsAggregatorThread() const {
 
 void Aggregator::RequestFinish(const char* ended) {
   const char* expected = nullptr;
-  finish_request_.compare_exchange_strong(expected, ended, std::memory_order_acq_rel);
+  if (finish_request_.compare_exchange_strong(expected, ended, std::memory_order_acq_rel)) sem_post(&wake_);
 }
 
 bool Aggregator::WaitFinished(uint64_t timeout_ns) const {
-  uint64_t deadline = NowNs(CLOCK_MONOTONIC) + timeout_ns;
+  timespec until;
+  clock_gettime(CLOCK_REALTIME, &until);  // sem_timedwait's clock
+  uint64_t ns = uint64_t(until.tv_nsec) + timeout_ns;
+  until.tv_sec += time_t(ns / 1000000000ull);
+  until.tv_nsec = long(ns % 1000000000ull);
   while (!Finished()) {
-    if (NowNs(CLOCK_MONOTONIC) > deadline) return false;
-    SleepNs(1000000);
+    if (sem_timedwait(&done_, &until) == 0) { sem_post(&done_); continue; }  // others may wait too
+    if (errno != EINTR) return Finished();
   }
   return true;
 }
@@ -64,6 +73,7 @@ void Aggregator::Loop() {
     if (ended) {
       on_finish_(ended);
       finished_.store(true, std::memory_order_release);
+      sem_post(&done_);
       return;  // the process is ending: this thread's work is done
     }
     uint64_t now = NowNs(CLOCK_MONOTONIC);
@@ -72,7 +82,12 @@ void Aggregator::Loop() {
       py_found = python::Detect();
       last_py_check = now;
     }
-    SleepNs(kDrainIntervalNs);
+    timespec until;
+    clock_gettime(CLOCK_REALTIME, &until);
+    uint64_t ns = uint64_t(until.tv_nsec) + kDrainIntervalNs;
+    until.tv_sec += time_t(ns / 1000000000ull);
+    until.tv_nsec = long(ns % 1000000000ull);
+    while (sem_timedwait(&wake_, &until) != 0 && errno == EINTR) {}
   }
 }
 

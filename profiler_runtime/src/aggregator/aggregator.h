@@ -3,6 +3,8 @@
 // frames, and performs the final drain + write when asked.
 #pragma once
 
+#include <semaphore.h>
+
 #include <atomic>
 #include <cstdint>
 #include <string>
@@ -48,6 +50,11 @@ class Aggregator {
   FinishFn on_finish_;
   std::atomic<const char*> finish_request_{nullptr};
   std::atomic<bool> finished_{false};
+  // Posted by RequestFinish (sem_post is async-signal-safe) so the drain loop wakes at once
+  // instead of at its next tick; `done_` is posted when the profile is written. Exit then costs
+  // the write, not polling latency.
+  mutable sem_t wake_;
+  mutable sem_t done_;
   std::atomic<uint64_t> aggregated_{0};
   unsigned long thread_ = 0;
 

@@ -16,7 +16,7 @@
 #include "common/log.h"
 #include "common/tls.h"
 #include "python/py_reader.h"
-#include "sampler/merge.h"
+#include "sampler/path_collector.h"
 #include "sampler/sample.h"
 #include "sampler/thread_registry.h"
 #include "signals/signal_chain.h"
@@ -59,30 +59,12 @@ void TakeSample(ucontext_t* uc) {
   SampleRecord* rec = slot->ring.Reserve();
   if (!rec) { g_dropped.fetch_add(1, std::memory_order_relaxed); return; }
 
-  uint64_t pcs[kMaxDepth];
-  int npcs;
-  uint16_t flags = 0;
-  bool failed = false;
-  if (t_loader_busy) {
-    pcs[0] = unwind::InterruptedPc(uc);
-    npcs = 1;
-    flags |= kSamplePcOnly;
-  } else {
-    npcs = unwind::FromSignalContext(uc, pcs, kMaxDepth, &failed);
-    if (failed) flags |= kSampleUnwindFailed;
-    if (npcs == kMaxDepth) flags |= kSampleTruncated;
-  }
-
   if (g_fault_every && ++g_fault_count % g_fault_every == 0) (void)*g_fault_page;
-
-  const python::Runtime* py = python::Current();
-  python::PyStack ps;
-  bool have_py = py && python::WalkCurrentThread(py, &slot->code_cache, &ps);
-
+  CollectedPath path = CollectPath(uc, slot, 0, rec->frames, kMaxDepth);
+  uint16_t flags = path.flags;
   rec->value = value;
   rec->flags = flags;
-  rec->depth = uint16_t(MergeStacks(pcs, npcs, py ? py->eval_begin : 0, py ? py->eval_end : 0,
-                                    have_py ? &ps : nullptr, rec->frames, kMaxDepth));
+  rec->depth = uint16_t(path.depth);
   slot->ring.Commit();
   g_samples.fetch_add(1, std::memory_order_relaxed);
   if (flags & (kSampleUnwindFailed | kSamplePcOnly))

@@ -17,7 +17,31 @@ void Init() {
 
 uint64_t InterruptedPc(const ucontext_t* uc) { return uint64_t(uc->uc_mcontext.gregs[REG_RIP]); }
 
-int FromSignalContext(ucontext_t* uc, uint64_t* pcs, int max, bool* failed) {
+namespace {
+int Walk(unw_cursor_t* cursor, uint64_t* pcs, uint64_t* sps, int max, int skip, bool first_is_pc, bool* failed) {
+  int n = 0;
+  bool first = true;
+  for (;;) {
+    unw_word_t ip = 0, sp = 0;
+    if (unw_get_reg(cursor, UNW_REG_IP, &ip) != 0 || ip == 0) break;
+    unw_get_reg(cursor, UNW_REG_SP, &sp);
+    if (skip > 0) {
+      --skip;
+    } else {
+      if (n >= max) break;
+      sps ? (void)(sps[n] = uint64_t(sp)) : (void)0;
+      pcs[n++] = (first && first_is_pc) ? uint64_t(ip) : uint64_t(ip) - 1;
+    }
+    first = false;
+    int rc = unw_step(cursor);
+    if (rc == 0) break;
+    if (rc < 0) { *failed = true; break; }
+  }
+  return n;
+}
+}  // namespace
+
+int FromSignalContext(ucontext_t* uc, uint64_t* pcs, uint64_t* sps, int max, bool* failed) {
   *failed = false;
   if (max <= 0) return 0;
   unw_cursor_t cursor;
@@ -25,21 +49,21 @@ int FromSignalContext(ucontext_t* uc, uint64_t* pcs, int max, bool* failed) {
   // UNW_INIT_SIGNAL_FRAME says the first IP is not a return address (no -1 for lookups).
   if (unw_init_local2(&cursor, reinterpret_cast<unw_context_t*>(uc), UNW_INIT_SIGNAL_FRAME) != 0) {
     pcs[0] = InterruptedPc(uc);
+    if (sps) sps[0] = uint64_t(uc->uc_mcontext.gregs[REG_RSP]);
     *failed = true;
     return 1;
   }
-  int n = 0;
-  unw_word_t ip = 0;
-  unw_get_reg(&cursor, UNW_REG_IP, &ip);
-  pcs[n++] = uint64_t(ip);
-  while (n < max) {
-    int rc = unw_step(&cursor);
-    if (rc == 0) break;
-    if (rc < 0) { *failed = true; break; }
-    if (unw_get_reg(&cursor, UNW_REG_IP, &ip) != 0 || ip == 0) break;
-    pcs[n++] = uint64_t(ip) - 1;
-  }
-  return n;
+  return Walk(&cursor, pcs, sps, max, 0, true, failed);
+}
+
+int FromCurrentContext(uint64_t* pcs, uint64_t* sps, int max, int skip, bool* failed) {
+  *failed = false;
+  if (max <= 0) return 0;
+  unw_context_t ctx;
+  unw_cursor_t cursor;
+  if (unw_getcontext(&ctx) != 0 || unw_init_local(&cursor, &ctx) != 0) { *failed = true; return 0; }
+  // Skip this function's own frame as well as the caller's helpers.
+  return Walk(&cursor, pcs, sps, max, skip + 1, false, failed);
 }
 
 }  // namespace strata::rt::unwind

@@ -13,8 +13,14 @@ void Init();
 
 // Writes up to `max` PCs, leaf first: pcs[0] is the interrupted PC as is, caller frames are
 // return address - 1 so they map to the call site. Returns the count; *failed is set when
-// libunwind reported an error before reaching the outermost frame.
-int FromSignalContext(ucontext_t* uc, uint64_t* pcs, int max, bool* failed);
+// libunwind reported an error before reaching the outermost frame. `sps` (may be null) gets
+// each frame's stack pointer: it orders native frames against marks taken on the same stack
+// (operator entries), since the stack grows down (a caller's SP is higher).
+int FromSignalContext(ucontext_t* uc, uint64_t* pcs, uint64_t* sps, int max, bool* failed);
+
+// The same for the calling thread's own stack, from normal code (a CUDA launch callback, an
+// operator entry). The first `skip` frames (the caller's own helpers) are left out.
+int FromCurrentContext(uint64_t* pcs, uint64_t* sps, int max, int skip, bool* failed);
 
 // PC only (used when the loader lock may be held).
 uint64_t InterruptedPc(const ucontext_t* uc);
