@@ -25,7 +25,7 @@ UD="$ROOT/build/demo/user-data"; EXT="$ROOT/build/demo/extensions"
 rm -rf "$UD" "$EXT"; mkdir -p "$UD/User" "$EXT"
 cat > "$UD/User/settings.json" <<JSON
 {"security.workspace.trust.enabled": false, "workbench.startupEditor": "none",
- "strata.openOnStartup": "$PROFILE"}
+ "git.openRepositoryInParentFolders": "never", "strata.openOnStartup": "$PROFILE"}
 JSON
 ln -s "$ROOT/extension" "$EXT/strata.strata-0.1.0"
 echo

@@ -135,6 +135,7 @@ class ProfileImpl final : public Profile {
     in.sampled = sampled_.data();
     in.sampled_count = sampled_.size();
     in.node_func = node_func_.data();
+    in.node_site = node_site_.data();
     in.func_count = func_count_;
     in.primary = primary;
     detail::ViewOutput out;
@@ -183,8 +184,8 @@ class ProfileImpl final : public Profile {
     std::vector<int8_t> module_ok(modules.size, -1);
     std::vector<std::string> module_file(modules.size);
     auto table = std::make_shared<std::vector<FrameInfo>>(frames.size);
-    std::vector<uint32_t> frame_func(frames.size);
-    std::unordered_map<std::string, uint32_t> func_ids;
+    std::vector<uint32_t> frame_func(frames.size), frame_site(frames.size);
+    std::unordered_map<std::string, uint32_t> func_ids, site_ids;
     std::string key;
     for (size_t i = 0; i < frames.size; ++i) {
       const fmt::FrameRecord& f = frames[i];
@@ -228,12 +229,24 @@ class ProfileImpl final : public Profile {
       if (f.kind == uint32_t(fmt::FrameKind::kPython)) key += info.file;
       else key += info.module;
       frame_func[i] = func_ids.emplace(key, uint32_t(func_ids.size())).first->second;
+      // Call-site identity for top-down merging: the function plus file:line; a frame with no
+      // line (no debug info) or an instruction-level frame keeps its address.
+      key += '\0';
+      key += info.file;
+      key += ':';
+      key += std::to_string(info.line);
+      if (info.line == 0 || f.kind == uint32_t(fmt::FrameKind::kPc)) key += '@' + std::to_string(f.address);
+      frame_site[i] = site_ids.emplace(key, uint32_t(site_ids.size())).first->second;
     }
     func_count_ = func_ids.size();
     frames_ = std::move(table);
     const auto nodes = r_.nodes();
     node_func_.resize(nodes.size);
-    for (size_t i = 0; i < nodes.size; ++i) node_func_[i] = frame_func[nodes[i].frame];
+    node_site_.resize(nodes.size);
+    for (size_t i = 0; i < nodes.size; ++i) {
+      node_func_[i] = frame_func[nodes[i].frame];
+      node_site_[i] = frame_site[nodes[i].frame];
+    }
   }
 
   std::unique_ptr<Storage> storage_;
@@ -248,6 +261,7 @@ class ProfileImpl final : public Profile {
   mutable std::once_flag resolved_once_;
   mutable std::shared_ptr<const std::vector<FrameInfo>> frames_;
   mutable std::vector<uint32_t> node_func_;
+  mutable std::vector<uint32_t> node_site_;
   mutable size_t func_count_ = 0;
 };
 

@@ -38,22 +38,28 @@ uint32_t MarkerLine(const std::string& source, const std::string& marker) {
   return 0;
 }
 
-// One native frame per (module, address, stored name) directly under the root.
+// One native frame per (module, address, stored name) directly under the root; returns the
+// resolved frames in input order (from the view's frame table: the top-down view itself merges
+// frames of one call site).
 std::vector<FrameInfo> Resolve(const std::vector<std::tuple<std::string, uint64_t, std::string>>& frames,
                                const std::string& build_id = "") {
   fmt::ProfileWriter w;
   uint32_t m = w.Metric("cpu_time", "ns");
+  std::vector<uint32_t> ids;
   for (size_t i = 0; i < frames.size(); ++i) {
     auto& [module, address, name] = frames[i];
     uint32_t mod = w.Module(module, build_id, 0x555555554000ull);
-    uint32_t node = w.Child(0, w.Frame(fmt::FrameKind::kNative, mod, address, name, "", 0));
+    ids.push_back(w.Frame(fmt::FrameKind::kNative, mod, address, name, "", 0));
+    uint32_t node = w.Child(0, ids.back());
     fmt::MetricStats s;
-    s.Add(double(frames.size() - i));  // distinct weights keep the view order = input order
+    s.Add(double(frames.size() - i));
     w.AddStats(node, m, s);
   }
   auto p = Profile::FromBytes(w.Serialize());
   auto v = p->BuildView(ViewKind::kTopDown);
-  return std::vector<FrameInfo>(v.frames.begin() + 1, v.frames.end());
+  std::vector<FrameInfo> out;
+  for (uint32_t id : ids) out.push_back((*v.frame_table)[id]);
+  return out;
 }
 
 std::string Base(const std::string& path) { return path.substr(path.rfind('/') + 1); }

@@ -271,3 +271,39 @@ TEST(Views, MillionNodes) {
       if (kind == ViewKind::kTopDown && !expand) EXPECT_LT(s, 2.0);  // loose: loaded CI machines
     }
 }
+
+// Samples at different instructions of one source line are separate stored nodes (the runtime
+// keys native frames by PC); top-down shows one node per call site, with merged statistics.
+TEST(Views, TopDownMergesSiblingsOfOneCallSite) {
+  fmt::ProfileWriter w;
+  uint32_t m = w.Metric("cpu_time", "ns");
+  uint32_t mod = w.Module("/nonexistent/libwork.so", "", 0x1000);
+  auto add = [&](uint32_t parent, uint64_t addr, uint32_t line, std::vector<double> values) {
+    uint32_t node = w.Child(parent, w.Frame(fmt::FrameKind::kNative, mod, addr, "work", "work.cpp", line));
+    fmt::MetricStats s;
+    for (double v : values) s.Add(v);
+    if (!values.empty()) w.AddStats(node, m, s);
+    return node;
+  };
+  uint32_t a = add(0, 0x10, 7, {1, 2});
+  add(0, 0x14, 7, {3});
+  add(0, 0x20, 8, {10});
+  add(a, 0x30, 9, {4});  // a child under the first PC of line 7
+  auto p = Profile::FromBytes(w.Serialize());
+  View v = p->BuildView(ViewKind::kTopDown);
+  ASSERT_EQ(v.size(), 4u);  // root, work:7 (merged), its child work:9, work:8
+  auto at = [&](uint32_t line) {
+    for (size_t i = 1; i < v.size(); ++i) if (v.frame(i).line == line) return i;
+    return size_t(0);
+  };
+  size_t l7 = at(7), l8 = at(8), l9 = at(9);
+  ASSERT_TRUE(l7 && l8 && l9);
+  EXPECT_DOUBLE_EQ(v.metrics[l8][0].inclusive, 10);
+  EXPECT_DOUBLE_EQ(v.metrics[l7][0].inclusive, 10);  // 1+2+3 + child 4
+  EXPECT_DOUBLE_EQ(v.metrics[l7][0].exclusive, 6);
+  EXPECT_EQ(v.metrics[l7][0].count, 3u);
+  EXPECT_DOUBLE_EQ(v.metrics[l7][0].max, 3);
+  EXPECT_EQ(v.parent[l9], int32_t(l7));
+  EXPECT_EQ(v.parent[l8], 0);
+  EXPECT_DOUBLE_EQ(v.metrics[0][0].inclusive, 20);
+}

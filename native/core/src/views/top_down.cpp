@@ -1,4 +1,9 @@
 // Top-down view: the stored calling context tree, children by descending inclusive value.
+// The runtime keys native frames by PC, so one source line can appear as several sibling
+// nodes (samples at different instructions of the line); siblings of one call site are merged
+// here, recursively, as a user reads a flame graph by function and line. Instruction-level
+// frames (kind pc) keep their address in the site id and stay apart.
+#include "child_map.h"
 #include "view_builder.h"
 
 namespace strata::core::detail {
@@ -6,14 +11,52 @@ namespace strata::core::detail {
 ViewOutput BuildTopDown(const ViewInput& in) {
   ViewOutput out;
   const size_t n = in.node_count, m = in.metric_count;
-  out.parent.resize(n);
-  out.frame.resize(n);
-  for (size_t i = 0; i < n; ++i) {
-    out.parent[i] = i == 0 ? -1 : int32_t(in.nodes[i].parent);
-    out.frame[i] = in.nodes[i].frame;
+  std::vector<double> stored_incl = StoredInclusive(in);
+  // Map stored nodes to view nodes: (view parent, site) -> view node.
+  std::vector<uint32_t> view_of(n, 0);
+  bool merged = false;
+  if (in.node_site && n > 1) {
+    ChildMap map(n);
+    uint32_t next = 1;
+    for (size_t i = 1; i < n; ++i) {
+      bool inserted;
+      uint32_t vp = view_of[in.nodes[i].parent];
+      uint32_t* slot = map.FindOrInsert((uint64_t(vp) << 32) | in.node_site[i], &inserted);
+      if (inserted) *slot = next++;
+      else merged = true;
+      view_of[i] = *slot;
+    }
+    if (merged) {
+      const size_t vn = next;
+      out.parent.assign(vn, -1);
+      out.frame.assign(vn, in.nodes[0].frame);
+      out.incl.assign(vn * m, 0.0);
+      out.excl_storage.assign(vn * (m ? m : 1), Stats{});
+      std::vector<double> best(vn, -1.0);
+      const size_t p = in.primary;
+      for (size_t i = 0; i < n; ++i) {
+        uint32_t v = view_of[i];
+        if (i > 0) out.parent[v] = int32_t(view_of[in.nodes[i].parent]);
+        double w = m ? stored_incl[i * m + p] : 0.0;
+        if (w > best[v]) { best[v] = w; out.frame[v] = in.nodes[i].frame; }  // the heaviest PC's frame
+        for (size_t k = 0; k < m; ++k) {
+          out.incl[size_t(v) * m + k] += stored_incl[i * m + k];
+          out.excl_storage[size_t(v) * m + k].Merge(in.excl[i * m + k]);
+        }
+      }
+      out.excl = out.excl_storage.data();
+    }
   }
-  out.incl = StoredInclusive(in);
-  out.excl = in.excl;  // slot = node
+  if (!merged) {
+    out.parent.resize(n);
+    out.frame.resize(n);
+    for (size_t i = 0; i < n; ++i) {
+      out.parent[i] = i == 0 ? -1 : int32_t(in.nodes[i].parent);
+      out.frame[i] = in.nodes[i].frame;
+    }
+    out.incl = std::move(stored_incl);
+    out.excl = in.excl;  // slot = node
+  }
   SortPreorder(out, m, in.primary);
   return out;
 }

@@ -20,6 +20,9 @@ struct ViewInput {
   size_t sampled_count = 0;
   const uint32_t* node_func = nullptr;        // function id per stored node (frames merged by
   size_t func_count = 0;                      //   function for bottom-up and flat)
+  const uint32_t* node_site = nullptr;        // call-site id per stored node (kind, function,
+                                              //   file, line): top-down merges sibling nodes
+                                              //   of one site (different PCs on one line)
   size_t primary = 0;                         // metric ordering children (< metric_count or 0)
 };
 
