@@ -24,6 +24,16 @@ struct ReportOptions {
 };
 int RunReport(const ReportOptions& options);
 
+struct AnalyzeCliOptions {
+  std::string file;
+  std::string format = "text";             // text | json | sarif
+  std::vector<std::string> rule_files;     // --rules
+  std::vector<std::string> settings;       // --set RULE.PARAM=VALUE
+  std::vector<std::string> disabled;       // --disable RULE
+  std::vector<std::string> symbol_paths;
+};
+int RunAnalyze(const AnalyzeCliOptions& options);
+
 // Exit statuses.
 inline constexpr int kExitUsage = 2;
 inline constexpr int kExitError = 1;

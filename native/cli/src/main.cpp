@@ -1,4 +1,4 @@
-// strata: record a program with the Strata runtime, report a profile.
+// strata: record a program with the Strata runtime, report and analyze a profile.
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <exception>
@@ -35,6 +35,15 @@ int main(int argc, char** argv) {
                      "(repeatable; also $STRATA_SYMBOL_PATH, colon-separated)")
       ->check(CLI::ExistingDirectory);
 
+  AnalyzeCliOptions ana;
+  CLI::App* analyze = app.add_subcommand("analyze", "Run the analyzers over a profile and print their findings");
+  analyze->add_option("file", ana.file, "Profile file")->required();
+  analyze->add_option("--format", ana.format, "text, json or sarif")->check(CLI::IsMember({"text", "json", "sarif"}));
+  analyze->add_option("--rules", ana.rule_files, "A rule file (docs/analyzers.md); repeatable");
+  analyze->add_option("--set", ana.settings, "RULE.PARAMETER=VALUE, e.g. hotspot.share=0.05; repeatable");
+  analyze->add_option("--disable", ana.disabled, "A rule id not to run; repeatable");
+  analyze->add_option("--symbol-path", ana.symbol_paths, "As for report")->check(CLI::ExistingDirectory);
+
   // `strata record [options] -- CMD ARGS...`: everything after the first -- is the target's,
   // split off here (CLI11's handling of -- with prefix commands is not faithful).
   std::vector<std::string> after_dashes;
@@ -56,7 +65,7 @@ int main(int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    std::string where = record->parsed() ? " record" : report->parsed() ? " report" : "";
+    std::string where = record->parsed() ? " record" : report->parsed() ? " report" : analyze->parsed() ? " analyze" : "";
     std::fprintf(stderr, "strata: %s (see 'strata%s --help')\n", e.what(), where.c_str());
     return kExitUsage;
   }
@@ -81,6 +90,7 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "strata: unexpected '--' (see 'strata report --help')\n");
       return kExitUsage;
     }
+    if (analyze->parsed()) return RunAnalyze(ana);
     return RunReport(rep);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "strata: %s\n", e.what());

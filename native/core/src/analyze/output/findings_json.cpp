@@ -1,0 +1,39 @@
+// `strata analyze --format json` and the addon's analyze(): the contract in docs/analyzers.md.
+#include <nlohmann/json.hpp>
+
+#include "strata/core/analyze.h"
+
+namespace strata::core {
+
+namespace {
+nlohmann::ordered_json FrameJson(const FindingFrame& f) {
+  return {{"kind", f.kind}, {"name", f.name}, {"file", f.file}, {"line", f.line}};
+}
+}  // namespace
+
+std::string FindingsJson(const AnalysisResult& result) {
+  using json = nlohmann::ordered_json;
+  json doc;
+  doc["format_version"] = 1;
+  json findings = json::array();
+  for (const auto& f : result.findings) {
+    json j;
+    j["rule"] = f.rule;
+    j["severity"] = f.severity;
+    j["message"] = f.message;
+    j["node"] = f.node;
+    j["location"] = FrameJson(f.location);
+    json path = json::array();
+    for (const auto& p : f.path) path.push_back(FrameJson(p));
+    j["path"] = std::move(path);
+    json ev = json::array();
+    for (const auto& e : f.evidence) ev.push_back({{"name", e.name}, {"value", e.value}, {"unit", e.unit}});
+    j["evidence"] = std::move(ev);
+    findings.push_back(std::move(j));
+  }
+  doc["findings"] = std::move(findings);
+  doc["errors"] = result.errors;
+  return doc.dump(2, ' ', false, json::error_handler_t::replace) + "\n";
+}
+
+}  // namespace strata::core

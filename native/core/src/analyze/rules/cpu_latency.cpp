@@ -1,0 +1,64 @@
+// cpu-latency: the GPU waits on the CPU. (1) Python lines that launch GPU work but whose CPU
+// time exceeds their GPU time by `ratio` (the GPU idles while Python and the framework prepare
+// the launches); (2) the whole run: the GPU busy under gpu_busy_max of the run while the CPU is
+// busy (data loading, Python overhead). Needs CPU samples and GPU time in one profile.
+#include "../value_format.h"
+#include "builtin_rules.h"
+
+namespace strata::core::detail {
+
+void CpuLatency(const AnalysisContext& cx, const RuleParams& p, std::vector<Finding>& out) {
+  auto gpu = cx.metric_index(kGpuTime);
+  std::optional<size_t> cpu;
+  for (const char* m : kCpuMetrics)
+    if (!cpu) cpu = cx.metric_index(m);
+  if (!gpu || !cpu || cx.total(*gpu) <= 0 || cx.total(*cpu) <= 0) return;
+  const std::string cpu_name = cx.metrics()[*cpu].name;
+  const size_t n = cx.size();
+  // (1) deepest Python lines with the imbalance.
+  std::vector<char> sub(n, 0);
+  for (size_t v = n; v-- > 1;) {
+    const FrameInfo& f = cx.frame(v);
+    double c = cx.metric(v, *cpu).inclusive, g = cx.metric(v, *gpu).inclusive;
+    bool hit = !sub[v] && f.kind == "python" && g > 0 && c >= p["min_share"] * cx.total(*cpu) && c >= p["ratio"] * g;
+    if (hit || sub[v]) sub[size_t(cx.parent(v))] = 1;
+    if (!hit) continue;
+    std::string msg = "`" + Where(f.name, f.file, f.line) + "` uses " + Duration(c) + " of " + cpu_name + " (" +
+                      Percent(c / cx.total(*cpu)) + ") to drive " + Duration(g) +
+                      " of GPU work: the GPU waits for the CPU here. Move the Python-side work out of the loop, "
+                      "batch small operations into larger tensor operations, or capture the step with CUDA graphs "
+                      "(torch.compile mode=\"reduce-overhead\").";
+    Finding fd = cx.Make("cpu-latency", "warning", v, std::move(msg));
+    fd.evidence = {{cpu_name, c, "ns"}, {"gpu_time", g, "ns"}, {"cpu_gpu_ratio", c / g, "ratio"}};
+    out.push_back(std::move(fd));
+  }
+  // (2) the GPU mostly idle over the run while the CPU is busy.
+  auto duration = cx.meta("duration_ns");
+  if (!duration) return;
+  double run_ns = 0;
+  try { run_ns = std::stod(*duration); } catch (...) { return; }
+  if (run_ns <= 0) return;
+  double gpu_busy = cx.total(*gpu) / run_ns, cpu_busy = cx.total(*cpu) / run_ns;
+  if (gpu_busy >= p["gpu_busy_max"] || cpu_busy < 0.5) return;
+  // Point at the heaviest CPU path: follow the heaviest child from the root down to a Python line.
+  size_t v = 0;
+  for (;;) {
+    size_t best = 0;
+    double w = -1;
+    for (size_t c = v + 1; c < cx.subtree_end(v); c = cx.subtree_end(c)) {
+      if (cx.metric(c, *cpu).inclusive > w) { w = cx.metric(c, *cpu).inclusive; best = c; }
+    }
+    if (!best || cx.metric(best, *cpu).inclusive < 0.5 * cx.total(*cpu)) break;
+    v = best;
+  }
+  std::string msg = "The GPU was busy " + Percent(gpu_busy) + " of the run (" + Duration(cx.total(*gpu)) + " of " +
+                    Duration(run_ns) + ") while the CPU was busy " + Percent(cpu_busy) +
+                    ": the program is CPU-bound. Overlap data loading with GPU work (DataLoader workers, pinned "
+                    "memory, non_blocking copies) and cut Python overhead on the heaviest CPU path.";
+  Finding fd = cx.Make("cpu-latency", "warning", v, std::move(msg));
+  fd.evidence = {{"gpu_busy_share", gpu_busy, "share"}, {"cpu_busy_share", cpu_busy, "share"},
+                 {"duration", run_ns, "ns"}};
+  out.push_back(std::move(fd));
+}
+
+}  // namespace strata::core::detail

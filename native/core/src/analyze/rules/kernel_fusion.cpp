@@ -1,0 +1,92 @@
+// kernel-fusion: a frame that launches many short kernels spends its GPU time on launch
+// latency and on memory round trips between them. Flagged: the deepest frame with a source
+// line (a Python line first, else a C++ line) under which launches >= min_launches, the mean
+// kernel time <= max_mean_us and the kernels' GPU time >= min_share of the total.
+#include <algorithm>
+#include <map>
+
+#include "../value_format.h"
+#include "builtin_rules.h"
+
+namespace strata::core::detail {
+
+void KernelFusion(const AnalysisContext& cx, const RuleParams& p, std::vector<Finding>& out) {
+  auto gpu = cx.metric_index(kGpuTime);
+  if (!gpu || cx.total(*gpu) <= 0) return;
+  auto api = cx.metric_index(kApiTime);
+  const size_t n = cx.size();
+  // Per node: kernel launches and kernel GPU time in its subtree (kernels only: copies and
+  // sets are not fusion candidates).
+  std::vector<double> launches(n, 0), kernel_ns(n, 0);
+  for (size_t v = n; v-- > 1;) {
+    if (cx.frame(v).kind == "kernel") {
+      launches[v] += double(cx.metric(v, *gpu).count);
+      kernel_ns[v] += cx.metric(v, *gpu).exclusive;
+    }
+    size_t par = size_t(cx.parent(v));
+    launches[par] += launches[v];
+    kernel_ns[par] += kernel_ns[v];
+  }
+  const double min_launches = p["min_launches"], max_mean_ns = p["max_mean_us"] * 1e3;
+  const double min_ns = p["min_share"] * cx.total(*gpu);
+  auto candidate = [&](size_t v) {
+    const FrameInfo& f = cx.frame(v);
+    if (f.kind == "kernel" || f.kind == "gpu_api" || f.kind == "pc" || f.kind == "region") return false;
+    if (f.file.empty() || f.line == 0) return false;
+    return launches[v] >= min_launches && kernel_ns[v] >= min_ns && kernel_ns[v] / launches[v] <= max_mean_ns;
+  };
+  // Deepest Python candidates first; a C++ candidate only where no Python frame qualifies above.
+  std::vector<char> covered(n, 0);  // flagged
+  std::vector<char> sub(n, 0);      // a flagged frame is strictly below (children come first)
+  for (int pass = 0; pass < 2; ++pass) {
+    std::fill(sub.begin(), sub.end(), 0);
+    for (size_t v = n; v-- > 1;) {
+      bool want = pass == 0 ? cx.frame(v).kind == "python" : cx.frame(v).kind != "python";
+      bool ok = want && !sub[v] && !covered[v] && candidate(v) &&
+                !(pass == 1 && cx.PythonAncestor(v) > 0 && candidate(size_t(cx.PythonAncestor(v))));
+      if (covered[v] || sub[v] || ok) sub[size_t(cx.parent(v))] = 1;
+      if (!ok) continue;
+      covered[v] = 1;
+      // The kernels: name -> (launches, ns).
+      std::map<std::string, std::pair<double, double>> kernels;
+      double api_ns = 0;
+      for (size_t c = v; c < cx.subtree_end(v); ++c) {
+        if (cx.frame(c).kind == "kernel") {
+          auto& e = kernels[cx.frame(c).name];
+          e.first += double(cx.metric(c, *gpu).count);
+          e.second += cx.metric(c, *gpu).exclusive;
+        }
+        if (api && cx.frame(c).kind == "gpu_api") api_ns += cx.metric(c, *api).exclusive;
+      }
+      std::vector<std::pair<std::string, std::pair<double, double>>> top(kernels.begin(), kernels.end());
+      std::sort(top.begin(), top.end(), [](auto& a, auto& b) { return a.second.first > b.second.first; });
+      std::string list;
+      for (size_t i = 0; i < top.size() && i < 4; ++i)
+        list += (i ? ", " : "") + top[i].first + " x" + Number(top[i].second.first);
+      if (top.size() > 4) list += ", ...";
+      const double mean = kernel_ns[v] / launches[v];
+      const double overhead = api ? api_ns / (api_ns + kernel_ns[v]) : 0;
+      const FrameInfo& f = cx.frame(v);
+      std::string msg = "`" + Where(f.name, f.file, f.line) + "` launches " + Number(launches[v]) + " kernels (" +
+                        std::to_string(kernels.size()) + " distinct: " + list + ") averaging " + Duration(mean) +
+                        " each, " + Percent(kernel_ns[v] / cx.total(*gpu)) + " of GPU time" +
+                        (api ? "; the launch calls cost " + Duration(api_ns) + " of CPU time (" + Percent(overhead) +
+                                   " of launch + kernel time)" : std::string()) +
+                        ". Fuse these operations (torch.compile, a fused kernel, or batching the loop into one "
+                        "tensor operation) so fewer, larger kernels run.";
+      Finding fd = cx.Make("kernel-fusion", "warning", v, std::move(msg));
+      fd.evidence = {{"launches", launches[v], "count"},
+                     {"mean_kernel_time", mean, "ns"},
+                     {"gpu_time", kernel_ns[v], "ns"},
+                     {"gpu_time_share", kernel_ns[v] / cx.total(*gpu), "share"},
+                     {"distinct_kernels", double(kernels.size()), "count"}};
+      if (api) {
+        fd.evidence.push_back({"api_time", api_ns, "ns"});
+        fd.evidence.push_back({"launch_overhead_share", overhead, "share"});
+      }
+      out.push_back(std::move(fd));
+    }
+  }
+}
+
+}  // namespace strata::core::detail

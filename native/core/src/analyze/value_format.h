@@ -1,0 +1,37 @@
+// How findings print numbers: shares as percentages, times with a unit a reader takes in.
+#pragma once
+
+#include <cstdio>
+#include <string>
+
+namespace strata::core::detail {
+
+inline std::string Percent(double share) {
+  char b[32];
+  std::snprintf(b, sizeof b, share >= 0.1 ? "%.0f%%" : "%.1f%%", share * 100.0);
+  return b;
+}
+
+inline std::string Duration(double ns) {
+  char b[32];
+  if (ns >= 1e9) std::snprintf(b, sizeof b, "%.2f s", ns / 1e9);
+  else if (ns >= 1e6) std::snprintf(b, sizeof b, "%.1f ms", ns / 1e6);
+  else if (ns >= 1e3) std::snprintf(b, sizeof b, "%.1f us", ns / 1e3);
+  else std::snprintf(b, sizeof b, "%.0f ns", ns);
+  return b;
+}
+
+inline std::string Number(double v) {
+  char b[32];
+  std::snprintf(b, sizeof b, "%.4g", v);
+  return b;
+}
+
+// "train (train.py:49)" or "matmul" when there is no line.
+inline std::string Where(const std::string& name, const std::string& file, unsigned line) {
+  if (file.empty() || line == 0) return name;
+  size_t slash = file.rfind('/');
+  return name + " (" + (slash == std::string::npos ? file : file.substr(slash + 1)) + ":" + std::to_string(line) + ")";
+}
+
+}  // namespace strata::core::detail

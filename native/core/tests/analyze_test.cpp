@@ -1,0 +1,331 @@
+// Analyzers: for each built-in rule a profile that must trigger it (at the right source line)
+// and a twin that must not; the user-rule language (matching, errors with FILE:LINE, other
+// rules still running); `strata analyze` output formats and bad input.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "strata/core/analyze.h"
+#include "test_util.h"
+
+namespace fmt = strata::format;
+using strata::core::AnalysisResult;
+using strata::core::Analyze;
+using strata::core::AnalyzeOptions;
+using strata::core::Finding;
+using strata::core::Profile;
+
+namespace {
+
+// A small profile builder: frames by (kind, name, file, line), metrics by name.
+class Builder {
+ public:
+  uint32_t Metric(const std::string& name, const std::string& unit = "ns") {
+    auto it = metrics_.find(name);
+    if (it != metrics_.end()) return it->second;
+    return metrics_[name] = w_.Metric(name, unit);
+  }
+  uint32_t Node(uint32_t parent, fmt::FrameKind kind, const std::string& name, const std::string& file = "",
+                uint32_t line = 0) {
+    return w_.Child(parent, w_.Frame(kind, fmt::kNone, 0, name, file, line));
+  }
+  // `count` events of `each` (exclusive) on `node`.
+  void Add(uint32_t node, const std::string& metric, double each, int count = 1) {
+    fmt::MetricStats s;
+    for (int i = 0; i < count; ++i) s.Add(each);
+    w_.AddStats(node, Metric(metric), s);
+  }
+  void Meta(const std::string& k, const std::string& v) { w_.Meta(k, v); }
+  std::unique_ptr<Profile> Build() { return Profile::FromBytes(w_.Serialize()); }
+
+ private:
+  fmt::ProfileWriter w_;
+  std::map<std::string, uint32_t> metrics_;
+};
+
+using K = fmt::FrameKind;
+
+std::vector<Finding> Of(const AnalysisResult& r, const std::string& rule) {
+  std::vector<Finding> out;
+  for (const auto& f : r.findings) if (f.rule == rule) out.push_back(f);
+  return out;
+}
+
+std::string WriteTemp(const std::string& name, const std::string& text) {
+  std::string path = std::string(::testing::TempDir()) + "/" + name;
+  std::ofstream(path) << text;
+  return path;
+}
+
+}  // namespace
+
+TEST(Analyze, HotspotPointsAtTheHeavyLine) {
+  Builder b;
+  b.Metric("cpu_time");
+  uint32_t main = b.Node(0, K::kPython, "main", "/w/app.py", 10);
+  uint32_t hot = b.Node(main, K::kPython, "hot", "/w/app.py", 3);
+  uint32_t cold = b.Node(main, K::kPython, "cold", "/w/app.py", 6);
+  b.Add(hot, "cpu_time", 1e6, 75);
+  b.Add(cold, "cpu_time", 1e6, 25);
+  auto r = Analyze(*b.Build());
+  auto hs = Of(r, "hotspot");
+  ASSERT_EQ(hs.size(), 2u);  // 75% and 25% both exceed 10%
+  EXPECT_EQ(hs[0].location.line, 3u);
+  EXPECT_EQ(hs[0].location.file, "/w/app.py");
+  EXPECT_EQ(hs[0].severity, "warning");
+  EXPECT_NE(hs[0].message.find("75%"), std::string::npos) << hs[0].message;
+  EXPECT_EQ(hs[0].path.size(), 2u);
+  EXPECT_EQ(hs[0].path[0].name, "main");
+}
+
+TEST(Analyze, HotspotTwinSpreadThinFindsNothing) {
+  Builder b;
+  b.Metric("cpu_time");
+  uint32_t main = b.Node(0, K::kPython, "main", "/w/app.py", 10);
+  for (int i = 0; i < 20; ++i) b.Add(b.Node(main, K::kPython, "f" + std::to_string(i), "/w/app.py", 20 + i), "cpu_time", 1e6, 5);
+  EXPECT_TRUE(Of(Analyze(*b.Build()), "hotspot").empty());
+}
+
+TEST(Analyze, HotspotBottomUpAcrossCallers) {
+  Builder b;
+  b.Metric("cpu_time");
+  uint32_t main = b.Node(0, K::kPython, "main", "/w/app.py", 1);
+  for (int i = 0; i < 8; ++i) {
+    uint32_t caller = b.Node(main, K::kPython, "caller" + std::to_string(i), "/w/app.py", 100 + i);
+    b.Add(b.Node(caller, K::kNative, "memcpy_like"), "cpu_time", 1e6, 6);  // 6% each, 48% in all
+    b.Add(caller, "cpu_time", 1e6, 6);
+  }
+  auto hs = Of(Analyze(*b.Build()), "hotspot");
+  ASSERT_EQ(hs.size(), 1u);  // memcpy_like over its 8 paths; each caller alone is 6%
+  bool found = false;
+  for (const auto& f : hs) found |= f.message.find("memcpy_like") != std::string::npos && f.message.find("8 call paths") != std::string::npos;
+  EXPECT_TRUE(found);
+}
+
+// A Python line that launches 400 tiny kernels (an unfused elementwise chain) and its fused twin.
+std::unique_ptr<Profile> LaunchLoop(int kernels_per_iter, double kernel_ns, int iters) {
+  Builder b;
+  b.Metric("cpu_time");
+  b.Metric("gpu_time");
+  b.Metric("api_time");
+  uint32_t step = b.Node(0, K::kPython, "step", "/w/train.py", 20);
+  uint32_t line = b.Node(step, K::kPython, "act", "/w/train.py", 7);
+  b.Add(line, "cpu_time", 1e6, 50);
+  for (int k = 0; k < kernels_per_iter; ++k) {
+    uint32_t op = b.Node(line, K::kOperator, "aten::op" + std::to_string(k));
+    uint32_t api = b.Node(op, K::kGpuApi, "cudaLaunchKernel");
+    b.Add(api, "api_time", 4000, iters);
+    b.Add(b.Node(api, K::kKernel, "elementwise_kernel_" + std::to_string(k)), "gpu_time", kernel_ns, iters);
+  }
+  return b.Build();
+}
+
+TEST(Analyze, KernelFusionFlagsThePythonLine) {
+  auto r = Analyze(*LaunchLoop(4, 3000, 100));
+  auto f = Of(r, "kernel-fusion");
+  ASSERT_EQ(f.size(), 1u);
+  EXPECT_EQ(f[0].location.line, 7u);
+  EXPECT_EQ(f[0].path.back().name, "act");
+  EXPECT_NE(f[0].message.find("400 kernels"), std::string::npos) << f[0].message;
+  double overhead = -1;
+  for (const auto& e : f[0].evidence) if (e.name == "launch_overhead_share") overhead = e.value;
+  EXPECT_NEAR(overhead, 4000.0 / 7000.0, 1e-9);
+}
+
+TEST(Analyze, KernelFusionTwinFusedFindsNothing) {
+  EXPECT_TRUE(Of(Analyze(*LaunchLoop(1, 2e6, 100)), "kernel-fusion").empty());
+}
+
+// Advanced indexing: IndexBackward0 under the forward aten::index at the embedding line.
+std::unique_ptr<Profile> Indexing(double fwd_ns, double bwd_ns) {
+  Builder b;
+  b.Metric("gpu_time");
+  uint32_t fwd = b.Node(0, K::kPython, "forward", "/w/model.py", 30);
+  uint32_t line = b.Node(fwd, K::kPython, "lookup", "/w/model.py", 12);
+  uint32_t op = b.Node(line, K::kOperator, "aten::index");
+  b.Add(b.Node(b.Node(op, K::kGpuApi, "cudaLaunchKernel"), K::kKernel, "index_kernel"), "gpu_time", fwd_ns, 10);
+  uint32_t bwd = b.Node(op, K::kOperator, "IndexBackward0");
+  b.Add(b.Node(b.Node(bwd, K::kGpuApi, "cudaLaunchKernel"), K::kKernel, "index_put_kernel"), "gpu_time", bwd_ns, 10);
+  uint32_t other = b.Node(line, K::kOperator, "aten::mm");
+  b.Add(b.Node(b.Node(other, K::kGpuApi, "cudaLaunchKernel"), K::kKernel, "gemm"), "gpu_time", 5e5, 10);
+  return b.Build();
+}
+
+TEST(Analyze, ForwardBackwardNamesTheForwardLine) {
+  auto f = Of(Analyze(*Indexing(1e5, 5e6)), "forward-backward");
+  ASSERT_EQ(f.size(), 1u);
+  EXPECT_EQ(f[0].location.line, 12u);
+  EXPECT_EQ(f[0].location.name, "lookup");
+  EXPECT_NE(f[0].message.find("aten::index"), std::string::npos) << f[0].message;
+  EXPECT_NE(f[0].message.find("IndexBackward0"), std::string::npos) << f[0].message;
+}
+
+TEST(Analyze, ForwardBackwardTwinIndexSelectFindsNothing) {
+  EXPECT_TRUE(Of(Analyze(*Indexing(1e5, 1.5e5)), "forward-backward").empty());
+}
+
+std::unique_ptr<Profile> Stalls(double scoreboard, double other) {
+  Builder b;
+  b.Metric("gpu_time");
+  b.Metric("stall_long_scoreboard", "samples");
+  b.Metric("stall_math_pipe_throttle", "samples");
+  uint32_t line = b.Node(0, K::kPython, "step", "/w/train.py", 5);
+  uint32_t k = b.Node(b.Node(line, K::kGpuApi, "cudaLaunchKernel"), K::kKernel, "gather_kernel");
+  b.Add(k, "gpu_time", 1e6, 10);
+  uint32_t pc1 = b.Node(k, K::kPc, "gather_kernel+0x120", "/w/gather.cu", 41);
+  uint32_t pc2 = b.Node(k, K::kPc, "gather_kernel+0x200", "/w/gather.cu", 57);
+  b.Add(pc1, "stall_long_scoreboard", scoreboard * 0.8);
+  b.Add(pc2, "stall_long_scoreboard", scoreboard * 0.2);
+  b.Add(pc1, "stall_math_pipe_throttle", other / 2);
+  b.Add(pc2, "stall_math_pipe_throttle", other / 2);
+  return b.Build();
+}
+
+TEST(Analyze, StallNamesReasonAndLine) {
+  auto f = Of(Analyze(*Stalls(900, 100)), "stall");
+  ASSERT_EQ(f.size(), 1u);
+  EXPECT_EQ(f[0].location.file, "/w/gather.cu");
+  EXPECT_EQ(f[0].location.line, 41u);
+  EXPECT_NE(f[0].message.find("long_scoreboard"), std::string::npos) << f[0].message;
+}
+
+TEST(Analyze, StallTwinWithoutDominantReasonFindsNothing) {
+  // 0.2 share threshold raised: with 50/50 reasons and min_reason_share 0.6 nothing dominates.
+  AnalyzeOptions o;
+  o.thresholds["stall.min_reason_share"] = 0.6;
+  EXPECT_TRUE(Of(Analyze(*Stalls(500, 500), o), "stall").empty());
+}
+
+std::unique_ptr<Profile> Latency(double cpu_ns, double gpu_ns, const std::string& duration) {
+  Builder b;
+  b.Metric("cpu_time");
+  b.Metric("gpu_time");
+  b.Meta("duration_ns", duration);
+  uint32_t loop = b.Node(0, K::kPython, "train", "/w/train.py", 40);
+  uint32_t prep = b.Node(loop, K::kPython, "prepare", "/w/train.py", 44);
+  b.Add(prep, "cpu_time", cpu_ns);
+  b.Add(b.Node(b.Node(prep, K::kGpuApi, "cudaLaunchKernel"), K::kKernel, "k"), "gpu_time", gpu_ns);
+  return b.Build();
+}
+
+TEST(Analyze, CpuLatencyFlagsTheLineAndTheIdleGpu) {
+  auto f = Of(Analyze(*Latency(9e8, 1e7, "1000000000")), "cpu-latency");
+  ASSERT_EQ(f.size(), 2u);
+  EXPECT_EQ(f[0].location.line, 44u);
+  bool idle = false;
+  for (const auto& x : f) idle |= x.message.find("GPU was busy 1.0% of the run") != std::string::npos;
+  EXPECT_TRUE(idle) << f[0].message << "\n" << f[1].message;
+}
+
+TEST(Analyze, CpuLatencyTwinGpuBoundFindsNothing) {
+  EXPECT_TRUE(Of(Analyze(*Latency(1e7, 9e8, "1000000000")), "cpu-latency").empty());
+}
+
+TEST(Analyze, UnknownThresholdIsAnError) {
+  AnalyzeOptions o;
+  o.thresholds["hotspot.shares"] = 0.1;
+  EXPECT_THROW(Analyze(*Latency(1, 1, "1"), o), strata::core::Error);
+}
+
+TEST(Analyze, UserRuleMatchesPathAndMetrics) {
+  std::string rules = WriteTemp("user.rules",
+      "# slow sorts in the training loop\n"
+      "[rule sort-in-loop]\n"
+      "severity = error\n"
+      "path = python:train@*train.py > ... > native:*sort*\n"
+      "when = share(cpu_time) >= 20% and count(cpu_time) > 1\n"
+      "message = {name} takes {share(cpu_time)} of CPU time under {location}; sort once before the loop.\n");
+  Builder b;
+  b.Metric("cpu_time");
+  uint32_t train = b.Node(0, K::kPython, "train", "/w/train.py", 3);
+  uint32_t step = b.Node(train, K::kPython, "step", "/w/train.py", 9);
+  b.Add(b.Node(step, K::kNative, "std::sort<int*>"), "cpu_time", 1e6, 30);
+  b.Add(b.Node(step, K::kNative, "compute"), "cpu_time", 1e6, 70);
+  uint32_t other = b.Node(0, K::kPython, "eval", "/w/eval.py", 3);
+  b.Add(b.Node(other, K::kNative, "std::sort<int*>"), "cpu_time", 1e6, 30);  // not under train
+  AnalyzeOptions o;
+  o.rule_files = {rules};
+  o.disabled = {"hotspot"};
+  auto r = Analyze(*b.Build(), o);
+  EXPECT_TRUE(r.errors.empty()) << r.errors[0];
+  auto f = Of(r, "sort-in-loop");
+  ASSERT_EQ(f.size(), 1u);
+  EXPECT_EQ(f[0].severity, "error");
+  EXPECT_EQ(f[0].path.front().name, "train");
+  EXPECT_NE(f[0].message.find("std::sort<int*> takes 23% of CPU time under step (train.py:9)"), std::string::npos)
+      << f[0].message;
+}
+
+TEST(Analyze, RuleFileErrorsNameFileAndLineAndOthersRun) {
+  std::string rules = WriteTemp("bad.rules",
+      "[rule ok]\n"
+      "when = self_share(cpu_time) > 50%\n"
+      "message = {name} is hot\n"
+      "\n"
+      "[rule broken]\n"
+      "when = inclusive(cpu_time) >> 3\n"
+      "message = never\n"
+      "[rule gpu-only]\n"
+      "when = inclusive(gpu_time) > 1ms\n"
+      "message = needs a GPU profile\n");
+  Builder b;
+  b.Metric("cpu_time");
+  b.Add(b.Node(0, K::kPython, "hot", "/w/a.py", 1), "cpu_time", 1e6, 10);
+  AnalyzeOptions o;
+  o.rule_files = {rules};
+  auto r = Analyze(*b.Build(), o);
+  ASSERT_EQ(r.errors.size(), 2u);
+  EXPECT_EQ(r.errors[0].rfind(rules + ":6: ", 0), 0u) << r.errors[0];
+  EXPECT_EQ(r.errors[1].rfind(rules + ":9: ", 0), 0u) << r.errors[1];
+  EXPECT_NE(r.errors[1].find("unknown metric 'gpu_time'"), std::string::npos) << r.errors[1];
+  EXPECT_EQ(Of(r, "ok").size(), 1u);        // the good user rule ran
+  EXPECT_EQ(Of(r, "hotspot").size(), 1u);   // and the built-ins
+}
+
+TEST(AnalyzeCli, FormatsAndBadInput) {
+  using strata::test::Quote;
+  using strata::test::RunShell;
+  fmt::ProfileWriter w;
+  uint32_t m = w.Metric("cpu_time", "ns");
+  uint32_t n = w.Child(0, w.Frame(K::kPython, fmt::kNone, 0, "hot", "/w/a.py", 4));
+  fmt::MetricStats s;
+  s.Add(5e6);
+  w.AddStats(n, m, s);
+  auto bytes = w.Serialize();
+  std::string profile = std::string(::testing::TempDir()) + "/an.strata";
+  std::ofstream(profile, std::ios::binary).write(reinterpret_cast<const char*>(bytes.data()), long(bytes.size()));
+  const std::string cli = Quote(STRATA_CLI);
+
+  auto json = RunShell(cli + " analyze " + Quote(profile) + " --format json");
+  ASSERT_EQ(json.status, 0) << json.err;
+  auto doc = nlohmann::json::parse(json.out);
+  ASSERT_EQ(doc["findings"].size(), 1u);
+  EXPECT_EQ(doc["findings"][0]["rule"], "hotspot");
+  EXPECT_EQ(doc["findings"][0]["location"]["line"], 4);
+
+  auto sarif = RunShell(cli + " analyze " + Quote(profile) + " --format sarif");
+  ASSERT_EQ(sarif.status, 0) << sarif.err;
+  auto sd = nlohmann::json::parse(sarif.out);
+  EXPECT_EQ(sd["version"], "2.1.0");
+  EXPECT_EQ(sd["runs"][0]["results"][0]["locations"][0]["physicalLocation"]["region"]["startLine"], 4);
+
+  auto text = RunShell(cli + " analyze " + Quote(profile));
+  EXPECT_EQ(text.status, 0);
+  EXPECT_NE(text.out.find("warning [hotspot] /w/a.py:4"), std::string::npos) << text.out;
+
+  auto bad_set = RunShell(cli + " analyze " + Quote(profile) + " --set hotspot.share=lots");
+  EXPECT_EQ(bad_set.status, 2);
+  EXPECT_EQ(strata::test::CountLines(bad_set.err), 1u) << bad_set.err;
+  auto unknown = RunShell(cli + " analyze " + Quote(profile) + " --set hotspot.nope=1");
+  EXPECT_EQ(unknown.status, 1);
+  EXPECT_NE(unknown.err.find("unknown rule parameter 'hotspot.nope'"), std::string::npos) << unknown.err;
+  std::string bad_rules = WriteTemp("cli-bad.rules", "[rule x]\nwhen = oops\n");
+  auto rules = RunShell(cli + " analyze " + Quote(profile) + " --rules " + Quote(bad_rules));
+  EXPECT_EQ(rules.status, 1);
+  EXPECT_NE(rules.out.find(bad_rules + ":2: "), std::string::npos) << rules.out;
+  EXPECT_NE(rules.out.find("[hotspot]"), std::string::npos) << rules.out;  // the built-ins still ran
+  auto not_profile = RunShell(cli + " analyze " + Quote(bad_rules));
+  EXPECT_EQ(not_profile.status, 1);
+  EXPECT_EQ(strata::test::CountLines(not_profile.err), 1u) << not_profile.err;
+}
