@@ -56,11 +56,37 @@ export interface Profile {
    * the latest view(kind, ...) call). null when the node is unknown or has no source file.
    */
   sourceLocation(kind: ViewKind, nodeId: number, metricIndex?: number): Promise<SourceLocation | null>;
+  /**
+   * Runs the analyzers (built-in rules, plus rule files) and resolves to the findings document
+   * of docs/analyzers.md. Rule-file errors are in `errors` (the other rules still ran); an
+   * unknown threshold key rejects.
+   */
+  analyze(options?: AnalyzeOptions): Promise<Findings>;
   /** Releases the profile (pending calls still complete). Later calls throw. */
   close(): void;
   readonly closed: boolean;
 }
 
 /** Opens and validates a profile file. */
+export interface AnalyzeOptions {
+  rules?: string[];                       // rule files (the user-rule language)
+  thresholds?: Record<string, number>;    // "hotspot.share": 0.05, ...
+  disabled?: string[];                    // rule ids not to run
+}
+
+export interface FindingFrame { kind: string; name: string; file: string; line: number; }
+
+export interface Finding {
+  rule: string;                           // "hotspot", "kernel-fusion", ... or a user rule id
+  severity: 'error' | 'warning' | 'note';
+  message: string;
+  node: number;                           // top-down view node (metric 0); -1: whole profile
+  location: FindingFrame;                 // the source line it is about (file "" when none)
+  path: FindingFrame[];                   // call path, root excluded
+  evidence: { name: string; value: number; unit: string }[];
+}
+
+export interface Findings { format_version: 1; findings: Finding[]; errors: string[]; }
+
 export function open(path: string): Promise<Profile>;
 export const version: string;

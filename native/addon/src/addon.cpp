@@ -17,6 +17,7 @@
 #include <utility>
 #include <vector>
 
+#include "strata/core/analyze.h"
 #include "strata/core/api.h"
 
 namespace {
@@ -127,6 +128,7 @@ class ProfileWrap : public Napi::ObjectWrap<ProfileWrap> {
                            InstanceMethod<&ProfileWrap::Metrics>("metrics"),
                            InstanceMethod<&ProfileWrap::ViewMethod>("view"),
                            InstanceMethod<&ProfileWrap::SourceLocation>("sourceLocation"),
+                           InstanceMethod<&ProfileWrap::AnalyzeMethod>("analyze"),
                            InstanceMethod<&ProfileWrap::Close>("close"),
                            InstanceAccessor<&ProfileWrap::Closed>("closed"),
                        });
@@ -189,6 +191,7 @@ class ProfileWrap : public Napi::ObjectWrap<ProfileWrap> {
 
   Napi::Value ViewMethod(const Napi::CallbackInfo& info);
   Napi::Value SourceLocation(const Napi::CallbackInfo& info);
+  Napi::Value AnalyzeMethod(const Napi::CallbackInfo& info);
 
   Napi::Value Close(const Napi::CallbackInfo& info) {
     state_.reset();
@@ -380,6 +383,76 @@ Napi::Value ProfileWrap::SourceLocation(const Napi::CallbackInfo& info) {
   if (!node) throw Napi::TypeError::New(info.Env(), "node id must be a number");
   auto metric = IndexArg(info, 2, "metric index");
   auto* worker = new SourceWorker(info.Env(), std::move(state), kind, *node, metric);
+  Napi::Promise p = worker->Promise();
+  worker->Queue();
+  return p;
+}
+
+// ------------------------------------------------------------------------------------------
+// analyze([{rules, thresholds, disabled}]) -> the findings JSON (docs/analyzers.md), parsed
+
+class AnalyzeWorker : public PromiseWorker {
+ public:
+  AnalyzeWorker(Napi::Env env, std::shared_ptr<ProfileState> state, strata::core::AnalyzeOptions options)
+      : PromiseWorker(env, "strata.analyze"), state_(std::move(state)), options_(std::move(options)) {}
+
+ protected:
+  void Run() override {
+    // The viewer's cached top-down view of metric 0 when there is one: not built twice (and
+    // the view the user looks at, last_metric, stays as it is).
+    std::shared_ptr<const View> cached;
+    {
+      std::lock_guard<std::mutex> lock(state_->mu);
+      auto it = state_->views.find({static_cast<int>(ViewKind::kTopDown), 0});
+      if (it != state_->views.end()) cached = it->second;
+    }
+    auto result = cached ? strata::core::Analyze(*state_->profile, *cached, options_)
+                         : strata::core::Analyze(*state_->profile, options_);
+    json_ = strata::core::FindingsJson(result);
+  }
+  Napi::Value Result(Napi::Env env) override {
+    Napi::Object json = env.Global().Get("JSON").As<Napi::Object>();
+    return json.Get("parse").As<Napi::Function>().Call(json, {Napi::String::New(env, json_)});
+  }
+
+ private:
+  std::shared_ptr<ProfileState> state_;
+  strata::core::AnalyzeOptions options_;
+  std::string json_;
+};
+
+Napi::Value ProfileWrap::AnalyzeMethod(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  auto state = Require(env);
+  strata::core::AnalyzeOptions options;
+  if (info.Length() > 0 && !info[0].IsUndefined()) {
+    if (!info[0].IsObject()) throw Napi::TypeError::New(env, "analyze(options): options must be an object");
+    Napi::Object o = info[0].As<Napi::Object>();
+    auto strings = [&](const char* key, std::vector<std::string>* out) {
+      Napi::Value v = o.Get(key);
+      if (v.IsUndefined()) return;
+      if (!v.IsArray()) throw Napi::TypeError::New(env, std::string("analyze: ") + key + " must be an array of strings");
+      Napi::Array a = v.As<Napi::Array>();
+      for (uint32_t i = 0; i < a.Length(); ++i) {
+        if (!a.Get(i).IsString()) throw Napi::TypeError::New(env, std::string("analyze: ") + key + " must be an array of strings");
+        out->push_back(a.Get(i).As<Napi::String>().Utf8Value());
+      }
+    };
+    strings("rules", &options.rule_files);
+    strings("disabled", &options.disabled);
+    Napi::Value t = o.Get("thresholds");
+    if (!t.IsUndefined()) {
+      if (!t.IsObject()) throw Napi::TypeError::New(env, "analyze: thresholds must be an object of numbers");
+      Napi::Object to = t.As<Napi::Object>();
+      Napi::Array keys = to.GetPropertyNames();
+      for (uint32_t i = 0; i < keys.Length(); ++i) {
+        std::string k = keys.Get(i).As<Napi::String>().Utf8Value();
+        if (!to.Get(k).IsNumber()) throw Napi::TypeError::New(env, "analyze: threshold " + k + " must be a number");
+        options.thresholds[k] = to.Get(k).As<Napi::Number>().DoubleValue();
+      }
+    }
+  }
+  auto* worker = new AnalyzeWorker(env, std::move(state), std::move(options));
   Napi::Promise p = worker->Promise();
   worker->Queue();
   return p;

@@ -128,3 +128,29 @@ test('a recorded profile: meta, metrics, views, source, close', async (t) => {
   assert.throws(() => p.meta(), /closed/);
   assert.throws(() => p.view('top-down', 0), /closed/);
 });
+
+test('analyze(): findings of the recorded profile, rule-file errors, bad thresholds', async (t) => {
+  if (cliMissing) return t.skip(recordError);
+  assert.ok(recorded, recordError);
+  const p = await addon.open(recorded);
+  // The recorded program spends most of its time in inner(): a hotspot at a line of busy.py.
+  const all = await p.analyze();
+  assert.equal(all.format_version, 1);
+  const hot = all.findings.filter((f) => f.rule === 'hotspot');
+  assert.ok(hot.length > 0, JSON.stringify(all));
+  assert.ok(hot.some((f) => f.location.file.endsWith('busy.py') && f.location.line > 0), JSON.stringify(hot[0]));
+  assert.ok(['error', 'warning', 'note'].includes(hot[0].severity));
+  assert.ok(Array.isArray(hot[0].path) && hot[0].path.length > 0);
+  // A rule file with an error: the error names file and line; the built-ins still ran.
+  const rules = path.join(tmp, 'bad.rules');
+  writeFileSync(rules, '[rule x]\nwhen = nonsense\nmessage = m\n');
+  const withErrors = await p.analyze({ rules: [rules] });
+  assert.equal(withErrors.errors.length, 1);
+  assert.ok(withErrors.errors[0].startsWith(`${rules}:2: `), withErrors.errors[0]);
+  assert.ok(withErrors.findings.some((f) => f.rule === 'hotspot'));
+  const none = await p.analyze({ disabled: ['hotspot'], thresholds: { 'cpu-latency.ratio': 5 } });
+  assert.ok(!none.findings.some((f) => f.rule === 'hotspot'));
+  await assert.rejects(p.analyze({ thresholds: { 'hotspot.nope': 1 } }), /unknown rule parameter 'hotspot.nope'/);
+  assert.throws(() => p.analyze({ rules: 'x' }), TypeError);
+  p.close();
+});

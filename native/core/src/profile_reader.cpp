@@ -150,6 +150,7 @@ class ProfileImpl final : public Profile {
     const size_t n = out.order.size(), m = metrics_.size();
     view.parent = std::move(out.sorted_parent);
     view.frame_table = frames_;
+    view.frame_function = frame_func_;
     view.metric_count = m;
     view.frame_id.resize(n);
     view.metric_values.resize(n * m);
@@ -239,6 +240,7 @@ class ProfileImpl final : public Profile {
       frame_site[i] = site_ids.emplace(key, uint32_t(site_ids.size())).first->second;
     }
     func_count_ = func_ids.size();
+    frame_func_ = std::make_shared<const std::vector<uint32_t>>(frame_func);
     frames_ = std::move(table);
     const auto nodes = r_.nodes();
     node_func_.resize(nodes.size);
@@ -263,6 +265,7 @@ class ProfileImpl final : public Profile {
   mutable std::vector<uint32_t> node_func_;
   mutable std::vector<uint32_t> node_site_;
   mutable size_t func_count_ = 0;
+  mutable std::shared_ptr<const std::vector<uint32_t>> frame_func_;
 };
 
 }  // namespace

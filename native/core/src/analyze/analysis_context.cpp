@@ -1,14 +1,12 @@
 #include "analysis_context.h"
 
-#include <regex>
+#include <algorithm>
+
 
 namespace strata::core::detail {
 
-AnalysisContext::AnalysisContext(const Profile& profile) : profile_(profile) {
-  ViewOptions vo;
-  vo.primary_metric = 0;
-  vo.expand = false;  // rules read the compact form
-  view_ = profile.BuildView(ViewKind::kTopDown, vo);
+AnalysisContext::AnalysisContext(const Profile& profile, View top_down) : profile_(profile), view_(std::move(top_down)) {
+  if (view_.kind != ViewKind::kTopDown) throw Error("the analyzers need the top-down view");
   const size_t n = view_.size();
   end_.assign(n, 0);
   // Preorder with parent < id: a node's subtree ends where the next node outside it starts.
@@ -19,21 +17,32 @@ AnalysisContext::AnalysisContext(const Profile& profile) : profile_(profile) {
       if (end_[i] > end_[p]) end_[p] = end_[i];
     }
   }
+  static const std::pair<const char*, Kind> kKinds[] = {
+      {"root", Kind::kRoot}, {"python", Kind::kPython}, {"native", Kind::kNative}, {"operator", Kind::kOperator},
+      {"gpu_api", Kind::kGpuApi}, {"kernel", Kind::kKernel}, {"pc", Kind::kPc}, {"region", Kind::kRegion}};
+  const auto& table = *view_.frame_table;
+  frame_kind_.assign(table.size(), Kind::kOther);
+  frame_backward_.assign(table.size(), 0);
+  for (size_t i = 0; i < table.size(); ++i) {
+    for (const auto& [name, k] : kKinds)
+      if (table[i].kind == name) frame_kind_[i] = k;
+    // PyTorch names autograd nodes "<Op>Backward<k>"; the engine's wrapper frame is
+    // "autograd::engine::evaluate_function: <Op>Backward<k>".
+    if (frame_kind_[i] == Kind::kOperator) {
+      const std::string& nm = table[i].name;
+      size_t b = nm.rfind("Backward");
+      bool digits = b != std::string::npos;
+      for (size_t c = b + 8; digits && c < nm.size(); ++c) digits = nm[c] >= '0' && nm[c] <= '9';
+      frame_backward_[i] = digits || nm.rfind("autograd::engine::evaluate_function", 0) == 0;
+    }
+  }
+  for (uint32_t f : *view_.frame_function) function_count_ = std::max<size_t>(function_count_, size_t(f) + 1);
   totals_.resize(profile.metrics().size());
   for (size_t k = 0; k < totals_.size(); ++k) totals_[k] = n ? view_.metric(0, k).inclusive : 0;
 }
 
 std::optional<size_t> AnalysisContext::metric_index(const std::string& name) const {
   return FindMetric(profile_, name);
-}
-
-bool AnalysisContext::is_backward_op(size_t n) const {
-  const FrameInfo& f = frame(n);
-  if (f.kind != "operator") return false;
-  // PyTorch names autograd nodes "<Op>Backward<k>"; the engine's wrapper frame is
-  // "autograd::engine::evaluate_function: <Op>Backward<k>".
-  static const std::regex kBackward("(Backward[0-9]*$)|(^autograd::engine::evaluate_function)");
-  return std::regex_search(f.name, kBackward);
 }
 
 FindingFrame AnalysisContext::Frame(size_t n) const {
@@ -57,7 +66,7 @@ FindingFrame AnalysisContext::Location(size_t n) const {
 
 int32_t AnalysisContext::PythonAncestor(size_t n) const {
   for (int32_t v = int32_t(n); v > 0; v = parent(size_t(v)))
-    if (frame(size_t(v)).kind == "python") return v;
+    if (kind(size_t(v)) == Kind::kPython) return v;
   return -1;
 }
 

@@ -12,9 +12,12 @@
 
 namespace strata::core::detail {
 
+// Frame kinds as small integers: the rules test kinds on every node.
+enum class Kind : uint8_t { kRoot, kPython, kNative, kOperator, kGpuApi, kKernel, kPc, kRegion, kOther };
+
 class AnalysisContext {
  public:
-  explicit AnalysisContext(const Profile& profile);
+  AnalysisContext(const Profile& profile, View top_down);
 
   const Profile& profile() const { return profile_; }
   const View& view() const { return view_; }
@@ -30,7 +33,10 @@ class AnalysisContext {
   double total(size_t k) const { return totals_[k]; }
   std::optional<std::string> meta(const std::string& key) const { return profile_.meta(key); }
 
-  bool is_backward_op(size_t n) const;  // an autograd backward operator frame
+  Kind kind(size_t n) const { return frame_kind_[view_.frame_id[n]]; }
+  uint32_t function(size_t n) const { return (*view_.frame_function)[view_.frame_id[n]]; }
+  size_t function_count() const { return function_count_; }  // function ids are below this
+  bool is_backward_op(size_t n) const { return frame_backward_[view_.frame_id[n]]; }  // autograd backward operator
 
   FindingFrame Frame(size_t n) const;
   std::vector<FindingFrame> Path(size_t n) const;  // root excluded
@@ -45,6 +51,9 @@ class AnalysisContext {
   View view_;
   std::vector<size_t> end_;
   std::vector<double> totals_;
+  std::vector<Kind> frame_kind_;       // per frame_table entry
+  std::vector<char> frame_backward_;   // per frame_table entry
+  size_t function_count_ = 0;
 };
 
 }  // namespace strata::core::detail

@@ -1,5 +1,6 @@
 // Analyze(): the built-in rules and the user rules over one top-down view.
 #include <algorithm>
+#include <chrono>
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -20,6 +21,13 @@ std::map<std::string, double> DefaultThresholds() {
 }
 
 AnalysisResult Analyze(const Profile& profile, const AnalyzeOptions& options) {
+  ViewOptions vo;
+  vo.primary_metric = 0;
+  vo.expand = false;  // the rules read the compact form
+  return Analyze(profile, profile.BuildView(ViewKind::kTopDown, vo), options);
+}
+
+AnalysisResult Analyze(const Profile& profile, View top_down, const AnalyzeOptions& options) {
   std::map<std::string, double> params = DefaultThresholds();
   for (const auto& [key, value] : options.thresholds) {
     if (!params.count(key)) {
@@ -31,10 +39,18 @@ AnalysisResult Analyze(const Profile& profile, const AnalyzeOptions& options) {
   }
   std::set<std::string> disabled(options.disabled.begin(), options.disabled.end());
   AnalysisResult result;
-  detail::AnalysisContext cx(profile);
+  using Clock = std::chrono::steady_clock;
+  auto lap = [&, t = Clock::now()](const std::string& what) mutable {
+    auto now = Clock::now();
+    result.timings_ms.push_back({what, std::chrono::duration<double, std::milli>(now - t).count()});
+    t = now;
+  };
+  detail::AnalysisContext cx(profile, std::move(top_down));
+  lap("context");
   for (const auto& rule : detail::BuiltinRules()) {
     if (disabled.count(rule.id)) continue;
     rule.run(cx, detail::RuleParams(rule.id, params), result.findings);
+    lap(rule.id);
   }
   for (const auto& file : options.rule_files) {
     std::ifstream in(file);
@@ -50,6 +66,7 @@ AnalysisResult Analyze(const Profile& profile, const AnalyzeOptions& options) {
       if (!detail::RunUserRule(cx, rule, result.findings, &error)) result.errors.push_back(error);
     }
   }
+  lap("user rules");
   auto rank = [](const std::string& s) { return s == "error" ? 0 : s == "warning" ? 1 : 2; };
   auto weight = [](const Finding& f) { return f.evidence.empty() ? 0.0 : f.evidence.front().value; };
   std::stable_sort(result.findings.begin(), result.findings.end(), [&](const Finding& a, const Finding& b) {

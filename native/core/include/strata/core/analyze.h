@@ -54,10 +54,15 @@ struct AnalyzeOptions {
 struct AnalysisResult {
   std::vector<Finding> findings;    // most severe first, then by evidence weight
   std::vector<std::string> errors;  // "FILE:LINE: message" for rule files
+  // Wall milliseconds per stage: "context" (derived arrays), each rule id, "user rules".
+  std::vector<std::pair<std::string, double>> timings_ms;
 };
 
 // Runs every enabled built-in rule and the user rules. Throws Error on unknown threshold keys.
 AnalysisResult Analyze(const Profile& profile, const AnalyzeOptions& options = {});
+// The same over a top-down view the caller already built (BuildView(kTopDown) with metric 0,
+// compact form is enough): a viewer that shows the profile does not build it twice.
+AnalysisResult Analyze(const Profile& profile, View top_down, const AnalyzeOptions& options);
 
 // The built-in rules' ids and their parameters with defaults ("hotspot.share" -> 0.1).
 std::map<std::string, double> DefaultThresholds();

@@ -57,6 +57,9 @@ struct View {
   // resolved (symbolized) once and shared by all views of that profile.
   std::vector<uint32_t> frame_id;
   std::shared_ptr<const std::vector<FrameInfo>> frame_table;
+  // Function identity per frame_table entry: frames of one function (kind, name, and file for
+  // Python or module otherwise) share an id; what bottom-up and flat merge by.
+  std::shared_ptr<const std::vector<uint32_t>> frame_function;
   size_t metric_count = 0;
   std::vector<NodeMetric> metric_values;    // [node * metric_count + metric]
 

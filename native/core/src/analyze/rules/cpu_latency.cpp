@@ -18,9 +18,13 @@ void CpuLatency(const AnalysisContext& cx, const RuleParams& p, std::vector<Find
   // (1) deepest Python lines with the imbalance.
   std::vector<char> sub(n, 0);
   for (size_t v = n; v-- > 1;) {
+    if (cx.kind(v) != Kind::kPython || sub[v]) {
+      if (sub[v]) sub[size_t(cx.parent(v))] = 1;
+      continue;
+    }
     const FrameInfo& f = cx.frame(v);
     double c = cx.metric(v, *cpu).inclusive, g = cx.metric(v, *gpu).inclusive;
-    bool hit = !sub[v] && f.kind == "python" && g > 0 && c >= p["min_share"] * cx.total(*cpu) && c >= p["ratio"] * g;
+    bool hit = !sub[v] && cx.kind(v) == Kind::kPython && g > 0 && c >= p["min_share"] * cx.total(*cpu) && c >= p["ratio"] * g;
     if (hit || sub[v]) sub[size_t(cx.parent(v))] = 1;
     if (!hit) continue;
     std::string msg = "`" + Where(f.name, f.file, f.line) + "` uses " + Duration(c) + " of " + cpu_name + " (" +

@@ -5,7 +5,7 @@
 // forward's Python line. Per Python line: forward time = operator subtrees that are not
 // backward; backward time = the outermost backward-operator subtrees. GPU time when the profile
 // has it, else CPU time (a CPU-only run shows the same imbalance).
-#include <map>
+#include <vector>
 
 #include "../value_format.h"
 #include "builtin_rules.h"
@@ -26,15 +26,20 @@ void ForwardBackward(const AnalysisContext& cx, const RuleParams& p, std::vector
   // a backward under the forward it belongs to), or, for backward operators placed directly
   // under a Python line, that line's forward operators together.
   struct Unit { size_t node = 0, fwd_op = 0, bwd_op = 0; double fwd = 0, bwd = 0, bwd_best = -1; };
-  std::map<size_t, Unit> units;  // keyed by the forward operator or the Python line
+  std::vector<Unit> units;  // one per forward operator or Python line that has operators
+  std::vector<int32_t> unit_of(n, -1);
+  auto unit = [&](size_t key) -> Unit& {
+    if (unit_of[key] < 0) { unit_of[key] = int32_t(units.size()); units.emplace_back(); }
+    return units[size_t(unit_of[key])];
+  };
   for (size_t v = 1; v < n; ++v) {
-    if (cx.frame(v).kind != "operator") continue;
+    if (cx.kind(v) != Kind::kOperator) continue;
     bool bwd = cx.is_backward_op(v);
     // The nearest operator above v (below the nearest Python line) and that line.
     int32_t up = cx.parent(v), enclosing_fwd = -1;
     bool outer = true;
-    for (; up > 0 && cx.frame(size_t(up)).kind != "python"; up = cx.parent(size_t(up))) {
-      if (cx.frame(size_t(up)).kind != "operator") continue;
+    for (; up > 0 && cx.kind(size_t(up)) != Kind::kPython; up = cx.parent(size_t(up))) {
+      if (cx.kind(size_t(up)) != Kind::kOperator) continue;
       if (cx.is_backward_op(size_t(up)) == bwd) outer = false;
       if (!cx.is_backward_op(size_t(up))) enclosing_fwd = up;  // ends at the outermost forward
     }
@@ -42,7 +47,7 @@ void ForwardBackward(const AnalysisContext& cx, const RuleParams& p, std::vector
     double t = cx.metric(v, *k).inclusive;
     if (bwd) {
       size_t key = enclosing_fwd > 0 ? size_t(enclosing_fwd) : size_t(up);
-      Unit& u = units[key];
+      Unit& u = unit(key);
       u.node = size_t(up);
       u.bwd += t;
       if (t > u.bwd_best) { u.bwd_best = t; u.bwd_op = v; }
@@ -54,18 +59,18 @@ void ForwardBackward(const AnalysisContext& cx, const RuleParams& p, std::vector
           c = cx.subtree_end(c) - 1;
         }
       }
-      Unit& own = units[v];  // the operator with its own backward
+      Unit& own = unit(v);  // the operator with its own backward
       own.node = size_t(up);
       own.fwd_op = v;
       own.fwd = t - inner_bwd;
-      Unit& line = units[size_t(up)];  // the line's forward total, for backwards placed beside
+      Unit& line = unit(size_t(up));  // the line's forward total, for backwards placed beside
       line.node = size_t(up);
       line.fwd += t - inner_bwd;
       if (!line.fwd_op || t - inner_bwd > cx.metric(line.fwd_op, *k).inclusive) line.fwd_op = v;
     }
   }
   const double total = cx.total(*k);
-  for (const auto& [key, u] : units) {
+  for (const Unit& u : units) {
     if (!u.bwd_op || u.bwd < p["min_share"] * total || u.bwd <= p["ratio"] * u.fwd) continue;
     const FrameInfo& py = cx.frame(u.node);
     std::string fwd_name = u.fwd_op ? cx.frame(u.fwd_op).name : std::string("its forward operators");

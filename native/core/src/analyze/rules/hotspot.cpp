@@ -1,8 +1,8 @@
 // hotspot: nodes whose own (exclusive) time is a large share of the total, per call path
 // (top-down), and functions whose own time over all their call paths is (bottom-up) when no
 // single path shows it. One finding per (frame, metric); kernels count with gpu_time.
-#include <map>
-#include <set>
+#include <unordered_map>
+#include <unordered_set>
 
 #include "../value_format.h"
 #include "builtin_rules.h"
@@ -16,7 +16,7 @@ void Hotspot(const AnalysisContext& cx, const RuleParams& p, std::vector<Finding
     auto k = cx.metric_index(metric);
     if (!k || cx.total(*k) <= 0) continue;
     const double total = cx.total(*k);
-    std::set<std::string> reported;  // function keys flagged top-down
+    std::vector<char> reported(cx.function_count(), 0);  // functions flagged top-down
     // Top-down: one call path's own time.
     for (size_t n = 1; n < cx.size(); ++n) {
       double excl = cx.metric(n, *k).exclusive;
@@ -28,7 +28,7 @@ void Hotspot(const AnalysisContext& cx, const RuleParams& p, std::vector<Finding
       std::string from = py > 0 && size_t(py) != n
                              ? Where(cx.frame(size_t(py)).name, cx.frame(size_t(py)).file, cx.frame(size_t(py)).line)
                              : std::string();
-      if (f.kind == "kernel") {
+      if (cx.kind(n) == Kind::kKernel) {
         msg = "Kernel `" + f.name + "` takes " + Percent(share) + " of GPU time (" + Duration(excl) + " over " +
               std::to_string(cx.metric(n, *k).count) + " launches" + (from.empty() ? "" : ", launched from " + from) +
               "). It is the place to optimize first: check its occupancy and memory traffic, or launch it less often.";
@@ -41,22 +41,22 @@ void Hotspot(const AnalysisContext& cx, const RuleParams& p, std::vector<Finding
       fd.evidence = {{metric + "_share", share, "share"}, {metric, excl, "ns"},
                      {"count", double(cx.metric(n, *k).count), "count"}};
       out.push_back(std::move(fd));
-      reported.insert(f.kind + '\0' + f.name + '\0' + (f.kind == "python" ? f.file : f.module));
+      reported[cx.function(n)] = 1;
     }
     // Bottom-up: the same function over all its call paths.
     struct Acc { double excl = 0; size_t paths = 0; size_t heaviest = 0; double heaviest_excl = -1; };
-    std::map<std::string, Acc> by_function;
+    std::vector<Acc> by_function(cx.function_count());
     for (size_t n = 1; n < cx.size(); ++n) {
       double excl = cx.metric(n, *k).exclusive;
       if (excl <= 0) continue;
-      const FrameInfo& f = cx.frame(n);
-      Acc& a = by_function[f.kind + '\0' + f.name + '\0' + (f.kind == "python" ? f.file : f.module)];
+      Acc& a = by_function[cx.function(n)];
       a.excl += excl;
       ++a.paths;
       if (excl > a.heaviest_excl) { a.heaviest_excl = excl; a.heaviest = n; }
     }
-    for (const auto& [key, a] : by_function) {
-      if (a.excl < threshold * total || a.paths < 2 || reported.count(key)) continue;
+    for (size_t key = 0; key < by_function.size(); ++key) {
+      const Acc& a = by_function[key];
+      if (a.excl < threshold * total || a.paths < 2 || reported[key]) continue;
       const FrameInfo& f = cx.frame(a.heaviest);
       double share = a.excl / total;
       FindingFrame loc = cx.Location(a.heaviest);

@@ -19,7 +19,7 @@ void KernelFusion(const AnalysisContext& cx, const RuleParams& p, std::vector<Fi
   // sets are not fusion candidates).
   std::vector<double> launches(n, 0), kernel_ns(n, 0);
   for (size_t v = n; v-- > 1;) {
-    if (cx.frame(v).kind == "kernel") {
+    if (cx.kind(v) == Kind::kKernel) {
       launches[v] += double(cx.metric(v, *gpu).count);
       kernel_ns[v] += cx.metric(v, *gpu).exclusive;
     }
@@ -30,10 +30,11 @@ void KernelFusion(const AnalysisContext& cx, const RuleParams& p, std::vector<Fi
   const double min_launches = p["min_launches"], max_mean_ns = p["max_mean_us"] * 1e3;
   const double min_ns = p["min_share"] * cx.total(*gpu);
   auto candidate = [&](size_t v) {
+    Kind k = cx.kind(v);
+    if (k == Kind::kKernel || k == Kind::kGpuApi || k == Kind::kPc || k == Kind::kRegion) return false;
+    if (!(launches[v] >= min_launches && kernel_ns[v] >= min_ns && kernel_ns[v] / launches[v] <= max_mean_ns)) return false;
     const FrameInfo& f = cx.frame(v);
-    if (f.kind == "kernel" || f.kind == "gpu_api" || f.kind == "pc" || f.kind == "region") return false;
-    if (f.file.empty() || f.line == 0) return false;
-    return launches[v] >= min_launches && kernel_ns[v] >= min_ns && kernel_ns[v] / launches[v] <= max_mean_ns;
+    return !f.file.empty() && f.line != 0;
   };
   // Deepest Python candidates first; a C++ candidate only where no Python frame qualifies above.
   std::vector<char> covered(n, 0);  // flagged
@@ -41,7 +42,7 @@ void KernelFusion(const AnalysisContext& cx, const RuleParams& p, std::vector<Fi
   for (int pass = 0; pass < 2; ++pass) {
     std::fill(sub.begin(), sub.end(), 0);
     for (size_t v = n; v-- > 1;) {
-      bool want = pass == 0 ? cx.frame(v).kind == "python" : cx.frame(v).kind != "python";
+      bool want = pass == 0 ? cx.kind(v) == Kind::kPython : cx.kind(v) != Kind::kPython;
       bool ok = want && !sub[v] && !covered[v] && candidate(v) &&
                 !(pass == 1 && cx.PythonAncestor(v) > 0 && candidate(size_t(cx.PythonAncestor(v))));
       if (covered[v] || sub[v] || ok) sub[size_t(cx.parent(v))] = 1;
@@ -51,12 +52,12 @@ void KernelFusion(const AnalysisContext& cx, const RuleParams& p, std::vector<Fi
       std::map<std::string, std::pair<double, double>> kernels;
       double api_ns = 0;
       for (size_t c = v; c < cx.subtree_end(v); ++c) {
-        if (cx.frame(c).kind == "kernel") {
+        if (cx.kind(c) == Kind::kKernel) {
           auto& e = kernels[cx.frame(c).name];
           e.first += double(cx.metric(c, *gpu).count);
           e.second += cx.metric(c, *gpu).exclusive;
         }
-        if (api && cx.frame(c).kind == "gpu_api") api_ns += cx.metric(c, *api).exclusive;
+        if (api && cx.kind(c) == Kind::kGpuApi) api_ns += cx.metric(c, *api).exclusive;
       }
       std::vector<std::pair<std::string, std::pair<double, double>>> top(kernels.begin(), kernels.end());
       std::sort(top.begin(), top.end(), [](auto& a, auto& b) { return a.second.first > b.second.first; });

@@ -15,7 +15,7 @@ void Stall(const AnalysisContext& cx, const RuleParams& p, std::vector<Finding>&
     if (cx.metrics()[k].name.rfind("stall_", 0) == 0) stalls.push_back(k);
   if (!gpu || stalls.empty() || cx.total(*gpu) <= 0) return;
   for (size_t v = 1; v < cx.size(); ++v) {
-    if (cx.frame(v).kind != "kernel") continue;
+    if (cx.kind(v) != Kind::kKernel) continue;
     double share = cx.metric(v, *gpu).inclusive / cx.total(*gpu);
     if (share < p["min_share"]) continue;
     double all = 0, best = 0;
@@ -29,7 +29,7 @@ void Stall(const AnalysisContext& cx, const RuleParams& p, std::vector<Finding>&
     // The pc frames (instructions) with most samples of that reason.
     std::vector<std::pair<double, size_t>> pcs;
     for (size_t c = v + 1; c < cx.subtree_end(v); ++c)
-      if (cx.frame(c).kind == "pc" && cx.metric(c, reason).exclusive > 0)
+      if (cx.kind(c) == Kind::kPc && cx.metric(c, reason).exclusive > 0)
         pcs.push_back({cx.metric(c, reason).exclusive, c});
     std::sort(pcs.begin(), pcs.end(), [](auto& a, auto& b) { return a.first > b.first; });
     std::string lines;

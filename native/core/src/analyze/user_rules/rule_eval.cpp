@@ -10,19 +10,39 @@ namespace strata::core::detail {
 
 namespace {
 
-double Value(const AnalysisContext& cx, size_t n, size_t k, const std::string& func) {
+enum class Func { kInclusive, kExclusive, kCount, kMean, kMin, kMax, kStd, kShare, kSelfShare };
+
+Func FuncOf(const std::string& func) {
+  if (func == "inclusive") return Func::kInclusive;
+  if (func == "exclusive") return Func::kExclusive;
+  if (func == "count") return Func::kCount;
+  if (func == "mean") return Func::kMean;
+  if (func == "min") return Func::kMin;
+  if (func == "max") return Func::kMax;
+  if (func == "std") return Func::kStd;
+  if (func == "share") return Func::kShare;
+  return Func::kSelfShare;
+}
+
+double Value(const AnalysisContext& cx, size_t n, size_t k, Func func) {
   const NodeMetric& m = cx.metric(n, k);
   double total = cx.total(k);
-  if (func == "inclusive") return m.inclusive;
-  if (func == "exclusive") return m.exclusive;
-  if (func == "count") return double(m.count);
-  if (func == "mean") return m.mean;
-  if (func == "min") return m.min;
-  if (func == "max") return m.max;
-  if (func == "std") return m.std;
-  if (func == "share") return total > 0 ? m.inclusive / total : 0;
-  if (func == "self_share") return total > 0 ? m.exclusive / total : 0;
+  switch (func) {
+    case Func::kInclusive: return m.inclusive;
+    case Func::kExclusive: return m.exclusive;
+    case Func::kCount: return double(m.count);
+    case Func::kMean: return m.mean;
+    case Func::kMin: return m.min;
+    case Func::kMax: return m.max;
+    case Func::kStd: return m.std;
+    case Func::kShare: return total > 0 ? m.inclusive / total : 0;
+    case Func::kSelfShare: return total > 0 ? m.exclusive / total : 0;
+  }
   return 0;
+}
+
+double Value(const AnalysisContext& cx, size_t n, size_t k, const std::string& func) {
+  return Value(cx, n, k, FuncOf(func));
 }
 
 bool Compare(double a, const std::string& op, double b) {
@@ -42,11 +62,30 @@ bool MatchFrame(const FrameMatcher& m, const FrameInfo& f) {
   return (m.kind == "*" || m.kind == f.kind) && Glob(m.name, f.name) && Glob(m.file, f.file);
 }
 
-// Does `pattern` match the whole `path` (root side first)? "..." matches any run.
-bool MatchPath(const std::vector<FrameMatcher>& pattern, const std::vector<const FrameInfo*>& path) {
+// Whether matcher i matches frame-table entry f, computed once per (matcher, frame).
+class FrameMatchCache {
+ public:
+  FrameMatchCache(const std::vector<FrameMatcher>& pattern, const std::vector<FrameInfo>& table)
+      : pattern_(pattern), table_(table), memo_(pattern.size(), std::vector<int8_t>(table.size(), -1)) {}
+  bool operator()(size_t i, uint32_t frame) {
+    int8_t& m = memo_[i][frame];
+    if (m < 0) m = MatchFrame(pattern_[i], table_[frame]) ? 1 : 0;
+    return m;
+  }
+
+ private:
+  const std::vector<FrameMatcher>& pattern_;
+  const std::vector<FrameInfo>& table_;
+  std::vector<std::vector<int8_t>> memo_;
+};
+
+// Does `pattern` match the whole `path` (frame ids, root side first)? "..." matches any run.
+bool MatchPath(const std::vector<FrameMatcher>& pattern, const std::vector<uint32_t>& path, FrameMatchCache& match,
+               std::vector<char>& cur, std::vector<char>& next) {
   // dp over (pattern index, path index), small sizes.
   const size_t P = pattern.size(), N = path.size();
-  std::vector<char> cur(N + 1, 0), next(N + 1, 0);
+  cur.assign(N + 1, 0);
+  next.assign(N + 1, 0);
   cur[0] = 1;  // empty pattern prefix matches empty path prefix
   for (size_t i = 0; i < P; ++i) {
     std::fill(next.begin(), next.end(), 0);
@@ -56,7 +95,7 @@ bool MatchPath(const std::vector<FrameMatcher>& pattern, const std::vector<const
         for (size_t t = j; t <= N; ++t) next[t] = 1;
         break;
       }
-      if (j < N && MatchFrame(pattern[i], *path[j])) next[j + 1] = 1;
+      if (j < N && match(i, path[j])) next[j + 1] = 1;
     }
     std::swap(cur, next);
   }
@@ -111,23 +150,27 @@ bool RunUserRule(const AnalysisContext& cx, const UserRule& rule, std::vector<Fi
   }
   std::vector<FrameMatcher> pattern = rule.path;
   if (!rule.anchored && (pattern.empty() || !pattern.front().any_run)) pattern.insert(pattern.begin(), FrameMatcher{true});
+  std::vector<Func> funcs;
+  for (const auto& p : rule.when) funcs.push_back(FuncOf(p.func));
   std::vector<std::pair<double, size_t>> hits;
-  std::vector<const FrameInfo*> path;
+  std::vector<uint32_t> path;
+  std::vector<char> cur, next;
+  FrameMatchCache match(pattern, *cx.view().frame_table);
   for (size_t n = 1; n < cx.size(); ++n) {
     bool ok = true;
     for (size_t i = 0; i < rule.when.size() && ok; ++i) {
       const Predicate& p = rule.when[i];
-      double v = Value(cx, n, metric[i], p.func);
-      if (p.percent && (p.func == "inclusive" || p.func == "exclusive"))
+      double v = Value(cx, n, metric[i], funcs[i]);
+      if (p.percent && (funcs[i] == Func::kInclusive || funcs[i] == Func::kExclusive))
         v = cx.total(metric[i]) > 0 ? v / cx.total(metric[i]) : 0;
       ok = Compare(v, p.op, p.value);
     }
     if (!ok) continue;
     if (!rule.path.empty()) {
       path.clear();
-      for (int32_t v = int32_t(n); v > 0; v = cx.parent(size_t(v))) path.push_back(&cx.frame(size_t(v)));
+      for (int32_t v = int32_t(n); v > 0; v = cx.parent(size_t(v))) path.push_back(cx.view().frame_id[size_t(v)]);
       std::reverse(path.begin(), path.end());
-      if (!MatchPath(pattern, path)) continue;
+      if (!MatchPath(pattern, path, match, cur, next)) continue;
     }
     hits.push_back({rule.when.empty() ? 0.0 : cx.metric(n, metric[0]).inclusive, n});
   }
