@@ -19,6 +19,7 @@
 #include "common/clock.h"
 #include "common/log.h"
 #include "common/tls.h"
+#include "gpu/gpu.h"
 #include "python/py_reader.h"
 #include "runtime_state.h"
 #include "sampler/sampler.h"
@@ -122,6 +123,7 @@ void OnFinish(const char* ended) {
   info.python = python::VersionString();
   info.threads_seen = registry::ThreadsSeen();
   info.ended = ended;
+  info.gpu = gpu::StatusLine();
   std::string error;
   if (!writer::WriteProfile(*g_cct, info, &error)) Log("%s", error.c_str());
 }
@@ -135,7 +137,11 @@ void Finish(const char* ended, uint64_t wait_ns) {
   g_agg->WaitFinished(wait_ns);
 }
 
-void OnExit() { Finish("exit", kExitWaitNs); }
+void OnExit() {
+  // CUPTI hands over its last activity buffers on this (normal, non-signal) path only.
+  if (state::Active() && getpid() == g_pid && g_agg && !g_agg->Finished()) gpu::FlushForExit();
+  Finish("exit", kExitWaitNs);
+}
 
 void RestoreDefaultAndRaise(int sig) {
   struct sigaction dfl = {};
@@ -166,6 +172,7 @@ void OnDeadlySignal(int sig, siginfo_t* info, void* uc) {
 void AtForkChild() {
   state::g_active.store(false);
   sampler::Stop();
+  gpu::OnForkChild();
 }
 
 __attribute__((constructor)) void StrataRuntimeInit() {
@@ -187,6 +194,7 @@ __attribute__((constructor)) void StrataRuntimeInit() {
   bool wall = cfg->mode == state::Mode::kWall;
   uint32_t metric = g_cct->Metric(wall ? "wall_time" : "cpu_time", "ns");
   g_agg = new Aggregator(g_cct, metric, OnFinish);
+  gpu::OnRuntimeStart(g_agg);  // before the aggregator starts: it installs a drain hook
 
   state::g_active.store(true);
   registry::RegisterCurrentThread();

@@ -69,7 +69,7 @@ void Aggregator::Loop() {
   bool py_found = python::Detect();
   for (;;) {
     const char* ended = finish_request_.load(std::memory_order_acquire);
-    DrainAll();
+    DrainAll(ended != nullptr);
     if (ended) {
       on_finish_(ended);
       finished_.store(true, std::memory_order_release);
@@ -91,9 +91,11 @@ void Aggregator::Loop() {
   }
 }
 
-void Aggregator::DrainAll() {
+void Aggregator::DrainAll(bool final) {
   ThreadSlot* slots = registry::Slots();
   cct_->Locked([&](Cct&, Cct::Unlocked u) {
+    // GPU launch paths name thread slots: take them before dead slots are recycled below.
+    if (drain_hook_) drain_hook_(this, u, final);
     for (uint32_t i = 0; i < registry::kMaxSlots; ++i) {
       ThreadSlot& s = slots[i];
       int state = s.state.load(std::memory_order_acquire);
@@ -115,12 +117,23 @@ void Aggregator::AddRecord(uint32_t slot_index, const ThreadSlot& slot, const Sa
                            Cct::Unlocked& u) {
   uint32_t ids[kMaxDepth];
   int n = rec.depth > kMaxDepth ? kMaxDepth : rec.depth;
-  for (int k = 0; k < n; ++k) {
-    uint64_t w = rec.frames[k];
-    ids[n - 1 - k] = IsPyFrameWord(w) ? PythonFrame(slot_index, slot, w, u) : NativeFrame(w, u);
-  }
+  ResolveWords(slot_index, slot, rec.frames, n, ids, u);
   u.AddPath(ids, size_t(n), metric_, double(rec.value));
   aggregated_.fetch_add(1, std::memory_order_relaxed);
+}
+
+void Aggregator::ResolveWords(uint32_t slot_index, const ThreadSlot& slot, const uint64_t* words,
+                              int n, uint32_t* ids, Cct::Unlocked& u) {
+  for (int k = 0; k < n; ++k) {
+    uint64_t w = words[k];
+    ids[n - 1 - k] = IsPyFrameWord(w) ? PythonFrame(slot_index, slot, w, u) : NativeFrame(w, u);
+  }
+}
+
+const std::string& Aggregator::ModulePathOf(uint64_t pc) {
+  static const std::string kEmpty;
+  int m = modules_.Find(pc);
+  return m < 0 ? kEmpty : modules_.modules()[size_t(m)].path;
 }
 
 uint32_t Aggregator::NativeFrame(uint64_t pc, Cct::Unlocked& u) {

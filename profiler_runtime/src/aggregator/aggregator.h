@@ -36,10 +36,23 @@ class Aggregator {
   uint64_t SamplesAggregated() const { return aggregated_.load(std::memory_order_relaxed); }
   bool IsAggregatorThread() const;
 
+  // Maps one collected path (SampleRecord frame words, leaf first, from `slot`) to CCT frame
+  // ids, root first, into `ids` (room for n). Shared by samples and GPU launch paths so every
+  // word type (native, Python, operator) resolves the same way. Aggregator thread, under the
+  // CCT lock (inside a drain).
+  void ResolveWords(uint32_t slot_index, const ThreadSlot& slot, const uint64_t* words, int n,
+                    uint32_t* ids, Cct::Unlocked& u);
+  // Module path of a native PC ("" when unknown). Aggregator thread only.
+  const std::string& ModulePathOf(uint64_t pc);
+  // Extra producer drained under the same lock at every drain (GPU activity); `final` on the
+  // last drain before writing. Set before Start().
+  using DrainHook = void (*)(Aggregator* agg, Cct::Unlocked& u, bool final);
+  void SetDrainHook(DrainHook hook) { drain_hook_ = hook; }
+
  private:
   static void* ThreadMain(void* self);
   void Loop();
-  void DrainAll();
+  void DrainAll(bool final = false);
   void AddRecord(uint32_t slot_index, const ThreadSlot& slot, const SampleRecord& rec,
                  Cct::Unlocked& u);
   uint32_t NativeFrame(uint64_t pc, Cct::Unlocked& u);
@@ -58,6 +71,7 @@ class Aggregator {
   std::atomic<uint64_t> aggregated_{0};
   unsigned long thread_ = 0;
 
+  DrainHook drain_hook_ = nullptr;
   ModuleMap modules_;
   std::unordered_map<uint64_t, uint32_t> native_cache_;                 // pc -> frame
   std::vector<std::unordered_map<uint64_t, uint32_t>> python_cache_;    // per slot

@@ -24,8 +24,16 @@ void Cct::AddPath(const uint32_t* frames, size_t n, uint32_t metric, double valu
 }
 
 void Cct::AddPathLocked(const uint32_t* frames, size_t n, uint32_t metric, double value) {
+  AddAtLocked(NodeLocked(frames, n), metric, value);
+}
+
+uint32_t Cct::NodeLocked(const uint32_t* frames, size_t n) {
   uint32_t node = 0;
   for (size_t i = 0; i < n; ++i) node = w_.Child(node, frames[i]);
+  return node;
+}
+
+void Cct::AddAtLocked(uint32_t node, uint32_t metric, double value) {
   if (stats_.size() <= node) stats_.resize(w_.node_count());
   for (auto& [m, s] : stats_[node]) {
     if (m == metric) { s.Add(value); return; }

@@ -46,6 +46,12 @@ class Cct {
     void AddPath(const uint32_t* frames, size_t n, uint32_t metric, double value) {
       c->AddPathLocked(frames, n, metric, value);
     }
+    // Node of `frames` (root first) / child of a node, interned; node 0 is the root.
+    uint32_t Node(const uint32_t* frames, size_t n) { return c->NodeLocked(frames, n); }
+    uint32_t Child(uint32_t node, uint32_t frame) { return c->w_.Child(node, frame); }
+    // Adds one value of `metric` at a node from Node/Child (several metrics, one walk).
+    void AddAt(uint32_t node, uint32_t metric, double value) { c->AddAtLocked(node, metric, value); }
+    uint32_t Metric(std::string_view name, std::string_view unit) { return c->w_.Metric(name, unit); }
   };
 
   size_t NodeCount();
@@ -57,6 +63,8 @@ class Cct {
 
  private:
   void AddPathLocked(const uint32_t* frames, size_t n, uint32_t metric, double value);
+  uint32_t NodeLocked(const uint32_t* frames, size_t n);
+  void AddAtLocked(uint32_t node, uint32_t metric, double value);
   std::mutex mu_;
   strata::format::ProfileWriter w_;
   // Stats live here until Write (ProfileWriter only merges); one vector slot per node.

@@ -23,7 +23,7 @@ bool WriteProfile(Cct& cct, const RunInfo& info, std::string* error) {
       {"python", info.python},
       {"threads_seen", std::to_string(info.threads_seen)},
       {"ended", info.ended},
-      {"gpu", "not collected: GPU collection not built yet"},
+      {"gpu", info.gpu},
   };
   return cct.Write(info.output, meta, error);
 }

@@ -22,6 +22,7 @@ struct RunInfo {
   std::string python;         // "3.11.2" | "none" | "3.10.4 (unsupported)"
   uint64_t threads_seen = 0;
   std::string ended;          // "exit" | "signal SIGTERM" | ...
+  std::string gpu = "not collected";  // gpu::StatusLine(): "collected: ..." | "not collected: <why>"
 };
 
 bool WriteProfile(Cct& cct, const RunInfo& info, std::string* error);

@@ -15,6 +15,14 @@ void CpuLatency(const AnalysisContext& cx, const RuleParams& p, std::vector<Find
   if (!gpu || !cpu || cx.total(*gpu) <= 0 || cx.total(*cpu) <= 0) return;
   const std::string cpu_name = cx.metrics()[*cpu].name;
   const size_t n = cx.size();
+  // CPU time spent importing modules (start-up: `import torch` alone is seconds) is not time
+  // the GPU waits for: it is taken out of each line's CPU time.
+  std::vector<double> imported(n, 0);
+  for (size_t v = n; v-- > 1;) {
+    const FrameInfo& f = cx.frame(v);
+    if (cx.kind(v) == Kind::kPython && f.name == "_find_and_load") imported[v] = cx.metric(v, *cpu).inclusive;
+    imported[size_t(cx.parent(v))] += imported[v];
+  }
   // (1) deepest Python lines with the imbalance.
   std::vector<char> sub(n, 0);
   for (size_t v = n; v-- > 1;) {
@@ -23,7 +31,7 @@ void CpuLatency(const AnalysisContext& cx, const RuleParams& p, std::vector<Find
       continue;
     }
     const FrameInfo& f = cx.frame(v);
-    double c = cx.metric(v, *cpu).inclusive, g = cx.metric(v, *gpu).inclusive;
+    double c = cx.metric(v, *cpu).inclusive - imported[v], g = cx.metric(v, *gpu).inclusive;
     bool hit = !sub[v] && cx.kind(v) == Kind::kPython && g > 0 && c >= p["min_share"] * cx.total(*cpu) && c >= p["ratio"] * g;
     if (hit || sub[v]) sub[size_t(cx.parent(v))] = 1;
     if (!hit) continue;
@@ -42,7 +50,7 @@ void CpuLatency(const AnalysisContext& cx, const RuleParams& p, std::vector<Find
   double run_ns = 0;
   try { run_ns = std::stod(*duration); } catch (...) { return; }
   if (run_ns <= 0) return;
-  double gpu_busy = cx.total(*gpu) / run_ns, cpu_busy = cx.total(*cpu) / run_ns;
+  double gpu_busy = cx.total(*gpu) / run_ns, cpu_busy = (cx.total(*cpu) - imported[0]) / run_ns;
   if (gpu_busy >= p["gpu_busy_max"] || cpu_busy < 0.5) return;
   // Point at the heaviest CPU path: follow the heaviest child from the root down to a Python line.
   size_t v = 0;
@@ -56,7 +64,7 @@ void CpuLatency(const AnalysisContext& cx, const RuleParams& p, std::vector<Find
     v = best;
   }
   std::string msg = "The GPU was busy " + Percent(gpu_busy) + " of the run (" + Duration(cx.total(*gpu)) + " of " +
-                    Duration(run_ns) + ") while the CPU was busy " + Percent(cpu_busy) +
+                    Duration(run_ns) + ") while the CPU was busy " + Percent(cpu_busy) + " (imports not counted)" +
                     ": the program is CPU-bound. Overlap data loading with GPU work (DataLoader workers, pinned "
                     "memory, non_blocking copies) and cut Python overhead on the heaviest CPU path.";
   Finding fd = cx.Make("cpu-latency", "warning", v, std::move(msg));

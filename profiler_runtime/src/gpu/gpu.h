@@ -1,0 +1,26 @@
+// GPU collection (CUPTI), seen from the rest of the runtime. Built from collector.cpp when the
+// CUDA/CUPTI headers were found at configure time, otherwise from gpu_stub.cpp. CUPTI is never
+// linked: libcupti is dlopened when the CUDA driver calls InitializeInjection (cuInit).
+#pragma once
+
+#include <string>
+
+namespace strata::rt {
+class Aggregator;
+class Cct;
+}  // namespace strata::rt
+
+namespace strata::rt::gpu {
+
+// Constructor of the runtime (active process only): exports CUDA_INJECTION64_PATH (unless
+// another tool holds it) and hooks the GPU join into the aggregator's drain.
+void OnRuntimeStart(Aggregator* agg);
+// Normal exit, on the exiting thread, before the final drain: forces CUPTI to hand over every
+// buffered activity record. Never called from a signal handler.
+void FlushForExit();
+// A forked child (no exec): stop queueing API calls (no aggregator drains them there).
+void OnForkChild();
+// Value of the profile's meta "gpu": "collected: ..." or "not collected: <why>".
+std::string StatusLine();
+
+}  // namespace strata::rt::gpu

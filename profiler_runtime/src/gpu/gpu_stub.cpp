@@ -1,0 +1,9 @@
+// GPU collection when the runtime was built without the CUDA/CUPTI headers.
+#include "gpu/gpu.h"
+
+namespace strata::rt::gpu {
+void OnRuntimeStart(Aggregator*) {}
+void FlushForExit() {}
+void OnForkChild() {}
+std::string StatusLine() { return "not collected: built without CUDA headers"; }
+}  // namespace strata::rt::gpu
