@@ -15,10 +15,10 @@ def make_model():
 
 def train_step(model, opt, x, y):
     opt.zero_grad(set_to_none=True)
-    out = model(x)
+    out = model(x)  # FORWARD_LINE
     loss = torch.nn.functional.cross_entropy(out, y)
     loss.backward()
-    opt.step()
+    opt.step()  # STEP_LINE
     return loss
 
 

@@ -23,11 +23,17 @@ AnalysisContext::AnalysisContext(const Profile& profile, View top_down) : profil
   const auto& table = *view_.frame_table;
   frame_kind_.assign(table.size(), Kind::kOther);
   frame_backward_.assign(table.size(), 0);
+  frame_user_.assign(table.size(), 0);
   for (size_t i = 0; i < table.size(); ++i) {
     for (const auto& [name, k] : kKinds)
       if (table[i].kind == name) frame_kind_[i] = k;
     // PyTorch names autograd nodes "<Op>Backward<k>"; the engine's wrapper frame is
     // "autograd::engine::evaluate_function: <Op>Backward<k>".
+    const std::string& file = table[i].file;
+    frame_user_[i] = !file.empty() && table[i].line > 0 && file[0] != '<' &&
+                     file.find("/site-packages/") == std::string::npos &&
+                     file.find("/dist-packages/") == std::string::npos &&
+                     file.find("/lib/python") == std::string::npos && file.rfind("/usr/include/", 0) != 0;
     if (frame_kind_[i] == Kind::kOperator) {
       const std::string& nm = table[i].name;
       size_t b = nm.rfind("Backward");
@@ -70,6 +76,12 @@ int32_t AnalysisContext::PythonAncestor(size_t n) const {
   return -1;
 }
 
+int32_t AnalysisContext::UserAncestor(size_t n) const {
+  for (int32_t v = int32_t(n); v > 0; v = parent(size_t(v)))
+    if (IsUserFrame(size_t(v))) return v;
+  return -1;
+}
+
 Finding AnalysisContext::Make(const std::string& rule, const std::string& severity, size_t node,
                               std::string message) const {
   Finding f;
@@ -77,7 +89,9 @@ Finding AnalysisContext::Make(const std::string& rule, const std::string& severi
   f.severity = severity;
   f.message = std::move(message);
   f.node = int32_t(node);
-  f.location = Location(node);
+  Kind k = kind(node);
+  int32_t user = (k == Kind::kKernel || k == Kind::kGpuApi) ? UserAncestor(node) : -1;
+  f.location = user > 0 ? Frame(size_t(user)) : Location(node);
   f.path = Path(node);
   return f;
 }

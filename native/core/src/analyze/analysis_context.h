@@ -42,8 +42,13 @@ class AnalysisContext {
   std::vector<FindingFrame> Path(size_t n) const;  // root excluded
   // The node's frame when it has a file and line, else the nearest caller that has one.
   FindingFrame Location(size_t n) const;
-  // The nearest Python frame at or above n (the user's line), or -1.
+  // The nearest Python frame at or above n, or -1.
   int32_t PythonAncestor(size_t n) const;
+  // The user's own code: a source file outside installed packages and the standard library
+  // (site-packages, dist-packages, lib/pythonX.Y, <frozen ...>).
+  bool IsUserFrame(size_t n) const { return frame_user_[view_.frame_id[n]]; }
+  // The nearest frame at or above n in the user's own code with a file and line, or -1.
+  int32_t UserAncestor(size_t n) const;
   Finding Make(const std::string& rule, const std::string& severity, size_t node, std::string message) const;
 
  private:
@@ -53,6 +58,7 @@ class AnalysisContext {
   std::vector<double> totals_;
   std::vector<Kind> frame_kind_;       // per frame_table entry
   std::vector<char> frame_backward_;   // per frame_table entry
+  std::vector<char> frame_user_;       // per frame_table entry
   size_t function_count_ = 0;
 };
 

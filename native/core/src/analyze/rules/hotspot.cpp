@@ -24,7 +24,7 @@ void Hotspot(const AnalysisContext& cx, const RuleParams& p, std::vector<Finding
       const FrameInfo& f = cx.frame(n);
       double share = excl / total;
       std::string msg;
-      int32_t py = cx.PythonAncestor(n);
+      int32_t py = cx.UserAncestor(n) > 0 ? cx.UserAncestor(n) : cx.PythonAncestor(n);
       std::string from = py > 0 && size_t(py) != n
                              ? Where(cx.frame(size_t(py)).name, cx.frame(size_t(py)).file, cx.frame(size_t(py)).line)
                              : std::string();

@@ -39,12 +39,17 @@ void KernelFusion(const AnalysisContext& cx, const RuleParams& p, std::vector<Fi
   // Deepest Python candidates first; a C++ candidate only where no Python frame qualifies above.
   std::vector<char> covered(n, 0);  // flagged
   std::vector<char> sub(n, 0);      // a flagged frame is strictly below (children come first)
-  for (int pass = 0; pass < 2; ++pass) {
+  // Passes: the user's own Python lines, then library Python lines, then C++ lines.
+  for (int pass = 0; pass < 3; ++pass) {
     std::fill(sub.begin(), sub.end(), 0);
     for (size_t v = n; v-- > 1;) {
-      bool want = pass == 0 ? cx.kind(v) == Kind::kPython : cx.kind(v) != Kind::kPython;
+      bool py = cx.kind(v) == Kind::kPython;
+      bool want = pass == 0 ? py && cx.IsUserFrame(v) : pass == 1 ? py : !py;
       bool ok = want && !sub[v] && !covered[v] && candidate(v) &&
-                !(pass == 1 && cx.PythonAncestor(v) > 0 && candidate(size_t(cx.PythonAncestor(v))));
+                !(pass == 2 && cx.PythonAncestor(v) > 0 && candidate(size_t(cx.PythonAncestor(v))));
+      if (ok) {  // not below a frame flagged in an earlier pass (the user's line wins)
+        for (int32_t up = cx.parent(v); up > 0 && ok; up = cx.parent(size_t(up))) ok = !covered[size_t(up)];
+      }
       if (covered[v] || sub[v] || ok) sub[size_t(cx.parent(v))] = 1;
       if (!ok) continue;
       covered[v] = 1;
