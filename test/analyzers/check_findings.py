@@ -5,6 +5,7 @@ marked source line of a workload.
 usage: check_findings.py STRATA PROFILE RULE SOURCE MARKER [MARKER...]   a finding of RULE must sit
                                                                          at one of the marked lines
        check_findings.py STRATA PROFILE RULE --none                      no finding of RULE at all
+       check_findings.py STRATA PROFILE RULE --none-at SOURCE MARKER...  none of RULE at the marked lines
 Optional before RULE: --set RULE.PARAM=VALUE (passed to strata analyze), repeatable.
 """
 import json
@@ -40,6 +41,15 @@ def main():
             print(f"FAIL: {rule} fired on the twin at {where}: {findings[0]['message']}")
             return 1
         print(f"{os.path.basename(profile)}: no {rule} finding, as expected")
+        return 0
+    if rest and rest[0] == "--none-at":
+        source, markers = rest[1], rest[2:]
+        bad = {(os.path.basename(source), marker_line(source, m)) for m in markers}
+        hits = [f for f in findings if (os.path.basename(f["location"]["file"]), f["location"]["line"]) in bad]
+        if hits:
+            print(f"FAIL: {rule} fired on the twin at {sorted(bad)}: {hits[0]['message'][:200]}")
+            return 1
+        print(f"{os.path.basename(profile)}: no {rule} finding at {sorted(bad)}, as expected")
         return 0
     source, markers = rest[0], rest[1:]
     want = {(os.path.basename(source), marker_line(source, m)) for m in markers}

@@ -26,7 +26,7 @@ void CpuLatency(const AnalysisContext& cx, const RuleParams& p, std::vector<Find
   // (1) deepest Python lines with the imbalance.
   std::vector<char> sub(n, 0);
   for (size_t v = n; v-- > 1;) {
-    if (cx.kind(v) != Kind::kPython || sub[v]) {
+    if (cx.kind(v) != Kind::kPython || !cx.IsUserFrame(v) || sub[v]) {  // the user's own lines
       if (sub[v]) sub[size_t(cx.parent(v))] = 1;
       continue;
     }
