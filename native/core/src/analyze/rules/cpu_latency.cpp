@@ -58,9 +58,10 @@ void CpuLatency(const AnalysisContext& cx, const RuleParams& p, std::vector<Find
     size_t best = 0;
     double w = -1;
     for (size_t c = v + 1; c < cx.subtree_end(v); c = cx.subtree_end(c)) {
-      if (cx.metric(c, *cpu).inclusive > w) { w = cx.metric(c, *cpu).inclusive; best = c; }
+      double own = cx.metric(c, *cpu).inclusive - imported[c];  // imports are not the loop
+      if (own > w) { w = own; best = c; }
     }
-    if (!best || cx.metric(best, *cpu).inclusive < 0.5 * cx.total(*cpu)) break;
+    if (!best || w < 0.5 * (cx.total(*cpu) - imported[0])) break;
     v = best;
   }
   std::string msg = "The GPU was busy " + Percent(gpu_busy) + " of the run (" + Duration(cx.total(*gpu)) + " of " +
