@@ -1,16 +1,28 @@
-// Strata VS Code extension: commands, the profile viewer (webview), jump to source.
+// Strata VS Code extension: wires the parts together. Commands (run and profile, open, line
+// heat, show viewer), the `strata` launch type, the profile viewer (webview), the profiles view,
+// line heat, the status bar item, analyzer diagnostics, and cursor ↔ frame navigation.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { AddonMissingError, loadAddon, type StrataAddon } from './addon';
+import { StrataDiagnostics } from './diagnostics';
+import { LAUNCH_TYPE, StrataConfigurationProvider, strataLaunchConfigs } from './launch/provider';
+import { LineHeatController } from './lineHeat';
 import { ProfileViewer, type ViewerState } from './panel';
-import { runAndProfile, stopAllRuns } from './run';
+import { ProfilesTree } from './profilesTree';
+import { runRecord, specFromLaunch, specFromSettings, stopAllRuns, type RecordSpec } from './run';
 import { disposeHighlight } from './source';
+import { ProfileStatusBar } from './statusBar';
 
 /** Returned from activate() for tests and other extensions. */
 export interface StrataApi {
   openProfile(file: string): Promise<void>;
   viewers(): ViewerState[];
+  /** The viewer whose profile drives line heat, the status bar and the diagnostics. */
+  currentProfile(): string | undefined;
+  lineHeat(): ReturnType<LineHeatController['state']>;
+  diagnostics(): ReturnType<StrataDiagnostics['state']>;
+  profiles(): string[];
 }
 
 let log: vscode.OutputChannel;
@@ -26,11 +38,66 @@ export function activate(context: vscode.ExtensionContext): StrataApi {
 
   const addon = (): StrataAddon => loadAddon(extensionDir);
 
+  const lineHeat = new LineHeatController(log);
+  const statusBar = new ProfileStatusBar();
+  const diagnostics = new StrataDiagnostics(log);
+  const profilesTree = new ProfilesTree(addon, log);
+  context.subscriptions.push(lineHeat, statusBar, diagnostics, profilesTree,
+    vscode.window.registerTreeDataProvider('strata.profiles', profilesTree));
+
+  // The "current" profile: the viewer focused last. Line heat, the status bar item and the
+  // diagnostics follow it; with several viewers open, the one the user looked at last wins.
+  let current: ProfileViewer | undefined;
+  let analyzed: string | undefined;
+  const setCurrent = (v: ProfileViewer | undefined) => {
+    current = v;
+    const profile = v?.openProfile;
+    statusBar.show(profile ? v!.profilePath : undefined, profile?.meta(), lineHeat.isEnabled);
+    void lineHeat.setProfile(profile, v?.profilePath);
+    if (!profile) {
+      analyzed = undefined;
+      diagnostics.clear();
+    } else if (analyzed !== v!.profilePath) {
+      analyzed = v!.profilePath;
+      void diagnostics.update(profile, v!.profilePath);
+    }
+  };
+
   const makeViewer = (panel: vscode.WebviewPanel, file: string, a: StrataAddon): ProfileViewer => {
-    const v = new ProfileViewer(panel, file, a, context.extensionUri, log, (x) => viewers.delete(x));
+    const v = new ProfileViewer(panel, file, a, context.extensionUri, log, (x) => {
+      viewers.delete(x);
+      if (current === x) setCurrent([...viewers].pop());
+    });
     viewers.add(v);
+    v.onDidLoad(() => {
+      // A reloaded file: its heat and findings are recomputed.
+      lineHeat.forget(v.profilePath);
+      if (analyzed === v.profilePath) analyzed = undefined;
+      if (panel.active || !current || current === v) setCurrent(v);
+      syncCursor();
+    });
+    panel.onDidChangeViewState((e) => { if (e.webviewPanel.active && current !== v) setCurrent(v); });
     return v;
   };
+
+  // Cursor → frames: the line under the cursor of the active editor is outlined in every viewer.
+  let cursorTimer: NodeJS.Timeout | undefined;
+  const syncCursor = () => {
+    if (cursorTimer) clearTimeout(cursorTimer);
+    cursorTimer = setTimeout(() => {
+      cursorTimer = undefined;
+      const e = vscode.window.activeTextEditor;
+      if (!e) return;   // a webview has the focus: keep the outline
+      const file = e.document.uri.scheme === 'file' ? e.document.uri.fsPath : undefined;
+      const line = e.selection.active.line + 1;
+      for (const v of viewers) v.highlightSource(file, line);
+    }, 120);
+  };
+  context.subscriptions.push(
+    vscode.window.onDidChangeTextEditorSelection((e) => { if (e.textEditor === vscode.window.activeTextEditor) syncCursor(); }),
+    vscode.window.onDidChangeActiveTextEditor(() => syncCursor()),
+    { dispose: () => { if (cursorTimer) clearTimeout(cursorTimer); } },
+  );
 
   /** Opens `file` in a new viewer panel; the notification carries the core's one-line error. */
   const openProfile = async (file: string): Promise<void> => {
@@ -92,15 +159,10 @@ export function activate(context: vscode.ExtensionContext): StrataApi {
   track(vscode.window.activeTextEditor);
   context.subscriptions.push(vscode.window.onDidChangeActiveTextEditor(track));
 
-  context.subscriptions.push(vscode.commands.registerCommand('strata.runAndProfile', async (arg?: unknown) => {
-    let result;
-    try {
-      result = await runAndProfile({ extensionDir, log }, arg instanceof vscode.Uri ? arg : undefined, lastFile);
-    } catch (e) {
-      void vscode.window.showErrorMessage(`Strata: ${(e as Error).message}`);
-      return;
-    }
-    if (!result) return;
+  /** Runs one recording, then opens its profile and says how the target ended. */
+  const runAndOpen = async (spec: RecordSpec): Promise<void> => {
+    const result = await runRecord({ extensionDir, log }, spec);
+    profilesTree.refreshSoon();
     if (!result.profile) {
       const why = result.lastError ?? `the program ${result.how}`;
       const text = /^no profile was written/.test(why) ? why : `no profile was written: ${why}`;
@@ -121,8 +183,85 @@ export function activate(context: vscode.ExtensionContext): StrataApi {
       } catch { /* keep the exit code's description */ }
       const pick = await vscode.window.showWarningMessage(`Strata: ${how}. The profile was opened.`, 'Show Output');
       if (pick) log.show();
+    } else {
+      void vscode.window.setStatusBarMessage(`Strata: the program exited normally (${path.basename(result.profile)})`, 5000);
     }
+  };
+
+  // The `strata` launch type: VS Code resolves launch.json and its variables, we run.
+  const launchProvider = new StrataConfigurationProvider(async (_config, folder, resolved) => {
+    await runAndOpen(specFromLaunch({ extensionDir, log }, folder, resolved));
+  }, log);
+  context.subscriptions.push(vscode.debug.registerDebugConfigurationProvider(LAUNCH_TYPE, launchProvider));
+
+  /** Starts a launch.json configuration by name through VS Code (variables substituted there). */
+  const startConfig = async (folder: vscode.WorkspaceFolder | undefined, name: string): Promise<void> => {
+    const ok = await vscode.debug.startDebugging(folder, name);
+    if (!ok) log.appendLine(`[launch] "${name}" did not start (see the notification)`);
+  };
+
+  const runFromSettings = async (uri?: vscode.Uri): Promise<void> => {
+    let spec: RecordSpec;
+    try {
+      spec = await specFromSettings({ extensionDir, log }, uri, lastFile);
+    } catch (e) {
+      void vscode.window.showErrorMessage(`Strata: ${(e as Error).message}`);
+      return;
+    }
+    await runAndOpen(spec);
+  };
+
+  // "Strata: Run and Profile": a file (explorer / editor title) runs it; a configuration name
+  // (string or {config}) runs that launch.json entry; otherwise, with `strata` configurations in
+  // launch.json, a picker (current file or one of them); without any, the current file.
+  context.subscriptions.push(vscode.commands.registerCommand('strata.runAndProfile', async (arg?: unknown) => {
+    if (arg instanceof vscode.Uri) return runFromSettings(arg);
+    const configs = strataLaunchConfigs();
+    const wanted = typeof arg === 'string' ? arg : (arg && typeof arg === 'object' && typeof (arg as { config?: unknown }).config === 'string')
+      ? (arg as { config: string }).config : undefined;
+    if (wanted !== undefined) {
+      const hit = configs.find((c) => c.config.name === wanted);
+      if (!hit) {
+        void vscode.window.showErrorMessage(`Strata: there is no "strata" launch configuration named "${wanted}" in launch.json.`);
+        return;
+      }
+      return startConfig(hit.folder, hit.config.name);
+    }
+    if (configs.length === 0) return runFromSettings();
+    type Item = vscode.QuickPickItem & { run: () => Promise<void> };
+    const activeName = vscode.window.activeTextEditor?.document.uri.scheme === 'file'
+      ? path.basename(vscode.window.activeTextEditor.document.uri.fsPath) : lastFile ? path.basename(lastFile) : undefined;
+    const command = vscode.workspace.getConfiguration('strata').get<unknown>('command');
+    const hasCommand = (Array.isArray(command) && command.length > 0) || (typeof command === 'string' && command.trim() !== '');
+    const items: Item[] = [
+      {
+        label: hasCommand ? '$(terminal) strata.command' : `$(file) Current file${activeName ? `: ${activeName}` : ''}`,
+        description: hasCommand ? 'from the settings' : 'with strata.pythonPath',
+        run: () => runFromSettings(),
+      },
+      ...configs.map((c): Item => ({
+        label: `$(debug-alt) ${c.config.name}`,
+        description: typeof c.config.program === 'string' ? c.config.program : typeof c.config.module === 'string' ? `-m ${c.config.module}` : '',
+        detail: c.folder && (vscode.workspace.workspaceFolders?.length ?? 0) > 1 ? c.folder.name : undefined,
+        run: () => startConfig(c.folder, c.config.name),
+      })),
+    ];
+    const pick = await vscode.window.showQuickPick(items, { title: 'Strata: Run and Profile', placeHolder: 'What to profile' });
+    if (pick) await pick.run();
   }));
+
+  context.subscriptions.push(
+    vscode.commands.registerCommand('strata.toggleLineHeat', () => {
+      const on = lineHeat.toggle();
+      statusBar.show(current?.openProfile ? current.profilePath : undefined, current?.openProfile?.meta(), on);
+      void vscode.window.setStatusBarMessage(`Strata: line heat ${on ? 'on' : 'off'}`, 3000);
+    }),
+    vscode.commands.registerCommand('strata.showViewer', () => {
+      if (current) current.reveal();
+      else void vscode.commands.executeCommand('strata.openProfile');
+    }),
+    vscode.commands.registerCommand('strata.refreshProfiles', () => profilesTree.refresh()),
+  );
 
   // *.strata files open in the viewer (custom read-only editor).
   context.subscriptions.push(vscode.window.registerCustomEditorProvider('strata.profile', {
@@ -156,6 +295,10 @@ export function activate(context: vscode.ExtensionContext): StrataApi {
   return {
     openProfile,
     viewers: () => [...viewers].map((v) => v.state()),
+    currentProfile: () => current?.profilePath,
+    lineHeat: () => lineHeat.state(),
+    diagnostics: () => diagnostics.state(),
+    profiles: () => profilesTree.listed(),
   };
 }
 

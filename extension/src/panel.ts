@@ -9,6 +9,7 @@ import * as vscode from 'vscode';
 import type { Profile } from '../../native/addon/index';
 import type { HostMessage, ViewName, WebviewMessage } from '../../webview/src/protocol';
 import { isViewName, metricIndex, profileTitle, toProfileMessage } from './convert';
+import { matchProfileFile } from './heat';
 import { revealSource } from './source';
 import type { StrataAddon } from './addon';
 
@@ -77,6 +78,13 @@ export class ProfileViewer implements vscode.Disposable {
   private readonly subs: vscode.Disposable[] = [];
   private title = '';
   private requestSeq = 0;
+  /** Source files (as recorded) of the view shown, for matching editor files to frames. */
+  private files: string[] = [];
+  /** The editor line whose frames are outlined ('highlightSource'), re-sent after a reload. */
+  private sourceLine: { file: string; line: number } = { file: '', line: 0 };
+  private loadedEmitter = new vscode.EventEmitter<ProfileViewer>();
+  /** Fires when a profile was loaded into this viewer (after its first view is posted). */
+  readonly onDidLoad = this.loadedEmitter.event;
 
   constructor(
     readonly panel: vscode.WebviewPanel,
@@ -101,6 +109,22 @@ export class ProfileViewer implements vscode.Disposable {
     };
   }
 
+  /** The open profile (owned by this viewer: do not close it). */
+  get openProfile(): Profile | undefined { return this.profile; }
+
+  /** Outlines, in the graph, the frames at `docPath`:`line` (1-based; an editor's file, matched
+   *  to the recorded paths, moved checkouts included). An unknown file clears the outline. */
+  highlightSource(docPath: string | undefined, line: number): void {
+    const file = docPath ? matchProfileFile(docPath, this.files) ?? '' : '';
+    const next = { file, line: file ? line : 0 };
+    if (next.file === this.sourceLine.file && next.line === this.sourceLine.line) return;
+    this.sourceLine = next;
+    if (this.ready) void this.panel.webview.postMessage({ type: 'highlightSource', ...next } satisfies HostMessage);
+  }
+
+  /** The outlined source line, as last sent (for tests). */
+  get highlightedSource(): { file: string; line: number } { return { ...this.sourceLine }; }
+
   /** Shows an already opened profile (takes ownership) or opens `profilePath`. Rejects with
    *  the core's message when the file is not a valid profile. */
   async load(opened?: Profile): Promise<void> {
@@ -113,6 +137,7 @@ export class ProfileViewer implements vscode.Disposable {
     this.panel.title = `Strata: ${path.basename(this.profilePath)}`;
     this.metric = 0;
     await this.showView(this.view, this.metric);
+    this.loadedEmitter.fire(this);
   }
 
   private async showView(view: ViewName, metric: number): Promise<void> {
@@ -127,6 +152,9 @@ export class ProfileViewer implements vscode.Disposable {
       this.view = view;
       this.metric = metric;
       this.nodes = cols.parent.length;
+      const files = new Set<string>();
+      for (let i = 1; i < cols.parent.length; i++) if (cols.file[i]) files.add(cols.strings[cols.file[i]]);
+      this.files = [...files];
       this.lastError = undefined;
       this.log.appendLine(`[viewer] ${path.basename(this.profilePath)}: ${view} view, ${cols.parent.length} nodes, ` +
         `metric ${msg.data.metric || '(none)'}, built in ${Date.now() - started} ms`);
@@ -153,6 +181,7 @@ export class ProfileViewer implements vscode.Disposable {
         // (Re)loaded webview: send what it should show.
         this.ready = true;
         if (this.current) void this.panel.webview.postMessage(this.current);
+        if (this.current && this.sourceLine.file) void this.panel.webview.postMessage({ type: 'highlightSource', ...this.sourceLine } satisfies HostMessage);
         return;
       case 'requestView': {
         const view = isViewName(m.view) ? m.view : this.view;
@@ -188,6 +217,7 @@ export class ProfileViewer implements vscode.Disposable {
     if (this.disposed) return;
     this.disposed = true;
     for (const s of this.subs) s.dispose();
+    this.loadedEmitter.dispose();
     this.profile?.close();
     this.profile = undefined;
   }

@@ -1,7 +1,8 @@
 // Where the extension finds its native parts: the N-API addon and the `strata` CLI. Pure
 // (file-system checks are injected) so the search order is unit-tested.
 //
-// Layout: a packaged extension carries  dist/native/strata_addon.node  and  bin/strata (+ lib/).
+// Layout: a packaged extension (package-vsix.mjs) carries  dist/native/strata_addon.node,
+// dist/bin/strata and dist/lib/ (the runtime, which the CLI finds at ../lib, and libunwind).
 // Run from the repository (extension/ inside the Strata repo), it falls back to the repo
 // build:  build/addon/Release/strata_addon.node  and  build/bin/strata.
 import * as path from 'node:path';
@@ -24,7 +25,7 @@ export function findAddon(extensionDir: string, env: NodeJS.ProcessEnv, exists: 
 }
 
 /** The CLI to run: the strata.cliPath setting when set (~ and ${workspaceFolder} expanded),
- *  else the CLI shipped in the extension (bin/strata), else the repository build
+ *  else the CLI shipped in the extension (dist/bin/strata, or bin/strata), else the repository build
  *  (<repo>/build/bin/strata), else "strata" from PATH. */
 export function resolveCliPath(setting: string | undefined, extensionDir: string, opts: {
   exists: Exists; home?: string; workspaceFolder?: string; env?: NodeJS.ProcessEnv;
@@ -37,7 +38,7 @@ export function resolveCliPath(setting: string | undefined, extensionDir: string
     return p;
   }
   const repo = path.dirname(extensionDir);
-  const candidates = [path.join(extensionDir, 'bin', 'strata')];
+  const candidates = [path.join(extensionDir, 'dist', 'bin', 'strata'), path.join(extensionDir, 'bin', 'strata')];
   if (opts.env?.STRATA_BUILD_DIR) candidates.push(path.resolve(repo, opts.env.STRATA_BUILD_DIR, 'bin', 'strata'));
   candidates.push(path.join(repo, 'build', 'bin', 'strata'));
   return candidates.find(opts.exists) ?? 'strata';

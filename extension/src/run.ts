@@ -1,11 +1,14 @@
-// "Strata: Run and Profile": runs the target under `strata record` with a cancellable progress
-// notification, streams its output to the output channel, and returns the profile path.
+// Running a target under `strata record`: where the CLI and the profile are, the environment,
+// a cancellable progress notification, the output live in a terminal of its own (and in the
+// "Strata" output channel), and the result (profile path, how the target ended).
 import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { buildRecordArgs, describeExit, formatCommandLine, profileFileName, resolveTarget } from './command';
+import type { ResolvedLaunch } from './launch/config';
+import { RunTerminal } from './launch/terminal';
 import { resolveCliPath } from './paths';
 
 export interface RunResult {
@@ -29,6 +32,16 @@ export interface RunContext {
   log: vscode.OutputChannel;
 }
 
+/** One `strata record` run, ready to start. */
+export interface RecordSpec {
+  cli: string;
+  args: string[];                              // after the CLI: record -o F ... -- CMD...
+  cwd: string;
+  env: Record<string, string | undefined>;     // changes to the extension host's environment
+  output: string;                              // the profile to be written
+  label: string;                               // "train_loop.py", for titles
+}
+
 function workspaceFolderFor(file: string | undefined): vscode.WorkspaceFolder | undefined {
   if (file) {
     const f = vscode.workspace.getWorkspaceFolder(vscode.Uri.file(file));
@@ -37,9 +50,9 @@ function workspaceFolderFor(file: string | undefined): vscode.WorkspaceFolder | 
   return vscode.workspace.workspaceFolders?.[0];
 }
 
-/** Builds the command from the settings and the active editor, runs it, returns the result.
- *  Throws (with a message for the user) when nothing can be run. */
-export async function runAndProfile(ctx: RunContext, fileArg?: vscode.Uri, lastFile?: string): Promise<RunResult | undefined> {
+/** The command from the settings and the active editor (strata.command, else the active
+ *  Python file). Throws (with a message for the user) when nothing can be run. */
+export async function specFromSettings(ctx: RunContext, fileArg?: vscode.Uri, lastFile?: string): Promise<RecordSpec> {
   const cfg = vscode.workspace.getConfiguration('strata');
   let activeFile: string | undefined;
   if (fileArg && fileArg.scheme === 'file') {
@@ -61,11 +74,37 @@ export async function runAndProfile(ctx: RunContext, fileArg?: vscode.Uri, lastF
     { file: activeFile, workspaceFolder: folder?.uri.fsPath },
   );
   const cwd = folder?.uri.fsPath ?? (activeFile ? path.dirname(activeFile) : os.homedir());
+  return buildSpec(ctx, folder, cwd, target, {
+    periodMs: cfg.get<number>('periodMs', 0), wall: cfg.get<boolean>('wall', false), env: {},
+    label: path.basename(target[1] ?? target[0]),
+  });
+}
+
+/** The run of a checked `strata` launch configuration (launch/config.ts); its periodMs / wall
+ *  override the settings. */
+export function specFromLaunch(ctx: RunContext, folder: vscode.WorkspaceFolder | undefined, launch: ResolvedLaunch): RecordSpec {
+  const cfg = vscode.workspace.getConfiguration('strata', folder?.uri);
+  return buildSpec(ctx, folder, launch.cwd, launch.target, {
+    periodMs: launch.periodMs ?? cfg.get<number>('periodMs', 0),
+    wall: launch.wall ?? cfg.get<boolean>('wall', false),
+    env: launch.env,
+    label: launch.label,
+  });
+}
+
+function buildSpec(ctx: RunContext, folder: vscode.WorkspaceFolder | undefined, cwd: string, target: string[], o: {
+  periodMs: number; wall: boolean; env: Record<string, string | undefined>; label: string;
+}): RecordSpec {
+  const cfg = vscode.workspace.getConfiguration('strata', folder?.uri);
   const cli = resolveCliPath(cfg.get<string>('cliPath'), ctx.extensionDir, {
     exists: (p) => fs.existsSync(p), home: os.homedir(), workspaceFolder: folder?.uri.fsPath, env: process.env,
   });
   if (path.isAbsolute(cli) && !fs.existsSync(cli)) {
     throw new Error(`the Strata CLI was not found at ${cli}. Set "strata.cliPath" or build Strata (scripts/build.sh).`);
+  }
+  // An installer that dropped the executable bit of the packaged CLI (zip extraction): restore it.
+  if (cli.startsWith(path.join(ctx.extensionDir, 'dist', 'bin') + path.sep)) {
+    try { fs.accessSync(cli, fs.constants.X_OK); } catch { try { fs.chmodSync(cli, 0o755); } catch { /* reported by spawn */ } }
   }
   let outDir = (cfg.get<string>('outputDirectory', '') ?? '').trim();
   if (outDir) {
@@ -76,18 +115,52 @@ export async function runAndProfile(ctx: RunContext, fileArg?: vscode.Uri, lastF
   }
   fs.mkdirSync(outDir, { recursive: true });
   const output = path.join(outDir, profileFileName(target, new Date()));
-  const args = buildRecordArgs(target, {
-    output, periodMs: cfg.get<number>('periodMs', 0), wall: cfg.get<boolean>('wall', false),
-  });
-  return runRecord(ctx, cli, args, cwd, output, path.basename(target[1] ?? target[0]));
+  const args = buildRecordArgs(target, { output, periodMs: o.periodMs, wall: o.wall });
+  return { cli, args, cwd, env: { ...gpuEnv(cfg), ...bundledLibraryEnv(ctx.extensionDir, cli), ...o.env }, output, label: o.label };
 }
 
-function runRecord(ctx: RunContext, cli: string, args: string[], cwd: string, output: string, label: string): Promise<RunResult> {
+/** GPU settings the runtime reads from its environment (profiler_runtime/src/gpu). */
+function gpuEnv(cfg: vscode.WorkspaceConfiguration): Record<string, string> {
+  const env: Record<string, string> = {};
+  if (cfg.get<boolean>('gpu.callPaths', true) === false) env.STRATA_GPU_CALLPATHS = '0';
+  const cupti = (cfg.get<string>('gpu.cuptiPath', '') ?? '').trim();
+  if (cupti) env.STRATA_CUPTI_PATH = cupti;
+  return env;
+}
+
+/** The packaged CLI (dist/bin/strata) preloads dist/lib/libstrata_runtime.so into the target;
+ *  the runtime needs libunwind.so.8, which the VSIX carries in dist/lib for hosts without it.
+ *  The loader only finds it there through LD_LIBRARY_PATH (the runtime has no RUNPATH). */
+function bundledLibraryEnv(extensionDir: string, cli: string): Record<string, string> {
+  const lib = path.join(extensionDir, 'dist', 'lib');
+  if (path.dirname(path.dirname(cli)) !== path.join(extensionDir, 'dist') || !fs.existsSync(path.join(lib, 'libunwind.so.8'))) return {};
+  const cur = process.env.LD_LIBRARY_PATH;
+  return { LD_LIBRARY_PATH: cur ? `${lib}:${cur}` : lib };
+}
+
+/** Ended terminals of earlier runs, replaced by the next run's. */
+const oldTerminals = new Set<RunTerminal>();
+
+/** Runs `strata record` with a cancellable progress notification; the output goes live to a
+ *  terminal and to the output channel. Resolves when the run is over (never rejects). */
+export function runRecord(ctx: RunContext, spec: RecordSpec): Promise<RunResult> {
+  const { cli, args, cwd, output, label } = spec;
   const log = ctx.log;
-  log.show(true);
   log.appendLine('');
   log.appendLine(`$ cd ${formatCommandLine([cwd])}`);
   log.appendLine(`$ ${formatCommandLine([cli, ...args])}`);
+  for (const t of oldTerminals) t.dispose();
+  oldTerminals.clear();
+  let interrupt: () => void = () => undefined;
+  const term = new RunTerminal(`Strata: ${label}`, () => interrupt());
+  term.note(`$ cd ${formatCommandLine([cwd])}`);
+  term.note(`$ ${formatCommandLine([cli, ...args])}`);
+  term.show();
+  const env: NodeJS.ProcessEnv = { ...process.env, PYTHONUNBUFFERED: '1' };
+  for (const [k, v] of Object.entries(spec.env)) {
+    if (v === undefined) delete env[k];
+    else env[k] = v;
+  }
   return Promise.resolve(vscode.window.withProgress<RunResult>({
     location: vscode.ProgressLocation.Notification,
     title: `Strata: profiling ${label}`,
@@ -98,18 +171,17 @@ function runRecord(ctx: RunContext, cli: string, args: string[], cwd: string, ou
     let lastError: string | undefined;
     let errTail = '';
     // Its own process group: the last resort (SIGKILL) takes the target down with strata.
-    const child = spawn(cli, args, {
-      cwd, env: { ...process.env, PYTHONUNBUFFERED: '1' }, stdio: ['ignore', 'pipe', 'pipe'], detached: true,
-    });
+    const child = spawn(cli, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
     const killGroup = (sig: NodeJS.Signals) => {
       try { if (child.pid) process.kill(-child.pid, sig); } catch { child.kill(sig); }
     };
     running.add(killGroup);
     child.stdout.setEncoding('utf8');
     child.stderr.setEncoding('utf8');
-    child.stdout.on('data', (s: string) => log.append(s));
+    child.stdout.on('data', (s: string) => { log.append(s); term.write(s); });
     child.stderr.on('data', (s: string) => {
       log.append(s);
+      term.write(s);
       errTail = (errTail + s).slice(-8192);
       for (const line of errTail.split('\n')) {
         if (line.startsWith('strata: ') && !line.startsWith('strata: target ') && !line.startsWith('strata: profile written')) {
@@ -122,14 +194,18 @@ function runRecord(ctx: RunContext, cli: string, args: string[], cwd: string, ou
       const s = Math.round((Date.now() - started) / 1000);
       progress.report({ message: cancelled ? `stopping… (${s} s)` : `running for ${s} s` });
     }, 1000);
-    const cancelSub = token.onCancellationRequested(() => {
-      if (cancelled) return;
+    const cancel = () => {
+      if (cancelled || settled) return;
       cancelled = true;
-      log.appendLine('[strata] cancelled: sending SIGINT (the profile is written up to this point)');
+      const note = '[strata] cancelled: sending SIGINT (the profile is written up to this point)';
+      log.appendLine(note);
+      term.note(note);
       child.kill('SIGINT');
       timers.push(setTimeout(() => { log.appendLine('[strata] still running: sending SIGTERM'); child.kill('SIGTERM'); }, 5000));
       timers.push(setTimeout(() => { log.appendLine('[strata] still running: sending SIGKILL to its process group'); killGroup('SIGKILL'); }, 10000));
-    });
+    };
+    interrupt = cancel;
+    const cancelSub = token.onCancellationRequested(cancel);
     let settled = false;
     const finish = (code: number | null, signal: string | null, spawnError?: Error) => {
       if (settled) return;
@@ -138,20 +214,25 @@ function runRecord(ctx: RunContext, cli: string, args: string[], cwd: string, ou
       clearInterval(tick);
       for (const t of timers) clearTimeout(t);
       cancelSub.dispose();
+      oldTerminals.add(term);
       const secs = ((Date.now() - started) / 1000).toFixed(1);
       if (spawnError) {
         const msg = (spawnError as NodeJS.ErrnoException).code === 'ENOENT'
           ? `the Strata CLI "${cli}" was not found. Set "strata.cliPath" or build Strata (scripts/build.sh).`
           : `cannot run ${cli}: ${spawnError.message}`;
         log.appendLine(`[strata] ${msg}`);
+        term.end(`[strata] ${msg}`);
         resolve({ code: null, signal: null, how: 'could not be started', cancelled, lastError: msg });
         return;
       }
       const how = describeExit(code, signal);
-      log.appendLine(signal
+      const summary = signal
         ? `[strata] strata record ${how} after ${secs} s`
-        : `[strata] finished after ${secs} s: the target ${how} (exit code ${code})`);
-      resolve({ profile: fs.existsSync(output) ? output : undefined, code, signal, how, cancelled, lastError });
+        : `[strata] finished after ${secs} s: the program ${how}${code ? ` (exit code ${code})` : ''}`;
+      log.appendLine(summary);
+      const profile = fs.existsSync(output) ? output : undefined;
+      term.end(`${summary}${cancelled ? ' (cancelled)' : ''}; ${profile ? `profile: ${profile}` : 'no profile was written'}`);
+      resolve({ profile, code, signal, how, cancelled, lastError });
     };
     child.on('error', (e) => finish(null, null, e));
     child.on('close', (code, signal) => finish(code, signal));

@@ -50,7 +50,7 @@ export function highlightLine(editor: vscode.TextEditor, line: number): void {
 
 /** A file recorded on another machine or in another checkout: look for a unique workspace
  *  file with the same name whose path ends the same way. */
-async function findInWorkspace(file: string): Promise<vscode.Uri | undefined> {
+export async function findInWorkspace(file: string): Promise<vscode.Uri | undefined> {
   const base = path.basename(file);
   if (!base || !vscode.workspace.workspaceFolders?.length) return undefined;
   const glob = `**/${base.replace(/[[\]{}*?]/g, '?')}`;
@@ -81,8 +81,11 @@ export async function revealSource(loc: SourceLocation | null, frameName?: strin
   if (!fs.existsSync(loc.file)) {
     uri = await findInWorkspace(loc.file);
     if (!uri) {
+      // Moved, renamed, or recorded on another machine: say so, and what was looked for.
       void vscode.window.showWarningMessage(
-        `Strata: source file not found: ${loc.file}${loc.line ? `:${loc.line}` : ''} (frame "${loc.name}").`);
+        `Strata: source file not found: ${loc.file}${loc.line ? `:${loc.line}` : ''} (frame "${loc.name}"). ` +
+        `It was moved or the profile was recorded elsewhere, and no single file named ${path.basename(loc.file)} ` +
+        `in the workspace matches it.`);
       return undefined;
     }
   }

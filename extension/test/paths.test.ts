@@ -13,12 +13,14 @@ test('addon: env override, packaged dist/native, then the repo build', () => {
   assert.equal(findAddon('/r/extension', {}, () => false).path, undefined);
 });
 
-test('CLI: setting, shipped bin/, repo build, PATH', () => {
+test('CLI: setting, shipped dist/bin/ (the VSIX) or bin/, repo build, PATH', () => {
   const none = () => false;
   assert.equal(resolveCliPath('/opt/strata', '/r/extension', { exists: none }), '/opt/strata');
   assert.equal(resolveCliPath('~/bin/strata', '/r/extension', { exists: none, home: '/home/u' }), '/home/u/bin/strata');
   assert.equal(resolveCliPath('${workspaceFolder}/b/strata', '/r/extension', { exists: none, workspaceFolder: '/w' }), '/w/b/strata');
   assert.equal(resolveCliPath('', '/r/extension', { exists: (p) => p === '/r/extension/bin/strata' }), '/r/extension/bin/strata');
   assert.equal(resolveCliPath(undefined, '/r/extension', { exists: (p) => p === '/r/build/bin/strata' }), '/r/build/bin/strata');
+  assert.equal(resolveCliPath('', '/x/strata.strata-0.1.0', { exists: (p) => p.endsWith('/dist/bin/strata') || p.endsWith('/build/bin/strata') }),
+    '/x/strata.strata-0.1.0/dist/bin/strata');
   assert.equal(resolveCliPath('  ', '/r/extension', { exists: none }), 'strata');
 });

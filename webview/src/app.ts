@@ -17,6 +17,8 @@ export class App {
   readonly view: FlameView;
   readonly message: MessageBar;
   private metric = '';
+  /** The editor line whose frames are outlined ('highlightSource'); re-applied to every view. */
+  private sourceLine: { file: string; line: number } | null = null;
   private currentView: ViewName = 'top-down';
 
   constructor(container: HTMLElement, private host: HostApi) {
@@ -51,6 +53,9 @@ export class App {
         case 'profile': return this.onProfile(m);
         case 'error': return this.message.show(String(m.message ?? 'Unknown error'));
         case 'highlight': return this.view.setHighlight(Array.from((m.nodes ?? []) as ArrayLike<number>));
+        case 'highlightSource':
+          this.sourceLine = typeof m.file === 'string' && m.file ? { file: m.file, line: Number(m.line) || 0 } : null;
+          return this.applySourceLine();
       }
     } catch (e) {
       this.message.show(`Could not show the profile: ${(e as Error)?.message ?? String(e)}`);
@@ -70,6 +75,25 @@ export class App {
     this.toolbar.setTitle(typeof m.title === 'string' ? m.title : '');
     this.view.setData(data);
     this.search(this.toolbar.search.value);
+    this.applySourceLine();
+  }
+
+  /** Outlines the frames at the editor's line (by the file string as recorded and the line),
+   *  without zooming: the graph must not move while the user types. */
+  private applySourceLine(): void {
+    const d = this.view.model?.data;
+    if (!d) return;
+    const nodes: number[] = [];
+    const sl = this.sourceLine;
+    if (sl && sl.line > 0) {
+      const fileIdx = d.strings.indexOf(sl.file);
+      if (fileIdx > 0) {
+        for (let i = 1; i < d.parent.length; i++) {
+          if (d.file[i] === fileIdx && d.line[i] === sl.line) nodes.push(i);
+        }
+      }
+    }
+    this.view.setHighlight(nodes, false);
   }
 
   private requestView(view: ViewName, metric: string): void {

@@ -25,6 +25,7 @@ function start(): void {
     stats: () => ({ ...app!.view.stats }),
     redraw: () => app!.view.frame(),
     message: () => app!.message.text,
+    highlighted: () => app!.view.highlightedNodes,
   };
   host.postMessage({ type: 'ready', version: PROTOCOL_VERSION });
 }

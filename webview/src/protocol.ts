@@ -1,6 +1,7 @@
 // Messages between the extension host and the webview (versioned). The webview never reads
 // files: everything it shows arrives here. The extension imports these types.
-export const PROTOCOL_VERSION = 1;
+// v2: 'highlightSource' (the frames of one source line, from the editor's cursor).
+export const PROTOCOL_VERSION = 2;
 
 export type ViewName = 'top-down' | 'bottom-up';
 
@@ -33,7 +34,12 @@ export interface FlameData {
 export type HostMessage =
   | { type: 'profile'; version: number; title: string; metrics: string[]; data: FlameData }
   | { type: 'error'; message: string }
-  | { type: 'highlight'; nodes: number[] };   // nodes to outline (e.g. frames of a source line)
+  | { type: 'highlight'; nodes: number[] }    // nodes to outline (e.g. frames of a source line)
+  // v2: outline every frame at `file`:`line` (file as recorded in the profile, i.e. one of
+  // FlameData.strings; line 1-based). Kept across view switches until the next one; file ""
+  // clears it. Unlike 'highlight' it never changes the zoom: the cursor moving in an editor must
+  // not move the graph under the user.
+  | { type: 'highlightSource'; file: string; line: number };
 
 /** webview -> extension */
 export type WebviewMessage =

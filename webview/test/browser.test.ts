@@ -9,6 +9,7 @@ import { chromium, Browser, BrowserContext, Page } from 'playwright-core';
 import { startServer, WEBVIEW_DIR } from './server';
 import { decodePng, Image, pixel } from './png';
 import { COLD, HOT, MAIN, ROOT, sampleData } from './fixtures';
+import { PROTOCOL_VERSION } from '../src/protocol';
 
 const OUT = join(WEBVIEW_DIR, 'test', 'output');
 const CHROMIUM = process.env.STRATA_CHROMIUM ?? '/usr/bin/chromium';
@@ -129,7 +130,7 @@ describe('webview in Chromium', () => {
 
   test('posts ready with the protocol version first', async () => {
     const posted = await h.posted();
-    assert.deepEqual(posted[0], { type: 'ready', version: 1 });
+    assert.deepEqual(posted[0], { type: 'ready', version: PROTOCOL_VERSION });
     const stats = await h.page.evaluate(() => (window as any).__strata.stats());
     assert.equal(stats.webgl, true, 'WebGL must be available (SwiftShader)');
     assert.equal(stats.nodes, 4);
@@ -278,6 +279,42 @@ describe('webview in Chromium', () => {
     await h.post({ type: 'highlight', nodes: [] });
   });
 
+  test('highlightSource outlines the frames of one file:line, without zooming, and survives a view switch', async () => {
+    const box = await h.box();
+    const yMid = h.rowY(2, box) + h.rowHeight / 2;
+    const highlighted = () => h.page.evaluate(() => (window as unknown as { __strata: { highlighted(): number[] } }).__strata.highlighted());
+    // util/cold.py:30 is COLD: outlined, HOT is not.
+    await h.post({ type: 'highlightSource', file: 'util/cold.py', line: 30 });
+    assert.deepEqual(await highlighted(), [COLD]);
+    const img = await h.shot('highlight-source-cold');
+    const coldLeft = pixel(img, box.x + box.width * 0.75 + 0.5, yMid);
+    assert.ok(dist(coldLeft, OUTLINE) < 30, `cold's left edge is outlined: ${coldLeft}`);
+    const hotLeft = pixel(img, box.x + 0.5, yMid);
+    assert.ok(dist(hotLeft, OUTLINE) > 60, `hot is not outlined: ${hotLeft}`);
+    // Another line of the same file, or a file the profile does not have: nothing outlined.
+    await h.post({ type: 'highlightSource', file: 'util/cold.py', line: 31 });
+    assert.deepEqual(await highlighted(), []);
+    await h.post({ type: 'highlightSource', file: 'nowhere.py', line: 30 });
+    assert.deepEqual(await highlighted(), []);
+    // Zoomed into HOT, COLD's line (outside the zoomed subtree) does not zoom out: the graph
+    // does not move under the user.
+    await h.page.mouse.click(box.x + box.width * 0.3, yMid);
+    await h.settle();
+    const focus = () => h.page.evaluate(() => (window as any).__strata.stats().focus);
+    assert.equal(await focus(), HOT);
+    await h.post({ type: 'highlightSource', file: 'util/cold.py', line: 30 });
+    assert.deepEqual(await highlighted(), [COLD]);
+    assert.equal(await focus(), HOT, 'still zoomed into hot');
+    await h.page.keyboard.press('Escape');
+    await h.post({ type: 'highlightSource', file: 'kernels/hot.py', line: 20 });
+    assert.deepEqual(await highlighted(), [HOT]);
+    // Re-applied when a new view of the profile arrives.
+    await postSample(h);
+    assert.deepEqual(await highlighted(), [HOT]);
+    await h.post({ type: 'highlightSource', file: '', line: 0 });
+    assert.deepEqual(await highlighted(), []);
+  });
+
   test('(f) bottom-up toggle sends requestView; the bottom-up data then drives the view', async () => {
     const n = (await h.posted()).length;
     await h.page.click('button[data-view="bottom-up"]');
@@ -420,7 +457,7 @@ describe('robustness', () => {
       await postSample(h);
       const text = await h.page.locator('.strata-message').innerText();
       assert.match(text, /WebGL is not available/);
-      assert.deepEqual((await h.posted())[0], { type: 'ready', version: 1 });
+      assert.deepEqual((await h.posted())[0], { type: 'ready', version: PROTOCOL_VERSION });
       assert.deepEqual(h.errors, []);
     } finally { await h.ctx.close(); }
   });
@@ -430,7 +467,7 @@ describe('robustness', () => {
     try {
       const text = await h.page.locator('.strata-message').innerText();
       assert.match(text, /unsafe-eval/);
-      assert.deepEqual((await h.posted())[0], { type: 'ready', version: 1 });
+      assert.deepEqual((await h.posted())[0], { type: 'ready', version: PROTOCOL_VERSION });
     } finally { await h.ctx.close(); }
   });
 

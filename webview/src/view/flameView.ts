@@ -149,7 +149,9 @@ export class FlameView {
 
   get searchState(): SearchResult | null { return this.searchResult; }
 
-  setHighlight(nodes: number[]): void {
+  /** Outlines `nodes`. With `zoomOut` (the default, for 'highlight') the graph zooms out to the
+   *  root when none of them is visible in the zoomed subtree. */
+  setHighlight(nodes: number[], zoomOut = true): void {
     const m = this.model;
     if (!m) return;
     const hl = new Uint8Array(m.n);
@@ -159,8 +161,16 @@ export class FlameView {
       if (Number.isInteger(i) && i >= 0 && i < m.n) { hl[i] = 1; any = true; if (m.isVisible(i)) anyVisible = true; }
     }
     this.highlighted = any ? hl : null;
-    if (any && !anyVisible) { m.layout(0); this.h.focusChanged(); }
+    if (any && !anyVisible && zoomOut) { m.layout(0); this.h.focusChanged(); }
     this.schedule();
+  }
+
+  /** Ids of the outlined nodes (for tests and the app). */
+  get highlightedNodes(): number[] {
+    const out: number[] = [];
+    const hl = this.highlighted;
+    if (hl) for (let i = 0; i < hl.length; i++) if (hl[i]) out.push(i);
+    return out;
   }
 
   // ---- zoom / source ---------------------------------------------------------------------

@@ -1,0 +1,117 @@
+// Analyzer findings of the open profile as diagnostics ("strata" collection: the Problems view
+// and squiggles on the source lines). The findings come from a FindingsSource (findings.ts:
+// by default the addon's profile.analyze()), configured by the strata.analyze.* settings.
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import type { AnalyzeOptions, Findings, Profile } from '../../native/addon/index';
+import { addonFindings, findingsToDiagnostics, type FindingsSource, type PlainDiagnostic } from './findings';
+import { findInWorkspace } from './source';
+
+const SEVERITY: Record<PlainDiagnostic['severity'], vscode.DiagnosticSeverity> = {
+  error: vscode.DiagnosticSeverity.Error,
+  warning: vscode.DiagnosticSeverity.Warning,
+  note: vscode.DiagnosticSeverity.Information,
+};
+
+/** strata.analyze.* → the analyzers' options (rule files relative to the workspace folder). */
+export function analyzeOptions(): AnalyzeOptions | undefined {
+  const cfg = vscode.workspace.getConfiguration('strata.analyze');
+  if (!cfg.get<boolean>('enabled', true)) return undefined;
+  const ws = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
+  const rules = (cfg.get<string[]>('rules', []) ?? []).filter((r) => typeof r === 'string' && r.trim())
+    .map((r) => {
+      const p = ws ? r.replace(/\$\{workspaceFolder\}/g, ws) : r;
+      return ws && !path.isAbsolute(p) ? path.join(ws, p) : p;
+    });
+  const thresholds: Record<string, number> = {};
+  for (const [k, v] of Object.entries(cfg.get<Record<string, unknown>>('thresholds', {}) ?? {})) {
+    if (typeof v === 'number' && Number.isFinite(v)) thresholds[k] = v;
+  }
+  const disabled = (cfg.get<string[]>('disabled', []) ?? []).filter((r) => typeof r === 'string');
+  return { rules, thresholds, disabled };
+}
+
+export class StrataDiagnostics implements vscode.Disposable {
+  readonly collection = vscode.languages.createDiagnosticCollection('strata');
+  private seq = 0;
+  private shownFor: string | undefined;
+  private last: { profile: string; findings: number; errors: string[] } | undefined;
+
+  constructor(private readonly log: vscode.OutputChannel, private readonly source: FindingsSource = addonFindings) {}
+
+  /** Replaces the diagnostics with the findings of `profile` (none while analyzing is off). */
+  async update(profile: Profile, profilePath: string): Promise<void> {
+    const seq = ++this.seq;
+    const options = analyzeOptions();
+    if (!options) { this.clear(); return; }
+    let doc: Findings;
+    const started = Date.now();
+    try {
+      doc = await this.source(profile, options);
+    } catch (e) {
+      if (seq !== this.seq) return;
+      const msg = (e as Error).message ?? String(e);
+      this.log.appendLine(`[analyze] ${profilePath}: ${msg}`);
+      this.collection.clear();
+      // A wrong setting (unknown threshold key, unreadable rule file): say which, once per profile.
+      if (this.shownFor !== profilePath) {
+        this.shownFor = profilePath;
+        void vscode.window.showErrorMessage(`Strata: the analyzers could not run: ${msg} (settings strata.analyze.*)`);
+      }
+      return;
+    }
+    if (seq !== this.seq) return;
+    // Recorded paths → files here (moved checkouts are matched by name in the workspace).
+    const resolved = new Map<string, string | undefined>();
+    const want = new Set<string>();
+    for (const f of doc.findings ?? []) {
+      if (f.location?.file) want.add(f.location.file);
+      for (const fr of f.path ?? []) if (fr.file) want.add(fr.file);
+    }
+    for (const file of want) {
+      if (fs.existsSync(file)) resolved.set(file, file);
+      else resolved.set(file, (await findInWorkspace(file).catch(() => undefined))?.fsPath);
+    }
+    if (seq !== this.seq) return;
+    const byFile = findingsToDiagnostics(doc, profilePath, (f) => resolved.get(f));
+    this.collection.clear();
+    for (const [file, list] of byFile) {
+      this.collection.set(vscode.Uri.file(file), list.map((d) => toDiagnostic(d)));
+    }
+    const errors = doc.errors ?? [];
+    this.last = { profile: profilePath, findings: doc.findings?.length ?? 0, errors };
+    this.log.appendLine(`[analyze] ${path.basename(profilePath)}: ${doc.findings?.length ?? 0} findings in ${Date.now() - started} ms` +
+      (errors.length ? `; rule errors: ${errors.join('; ')}` : ''));
+    if (errors.length && this.shownFor !== profilePath) {
+      this.shownFor = profilePath;
+      void vscode.window.showWarningMessage(`Strata: rule file errors (those rules were skipped): ${errors.join('; ')}`);
+    }
+  }
+
+  clear(): void {
+    ++this.seq;
+    this.collection.clear();
+    this.last = undefined;
+  }
+
+  state(): { profile?: string; findings: number; errors: string[]; files: Record<string, number> } {
+    const files: Record<string, number> = {};
+    this.collection.forEach((uri, list) => { files[uri.fsPath] = list.length; });
+    return { profile: this.last?.profile, findings: this.last?.findings ?? 0, errors: this.last?.errors ?? [], files };
+  }
+
+  dispose(): void {
+    this.collection.dispose();
+  }
+}
+
+function toDiagnostic(d: PlainDiagnostic): vscode.Diagnostic {
+  const range = new vscode.Range(d.line, 0, d.line, Number.MAX_SAFE_INTEGER);
+  const diag = new vscode.Diagnostic(range, d.message, SEVERITY[d.severity]);
+  diag.source = 'strata';
+  diag.code = d.code;
+  diag.relatedInformation = d.related.slice(0, 20).map((r) =>
+    new vscode.DiagnosticRelatedInformation(new vscode.Location(vscode.Uri.file(r.file), new vscode.Position(r.line, 0)), r.message));
+  return diag;
+}
