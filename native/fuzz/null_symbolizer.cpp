@@ -12,6 +12,6 @@ class NullSymbolizer final : public Symbolizer {
 };
 }  // namespace
 
-std::unique_ptr<Symbolizer> MakeDefaultSymbolizer() { return std::make_unique<NullSymbolizer>(); }
+std::unique_ptr<Symbolizer> MakeDefaultSymbolizer(const std::vector<std::string>&) { return std::make_unique<NullSymbolizer>(); }
 
 }  // namespace strata::core::detail

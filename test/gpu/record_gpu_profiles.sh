@@ -32,6 +32,9 @@ echo "taken: exit $?"; "$DUMP" /tmp/taken.strata 0 | grep -E "^gpu"
 # 4. PyTorch training loop.
 timeout 200 env STRATA_OUTPUT="$OUT/torch_train.strata" LD_PRELOAD="$RT" $PY test/gpu/torch_train.py 100
 echo "torch_train: exit $?"; show "$OUT/torch_train.strata"
+# 4b. JAX jitted step (XLA HLO mapping; fixture test/fixtures/h100/jax/jax_step.strata).
+timeout 200 env STRATA_OUTPUT="$OUT/jax_step.strata" LD_PRELOAD="$RT" python3 test/gpu/jax_step.py 200
+echo "jax_step: exit $?"; "$DUMP" "$OUT/jax_step.strata" 0 | grep -E "^gpu"
 # 5. Benchmark (item 6).
 if [ "${2:-}" = bench ]; then
   timeout 400 $PY bench/gpu_overhead.py --runtime "$RT" --out /tmp/bench --reps "${REPS:-3}" 2>&1 | tee "$OUT/bench.log"

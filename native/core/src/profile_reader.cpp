@@ -198,7 +198,7 @@ class ProfileImpl final : public Profile {
       info.address = f.address;
       if (f.module != fmt::kNone) info.module = std::string(r_.string(modules[f.module].path));
       if (f.kind == uint32_t(fmt::FrameKind::kNative)) {
-        if (!symbolizer) symbolizer = detail::MakeDefaultSymbolizer();
+        if (!symbolizer) symbolizer = detail::MakeDefaultSymbolizer(options_.symbol_paths);
         detail::SymbolInfo sym;
         if (f.module != fmt::kNone) {
           int8_t& ok = module_ok[f.module];

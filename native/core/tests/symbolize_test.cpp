@@ -2,7 +2,10 @@
 // for stripped or missing modules.
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 
 #include "strata/core/api.h"
@@ -144,4 +147,45 @@ TEST(Symbolize, BuildIdMatchSymbolizes) {
   auto same = Resolve({{STRATA_SYM_LIB, addr, ""}}, id);
   EXPECT_EQ(same[0].name, "ns::lib_func(int)");
   EXPECT_EQ(Base(same[0].file), "sym_lib.cpp");
+}
+
+// Separate debug files: a library stripped of its DWARF whose debug file sits in a symbol
+// folder in the build-id layout (<dir>/.build-id/ab/cdef….debug, as debuginfod caches and
+// distributions' -dbg packages keep them) gets its lines from there.
+TEST(Symbolize, SeparateDebugFileByBuildId) {
+  using strata::test::Quote;
+  std::string dir = std::string(::testing::TempDir()) + "/strata_debugfile_" + std::to_string(::getpid());
+  std::string debug_dir = dir + "/symbols";
+  std::string lib = dir + "/libsym_lib.so";
+  std::string id_cmd = "readelf -n " + Quote(STRATA_SYM_LIB) + " | sed -n 's/.*Build ID: //p'";
+  FILE* pipe = ::popen(id_cmd.c_str(), "r");
+  ASSERT_NE(pipe, nullptr);
+  char idbuf[256] = {};
+  ASSERT_NE(std::fgets(idbuf, sizeof idbuf, pipe), nullptr);
+  ::pclose(pipe);
+  std::string id = idbuf;
+  while (!id.empty() && (id.back() == '\n' || id.back() == ' ')) id.pop_back();
+  ASSERT_GT(id.size(), 2u);
+  std::string store = debug_dir + "/.build-id/" + id.substr(0, 2);
+  std::string cmd = "mkdir -p " + Quote(store) + " && objcopy --only-keep-debug " + Quote(STRATA_SYM_LIB) + " " +
+                    Quote(store + "/" + id.substr(2) + ".debug") + " && objcopy --strip-debug " +
+                    Quote(STRATA_SYM_LIB) + " " + Quote(lib);
+  ASSERT_EQ(std::system(cmd.c_str()), 0);
+  uint64_t addr = SymbolAddress(STRATA_SYM_LIB, "ns::lib_func(int)");
+  ASSERT_NE(addr, 0u);
+  fmt::ProfileWriter w;
+  uint32_t m = w.Metric("cpu_time", "ns");
+  uint32_t frame = w.Frame(fmt::FrameKind::kNative, w.Module(lib, id, 0), addr, "", "", 0);
+  fmt::MetricStats s;
+  s.Add(1);
+  w.AddStats(w.Child(0, frame), m, s);
+  strata::core::OpenOptions o;
+  o.symbol_paths = {debug_dir};
+  auto p = Profile::FromBytes(w.Serialize(), o);
+  auto v = p->BuildView(ViewKind::kTopDown);
+  const FrameInfo& f = (*v.frame_table)[frame];
+  EXPECT_EQ(f.name, "ns::lib_func(int)");
+  EXPECT_EQ(Base(f.file), "sym_lib.cpp");
+  EXPECT_GT(f.line, 0u);
+  std::system(("rm -rf " + Quote(dir)).c_str());
 }

@@ -1,4 +1,5 @@
 #include "aggregator/aggregator.h"
+#include "aggregator/op_frames.h"
 
 #include <pthread.h>
 #include <signal.h>
@@ -126,7 +127,8 @@ void Aggregator::ResolveWords(uint32_t slot_index, const ThreadSlot& slot, const
                               int n, uint32_t* ids, Cct::Unlocked& u) {
   for (int k = 0; k < n; ++k) {
     uint64_t w = words[k];
-    ids[n - 1 - k] = IsPyFrameWord(w) ? PythonFrame(slot_index, slot, w, u) : NativeFrame(w, u);
+    ids[n - 1 - k] = IsSpecialWord(w) ? SpecialFrame(w, u)  // operators (aggregator/op_frames.cpp)
+                     : IsPyFrameWord(w) ? PythonFrame(slot_index, slot, w, u) : NativeFrame(w, u);
   }
 }
 

@@ -15,9 +15,12 @@
 #include <cupti.h>
 #include <cxxabi.h>
 #include <dlfcn.h>
+#include <ftw.h>
 #include <limits.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdio>
 #include <cstring>
@@ -34,6 +37,7 @@
 #include "common/tls.h"
 #include "gpu/cupti_loader.h"
 #include "gpu/gpu.h"
+#include "gpu/xla_hlo_map.h"
 #include "runtime_state.h"
 #include "sampler/path_collector.h"
 #include "sampler/thread_registry.h"
@@ -215,6 +219,8 @@ struct GpuEvent {
 struct CorrEntry {
   uint32_t node = 0;       // gpu_api node (0 = alias only)
   uint32_t alias = 0;      // outer correlation id
+  uint32_t next = 0;       // XLA: the next launch of the same thread (library kernels by order)
+  int32_t hlo = -2;        // XLA: HLO kernel of its kernel (-2 not seen yet, -1 none)
   uint8_t role = 0;
   uint64_t t_insert = 0;
   uint64_t t_match = 0;
@@ -236,6 +242,18 @@ struct Join {
   uint64_t last_sweep = 0;
   uint32_t unattributed_node = 0;
   uint64_t kernels = 0, copies = 0, sets = 0, syncs = 0, api_calls = 0, unattributed = 0;
+  // XLA (JAX): kernels mapped to HLO ops and their Python lines (see the XLA section below).
+  xla::HloMap* hlo = nullptr;
+  struct ApiPath { std::vector<uint32_t> ids; bool python = false; };  // ids end with the api frame
+  std::unordered_map<uint32_t, ApiPath> api_paths;     // gpu_api node -> its path
+  std::unordered_map<uint64_t, uint32_t> xla_nodes;    // api node << 32 | hlo index -> node
+  std::vector<std::vector<uint32_t>> hlo_ids;          // hlo index -> Python frame ids + op frame
+  std::vector<uint32_t> last_launch;                   // thread slot -> its last launch corr
+  std::vector<GpuEvent> xla_hold;                      // unmapped kernels waiting for the next launch
+  int64_t hlo_dir_mtime = -1;
+  bool hlo_more = false;                               // the last scan left files for later
+  uint64_t hlo_last_scan = 0;
+  uint64_t xla_kernels = 0, xla_library = 0;
 };
 Join* g_join = nullptr;
 
@@ -330,6 +348,189 @@ bool IsGpuStackModule(const std::string& path) {
          strncmp(base, "libcudart.so", 12) == 0 || strncmp(base, "libstrata_runtime.so", 20) == 0;
 }
 
+// ---- XLA (JAX): kernels mapped to HLO ops and the Python lines XLA recorded ----------------
+// When a jaxlib / JAX plugin library is dlopened, XLA_FLAGS gets --xla_dump_to=<private dir>
+// --xla_dump_hlo_as_text (XLA reads it later, when its backend initializes); the join reads the
+// after-optimizations module texts of that dir (lazily, when a kernel name is unknown and the
+// dir changed) and places each XLA kernel under the op's Python call path ▸ op_name ▸ gpu_api.
+std::atomic<int> g_xla_state{0};  // 0 not seen, 1 dumping (g_xla_dir set), 2 off
+std::string* g_xla_dir = nullptr;
+bool g_xla_private = false;       // our temp dir: removed after the final drain
+constexpr uint64_t kXlaScanEveryNs = 100000000ull;  // dump dir looked at <= every 100 ms
+constexpr int64_t kXlaFileMinAgeNs = 20000000ll;    // files younger may still be being written
+constexpr uint64_t kXlaHoldNs = 1000000000ull;      // library kernels wait for the next launch
+
+uint32_t OuterCorr(Join& j, uint32_t corr) {
+  auto it = j.corr.find(corr);
+  if (it != j.corr.end() && !it->second.node && it->second.alias) return it->second.alias;
+  return corr;
+}
+
+// TakeApiEntries, for each launch-like entry: remember the node's path (once) and chain the
+// thread's launches (library kernels are placed by the launch that follows them).
+template <typename IsPy>
+void XlaNoteLaunch(Join& j, uint32_t node, int n, uint32_t slot, uint32_t corr, uint8_t role, IsPy is_py) {
+  auto [it, fresh] = j.api_paths.try_emplace(node);
+  if (fresh) {
+    it->second.ids.assign(j.ids.begin(), j.ids.begin() + n + 1);
+    for (int q = 0; q < n && !it->second.python; ++q) it->second.python = is_py(q);
+  }
+  if (role != kLaunch || slot == kNoSlot) return;
+  if (j.last_launch.size() <= slot) j.last_launch.resize(size_t(slot) + 1, 0);
+  if (uint32_t prev = j.last_launch[slot]) {
+    auto p = j.corr.find(prev);
+    if (p != j.corr.end()) p->second.next = corr;
+  }
+  j.last_launch[slot] = corr;
+}
+
+const std::vector<uint32_t>& HloIds(Join& j, Cct::Unlocked& u, uint32_t index) {
+  if (j.hlo_ids.size() <= index) j.hlo_ids.resize(size_t(index) + 1);
+  std::vector<uint32_t>& ids = j.hlo_ids[index];
+  if (!ids.empty()) return ids;
+  const xla::HloKernel& k = j.hlo->Kernels()[index];
+  for (const xla::PyFrame& f : k.stack)
+    ids.push_back(u.Frame(Cct::FrameKind::kPython, strata::format::kNone, 0,
+                          f.function.empty() ? "<?>" : f.function, f.file, f.line));
+  ids.push_back(u.Frame(Cct::FrameKind::kOperator, strata::format::kNone, 0,
+                        k.op_name.empty() ? k.instruction : k.op_name, "", 0));
+  return ids;
+}
+
+// How many of the HLO's Python frames the launch path already has (deepest first matters).
+int HloMatch(const std::vector<uint32_t>& hlo, const Join::ApiPath& p) {
+  int score = 0;
+  for (size_t i = 0; i + 1 < hlo.size(); ++i)
+    if (std::find(p.ids.begin(), p.ids.end() - 1, hlo[i]) != p.ids.end() - 1) ++score;
+  return score;
+}
+
+// The node to hang a kernel of HLO kernel `index` under, for a launch at `api_node`.
+uint32_t XlaNode(Join& j, Cct::Unlocked& u, uint32_t api_node, uint32_t index) {
+  uint64_t key = (uint64_t(api_node) << 32) | index;
+  auto it = j.xla_nodes.find(key);
+  if (it != j.xla_nodes.end()) return it->second;
+  auto p = j.api_paths.find(api_node);
+  if (p == j.api_paths.end() || p->second.ids.empty()) return api_node;
+  const std::vector<uint32_t>& h = HloIds(j, u, index);
+  const std::vector<uint32_t>& path = p->second.ids;
+  size_t npy = h.size() - 1, n = path.size() - 1;
+  std::vector<uint32_t> ids;
+  if (p->second.python) {
+    // Launched from Python (JAX's dispatch on the calling thread): keep the real call path and
+    // add the frames inside the jitted function (those below the deepest frame both share; the
+    // HLO leaf alone when the executable was traced from another call site).
+    ids.assign(path.begin(), path.begin() + n);
+    size_t from = npy ? npy - 1 : 0;
+    for (size_t i = npy; i-- > 0;)
+      if (std::find(path.begin(), path.begin() + n, h[i]) != path.begin() + n) { from = i + 1; break; }
+    ids.insert(ids.end(), h.begin() + from, h.begin() + npy);
+  } else {
+    ids.assign(h.begin(), h.begin() + npy);  // XLA's executor thread: only native frames
+  }
+  ids.push_back(h[npy]);
+  ids.push_back(path[n]);
+  uint32_t node = u.Node(ids.data(), ids.size());
+  j.xla_nodes.emplace(key, node);
+  return node;
+}
+
+std::vector<uint32_t> XlaFind(Join& j, const GpuEvent& ev) {
+  std::vector<uint32_t> c = j.hlo->Find(ev.name, ev.grid, ev.block);
+  if (!c.empty()) return c;
+  // Unknown name: look at the dump dir again (at most every 100 ms, and only when it changed).
+  uint64_t now = NowNs(CLOCK_MONOTONIC);
+  if (now - j.hlo_last_scan < kXlaScanEveryNs) return c;
+  j.hlo_last_scan = now;
+  struct stat st{};
+  int64_t mtime = stat(g_xla_dir->c_str(), &st) == 0 ? int64_t(st.st_mtim.tv_sec) * 1000000000ll + st.st_mtim.tv_nsec : -1;
+  if (mtime == j.hlo_dir_mtime && !j.hlo_more) return c;
+  j.hlo_dir_mtime = mtime;
+  j.hlo->ScanDir(*g_xla_dir, 64, kXlaFileMinAgeNs, &j.hlo_more);
+  return j.hlo->Find(ev.name, ev.grid, ev.block);
+}
+
+// Emit's hook for kernels: 1 placed under its HLO op (api_node changed), 0 unchanged, -1 held
+// (an unknown kernel on an XLA thread: a library kernel (cuBLAS) is placed by the launch after it).
+int XlaPlace(Join& j, Cct::Unlocked& u, const GpuEvent& ev, uint32_t* api_node) {
+  uint32_t outer = OuterCorr(j, ev.corr);
+  auto ce = j.corr.find(outer);
+  std::vector<uint32_t> cands = XlaFind(j, ev);
+  if (cands.empty()) {
+    if (ce != j.corr.end()) ce->second.hlo = -1;
+    bool xla_launch = ce != j.corr.end() && ce->second.role == kLaunch && ce->second.node == *api_node;
+    if (xla_launch && j.xla_hold.size() < 65536 && !j.hlo->Kernels().empty()) {
+      j.xla_hold.push_back(ev);
+      j.xla_hold.back().first_seen = NowNs(CLOCK_MONOTONIC);
+      return -1;
+    }
+    return 0;
+  }
+  uint32_t best = cands.back();  // same name in several modules: the one the launch path fits
+  if (cands.size() > 1) {
+    auto p = j.api_paths.find(*api_node);
+    int best_score = -1;
+    for (size_t i = cands.size(); i-- > 0;) {
+      int sc = p == j.api_paths.end() ? 0 : HloMatch(HloIds(j, u, cands[i]), p->second);
+      if (sc > best_score) { best_score = sc; best = cands[i]; }
+    }
+  }
+  if (ce != j.corr.end()) ce->second.hlo = int32_t(best);
+  *api_node = XlaNode(j, u, *api_node, best);
+  ++j.xla_kernels;
+  return 1;
+}
+
+void Emit(Join& j, Cct::Unlocked& u, const GpuEvent& ev, uint32_t api_node, bool hlo_placed = false);
+uint32_t FindNode(Join& j, uint32_t corr, uint64_t now);
+uint32_t UnattributedNode(Join& j, Cct::Unlocked& u);
+
+// Held kernels: follow the thread's next launches (through other unknown kernels, e.g. a second
+// kernel of the same GEMM) to the first one with an HLO kernel; if the library call scheduled
+// right before that one exists, the held kernel is that call's.
+void XlaReleaseHeld(Join& j, Cct::Unlocked& u, uint64_t now, bool final) {
+  if (j.xla_hold.empty()) return;
+  std::vector<GpuEvent> still;
+  for (GpuEvent& ev : j.xla_hold) {
+    int decided = 0;  // 0 wait, 1 as is, 2 under library call `lib`
+    int32_t lib = -1;
+    uint32_t c = OuterCorr(j, ev.corr);
+    int hop = 0;
+    for (; hop < 4; ++hop) {
+      auto it = j.corr.find(c);
+      if (it == j.corr.end()) { decided = 1; break; }
+      uint32_t nx = it->second.next;
+      if (!nx) break;
+      auto nt = j.corr.find(nx);
+      if (nt == j.corr.end()) { decided = 1; break; }
+      if (nt->second.hlo == -2) break;
+      if (nt->second.hlo >= 0) {
+        lib = j.hlo->LibraryBefore(uint32_t(nt->second.hlo));
+        decided = lib >= 0 ? 2 : 1;
+        break;
+      }
+      c = nx;
+    }
+    if (hop == 4) decided = 1;
+    if (!decided && (final || now - ev.first_seen > kXlaHoldNs)) decided = 1;
+    if (!decided) { still.push_back(std::move(ev)); continue; }
+    uint32_t node = FindNode(j, ev.corr, now);
+    if (!node) { node = UnattributedNode(j, u); ++j.unattributed; }
+    else if (decided == 2) { node = XlaNode(j, u, node, uint32_t(lib)); ++j.xla_library; }
+    Emit(j, u, ev, node, true);
+  }
+  j.xla_hold.swap(still);
+}
+
+int RemoveEntry(const char* path, const struct stat*, int, struct FTW*) { return remove(path) == 0 ? 0 : 0; }
+
+void XlaDrain(Join& j, Cct::Unlocked& u, uint64_t now, bool final) {
+  if (!j.hlo && g_xla_state.load(std::memory_order_acquire) == 1) j.hlo = new xla::HloMap();
+  if (!j.hlo) return;
+  XlaReleaseHeld(j, u, now, final);
+  if (final && g_xla_private && g_xla_dir) nftw(g_xla_dir->c_str(), RemoveEntry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
 void TakeApiEntries(Join& j, Aggregator* agg, Cct::Unlocked& u, uint64_t now) {
   j.batch.clear();
   {
@@ -383,6 +584,8 @@ void TakeApiEntries(Join& j, Aggregator* agg, Cct::Unlocked& u, uint64_t now) {
       e.alias = 0;
       e.role = role;
       e.t_insert = now;
+      if (j.hlo) XlaNoteLaunch(j, node, n, slot_ok ? slot_index : kNoSlot, corr, role,
+                               [&](int q) { return IsPyFrameWord(words[q]); });
     }
   }
 }
@@ -420,9 +623,13 @@ uint32_t KernelFrame(Join& j, Cct::Unlocked& u, const std::string& mangled) {
   return f;
 }
 
-void Emit(Join& j, Cct::Unlocked& u, const GpuEvent& ev, uint32_t api_node) {
+void Emit(Join& j, Cct::Unlocked& u, const GpuEvent& ev, uint32_t api_node, bool hlo_placed) {
   switch (ev.kind) {
     case 1: {
+      if (j.hlo && !hlo_placed) {
+        int placed = XlaPlace(j, u, ev, &api_node);
+        if (placed < 0) return;  // held: a library kernel placed by the next launch
+      }
       uint32_t node = ChildNode(j, u, api_node, KernelFrame(j, u, ev.name));
       u.AddAt(node, j.m_gpu_time, double(ev.duration));
       u.AddAt(node, j.m_grid, double(ev.grid));
@@ -561,8 +768,10 @@ void DrainHook(Aggregator* agg, Cct::Unlocked& u, bool final) {
   Join& j = *g_join;
   EnsureMetrics(j, u);
   uint64_t now = NowNs(CLOCK_MONOTONIC);
+  if (!j.hlo && g_xla_state.load(std::memory_order_acquire) == 1) j.hlo = new xla::HloMap();
   TakeApiEntries(j, agg, u, now);
   if (g_api && g_done_bufs) TakeActivity(j, u, now, final);
+  XlaDrain(j, u, now, final);
   Sweep(j, now);
   if (final) g_collecting.store(false);
 }
@@ -634,7 +843,31 @@ void OnRuntimeStart(Aggregator* agg) {
   }
 }
 
-void OnForkChild() { g_collecting.store(false); }  // nothing drains the queues in a fork
+void OnForkChild() { g_collecting.store(false); }
+
+void OnLibraryLoaded(const char* file) {
+  if (!file || g_xla_state.load(std::memory_order_relaxed) != 0) return;
+  if (!strstr(file, "jaxlib") && !strstr(file, "jax_plugins") && !strstr(file, "xla_extension")) return;
+  int zero = 0;
+  if (!g_xla_state.compare_exchange_strong(zero, 2)) return;  // once; 2 = off unless armed below
+  if (!state::Active() || !g_join) return;
+  if (const char* v = getenv("STRATA_XLA_HLO"); v && strcmp(v, "0") == 0) return;
+  const char* cur = getenv("XLA_FLAGS");
+  std::string dir;
+  if (!cur || !strstr(cur, "--xla_dump_to=")) {
+    const char* tmp = getenv("TMPDIR");
+    std::string tmpl = std::string(tmp && *tmp ? tmp : "/tmp") + "/strata-xla-XXXXXX";
+    if (!mkdtemp(tmpl.data())) { Log("XLA: cannot create a dump dir: HLO mapping off"); return; }
+    dir = tmpl;
+  }
+  std::string user_dir;
+  bool user_text = false;
+  std::string flags = xla::XlaFlagsWithDump(cur, dir, &user_dir, &user_text);
+  g_xla_private = user_dir.empty();
+  g_xla_dir = new std::string(g_xla_private ? dir : user_dir);
+  setenv("XLA_FLAGS", flags.c_str(), 1);
+  g_xla_state.store(1, std::memory_order_release);
+}  // nothing drains the queues in a fork
 
 void FlushForExit() {
   if (g_collecting.load() && g_api) g_api->ActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
@@ -664,6 +897,9 @@ std::string StatusLine() {
       s += "; call paths off (STRATA_GPU_CALLPATHS=0)";
     }
     if (dropped) s += ", " + std::to_string(dropped) + " records dropped by CUPTI";
+    if (j.hlo)
+      s += "; XLA HLO: " + std::to_string(j.hlo->FilesRead()) + " modules read, " + std::to_string(j.xla_kernels) +
+           " kernels placed by name, " + std::to_string(j.xla_library) + " library kernels by launch order";
     if (uint64_t q = g_queue_dropped.load()) s += ", " + std::to_string(q) + " API calls dropped (queue full)";
     return s;
   }

@@ -20,6 +20,9 @@ void OnRuntimeStart(Aggregator* agg);
 void FlushForExit();
 // A forked child (no exec): stop queueing API calls (no aggregator drains them there).
 void OnForkChild();
+// dlopen interposer, after a successful dlopen: the first jaxlib / JAX plugin library makes
+// XLA dump its optimized HLO (XLA_FLAGS) so XLA kernels map to HLO ops and Python lines.
+void OnLibraryLoaded(const char* file);
 // Value of the profile's meta "gpu": "collected: ..." or "not collected: <why>".
 std::string StatusLine();
 

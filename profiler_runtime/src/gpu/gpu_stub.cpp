@@ -5,5 +5,6 @@ namespace strata::rt::gpu {
 void OnRuntimeStart(Aggregator*) {}
 void FlushForExit() {}
 void OnForkChild() {}
+void OnLibraryLoaded(const char*) {}
 std::string StatusLine() { return "not collected: built without CUDA headers"; }
 }  // namespace strata::rt::gpu

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 
+#include "ops/op_stack.h"
 #include "python/py_reader.h"
 
 namespace strata::rt {
@@ -26,6 +27,71 @@ inline int MergeStacks(const uint64_t* pcs, int npcs, uint64_t eval_begin, uint6
     for (; group < ps->ngroups; ++group)
       for (int k = ps->group_start[group]; k < ps->group_start[group + 1] && n < max; ++k)
         out[n++] = ps->words[k];
+  }
+  return n;
+}
+
+// Operator frames to splice into a merged path: entries outermost first (an OpStack's).
+// Entries below `lowest` are not emitted; when `tail` is set, everything rootward of entry
+// `lowest` is replaced by tail[0..tail_n) (a backward operator's adopted forward path, or the
+// outermost operator's cached context on the GPU launch path).
+struct OpMarks {
+  const ops::OpEntry* e = nullptr;
+  int n = 0;
+  int lowest = 0;
+  const uint64_t* tail = nullptr;
+  int tail_n = 0;
+};
+
+// MergeStacks with operator frames. `sps` holds each native frame's stack pointer (may be null:
+// then operators go right below the innermost Python frame). An operator is emitted right
+// below the first native frame whose SP is above the operator's scope address (its caller);
+// operators with sp 0 go right below the innermost Python group. Native frames between an
+// operator and the next boundary rootward (its calling operator, or the Python frame that
+// called it) are dropped: bindings and dispatcher glue are what the operator frame stands for,
+// giving "Python > operator > operator > native" paths that are the same for samples, GPU
+// launches and backward operators that adopt a forward path. Native frames below the innermost
+// operator, and between a Python group and an operator that Python code ran inside, are kept.
+inline int MergeStacks(const uint64_t* pcs, const uint64_t* sps, int npcs, uint64_t eval_begin,
+                       uint64_t eval_end, const python::PyStack* ps, const OpMarks* ops,
+                       uint64_t* out, int max) {
+  if (!ops || ops->n <= ops->lowest) return MergeStacks(pcs, npcs, eval_begin, eval_end, ps, out, max);
+  int n = 0, group = 0, k = ops->n - 1, glue = -1;
+  auto emit_op = [&](int idx) {
+    if (glue >= 0) n = glue;  // drop the native frames between this operator and the inner one
+    if (n < max) out[n++] = ops->e[idx].word;
+    glue = n;
+  };
+  auto emit_tail = [&]() {
+    for (int t = 0; t < ops->tail_n && n < max; ++t) out[n++] = ops->tail[t];
+    return n;
+  };
+  for (int i = 0; i < npcs && n < max; ++i) {
+    bool eval = ps && group < ps->ngroups && pcs[i] >= eval_begin && pcs[i] < eval_end;
+    while (k >= ops->lowest &&
+           (ops->e[k].sp ? (sps && sps[i] > ops->e[k].sp) : eval)) {
+      emit_op(k);
+      --k;
+    }
+    if (ops->tail && k < ops->lowest) return emit_tail();
+    if (eval) {
+      if (glue >= 0) n = glue;  // bindings between the Python line and its operator
+      glue = -1;
+      for (int q = ps->group_start[group]; q < ps->group_start[group + 1] && n < max; ++q)
+        out[n++] = ps->words[q];
+      ++group;
+      continue;
+    }
+    if (n < max) out[n++] = pcs[i];
+  }
+  // Native frames ended (root, or unwinding stopped): operators still open go here.
+  for (; k >= ops->lowest; --k) emit_op(k);
+  if (ops->tail) return emit_tail();
+  if (ps && group < ps->ngroups) {
+    if (glue >= 0) n = glue;
+    for (; group < ps->ngroups; ++group)
+      for (int q = ps->group_start[group]; q < ps->group_start[group + 1] && n < max; ++q)
+        out[n++] = ps->words[q];
   }
   return n;
 }

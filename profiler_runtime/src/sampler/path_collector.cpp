@@ -1,33 +1,151 @@
+#define UNW_LOCAL_ONLY
 #include "sampler/path_collector.h"
 
+#include <libunwind.h>
+
+#include <atomic>
+
 #include "common/tls.h"
+#include "ops/op_stack.h"
 #include "python/py_reader.h"
 #include "sampler/merge.h"
 #include "unwind/native_unwind.h"
 
 namespace strata::rt {
+namespace {
 
+// The calling thread's stack with SPs, from normal code, up to and including the first frame
+// whose SP is above stop_sp (a caller of the operator whose scope lives at stop_sp).
+int WalkToSp(uint64_t* pcs, uint64_t* sps, int max, int skip, uint64_t stop_sp, bool* failed) {
+  *failed = false;
+  unw_context_t ctx;
+  unw_cursor_t cursor;
+  if (unw_getcontext(&ctx) != 0 || unw_init_local(&cursor, &ctx) != 0) { *failed = true; return 0; }
+  int n = 0;
+  ++skip;  // this function's own frame
+  for (;;) {
+    unw_word_t ip = 0, sp = 0;
+    if (unw_get_reg(&cursor, UNW_REG_IP, &ip) != 0 || ip == 0) break;
+    unw_get_reg(&cursor, UNW_REG_SP, &sp);
+    if (skip > 0) {
+      --skip;
+    } else {
+      if (n >= max) break;
+      sps[n] = uint64_t(sp);
+      pcs[n++] = uint64_t(ip) - 1;
+      if (uint64_t(sp) > stop_sp) break;
+    }
+    int rc = unw_step(&cursor);
+    if (rc == 0) break;
+    if (rc < 0) { *failed = true; break; }
+  }
+  return n;
+}
+
+// A consistent copy of the thread's operator marks (the handler interrupts its own thread, so
+// the stack cannot change under it; from normal code it is the caller's own thread too).
+bool ReadMarks(const ops::OpStack* s, OpMarks* m) {
+  if (!s) return false;
+  std::atomic_signal_fence(std::memory_order_seq_cst);
+  int depth = s->depth;
+  if (depth <= 0) return false;
+  m->e = s->e;
+  m->n = depth < ops::kMaxOps ? depth : ops::kMaxOps;
+  int adopt = s->adopt_at;
+  if (adopt >= 0 && adopt < m->n) {
+    m->lowest = adopt;
+    m->tail = s->prefix;
+    m->tail_n = s->prefix_n;
+  }
+  return true;
+}
+
+}  // namespace
 
 CollectedPath CollectPath(ucontext_t* uc, ThreadSlot* slot, int skip, uint64_t* out, int max) {
   CollectedPath r;
   uint64_t pcs[kMaxDepth];
+  uint64_t sps[kMaxDepth];
+  OpMarks marks;
+  const ops::OpStack* os = ops::CurrentStack();
+  bool have_ops = ReadMarks(os, &marks);
+  const python::Runtime* py = python::Current();
+  uint64_t eval_begin = py ? py->eval_begin : 0, eval_end = py ? py->eval_end : 0;
   int npcs;
   bool failed = false;
+
+  // Normal code inside an operator (a GPU launch): walk only down to the operator chain's
+  // outermost entry and reuse the context cached at operator level (the forward path adopted by
+  // a backward operator, else the Python path above the outermost operator), so the kernels of
+  // one operator do not walk Python and the whole native stack again.
+  if (!uc && have_ops && marks.lowest == 0 && os->entry_n > 0) {
+    // Fast: libunwind's fast trace, cut where it stops sharing frames with the outermost
+    // operator's entry trace (below: that operator's own frames; above: its callers).
+    npcs = unwind::FromCurrentContext(pcs, nullptr, kMaxDepth, skip + 1, &failed);
+    int i = npcs - 1, j = os->entry_n - 1;
+    while (i >= 0 && j >= 0 && pcs[i] == os->entry[j]) --i, --j;
+    int cut = i + 1;
+    bool python_inside = false;
+    for (int q = 0; q < cut; ++q) python_inside |= pcs[q] >= eval_begin && pcs[q] < eval_end;
+    if (!python_inside && cut < npcs) {
+      if (failed) r.flags |= kSampleUnwindFailed;
+      int n = 0;
+      // Nested operators have no entry traces: they stand together right below the outermost
+      // one, above all of its native frames.
+      for (int q = 0; q < cut && n < max; ++q) out[n++] = pcs[q];
+      for (int k = marks.n - 1; k >= 0 && n < max; --k) out[n++] = marks.e[k].word;
+      if (marks.tail) {
+        for (int q = 0; q < marks.tail_n && n < max; ++q) out[n++] = marks.tail[q];
+      } else if (ops::EnsurePythonContext(os)) {
+        for (int q = 0; q < os->ctx_n && n < max; ++q) out[n++] = os->ctx[q];
+      } else {
+        for (int q = cut; q < npcs && n < max; ++q) out[n++] = pcs[q];
+      }
+      r.depth = n;
+      return r;
+    }
+  }
+  if (!uc && have_ops) ops::WantEntryTraces();  // next outermost operators take entry traces
+  if (!uc && have_ops && marks.e[marks.lowest].sp) {
+    const bool adopted = marks.tail != nullptr;
+    if (!adopted && ops::EnsureContext(os)) {
+      marks.tail = os->ctx;
+      marks.tail_n = os->ctx_n;
+    }
+    if (marks.tail && marks.tail_n > 0) {
+      npcs = WalkToSp(pcs, sps, kMaxDepth, skip + 1, marks.e[marks.lowest].sp, &failed);
+      bool python_inside = false;  // Python called from inside an operator: take the full path
+      for (int i = 0; i < npcs; ++i) python_inside |= pcs[i] >= eval_begin && pcs[i] < eval_end;
+      if (!python_inside) {
+        if (failed) r.flags |= kSampleUnwindFailed;
+        r.depth = MergeStacks(pcs, sps, npcs, eval_begin, eval_end, nullptr, &marks, out, max);
+        return r;
+      }
+    }
+    if (!adopted) {  // the full path below uses the real frames above the operators
+      marks.tail = nullptr;
+      marks.tail_n = 0;
+    }
+  }
+
   if (uc && t_loader_busy) {
     pcs[0] = unwind::InterruptedPc(uc);
+    sps[0] = 0;
     npcs = 1;
     r.flags |= kSamplePcOnly;
   } else {
-    npcs = uc ? unwind::FromSignalContext(uc, pcs, nullptr, kMaxDepth, &failed)
-              : unwind::FromCurrentContext(pcs, nullptr, kMaxDepth, skip + 1, &failed);
+    // Without operators, normal code takes libunwind's fast trace (no SPs needed).
+    uint64_t* want_sps = have_ops ? sps : nullptr;
+    npcs = uc ? unwind::FromSignalContext(uc, pcs, sps, kMaxDepth, &failed)
+              : unwind::FromCurrentContext(pcs, want_sps, kMaxDepth, skip + 1, &failed);
     if (failed) r.flags |= kSampleUnwindFailed;
     if (npcs == kMaxDepth) r.flags |= kSampleTruncated;
   }
-  const python::Runtime* py = python::Current();
   python::PyStack ps;
   bool have_py = py && slot && python::WalkCurrentThread(py, &slot->code_cache, &ps);
-  r.depth = MergeStacks(pcs, npcs, py ? py->eval_begin : 0, py ? py->eval_end : 0,
-                        have_py ? &ps : nullptr, out, max);
+  bool pc_only = (r.flags & kSamplePcOnly) != 0;
+  r.depth = MergeStacks(pcs, pc_only ? nullptr : sps, npcs, eval_begin, eval_end,
+                        have_py ? &ps : nullptr, have_ops ? &marks : nullptr, out, max);
   return r;
 }
 

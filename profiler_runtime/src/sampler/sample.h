@@ -7,18 +7,37 @@ namespace strata::rt {
 
 inline constexpr int kMaxDepth = 256;
 
-// A frame word is either a native PC (bit 63 clear; caller frames already hold
-// return address - 1, the interrupted frame holds the PC as is) or a Python frame (bit 63
-// set): bits 32..62 index the thread's code cache, bits 0..31 hold the line.
+// A frame word is one of three kinds, told apart by the top two bits:
+//   0x : native PC (bit 63 clear; caller frames already hold return address - 1, the
+//        interrupted frame holds the PC as is);
+//   10 : Python frame of this thread: bits 32..61 index the thread's code cache, bits 0..31
+//        hold the line (only meaningful together with its thread slot);
+//   11 : special word, meaningful process-wide: bits 58..61 = sub-kind, bits 0..57 = payload.
+//        kSpecialOp: an operator frame, payload = interned operator name id (ops/op_registry);
+//        kSpecialPy: a Python frame resolved to a process-wide code id (bits 32..57) + line
+//        (bits 0..31), used where a path outlives or leaves its thread (operator context,
+//        forward paths adopted by backward operators on the autograd thread).
 inline constexpr uint64_t kPyFrameTag = 1ull << 63;
-inline constexpr uint32_t kPyUnknownCode = 0x7FFFFFFFu;  // code cache full / unreadable
+inline constexpr uint64_t kSpecialTag = 3ull << 62;
+inline constexpr uint32_t kPyUnknownCode = 0x3FFFFFFFu;  // code cache full / unreadable
 
 inline uint64_t PyFrameWord(uint32_t code_index, uint32_t line) {
-  return kPyFrameTag | (uint64_t(code_index & 0x7FFFFFFFu) << 32) | line;
+  return kPyFrameTag | (uint64_t(code_index & 0x3FFFFFFFu) << 32) | line;
 }
-inline bool IsPyFrameWord(uint64_t w) { return (w & kPyFrameTag) != 0; }
-inline uint32_t PyWordCode(uint64_t w) { return uint32_t((w >> 32) & 0x7FFFFFFFu); }
+inline bool IsPyFrameWord(uint64_t w) { return (w >> 62) == 2; }
+inline uint32_t PyWordCode(uint64_t w) { return uint32_t((w >> 32) & 0x3FFFFFFFu); }
 inline uint32_t PyWordLine(uint64_t w) { return uint32_t(w); }
+
+enum SpecialKind : uint32_t { kSpecialOp = 1, kSpecialPy = 2 };
+inline bool IsSpecialWord(uint64_t w) { return (w >> 62) == 3; }
+inline bool IsNativeWord(uint64_t w) { return (w >> 63) == 0; }
+inline uint32_t SpecialKindOf(uint64_t w) { return uint32_t((w >> 58) & 0xF); }
+inline uint64_t OpFrameWord(uint32_t name_id) { return kSpecialTag | (uint64_t(kSpecialOp) << 58) | name_id; }
+inline uint32_t OpWordName(uint64_t w) { return uint32_t(w); }
+inline uint64_t GlobalPyWord(uint32_t global_code, uint32_t line) {
+  return kSpecialTag | (uint64_t(kSpecialPy) << 58) | (uint64_t(global_code & 0x3FFFFFFu) << 32) | line;
+}
+inline uint32_t GlobalPyCode(uint64_t w) { return uint32_t((w >> 32) & 0x3FFFFFFu); }
 
 enum SampleFlags : uint16_t {
   kSampleUnwindFailed = 1,  // libunwind reported an error before reaching the root

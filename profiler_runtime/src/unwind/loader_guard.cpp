@@ -11,6 +11,8 @@
 #include <string>
 
 #include "common/tls.h"
+#include "ops/torch_loader.h"
+#include "gpu/gpu.h"
 
 namespace strata::rt {
 STRATA_TLS int t_loader_busy = 0;
@@ -107,7 +109,10 @@ extern "C" __attribute__((visibility("default"))) void* dlopen(const char* file,
   if (file && *file && !strchr(file, '/')) {
     if (void* h = OpenLikeCaller(real, caller, file, mode)) return h;
   }
-  return real(file, mode);
+  void* h = real(file, mode);
+  if (h && file) strata::rt::gpu::OnLibraryLoaded(file);  // JAX: arm XLA's HLO dump
+  if (h && file) strata::rt::ops::AfterDlopen(file);      // torch: operator plugin (once)
+  return h;
 }
 
 extern "C" __attribute__((visibility("default"))) int dlclose(void* handle) {

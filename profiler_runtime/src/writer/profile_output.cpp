@@ -1,4 +1,5 @@
 #include "writer/profile_output.h"
+#include "ops/op_registry.h"
 
 #include <fcntl.h>
 #include <unistd.h>
@@ -24,6 +25,7 @@ bool WriteProfile(Cct& cct, const RunInfo& info, std::string* error) {
       {"threads_seen", std::to_string(info.threads_seen)},
       {"ended", info.ended},
       {"gpu", info.gpu},
+      {"operators", ops::StatusLine()},
   };
   return cct.Write(info.output, meta, error);
 }

@@ -23,7 +23,7 @@ bool Known(const std::string& s) {
 
 class DwarfSymbolizer final : public Symbolizer {
  public:
-  DwarfSymbolizer() : symbolizer_(MakeOptions()) {}
+  explicit DwarfSymbolizer(const std::vector<std::string>& debug_dirs) : symbolizer_(MakeOptions(debug_dirs)) {}
 
   SymbolInfo Symbolize(const std::string& module_path, uint64_t address) override {
     SymbolInfo out;
@@ -83,8 +83,10 @@ class DwarfSymbolizer final : public Symbolizer {
   }
 
  private:
-  static llvm::symbolize::LLVMSymbolizer::Options MakeOptions() {
+  static llvm::symbolize::LLVMSymbolizer::Options MakeOptions(const std::vector<std::string>& debug_dirs) {
     llvm::symbolize::LLVMSymbolizer::Options o;
+    o.DebugFileDirectory = debug_dirs;
+    o.DebugFileDirectory.push_back("/usr/lib/debug");
     o.UseSymbolTable = true;
     o.Demangle = true;
     o.RelativeAddresses = false;
@@ -97,6 +99,8 @@ class DwarfSymbolizer final : public Symbolizer {
 
 }  // namespace
 
-std::unique_ptr<Symbolizer> MakeDefaultSymbolizer() { return std::make_unique<DwarfSymbolizer>(); }
+std::unique_ptr<Symbolizer> MakeDefaultSymbolizer(const std::vector<std::string>& debug_dirs) {
+  return std::make_unique<DwarfSymbolizer>(debug_dirs);
+}
 
 }  // namespace strata::core::detail

@@ -6,6 +6,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace strata::core::detail {
 
@@ -30,7 +31,8 @@ class Symbolizer {
 };
 
 // The DWARF symbolizer (LLVM). Defined in dwarf_symbolizer.cpp; the fuzzer links
-// native/fuzz/null_symbolizer.cpp instead.
-std::unique_ptr<Symbolizer> MakeDefaultSymbolizer();
+// native/fuzz/null_symbolizer.cpp instead. `debug_dirs`: where separate debug files are looked
+// for (.gnu_debuglink and build-id layouts), besides the module's own folder and /usr/lib/debug.
+std::unique_ptr<Symbolizer> MakeDefaultSymbolizer(const std::vector<std::string>& debug_dirs = {});
 
 }  // namespace strata::core::detail

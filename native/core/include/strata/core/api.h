@@ -78,6 +78,9 @@ struct OpenOptions {
   // Folders searched for the modules of a profile recorded elsewhere (another machine, a remote
   // GPU host): a file of the module's name whose build id matches the recorded one, or the
   // debug-file store layout <dir>/.build-id/ab/cdef….debug. /usr/lib/debug is always searched.
+  // A module without DWARF also gets its lines from a separate debug file: found by build id in
+  // these folders (<dir>/.build-id/ab/cdef….debug) or by its .gnu_debuglink beside the module,
+  // in its .debug/ folder or under /usr/lib/debug/<module's folder>/.
   std::vector<std::string> symbol_paths;
 };
 

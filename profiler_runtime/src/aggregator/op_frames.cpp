@@ -1,0 +1,36 @@
+#include "aggregator/op_frames.h"
+
+#include <string>
+#include <unordered_map>
+
+#include "ops/op_registry.h"
+#include "sampler/sample.h"
+
+namespace strata::rt {
+
+uint32_t SpecialFrame(uint64_t word, Cct::Unlocked& u) {
+  // One CCT per process: word -> frame id, kept for the run (operator names and code ids are
+  // interned process-wide, so a word always means the same frame).
+  static auto* cache = new std::unordered_map<uint64_t, uint32_t>();
+  auto it = cache->find(word);
+  if (it != cache->end()) return it->second;
+  uint32_t id;
+  std::string name, file;
+  switch (SpecialKindOf(word)) {
+    case kSpecialOp:
+      if (!ops::NameOf(OpWordName(word), &name)) name = "<operator>";
+      id = u.Frame(Cct::FrameKind::kOperator, strata::format::kNone, 0, name, "", 0);
+      break;
+    case kSpecialPy:
+      if (!ops::CodeOf(GlobalPyCode(word), &file, &name)) file = name = "<?>";
+      id = u.Frame(Cct::FrameKind::kPython, strata::format::kNone, 0, name, file, PyWordLine(word));
+      break;
+    default:
+      id = u.Frame(Cct::FrameKind::kNative, strata::format::kNone, 0, "<unknown frame>", "", 0);
+      break;
+  }
+  cache->emplace(word, id);
+  return id;
+}
+
+}  // namespace strata::rt

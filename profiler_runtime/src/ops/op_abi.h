@@ -1,0 +1,60 @@
+/* C ABI between libstrata_runtime.so and framework operator plugins (libstrata_torch.so).
+   The runtime loads a plugin when its framework is loaded (ops/torch_loader.cpp), checks the
+   framework version the plugin was compiled against (strata_plugin_framework_version) against
+   the loaded one, and only then calls strata_plugin_start with this table. The plugin reports
+   operator entry/exit through it; the runtime also exports the same functions by name
+   (strata_op_*) for other producers. All functions are called from normal code on the thread
+   that runs the operator; none of them blocks for long (push may take a short lock the first
+   time a name is seen). */
+#ifndef STRATA_OPS_OP_ABI_H_
+#define STRATA_OPS_OP_ABI_H_
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define STRATA_OPS_ABI_VERSION 1u
+
+enum {
+  STRATA_OP_BACKWARD = 1,        /* an autograd node's backward (seq + thread = its forward's) */
+  STRATA_OP_ENGINE_WRAPPER = 2,  /* "autograd::engine::evaluate_function: X": the backward op
+                                    it wraps hands its forward link to it */
+};
+
+typedef struct StrataOpsApi {
+  uint32_t abi_version; /* STRATA_OPS_ABI_VERSION */
+  /* Process-wide id of an operator name (interned; the same name always gets the same id). */
+  uint32_t (*intern)(const char* name, size_t len);
+  /* Operator entry. sp: an address inside the stack frame that owns the operator's scope (the
+     RecordFunction object) or 0; key: matched by pop (the same address is fine); seq: autograd
+     sequence number or -1; thread: the forward thread id (backward ops: of their forward op). */
+  void (*push)(uint32_t name_id, uint64_t sp, uint64_t key, int64_t seq, uint64_t thread,
+               uint32_t flags);
+  /* Operator exit: pops the entry pushed with this key (and any left open above it). */
+  void (*pop)(uint64_t key);
+  /* 1 while this process is being profiled (forked children: 0; push/pop then do nothing). */
+  int (*active)(void);
+} StrataOpsApi;
+
+/* Exported by the runtime. */
+uint32_t strata_op_intern(const char* name, size_t len);
+void strata_op_push(uint32_t name_id, uint64_t sp, uint64_t key, int64_t seq, uint64_t thread,
+                    uint32_t flags);
+void strata_op_pop(uint64_t key);
+int strata_op_active(void);
+
+/* Exported by a plugin. */
+/* The framework version the plugin was compiled against, e.g. "2.11.0". */
+const char* strata_plugin_framework_version(void);
+/* Registers the plugin's callbacks. Returns 0 on success, else writes why (NUL-terminated). */
+int strata_plugin_start(const StrataOpsApi* api, const char* loaded_version, char* why,
+                        size_t why_len);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* STRATA_OPS_OP_ABI_H_ */

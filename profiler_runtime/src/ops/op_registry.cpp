@@ -1,0 +1,103 @@
+#include "ops/op_registry.h"
+
+#include <deque>
+#include <mutex>
+#include <unordered_map>
+
+namespace strata::rt::ops {
+namespace {
+
+struct Registry {
+  std::mutex mu;
+  std::unordered_map<std::string, uint32_t> name_ids;
+  std::deque<std::string> names{"<operator>"};
+  std::unordered_map<std::string, uint32_t> code_ids;  // file + '\0' + qualname
+  std::deque<std::pair<std::string, std::string>> codes{{"<?>", "<?>"}};
+  std::string plugin_status = "not recorded: torch not loaded";
+  bool recording = false;
+};
+
+// Leaked on purpose: used until the last write, after static destructors may have run.
+Registry& R() {
+  static Registry* r = new Registry();
+  return *r;
+}
+
+}  // namespace
+
+uint32_t InternName(std::string_view name) {
+  Registry& r = R();
+  std::lock_guard<std::mutex> lock(r.mu);
+  auto it = r.name_ids.find(std::string(name));
+  if (it != r.name_ids.end()) return it->second;
+  uint32_t id = uint32_t(r.names.size());
+  r.names.emplace_back(name);
+  r.name_ids.emplace(std::string(name), id);
+  return id;
+}
+
+uint32_t InternCode(std::string_view file, std::string_view qualname) {
+  Registry& r = R();
+  std::string key;
+  key.reserve(file.size() + qualname.size() + 1);
+  key.append(file).push_back('\0');
+  key.append(qualname);
+  std::lock_guard<std::mutex> lock(r.mu);
+  auto it = r.code_ids.find(key);
+  if (it != r.code_ids.end()) return it->second;
+  uint32_t id = uint32_t(r.codes.size());
+  if (id >= (1u << 26)) return 0;  // the word's field is full: unknown from here on
+  r.codes.emplace_back(std::string(file), std::string(qualname));
+  r.code_ids.emplace(std::move(key), id);
+  return id;
+}
+
+bool NameOf(uint32_t id, std::string* name) {
+  Registry& r = R();
+  std::lock_guard<std::mutex> lock(r.mu);
+  if (id >= r.names.size()) return false;
+  *name = r.names[id];
+  return true;
+}
+
+bool CodeOf(uint32_t id, std::string* file, std::string* qualname) {
+  Registry& r = R();
+  std::lock_guard<std::mutex> lock(r.mu);
+  if (id >= r.codes.size()) return false;
+  *file = r.codes[id].first;
+  *qualname = r.codes[id].second;
+  return true;
+}
+
+Counters& GetCounters() {
+  static Counters* c = new Counters();
+  return *c;
+}
+
+void SetPluginStatus(const std::string& status, bool recording) {
+  Registry& r = R();
+  std::lock_guard<std::mutex> lock(r.mu);
+  r.plugin_status = status;
+  r.recording = recording;
+}
+
+std::string StatusLine() {
+  Registry& r = R();
+  std::string s;
+  bool recording;
+  {
+    std::lock_guard<std::mutex> lock(r.mu);
+    s = r.plugin_status;
+    recording = r.recording;
+  }
+  if (!recording) return s;
+  Counters& c = GetCounters();
+  s += "; " + std::to_string(c.pushes.load()) + " operator calls, " +
+       std::to_string(c.forward_recorded.load()) + " forward with autograd sequence, " +
+       std::to_string(c.backward_linked.load()) + " backward linked to their forward, " +
+       std::to_string(c.backward_unlinked.load()) + " backward unlinked";
+  if (uint64_t d = c.too_deep.load()) s += ", " + std::to_string(d) + " nested too deep";
+  return s;
+}
+
+}  // namespace strata::rt::ops

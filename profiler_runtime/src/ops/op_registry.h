@@ -1,0 +1,35 @@
+// Process-wide interning for operator frames: operator names and Python code locations (file,
+// qualified name) that must be meaningful outside the thread slot that saw them. Normal code
+// only (a mutex); the SIGPROF handler never calls in here, it copies words that already hold
+// the ids. Also keeps the counters and the status line behind the profile's meta "operators".
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace strata::rt::ops {
+
+// Name id 0 = "<operator>"; code id 0 = unknown ("<?>", "<?>").
+uint32_t InternName(std::string_view name);
+uint32_t InternCode(std::string_view file, std::string_view qualname);
+// Aggregator side (normal code): false for an unknown id.
+bool NameOf(uint32_t id, std::string* name);
+bool CodeOf(uint32_t id, std::string* file, std::string* qualname);
+
+struct Counters {
+  std::atomic<uint64_t> pushes{0};
+  std::atomic<uint64_t> forward_recorded{0};  // forward ops stored for their backward
+  std::atomic<uint64_t> backward_linked{0};
+  std::atomic<uint64_t> backward_unlinked{0};  // backward op whose forward was not found
+  std::atomic<uint64_t> too_deep{0};           // pushes beyond the per-thread depth
+};
+Counters& GetCounters();
+
+// Plugin state for meta "operators" (set by the loader, read at the write).
+void SetPluginStatus(const std::string& status, bool recording);
+// "recorded: torch 2.11.0 (...); N operator calls, ..." or "not recorded: <why>".
+std::string StatusLine();
+
+}  // namespace strata::rt::ops

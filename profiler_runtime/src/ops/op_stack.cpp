@@ -1,0 +1,330 @@
+#include "ops/op_stack.h"
+
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cstring>
+
+#include "common/tls.h"
+#include "ops/op_abi.h"
+#include "ops/op_registry.h"
+#include "python/py_reader.h"
+#include "runtime_state.h"
+#include "sampler/merge.h"
+#include "sampler/path_collector.h"
+#include "sampler/thread_registry.h"
+#include "unwind/native_unwind.h"
+
+namespace strata::rt::ops {
+namespace {
+
+STRATA_TLS OpStack* t_ops = nullptr;
+std::atomic<bool> g_want_entry{false};
+
+// One stack per thread slot, mapped on first use (pages are touched only by threads that run
+// operators).
+std::atomic<OpStack*> g_pool{nullptr};
+
+OpStack* Pool() {
+  OpStack* p = g_pool.load(std::memory_order_acquire);
+  if (p) return p;
+  void* m = mmap(nullptr, sizeof(OpStack) * registry::kMaxSlots, PROT_READ | PROT_WRITE,
+                 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (m == MAP_FAILED) return nullptr;
+  OpStack* expected = nullptr;
+  if (!g_pool.compare_exchange_strong(expected, static_cast<OpStack*>(m), std::memory_order_acq_rel)) {
+    munmap(m, sizeof(OpStack) * registry::kMaxSlots);
+    return expected;
+  }
+  return static_cast<OpStack*>(m);
+}
+
+OpStack* OwnStack() {
+  if (t_ops) return t_ops;
+  ThreadSlot* slot = registry::CurrentThreadSlot();
+  OpStack* pool = slot ? Pool() : nullptr;
+  if (!pool) return nullptr;
+  OpStack* s = &pool[slot - registry::Slots()];
+  // The slot may have served a thread that exited: start clean.
+  s->depth = 0;
+  s->adopt_at = -1;
+  s->prefix_n = 0;
+  s->ctx_n = -1;
+  s->entry_n = 0;
+  s->tid = pid_t(syscall(SYS_gettid));
+  s->slot = slot;
+  memset(s->xlate, 0, sizeof(s->xlate));
+  std::atomic_signal_fence(std::memory_order_seq_cst);
+  t_ops = s;
+  return s;
+}
+
+inline void Fence() { std::atomic_signal_fence(std::memory_order_seq_cst); }
+
+// ---- forward paths by (forward thread, sequence number) ---------------------------------------
+// Bounded, direct-mapped: consecutive sequence numbers of one thread take consecutive entries, so
+// the last kFwdEntries forward operators with autograd nodes are kept. The last operator seen
+// with a sequence number wins: the one that created the node (outer composite operators that
+// peeked the same number come before it).
+constexpr uint32_t kFwdEntries = 8192;  // power of two
+constexpr int kFwdWords = 160;
+
+struct FwdEntry {
+  std::atomic<uint32_t> lock;
+  uint32_t n;
+  uint64_t thread;
+  int64_t seq;
+  uint64_t words[kFwdWords];
+};
+
+std::atomic<FwdEntry*> g_fwd{nullptr};
+
+FwdEntry* FwdTable() {
+  FwdEntry* t = g_fwd.load(std::memory_order_acquire);
+  if (t) return t;
+  void* m = mmap(nullptr, sizeof(FwdEntry) * kFwdEntries, PROT_READ | PROT_WRITE,
+                 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (m == MAP_FAILED) return nullptr;
+  FwdEntry* expected = nullptr;
+  if (!g_fwd.compare_exchange_strong(expected, static_cast<FwdEntry*>(m), std::memory_order_acq_rel)) {
+    munmap(m, sizeof(FwdEntry) * kFwdEntries);
+    return expected;
+  }
+  return static_cast<FwdEntry*>(m);
+}
+
+FwdEntry& FwdSlot(FwdEntry* t, uint64_t thread, int64_t seq) {
+  return t[(uint64_t(seq) + thread * 0x9E3779B97F4A7C15ull) & (kFwdEntries - 1)];
+}
+
+struct SpinGuard {
+  explicit SpinGuard(std::atomic<uint32_t>& l) : l_(l) {
+    while (l_.exchange(1, std::memory_order_acquire)) {}
+  }
+  ~SpinGuard() { l_.store(0, std::memory_order_release); }
+  std::atomic<uint32_t>& l_;
+};
+
+// ---- contexts ---------------------------------------------------------------------------------
+uint64_t Globalize(OpStack* s, uint64_t w) {
+  if (!IsPyFrameWord(w)) return w;
+  uint32_t code = PyWordCode(w);
+  uint32_t gid = 0;
+  if (code < python::CodeCache::kEntries) {
+    if (s->xlate[code]) {
+      gid = s->xlate[code] - 1;
+    } else {
+      const python::CodeEntry* e = s->slot->code_cache.Entry(code);
+      if (e && e->code) {
+        const char* arena = s->slot->code_cache.Arena();
+        gid = InternCode(std::string_view(arena + e->file_off, e->file_len),
+                         std::string_view(arena + e->name_off, e->name_len));
+        s->xlate[code] = gid + 1;
+      }
+    }
+  }
+  return GlobalPyWord(gid, PyWordLine(w));
+}
+
+// Writes this op's forward path: the operator chain from entry d outwards (leaf first), then
+// the adopted prefix (inside a backward operator) or this thread's context.
+int ForwardPath(OpStack* s, int d, uint64_t* out, int max) {
+  int lowest = s->adopt_at >= 0 && s->adopt_at <= d ? s->adopt_at : 0;
+  int n = 0;
+  for (int i = d; i >= lowest && n < max; --i) out[n++] = s->e[i].word;
+  if (s->adopt_at >= 0 && s->adopt_at <= d) {
+    for (int i = 0; i < s->prefix_n && n < max; ++i) out[n++] = s->prefix[i];
+  } else {
+    for (int i = 0; i < s->ctx_n && n < max; ++i) out[n++] = s->ctx[i];
+  }
+  return n;
+}
+
+void RecordForward(OpStack* s, int d, uint64_t thread, int64_t seq) {
+  if (!(s->adopt_at >= 0 && s->adopt_at <= d)) {
+    PathScope scope;
+    if (!scope.ok() || !EnsureContext(s)) return;
+  }
+  FwdEntry* t = FwdTable();
+  if (!t) return;
+  uint64_t words[kFwdWords];
+  int n = ForwardPath(s, d, words, kFwdWords);
+  FwdEntry& f = FwdSlot(t, thread, seq);
+  {
+    SpinGuard g(f.lock);
+    memcpy(f.words, words, sizeof(uint64_t) * size_t(n));
+    f.n = uint32_t(n);
+    f.thread = thread;
+    f.seq = seq;
+  }
+  GetCounters().forward_recorded.fetch_add(1, std::memory_order_relaxed);
+}
+
+void LinkBackward(OpStack* s, int d, uint64_t thread, int64_t seq) {
+  if (s->adopt_at >= 0) return;  // already inside a linked backward: the outer link stands
+  FwdEntry* t = FwdTable();
+  bool found = false;
+  if (t) {
+    FwdEntry& f = FwdSlot(t, thread, seq);
+    SpinGuard g(f.lock);
+    if (f.thread == thread && f.seq == seq && f.n > 0) {
+      int n = int(f.n) < kMaxPrefix ? int(f.n) : kMaxPrefix;
+      memcpy(s->prefix, f.words, sizeof(uint64_t) * size_t(n));
+      s->prefix_n = n;
+      found = true;
+    }
+  }
+  if (!found) {
+    GetCounters().backward_unlinked.fetch_add(1, std::memory_order_relaxed);
+    return;
+  }
+  // The engine's "evaluate_function: X" scope around the node takes the link too, so its own
+  // work after the node returns (gradient accumulation) stays with the forward operator.
+  int at = d;
+  if (d > 0 && (s->e[d - 1].flags & STRATA_OP_ENGINE_WRAPPER)) at = d - 1;
+  Fence();
+  s->adopt_at = at;
+  Fence();
+  GetCounters().backward_linked.fetch_add(1, std::memory_order_relaxed);
+}
+
+}  // namespace
+
+const OpStack* CurrentStack() { return t_ops; }
+
+bool EnsureContext(const OpStack* s) {
+  return s == t_ops && s ? EnsureContext(const_cast<OpStack*>(s)) : false;
+}
+
+namespace {
+// ctx from the innermost Python frame rootward; -2 in ctx_n = no Python (not yet resolved).
+bool PythonContext(OpStack* s) {
+  if (s->ctx_n >= 0) return true;
+  if (s->ctx_n == -2) return false;
+  if (!s->slot || s->depth <= 0) return false;
+  uint64_t buf[kMaxDepth];
+  uint64_t words[kMaxDepth];
+  bool failed = false;
+  const python::Runtime* py = python::Current();
+  python::PyStack ps;
+  if (!py || !python::WalkCurrentThread(py, &s->slot->code_cache, &ps) || ps.nwords <= 0) {
+    s->ctx_n = -2;
+    return false;
+  }
+  // The entry trace, when there is one, already holds the native frames above the operator.
+  const uint64_t* pcs = s->entry;
+  int npcs = s->entry_n;
+  if (npcs <= 0) {
+    npcs = unwind::FromCurrentContext(buf, nullptr, kMaxDepth, 0, &failed);
+    pcs = buf;
+  }
+  // The innermost Python frame called the outermost operator: the glue below it is dropped
+  // in every path (merge.h), so the context starts there.
+  int m = MergeStacks(pcs, npcs, py->eval_begin, py->eval_end, &ps, words, kMaxDepth);
+  int p = 0, n = 0;
+  while (p < m && !IsPyFrameWord(words[p])) ++p;
+  for (int i = p; i < m && n < kMaxCtx; ++i) s->ctx[n++] = Globalize(s, words[i]);
+  s->ctx_n = n;
+  return true;
+}
+}  // namespace
+
+bool EnsurePythonContext(const OpStack* s) {
+  return s == t_ops && s ? PythonContext(const_cast<OpStack*>(s)) : false;
+}
+
+void WantEntryTraces() { g_want_entry.store(true, std::memory_order_relaxed); }
+
+bool EnsureContext(OpStack* s) {
+  if (PythonContext(s)) return true;
+  if (!s->slot || s->depth <= 0) return false;
+  // No Python on this thread: the native callers of the outermost operator (a walk with SPs).
+  uint64_t pcs[kMaxDepth], sps[kMaxDepth];
+  bool failed = false;
+  int n = 0;
+  if (s->e[0].sp) {
+    int npcs = unwind::FromCurrentContext(pcs, sps, kMaxDepth, 0, &failed);
+    int i = 0;
+    while (i < npcs && sps[i] <= s->e[0].sp) ++i;
+    for (; i < npcs && n < kMaxCtx; ++i) s->ctx[n++] = pcs[i];
+  }
+  s->ctx_n = n;
+  return true;
+}
+
+bool Active() {
+  return state::Active() && getpid() == state::ProfiledPid() && !t_internal;
+}
+
+uint32_t Intern(const char* name, size_t len) {
+  return name ? InternName(std::string_view(name, len)) : 0;
+}
+
+void Push(uint32_t name_id, uint64_t sp, uint64_t key, int64_t seq, uint64_t thread, uint32_t flags) {
+  if (!Active() || t_in_handler) return;
+  OpStack* s = OwnStack();
+  if (!s) return;
+  GetCounters().pushes.fetch_add(1, std::memory_order_relaxed);
+  int d = s->depth;
+  if (d >= kMaxOps) {
+    GetCounters().too_deep.fetch_add(1, std::memory_order_relaxed);
+    s->depth = d + 1;
+    return;
+  }
+  OpEntry& e = s->e[d];
+  e.word = OpFrameWord(name_id);
+  e.sp = sp;
+  e.key = key;
+  e.flags = flags;
+  if (d == 0) {
+    s->ctx_n = -1;
+    s->entry_n = 0;
+    if (g_want_entry.load(std::memory_order_relaxed)) {
+      bool failed = false;
+      s->entry_n = unwind::FromCurrentContext(s->entry, nullptr, kMaxEntry, 0, &failed);
+    }
+  }
+  Fence();
+  s->depth = d + 1;
+  Fence();
+  if (seq < 0) return;
+  if (flags & STRATA_OP_BACKWARD) LinkBackward(s, d, thread, seq);
+  else RecordForward(s, d, thread, seq);
+}
+
+void Pop(uint64_t key) {
+  OpStack* s = t_ops;
+  if (!s || s->depth <= 0) return;
+  int d = s->depth, nd;
+  if (d > kMaxOps) {
+    nd = d - 1;
+  } else {
+    nd = d - 1;
+    while (nd >= 0 && s->e[nd].key != key) --nd;
+    if (nd < 0) return;  // not ours (pushed while inactive, or already popped)
+  }
+  if (s->adopt_at >= nd) {
+    s->adopt_at = -1;
+    Fence();
+  }
+  s->depth = nd;
+  Fence();
+  if (nd == 0) s->ctx_n = -1;
+}
+
+}  // namespace strata::rt::ops
+
+// ---- exported C ABI ---------------------------------------------------------------------------
+extern "C" {
+__attribute__((visibility("default"))) uint32_t strata_op_intern(const char* name, size_t len) {
+  return strata::rt::ops::Intern(name, len);
+}
+__attribute__((visibility("default"))) void strata_op_push(uint32_t name_id, uint64_t sp, uint64_t key,
+                                                           int64_t seq, uint64_t thread, uint32_t flags) {
+  strata::rt::ops::Push(name_id, sp, key, seq, thread, flags);
+}
+__attribute__((visibility("default"))) void strata_op_pop(uint64_t key) { strata::rt::ops::Pop(key); }
+__attribute__((visibility("default"))) int strata_op_active(void) { return strata::rt::ops::Active() ? 1 : 0; }
+}

@@ -1,0 +1,85 @@
+// Per-thread operator shadow stack (framework operators such as aten::mm, reported by a plugin
+// through ops/op_abi.h) and the forward-path table that links backward operators to the forward
+// operator that created their autograd node.
+//
+// Written only by its own thread (push/pop from normal code); read by the SIGPROF handler on
+// the same thread, so publication needs only compiler (signal) fences: an entry is complete
+// before `depth` counts it, the adopted prefix before `adopt_at` points at it.
+//
+// Placement: every entry records `sp`, an address inside the stack frame that owns the
+// operator's scope (torch: the RecordFunction guard). Native frames whose SP is above it are the
+// operator's callers, frames at or below it run inside it (the stack grows down). See merge.h.
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstdint>
+
+#include "python/code_cache.h"
+
+namespace strata::rt {
+struct ThreadSlot;
+}
+
+namespace strata::rt::ops {
+
+inline constexpr int kMaxOps = 48;      // nesting depth kept per thread (deeper: counted only)
+inline constexpr int kMaxCtx = 200;     // words of an operator context
+inline constexpr int kMaxPrefix = 224;  // words of an adopted forward path
+inline constexpr int kMaxEntry = 256;   // return addresses of an entry trace
+
+struct OpEntry {
+  uint64_t word;   // OpFrameWord(name id)
+  uint64_t sp;     // stack address of the operator's scope; 0 = unknown
+  uint64_t key;    // matched at pop
+  uint32_t flags;  // STRATA_OP_*
+  uint32_t reserved;
+};
+
+struct OpStack {
+  // Read by this thread's SIGPROF handler.
+  int depth;      // pushes not yet popped (entries past kMaxOps are counted, not stored)
+  int adopt_at;   // entry whose callers are replaced by prefix[] (backward op); -1 = none
+  int prefix_n;
+  int ctx_n;      // -1 = no context taken for the current outermost operator
+  OpEntry e[kMaxOps];
+  // Global words, leaf first: the forward operator chain and its context (adopted by a backward
+  // operator), or this thread's own context: the merged path rootward of the outermost
+  // operator (from the innermost Python frame that called it; native frames when no Python).
+  uint64_t prefix[kMaxPrefix];
+  uint64_t ctx[kMaxCtx];
+  // Owner only. Return addresses (libunwind's fast trace) at the outermost operator's entry,
+  // taken once GPU launch paths are wanted (EntryTracesWanted): the frames a later trace
+  // shares with it from the root are exactly that operator's callers, which locates the
+  // operator in a launch path without walking the stack with SPs (~50x slower).
+  int entry_n;
+  uint64_t entry[kMaxEntry];
+  pid_t tid;
+  ThreadSlot* slot;
+  uint32_t xlate[python::CodeCache::kEntries];  // thread code index -> global code id + 1
+};
+
+// Handler-safe: this thread's stack, or nullptr when it never ran an operator.
+const OpStack* CurrentStack();
+
+// Normal code, owning thread, the caller holding a PathScope: makes sure s->ctx is taken.
+// Returns false when it cannot be (no slot).
+bool EnsureContext(OpStack* s);
+// The same, for the stack CurrentStack() returned (the GPU launch path holds a const pointer).
+bool EnsureContext(const OpStack* s);
+
+// Set by the first GPU launch inside an operator: from then on outermost operators take an
+// entry trace.
+void WantEntryTraces();
+
+// Normal code: like EnsureContext, but never walks with SPs; false when the thread has no
+// Python (the caller then uses the native frames it has).
+bool EnsurePythonContext(const OpStack* s);
+
+// Entry points behind the C ABI.
+uint32_t Intern(const char* name, size_t len);
+void Push(uint32_t name_id, uint64_t sp, uint64_t key, int64_t seq, uint64_t thread, uint32_t flags);
+void Pop(uint64_t key);
+bool Active();
+
+}  // namespace strata::rt::ops

@@ -1,0 +1,3 @@
+// The example kernels with region markers recorded.
+#define REGIONS_NS on
+#include "kernels.cuh"
