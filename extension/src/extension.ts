@@ -6,6 +6,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { AddonMissingError, loadAddon, type StrataAddon } from './addon';
 import { StrataDiagnostics } from './diagnostics';
+import { SHOW_IN_FLAME_GRAPH, ShowInFlameGraphActions } from './showInFlameGraph';
 import { LAUNCH_TYPE, StrataConfigurationProvider, strataLaunchConfigs } from './launch/provider';
 import { LineHeatController } from './lineHeat';
 import { ProfileViewer, type ViewerState } from './panel';
@@ -261,6 +262,18 @@ export function activate(context: vscode.ExtensionContext): StrataApi {
       else void vscode.commands.executeCommand('strata.openProfile');
     }),
     vscode.commands.registerCommand('strata.refreshProfiles', () => profilesTree.refresh()),
+    // From a diagnostic: the analyzed profile's viewer, with the frames of that line outlined.
+    vscode.languages.registerCodeActionsProvider({ scheme: 'file' }, new ShowInFlameGraphActions(),
+      { providedCodeActionKinds: ShowInFlameGraphActions.kinds }),
+    vscode.commands.registerCommand(SHOW_IN_FLAME_GRAPH, async (file?: unknown, line?: unknown) => {
+      const editor = vscode.window.activeTextEditor;
+      const f = typeof file === 'string' ? file : editor?.document.uri.fsPath;
+      const l = typeof line === 'number' ? line : (editor ? editor.selection.active.line + 1 : 0);
+      const target = [...viewers].find((v) => v.profilePath === analyzed) ?? current;
+      if (!target) { void vscode.window.showInformationMessage('Strata: no profile is open.'); return; }
+      target.reveal();
+      target.highlightSource(f, l);
+    }),
   );
 
   // *.strata files open in the viewer (custom read-only editor).

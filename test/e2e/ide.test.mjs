@@ -6,7 +6,7 @@
 //       no run, nothing hangs;
 //   (h) line heat after the source lines; "Strata: Toggle Line Heat"; the status bar item;
 //   (i) cursor → the frames of that line outlined in the flame graph; click → line;
-//   (j) the analyzers' findings in the Problems view;
+//   (j) the analyzers' findings in the Problems view; the quick fix "Show in flame graph";
 //   (k) a profile of a newer format version: the core's one line in a notification and in the
 //       profiles view; a source file that is gone: a clear message on jump.
 // Run: node --test test/e2e/   (see harness.mjs for prerequisites and env)
@@ -231,6 +231,21 @@ describe('Strata IDE integration (code-server)', { timeout: 600_000 }, () => {
     assert.ok(rows.some((x) => /strata/.test(x) && x.includes(f.rule)), `source and rule shown: ${JSON.stringify(rows)}`);
     await shot('j-problems');
     await S.page.keyboard.press('Control+Shift+M');
+    // The quick fix "Show in flame graph" on a finding's line outlines that line's frames.
+    const onExample = doc.findings.find((x) => /(train_loop\.py|matrix_ops\.cpp)$/.test(x.location.file) && x.location.line > 0);
+    assert.ok(onExample, `a finding in the example: ${JSON.stringify(doc.findings.map((x) => x.location))}`);
+    await openFileQuick(path.basename(onExample.location.file));
+    await goToLine(onExample.location.line);
+    await S.page.keyboard.press('Control+.');
+    const item = S.page.locator('.action-widget .monaco-list-row', { hasText: 'Show in flame graph' }).first();
+    await item.waitFor({ state: 'visible', timeout: 10000 }).catch(async (e) => { await shot('j-no-quickfix'); throw e; });
+    await item.click();
+    const frame = await strataFrame(20000);
+    await waitFor('frames of the finding\'s line outlined', async () => {
+      const h = await frame.evaluate(() => window.__strata.highlighted());
+      return h.length > 0 ? h : null;
+    }, 10000).catch(async (e) => { await shot('j-no-outline'); throw e; });
+    await shot('j-show-in-flame-graph');
   });
 
   test('(k) a newer-format profile and a vanished source file: clear messages', { skip }, async () => {
