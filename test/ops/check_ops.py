@@ -139,7 +139,7 @@ def main():
     metric_check = "gpu_time" if gpu else cpu
     for marker, want in fwd_expect.items():
         v = forward_at(marker, want)
-        print(f"forward  {'/'.join(sorted(want)):<40} at {src_base}:{lines[marker]:<4} {v / 1e6:10.2f} ms {cpu}")
+        print(f"forward  {'/'.join(sorted(want)):<40} at {src_base}:{lines[marker]:<4} {v / 1e6:10.2f} ms {cpu} (incl. its backward)")
         if v <= 0 and not gpu:
             failures.append(f"no forward operator {sorted(want)} under {src_base}:{lines[marker]} ({marker})")
         if gpu and not any(n["name"] in want and lines[marker] in py_lines(n) for n in ops):

@@ -1,0 +1,128 @@
+// Operator-frame placement (sampler/merge.h) and word encodings (sampler/sample.h), on synthetic
+// stacks: no torch, no runtime. ctest: ops.OpMerge.*
+#include <gtest/gtest.h>
+
+#include <vector>
+
+#include "sampler/merge.h"
+#include "sampler/sample.h"
+
+namespace rt = strata::rt;
+namespace py = strata::rt::python;
+
+namespace {
+
+constexpr uint64_t kEvalBegin = 0x5000, kEvalEnd = 0x6000;
+constexpr uint64_t kEval = 0x5100;  // a PC inside the eval loop
+
+std::vector<uint64_t> Merge(const std::vector<uint64_t>& pcs, const std::vector<uint64_t>& sps,
+                            const py::PyStack* ps, const rt::OpMarks* ops) {
+  std::vector<uint64_t> out(64);
+  int n = rt::MergeStacks(pcs.data(), sps.data(), int(pcs.size()), kEvalBegin, kEvalEnd, ps, ops,
+                          out.data(), int(out.size()));
+  out.resize(size_t(n));
+  return out;
+}
+
+py::PyStack OneGroup(uint64_t a, uint64_t b) {  // one eval call running two Python frames
+  py::PyStack ps;
+  ps.words[0] = a;
+  ps.words[1] = b;
+  ps.nwords = 2;
+  ps.group_start[0] = 0;
+  ps.group_start[1] = 2;
+  ps.ngroups = 1;
+  return ps;
+}
+
+}  // namespace
+
+TEST(OpMerge, WordKindsStayApart) {
+  uint64_t native = 0x7f0012345678, pyw = rt::PyFrameWord(17, 42), op = rt::OpFrameWord(5),
+           gpy = rt::GlobalPyWord(9, 7), unknown = rt::PyFrameWord(rt::kPyUnknownCode, 3);
+  EXPECT_TRUE(rt::IsNativeWord(native) && !rt::IsPyFrameWord(native) && !rt::IsSpecialWord(native));
+  EXPECT_TRUE(rt::IsPyFrameWord(pyw) && !rt::IsSpecialWord(pyw));
+  EXPECT_TRUE(rt::IsPyFrameWord(unknown) && !rt::IsSpecialWord(unknown));
+  EXPECT_EQ(rt::PyWordCode(pyw), 17u);
+  EXPECT_EQ(rt::PyWordLine(pyw), 42u);
+  EXPECT_TRUE(rt::IsSpecialWord(op) && !rt::IsPyFrameWord(op));
+  EXPECT_EQ(rt::SpecialKindOf(op), uint32_t(rt::kSpecialOp));
+  EXPECT_EQ(rt::OpWordName(op), 5u);
+  EXPECT_EQ(rt::SpecialKindOf(gpy), uint32_t(rt::kSpecialPy));
+  EXPECT_EQ(rt::GlobalPyCode(gpy), 9u);
+  EXPECT_EQ(rt::PyWordLine(gpy), 7u);
+}
+
+// Leaf first: kernel (sp 100) < impl (200) < dispatcher owning the guard (300, guard at 350) <
+// binding glue (400) < eval loop (500) < main (600). The operator goes right below the Python
+// frames; the glue between them is dropped; the guard's owner stays inside the operator.
+TEST(OpMerge, OperatorBetweenPythonAndItsNativeFrames) {
+  std::vector<uint64_t> pcs = {0x100, 0x200, 0x300, 0x400, kEval, 0x600};
+  std::vector<uint64_t> sps = {100, 200, 300, 400, 500, 600};
+  py::PyStack ps = OneGroup(rt::PyFrameWord(1, 10), rt::PyFrameWord(2, 20));
+  rt::ops::OpEntry e[1] = {{rt::OpFrameWord(3), 350, 350, 0, 0}};
+  rt::OpMarks m;
+  m.e = e;
+  m.n = 1;
+  auto out = Merge(pcs, sps, &ps, &m);
+  std::vector<uint64_t> want = {0x100, 0x200, 0x300, rt::OpFrameWord(3), rt::PyFrameWord(1, 10),
+                                rt::PyFrameWord(2, 20), 0x600};
+  EXPECT_EQ(out, want);
+}
+
+// Nested operators nest; native frames between them are dropped (linear > addmm).
+TEST(OpMerge, NestedOperatorsDropFramesBetween) {
+  std::vector<uint64_t> pcs = {0x100, 0x200, 0x300, 0x400, kEval};
+  std::vector<uint64_t> sps = {100, 200, 300, 400, 500};
+  py::PyStack ps = OneGroup(rt::PyFrameWord(1, 10), rt::PyFrameWord(2, 20));
+  rt::ops::OpEntry e[2] = {{rt::OpFrameWord(1), 350, 1, 0, 0}, {rt::OpFrameWord(2), 150, 2, 0, 0}};
+  rt::OpMarks m;
+  m.e = e;
+  m.n = 2;
+  auto out = Merge(pcs, sps, &ps, &m);
+  std::vector<uint64_t> want = {0x100, rt::OpFrameWord(2), rt::OpFrameWord(1), rt::PyFrameWord(1, 10),
+                                rt::PyFrameWord(2, 20)};
+  EXPECT_EQ(out, want);
+}
+
+// A backward operator that adopted its forward path: everything above it is replaced.
+TEST(OpMerge, AdoptedForwardPathReplacesCallers) {
+  std::vector<uint64_t> pcs = {0x100, 0x200, 0x300, 0x400};  // autograd thread, no Python
+  std::vector<uint64_t> sps = {100, 200, 300, 400};
+  rt::ops::OpEntry e[2] = {{rt::OpFrameWord(7), 250, 1, 0, 0}, {rt::OpFrameWord(8), 150, 2, 0, 0}};
+  uint64_t prefix[3] = {rt::OpFrameWord(4), rt::GlobalPyWord(3, 22), rt::GlobalPyWord(4, 38)};
+  rt::OpMarks m;
+  m.e = e;
+  m.n = 2;
+  m.lowest = 0;
+  m.tail = prefix;
+  m.tail_n = 3;
+  auto out = Merge(pcs, sps, nullptr, &m);
+  std::vector<uint64_t> want = {0x100, rt::OpFrameWord(8), rt::OpFrameWord(7), rt::OpFrameWord(4),
+                                rt::GlobalPyWord(3, 22), rt::GlobalPyWord(4, 38)};
+  EXPECT_EQ(out, want);
+}
+
+// Without SPs (loader busy: PC only) operators go right below the innermost Python frame.
+TEST(OpMerge, NoStackPointersPutsOperatorsBelowPython) {
+  std::vector<uint64_t> pcs = {0x100};
+  std::vector<uint64_t> out(16);
+  py::PyStack ps = OneGroup(rt::PyFrameWord(1, 10), rt::PyFrameWord(2, 20));
+  rt::ops::OpEntry e[1] = {{rt::OpFrameWord(3), 350, 3, 0, 0}};
+  rt::OpMarks m;
+  m.e = e;
+  m.n = 1;
+  int n = rt::MergeStacks(pcs.data(), nullptr, 1, kEvalBegin, kEvalEnd, &ps, &m, out.data(), 16);
+  out.resize(size_t(n));
+  std::vector<uint64_t> want = {0x100, rt::OpFrameWord(3), rt::PyFrameWord(1, 10), rt::PyFrameWord(2, 20)};
+  EXPECT_EQ(out, want);
+}
+
+// No operators: the plain merge, unchanged.
+TEST(OpMerge, NoOperatorsIsThePlainMerge) {
+  std::vector<uint64_t> pcs = {0x100, kEval, 0x600};
+  std::vector<uint64_t> sps = {100, 500, 600};
+  py::PyStack ps = OneGroup(rt::PyFrameWord(1, 10), rt::PyFrameWord(2, 20));
+  std::vector<uint64_t> want = {0x100, rt::PyFrameWord(1, 10), rt::PyFrameWord(2, 20), 0x600};
+  EXPECT_EQ(Merge(pcs, sps, &ps, nullptr), want);
+}
