@@ -19,9 +19,9 @@ def main():
     for _ in range(steps):
         opt.zero_grad()
         if twin:
-            rows = torch.index_select(weight, 0, idx)  # LOOKUP_LINE
+            rows = torch.index_select(weight, 0, idx)  # SELECT_LINE
         else:
-            rows = weight[idx]  # LOOKUP_LINE
+            rows = weight[idx]  # INDEX_LINE
         loss = rows.square().mean()
         loss.backward()
         opt.step()
