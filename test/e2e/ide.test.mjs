@@ -159,6 +159,9 @@ describe('Strata IDE integration (code-server)', { timeout: 600_000 }, () => {
   test('(h) line heat after the lines of the profiled file; Toggle Line Heat; the status bar item', { skip }, async () => {
     assert.ok(profile, 'test (f) recorded a profile');
     await editorBesideViewer();
+    // Decorations exist in the DOM only for rendered lines: bring the profiled lines (the
+    // training loop, lines 30-56) into view whatever the panel layout left visible.
+    await goToLine(45);
     const texts = await waitFor('line heat in the editor', async () => {
       const t = await lineHeatTexts();
       return t.length > 0 ? t : null;
@@ -178,6 +181,7 @@ describe('Strata IDE integration (code-server)', { timeout: 600_000 }, () => {
     await shot('h-line-heat-off');
     await runCommand('Strata: Toggle Line Heat');
     await waitFor('line heat on again', async () => (await lineHeatTexts()).length > 0, 10000);
+    await goToLine(1);  // later tests click the editor's first lines
   });
 
   test('(i) cursor on a line → its frames outlined in the flame graph; click on a frame → its line', { skip }, async () => {
@@ -234,12 +238,24 @@ describe('Strata IDE integration (code-server)', { timeout: 600_000 }, () => {
     // The quick fix "Show in flame graph" on a finding's line outlines that line's frames.
     const onExample = doc.findings.find((x) => /(train_loop\.py|matrix_ops\.cpp)$/.test(x.location.file) && x.location.line > 0);
     assert.ok(onExample, `a finding in the example: ${JSON.stringify(doc.findings.map((x) => x.location))}`);
-    await openFileQuick(path.basename(onExample.location.file));
+    // The diagnostic sits on the recorded file (the example library's DWARF names the
+    // repository's matrix_ops.cpp): open exactly that path.
+    await S.page.keyboard.press('Control+p');
+    const qi = S.page.locator('.quick-input-widget .quick-input-box input');
+    await qi.waitFor({ state: 'visible', timeout: 15000 });
+    await qi.fill(onExample.location.file);
+    await S.page.locator('.quick-input-widget .monaco-list-row', { hasText: path.basename(onExample.location.file) }).first()
+      .waitFor({ timeout: 15000 });
+    await S.page.keyboard.press('Enter');
+    await activeTab(path.basename(onExample.location.file), 15000);
     await goToLine(onExample.location.line);
     await S.page.keyboard.press('Control+.');
     const item = S.page.locator('.action-widget .monaco-list-row', { hasText: 'Show in flame graph' }).first();
     await item.waitFor({ state: 'visible', timeout: 10000 }).catch(async (e) => { await shot('j-no-quickfix'); throw e; });
-    await item.click();
+    // The widget focuses its first action (ours, the only one here); pointer events go to its
+    // overlay, so apply it from the keyboard as users do.
+    await waitFor('the action focused', async () => /focused/.test(await item.getAttribute('class') ?? ''), 5000);
+    await S.page.keyboard.press('Enter');
     const frame = await strataFrame(20000);
     await waitFor('frames of the finding\'s line outlined', async () => {
       const h = await frame.evaluate(() => window.__strata.highlighted());
