@@ -9,6 +9,9 @@
 #include <cstring>
 #include <fstream>
 #include <string>
+#include <thread>
+#include <ctime>
+#include <unistd.h>
 #include <vector>
 
 #include "strata/core/analyze.h"
@@ -19,6 +22,15 @@ namespace fmt = strata::format;
 using Clock = std::chrono::steady_clock;
 
 namespace {
+
+// "2026-11-23 — host (2 cores)": when and where the numbers were taken.
+std::string Stamp() {
+  char date[32] = "", host[128] = "";
+  std::time_t t = std::time(nullptr);
+  std::strftime(date, sizeof date, "%Y-%m-%d", std::gmtime(&t));
+  gethostname(host, sizeof host - 1);
+  return std::string(date) + " — " + host + " (" + std::to_string(std::thread::hardware_concurrency()) + " cores)";
+}
 
 std::vector<unsigned char> MakeProfile(size_t target_nodes) {
   fmt::ProfileWriter w;
@@ -101,13 +113,13 @@ int main(int argc, char** argv) {
   double view = view_ms[view_ms.size() / 2], all = analyze_ms[analyze_ms.size() / 2];
   char text[2048];
   std::snprintf(text, sizeof text,
-                "### Analyzers over a %zu-node profile\n\n"
+                "### Analyzers over a %zu-node profile — %s\n\n"
                 "Command: `build/bin/strata_analyze_bench --nodes %zu --repeat %d` (median of %d, one thread). "
                 "Analyze = every built-in rule plus one user rule over the top-down view (built once for the viewer; its time is the first column). "
                 "Goal: < 200 ms.\n\n"
                 "| nodes | top-down view ms | all rules ms | findings |\n| --- | --- | --- | --- |\n"
                 "| %zu | %.1f | %.1f | %zu |\n",
-                profile->node_count(), target, repeat, repeat, profile->node_count(), view, all, findings);
+                profile->node_count(), Stamp().c_str(), target, repeat, repeat, profile->node_count(), view, all, findings);
   std::string detail = "\nStages of the last run (ms):";
   for (const auto& [name, ms] : stages) {
     char b[96];

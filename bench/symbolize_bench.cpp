@@ -9,6 +9,9 @@
 #include <cstring>
 #include <fstream>
 #include <string>
+#include <thread>
+#include <ctime>
+#include <unistd.h>
 
 #include "strata/core/api.h"
 #include "strata/format/writer.h"
@@ -17,6 +20,15 @@ namespace fmt = strata::format;
 using Clock = std::chrono::steady_clock;
 
 namespace {
+
+// "2026-11-23 — host (2 cores)": when and where the numbers were taken.
+std::string Stamp() {
+  char date[32] = "", host[128] = "";
+  std::time_t t = std::time(nullptr);
+  std::strftime(date, sizeof date, "%Y-%m-%d", std::gmtime(&t));
+  gethostname(host, sizeof host - 1);
+  return std::string(date) + " — " + host + " (" + std::to_string(std::thread::hardware_concurrency()) + " cores)";
+}
 double Seconds(Clock::duration d) { return std::chrono::duration<double>(d).count(); }
 
 // Symbolizes every frame of a fresh profile; returns seconds.
@@ -58,12 +70,12 @@ int main(int argc, char** argv) {
   double per_sec = double(frames - distinct) / (all - cold > 0 ? all - cold : 1e-9);
   char text[1024];
   std::snprintf(text, sizeof text,
-                "### Native symbolization throughput\n\n"
+                "### Native symbolization throughput — %s\n\n"
                 "Command: `build/bin/strata_symbolize_bench %s --frames %zu --distinct %zu` (one thread; "
                 "the view build resolves every frame; cached = look-ups after an address's first).\n\n"
                 "| frames | distinct addresses | first look-ups (LLVM) s | all frames s | cached look-ups / s |\n"
                 "| --- | --- | --- | --- | --- |\n| %zu | %zu | %.3f | %.3f | %.2fM |\n",
-                lib.c_str(), frames, distinct, frames, distinct, cold, all, per_sec / 1e6);
+                Stamp().c_str(), lib.c_str(), frames, distinct, frames, distinct, cold, all, per_sec / 1e6);
   std::fputs(text, stdout);
   std::printf("(e.g. frame 1 resolved to %s)\n", name.c_str());
   if (record) std::ofstream(record, std::ios::app) << "\n" << text;
