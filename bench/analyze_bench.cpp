@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "strata/core/analyze.h"
+#include "bench_stamp.h"
 #include "strata/core/api.h"
 #include "strata/format/writer.h"
 
@@ -22,15 +23,6 @@ namespace fmt = strata::format;
 using Clock = std::chrono::steady_clock;
 
 namespace {
-
-// "2026-11-23 — host (2 cores)": when and where the numbers were taken.
-std::string Stamp() {
-  char date[32] = "", host[128] = "";
-  std::time_t t = std::time(nullptr);
-  std::strftime(date, sizeof date, "%Y-%m-%d", std::gmtime(&t));
-  gethostname(host, sizeof host - 1);
-  return std::string(date) + " — " + host + " (" + std::to_string(std::thread::hardware_concurrency()) + " cores)";
-}
 
 std::vector<unsigned char> MakeProfile(size_t target_nodes) {
   fmt::ProfileWriter w;
@@ -119,7 +111,7 @@ int main(int argc, char** argv) {
                 "Goal: < 200 ms.\n\n"
                 "| nodes | top-down view ms | all rules ms | findings |\n| --- | --- | --- | --- |\n"
                 "| %zu | %.1f | %.1f | %zu |\n",
-                profile->node_count(), Stamp().c_str(), target, repeat, repeat, profile->node_count(), view, all, findings);
+                profile->node_count(), BenchStamp().c_str(), target, repeat, repeat, profile->node_count(), view, all, findings);
   std::string detail = "\nStages of the last run (ms):";
   for (const auto& [name, ms] : stages) {
     char b[96];

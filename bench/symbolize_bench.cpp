@@ -13,6 +13,7 @@
 #include <ctime>
 #include <unistd.h>
 
+#include "bench_stamp.h"
 #include "strata/core/api.h"
 #include "strata/format/writer.h"
 
@@ -20,15 +21,6 @@ namespace fmt = strata::format;
 using Clock = std::chrono::steady_clock;
 
 namespace {
-
-// "2026-11-23 — host (2 cores)": when and where the numbers were taken.
-std::string Stamp() {
-  char date[32] = "", host[128] = "";
-  std::time_t t = std::time(nullptr);
-  std::strftime(date, sizeof date, "%Y-%m-%d", std::gmtime(&t));
-  gethostname(host, sizeof host - 1);
-  return std::string(date) + " — " + host + " (" + std::to_string(std::thread::hardware_concurrency()) + " cores)";
-}
 double Seconds(Clock::duration d) { return std::chrono::duration<double>(d).count(); }
 
 // Symbolizes every frame of a fresh profile; returns seconds.
@@ -75,7 +67,7 @@ int main(int argc, char** argv) {
                 "the view build resolves every frame; cached = look-ups after an address's first).\n\n"
                 "| frames | distinct addresses | first look-ups (LLVM) s | all frames s | cached look-ups / s |\n"
                 "| --- | --- | --- | --- | --- |\n| %zu | %zu | %.3f | %.3f | %.2fM |\n",
-                Stamp().c_str(), lib.c_str(), frames, distinct, frames, distinct, cold, all, per_sec / 1e6);
+                BenchStamp().c_str(), lib.c_str(), frames, distinct, frames, distinct, cold, all, per_sec / 1e6);
   std::fputs(text, stdout);
   std::printf("(e.g. frame 1 resolved to %s)\n", name.c_str());
   if (record) std::ofstream(record, std::ios::app) << "\n" << text;

@@ -11,13 +11,8 @@ import os
 import subprocess
 import sys
 
-
-def marker_line(source, marker):
-    with open(source) as f:
-        for number, text in enumerate(f, 1):
-            if marker in text:
-                return number
-    raise SystemExit(f"marker {marker} not in {source}")
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from source_markers import marker_line  # noqa: E402
 
 
 def base_name(name):

@@ -12,15 +12,10 @@ import os
 import subprocess
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from source_markers import marker_line  # noqa: E402
+
 FUSIONS = ("input_reduce_fusion", "input_reduce_fusion_1")  # the step's fusions (XLA names)
-
-
-def marker_line(source, marker):
-    with open(source) as f:
-        for number, text in enumerate(f, 1):
-            if marker in text:
-                return number
-    raise SystemExit(f"marker {marker} not in {source}")
 
 
 def main():

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "commands.h"
+#include "symbol_paths.h"
 #include "strata/core/analyze.h"
 #include "strata/core/api.h"
 
@@ -15,16 +16,7 @@ int RunAnalyze(const AnalyzeCliOptions& options) {
   core::AnalysisResult result;
   try {
     core::OpenOptions open;
-    open.symbol_paths = options.symbol_paths;
-    if (const char* env = std::getenv("STRATA_SYMBOL_PATH")) {
-      std::string list = env;
-      for (size_t start = 0; start <= list.size();) {
-        size_t end = list.find(':', start);
-        if (end == std::string::npos) end = list.size();
-        if (end > start) open.symbol_paths.push_back(list.substr(start, end - start));
-        start = end + 1;
-      }
-    }
+    open.symbol_paths = SymbolPaths(options.symbol_paths);
     core::AnalyzeOptions ao;
     ao.rule_files = options.rule_files;
     ao.disabled = options.disabled;

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "commands.h"
+#include "symbol_paths.h"
 #include "strata/core/api.h"
 #include "strata/core/report.h"
 
@@ -13,16 +14,7 @@ int RunReport(const ReportOptions& options) {
   std::string out;
   try {
     core::OpenOptions open;
-    open.symbol_paths = options.symbol_paths;
-    if (const char* env = std::getenv("STRATA_SYMBOL_PATH")) {
-      std::string list = env;
-      for (size_t start = 0; start <= list.size();) {
-        size_t end = list.find(':', start);
-        if (end == std::string::npos) end = list.size();
-        if (end > start) open.symbol_paths.push_back(list.substr(start, end - start));
-        start = end + 1;
-      }
-    }
+    open.symbol_paths = SymbolPaths(options.symbol_paths);
     auto profile = core::Profile::Open(options.file, open);
     core::ReportOptions ro;
     if (!options.metric.empty()) {
