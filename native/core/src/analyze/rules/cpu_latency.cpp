@@ -64,6 +64,17 @@ void CpuLatency(const AnalysisContext& cx, const RuleParams& p, std::vector<Find
     if (!best || w < 0.5 * (cx.total(*cpu) - imported[0])) break;
     v = best;
   }
+  // Name the user's heaviest line on that path when the path itself has no source line.
+  if (cx.Location(v).file.empty()) {
+    double best = -1;
+    size_t line = v;
+    for (size_t c = v; c < cx.subtree_end(v); ++c) {
+      if (cx.kind(c) != Kind::kPython || !cx.IsUserFrame(c)) continue;
+      double own = cx.metric(c, *cpu).inclusive - imported[c];
+      if (own > best) { best = own; line = c; }
+    }
+    v = line;
+  }
   std::string msg = "The GPU was busy " + Percent(gpu_busy) + " of the run (" + Duration(cx.total(*gpu)) + " of " +
                     Duration(run_ns) + ") while the CPU was busy " + Percent(cpu_busy) + " (imports not counted)" +
                     ": the program is CPU-bound. Overlap data loading with GPU work (DataLoader workers, pinned "
