@@ -34,6 +34,17 @@ struct AnalyzeCliOptions {
 };
 int RunAnalyze(const AnalyzeCliOptions& options);
 
+struct RegionsOptions {
+  std::string file;                 // the raw buffer
+  std::string names;                // "1=name;2=name"
+  std::string names_file;           // a harness sidecar JSON ("names") or a bare table
+  std::string calibration;          // a calibration buffer: replay with its record cost
+  std::string format = "text";      // text | json | chrome
+  std::string output;               // "" = stdout
+  double cycles_per_ns = 0;         // the device's clock64 rate; 0: measured from the lanes
+};
+int RunRegions(const RegionsOptions& options);
+
 // Exit statuses.
 inline constexpr int kExitUsage = 2;
 inline constexpr int kExitError = 1;

@@ -44,6 +44,20 @@ int main(int argc, char** argv) {
   analyze->add_option("--disable", ana.disabled, "A rule id not to run; repeatable");
   analyze->add_option("--symbol-path", ana.symbol_paths, "As for report")->check(CLI::ExistingDirectory);
 
+  RegionsOptions reg;
+  CLI::App* regions = app.add_subcommand("regions", "Decode an in-kernel region buffer (docs/regions.md)");
+  regions->add_option("file", reg.file, "The raw buffer read back after the launch")->required();
+  regions->add_option("--names", reg.names, "Region names: \"1=load;2=compute\"");
+  regions->add_option("--names-file", reg.names_file, "A file with the names table (or a harness JSON sidecar)")
+      ->check(CLI::ExistingFile);
+  regions->add_option("--calibration", reg.calibration, "A calibration buffer: replay removes its per-record cost")
+      ->check(CLI::ExistingFile);
+  regions->add_option("--format", reg.format, "text, json or chrome (Chrome/Perfetto trace)")
+      ->check(CLI::IsMember({"text", "json", "chrome"}));
+  regions->add_option("-o,--output", reg.output, "Write here instead of stdout (atomically)");
+  regions->add_option("--cycles-per-ns", reg.cycles_per_ns, "The device's clock64 rate (SM clock kHz / 1e6); default: measured")
+      ->check(CLI::PositiveNumber);
+
   // `strata record [options] -- CMD ARGS...`: everything after the first -- is the target's,
   // split off here (CLI11's handling of -- with prefix commands is not faithful).
   std::vector<std::string> after_dashes;
@@ -65,7 +79,7 @@ int main(int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    std::string where = record->parsed() ? " record" : report->parsed() ? " report" : analyze->parsed() ? " analyze" : "";
+    std::string where = record->parsed() ? " record" : report->parsed() ? " report" : analyze->parsed() ? " analyze" : regions->parsed() ? " regions" : "";
     std::fprintf(stderr, "strata: %s (see 'strata%s --help')\n", e.what(), where.c_str());
     return kExitUsage;
   }
@@ -91,6 +105,7 @@ int main(int argc, char** argv) {
       return kExitUsage;
     }
     if (analyze->parsed()) return RunAnalyze(ana);
+    if (regions->parsed()) return RunRegions(reg);
     return RunReport(rep);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "strata: %s\n", e.what());

@@ -163,3 +163,30 @@ TEST_F(Cli, SignalsAreForwarded) {
   EXPECT_EQ(r.status, 143) << r.err;
   EXPECT_NE(r.err.find("killed by signal 15 (SIGTERM)"), std::string::npos) << r.err;
 }
+
+// strata regions on a buffer recorded on the H100: the summary, a Chrome trace, and bad input.
+TEST(CliRegions, DecodesAnH100Buffer) {
+  using strata::test::Quote;
+  using strata::test::RunShell;
+  const std::string cli = Quote(STRATA_CLI), dir = STRATA_REGIONS_FIXTURES;
+  auto text = RunShell(cli + " regions " + Quote(dir + "/gemm_nested_loop.bin") + " --names-file " +
+                       Quote(dir + "/gemm_nested_loop.json") + " --calibration " + Quote(dir + "/calibration.bin") +
+                       " --cycles-per-ns 1.98");
+  ASSERT_EQ(text.status, 0) << text.err;
+  EXPECT_NE(text.out.find("128 lanes"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("k-loop (2)"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("(replayed)"), std::string::npos) << text.out;
+  std::string out = std::string(::testing::TempDir()) + "/regions.trace.json";
+  auto chrome = RunShell(cli + " regions " + Quote(dir + "/gemm_nested_loop.bin") + " --format chrome -o " + Quote(out));
+  ASSERT_EQ(chrome.status, 0) << chrome.err;
+  auto doc = nlohmann::json::parse(strata::test::ReadText(out));
+  EXPECT_TRUE(doc.contains("traceEvents")) << doc.dump().substr(0, 200);
+  // A kernel launched without the buffer: the decoder says what is missing, one line, non-zero.
+  auto empty = RunShell(cli + " regions " + Quote(dir + "/gemm_no_buffer.bin"));
+  EXPECT_EQ(empty.status, 1);
+  EXPECT_EQ(strata::test::CountLines(empty.err), 1u) << empty.err;
+  EXPECT_NE(empty.err.find("empty"), std::string::npos) << empty.err;
+  auto bad = RunShell(cli + " regions " + Quote(dir + "/README.md"));
+  EXPECT_EQ(bad.status, 1);
+  EXPECT_NE(bad.err.find("not a region buffer"), std::string::npos) << bad.err;
+}
