@@ -16,6 +16,12 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 WORKLOADS = {"cnn": 300, "transformer": 200, "small": 1000}
+# strata-runtime-cb and cupti-activity take CUPTI apart (STRATA_GPU_CALLBACKS): API callbacks
+# on the runtime domain only, and activity records with no callbacks at all (nothing attributed).
+CONFIGS = ("base", "strata", "strata-nopaths", "strata-runtime-cb", "cupti-activity", "torch.profiler")
+CONFIG_ENV = {"strata-nopaths": {"STRATA_GPU_CALLPATHS": "0"},
+              "strata-runtime-cb": {"STRATA_GPU_CALLBACKS": "runtime"},
+              "cupti-activity": {"STRATA_GPU_CALLBACKS": "none"}}
 
 
 def run(cmd, env):
@@ -58,23 +64,27 @@ def main():
     ap.add_argument("--out", required=True)
     ap.add_argument("--reps", type=int, default=3)
     ap.add_argument("--python", default=sys.executable)
+    ap.add_argument("--workloads", default=",".join(WORKLOADS), help="comma-separated subset")
+    ap.add_argument("--configs", default=",".join(CONFIGS), help="comma-separated subset (base first)")
+    ap.add_argument("--no-size", action="store_true", help="skip the 10 vs 1000 steps profile size runs")
     a = ap.parse_args()
+    workloads = {w: WORKLOADS[w] for w in a.workloads.split(",")}
+    configs = a.configs.split(",")
     os.makedirs(a.out, exist_ok=True)
     base_env = {k: v for k, v in os.environ.items() if not k.startswith("STRATA_") and k not in ("LD_PRELOAD", "CUDA_INJECTION64_PATH")}
     script = os.path.join(HERE, "gpu_workloads.py")
     results = {}
-    for w, steps in WORKLOADS.items():
-        for cfg in ("base", "strata", "strata-nopaths", "torch.profiler"):
+    for w, steps in workloads.items():
+        for cfg in configs:
             rows = []
             for rep in range(a.reps):
                 env = dict(base_env)
                 cmd = [a.python, script, w, str(steps)]
                 prof = None
-                if cfg.startswith("strata"):
+                if cfg.startswith("strata") or cfg == "cupti-activity":
                     prof = os.path.join(a.out, f"bench_{w}.strata")
                     env.update(LD_PRELOAD=os.path.abspath(a.runtime), STRATA_OUTPUT=prof)
-                    if cfg == "strata-nopaths":  # CUPTI cost alone: launch call paths not taken
-                        env["STRATA_GPU_CALLPATHS"] = "0"
+                    env.update(CONFIG_ENV.get(cfg, {}))
                 elif cfg == "torch.profiler":
                     cmd.append("--torch-profiler")
                 wall, res, rss = measure(cmd, env)
@@ -85,16 +95,22 @@ def main():
                   f"step {statistics.median(r['median_step_ms'] for r in rows):8.3f} ms  "
                   f"rss {statistics.median(r['peak_rss_kib'] for r in rows) / 1024:8.1f} MiB", flush=True)
     sizes = {}
-    for steps in (10, 1000):
+    for steps in (() if a.no_size else (10, 1000)):
         prof = os.path.join(a.out, f"size_small_{steps}.strata")
         env = dict(base_env, LD_PRELOAD=os.path.abspath(a.runtime), STRATA_OUTPUT=prof)
         measure([a.python, script, "small", str(steps)], env)
         sizes[steps] = os.path.getsize(prof)
         os.unlink(prof)
-    print(f"profile size, small loop: 10 steps {sizes[10]} B, 1000 steps {sizes[1000]} B")
+    if sizes:
+        print(f"profile size, small loop: 10 steps {sizes[10]} B, 1000 steps {sizes[1000]} B")
     summary = {}
-    for w in WORKLOADS:
+    for w in workloads:
         med = lambda cfg, key: statistics.median(r[key] for r in results[f"{w}/{cfg}"])
+        summary[w] = {f"{cfg}_step_ratio": med(cfg, "median_step_ms") / med("base", "median_step_ms")
+                      for cfg in configs if cfg != "base"}
+        if set(CONFIGS) - set(configs):
+            print(f"{w:12s} " + " ".join(f"{k[:-11]} x{v:.3f}" for k, v in summary[w].items()))
+            continue
         summary[w] = {
             "strata_step_ratio": med("strata", "median_step_ms") / med("base", "median_step_ms"),
             "strata_wall_ratio": med("strata", "wall_s") / med("base", "wall_s"),

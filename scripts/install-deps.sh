@@ -9,7 +9,7 @@ pkgs=(build-essential cmake ninja-build pkg-config git
       nlohmann-json3-dev libcli11-dev libgtest-dev
       python3 python3-dev
       python3-torch libtorch-dev
-      chromium
+      chromium openssh-server
       libkrb5-dev libx11-dev libxkbfile-dev libsecret-1-dev ripgrep)
 missing=()
 for p in "${pkgs[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done

@@ -11,6 +11,7 @@ import { LAUNCH_TYPE, StrataConfigurationProvider, strataLaunchConfigs } from '.
 import { LineHeatController } from './lineHeat';
 import { ProfileViewer, type ViewerState } from './panel';
 import { ProfilesTree } from './profilesTree';
+import { registerRegionTrace, type RegionTraceApi } from './regions/openRegionTrace';
 import { runRecord, specFromLaunch, specFromSettings, stopAllRuns, type RecordSpec } from './run';
 import { disposeHighlight } from './source';
 import { ProfileStatusBar } from './statusBar';
@@ -24,6 +25,8 @@ export interface StrataApi {
   lineHeat(): ReturnType<LineHeatController['state']>;
   diagnostics(): ReturnType<StrataDiagnostics['state']>;
   profiles(): string[];
+  /** In-kernel region traces (timeline panels). */
+  regionTraces: RegionTraceApi;
 }
 
 let log: vscode.OutputChannel;
@@ -38,6 +41,7 @@ export function activate(context: vscode.ExtensionContext): StrataApi {
   const viewers = new Set<ProfileViewer>();
 
   const addon = (): StrataAddon => loadAddon(extensionDir);
+  const regionTraces = registerRegionTrace(context, { extensionDir, extensionUri: context.extensionUri, log });
 
   const lineHeat = new LineHeatController(log);
   const statusBar = new ProfileStatusBar();
@@ -312,6 +316,7 @@ export function activate(context: vscode.ExtensionContext): StrataApi {
     lineHeat: () => lineHeat.state(),
     diagnostics: () => diagnostics.state(),
     profiles: () => profilesTree.listed(),
+    regionTraces,
   };
 }
 

@@ -10,6 +10,7 @@ import { buildRecordArgs, describeExit, formatCommandLine, profileFileName, reso
 import type { ResolvedLaunch } from './launch/config';
 import { RunTerminal } from './launch/terminal';
 import { resolveCliPath } from './paths';
+import { remoteCommand, type RemoteSession } from './remote/remoteRun';
 
 export interface RunResult {
   profile?: string;           // the profile file, when one was written
@@ -40,6 +41,7 @@ export interface RecordSpec {
   env: Record<string, string | undefined>;     // changes to the extension host's environment
   output: string;                              // the profile to be written
   label: string;                               // "train_loop.py", for titles
+  remote?: RemoteSession;                      // set: cli is ssh, the run is on another host
 }
 
 function workspaceFolderFor(file: string | undefined): vscode.WorkspaceFolder | undefined {
@@ -84,6 +86,18 @@ export async function specFromSettings(ctx: RunContext, fileArg?: vscode.Uri, la
  *  override the settings. */
 export function specFromLaunch(ctx: RunContext, folder: vscode.WorkspaceFolder | undefined, launch: ResolvedLaunch): RecordSpec {
   const cfg = vscode.workspace.getConfiguration('strata', folder?.uri);
+  if (launch.remote) {
+    // On another host: ssh runs there what `strata record` would run here; the profile is
+    // copied back into this workspace's profiles folder (remote/remoteRun.ts).
+    const local = folder?.uri.fsPath ?? os.homedir();
+    const output = path.join(profilesFolder(cfg, folder, local), profileFileName(launch.target, new Date()));
+    const gpu: Record<string, string> = cfg.get<boolean>('gpu.callPaths', true) === false ? { STRATA_GPU_CALLPATHS: '0' } : {};
+    const { cli, args, remote } = remoteCommand(launch.remote, {
+      target: launch.target, env: { ...gpu, ...launch.env },
+      periodMs: launch.periodMs ?? cfg.get<number>('periodMs', 0), wall: launch.wall ?? cfg.get<boolean>('wall', false),
+    });
+    return { cli, args, cwd: local, env: {}, output, label: launch.label, remote };
+  }
   return buildSpec(ctx, folder, launch.cwd, launch.target, {
     periodMs: launch.periodMs ?? cfg.get<number>('periodMs', 0),
     wall: launch.wall ?? cfg.get<boolean>('wall', false),
@@ -106,6 +120,13 @@ function buildSpec(ctx: RunContext, folder: vscode.WorkspaceFolder | undefined, 
   if (cli.startsWith(path.join(ctx.extensionDir, 'dist', 'bin') + path.sep)) {
     try { fs.accessSync(cli, fs.constants.X_OK); } catch { try { fs.chmodSync(cli, 0o755); } catch { /* reported by spawn */ } }
   }
+  const output = path.join(profilesFolder(cfg, folder, cwd), profileFileName(target, new Date()));
+  const args = buildRecordArgs(target, { output, periodMs: o.periodMs, wall: o.wall });
+  return { cli, args, cwd, env: { ...gpuEnv(cfg), ...bundledLibraryEnv(ctx.extensionDir, cli), ...o.env }, output, label: o.label };
+}
+
+/** Where new profiles go (strata.outputDirectory, else <workspace>/.strata); created. */
+function profilesFolder(cfg: vscode.WorkspaceConfiguration, folder: vscode.WorkspaceFolder | undefined, cwd: string): string {
   let outDir = (cfg.get<string>('outputDirectory', '') ?? '').trim();
   if (outDir) {
     if (folder) outDir = outDir.replace(/\$\{workspaceFolder\}/g, folder.uri.fsPath);
@@ -114,9 +135,7 @@ function buildSpec(ctx: RunContext, folder: vscode.WorkspaceFolder | undefined, 
     outDir = folder ? path.join(folder.uri.fsPath, '.strata') : path.join(os.tmpdir(), 'strata');
   }
   fs.mkdirSync(outDir, { recursive: true });
-  const output = path.join(outDir, profileFileName(target, new Date()));
-  const args = buildRecordArgs(target, { output, periodMs: o.periodMs, wall: o.wall });
-  return { cli, args, cwd, env: { ...gpuEnv(cfg), ...bundledLibraryEnv(ctx.extensionDir, cli), ...o.env }, output, label: o.label };
+  return outDir;
 }
 
 /** GPU settings the runtime reads from its environment (profiler_runtime/src/gpu). */
@@ -152,9 +171,14 @@ export function runRecord(ctx: RunContext, spec: RecordSpec): Promise<RunResult>
   for (const t of oldTerminals) t.dispose();
   oldTerminals.clear();
   let interrupt: () => void = () => undefined;
-  const term = new RunTerminal(`Strata: ${label}`, () => interrupt());
-  term.note(`$ cd ${formatCommandLine([cwd])}`);
-  term.note(`$ ${formatCommandLine([cli, ...args])}`);
+  const remote = spec.remote;
+  const term = new RunTerminal(`Strata: ${label}${remote ? ` @ ${remote.host}` : ''}`, () => interrupt());
+  if (remote) {
+    term.note(`$ ${remote.display}`);
+  } else {
+    term.note(`$ cd ${formatCommandLine([cwd])}`);
+    term.note(`$ ${formatCommandLine([cli, ...args])}`);
+  }
   term.show();
   const env: NodeJS.ProcessEnv = { ...process.env, PYTHONUNBUFFERED: '1' };
   for (const [k, v] of Object.entries(spec.env)) {
@@ -163,7 +187,7 @@ export function runRecord(ctx: RunContext, spec: RecordSpec): Promise<RunResult>
   }
   return Promise.resolve(vscode.window.withProgress<RunResult>({
     location: vscode.ProgressLocation.Notification,
-    title: `Strata: profiling ${label}`,
+    title: `Strata: profiling ${label}${remote ? ` on ${remote.host}` : ''}`,
     cancellable: true,
   }, (progress, token) => new Promise<RunResult>((resolve) => {
     const started = Date.now();
@@ -171,24 +195,27 @@ export function runRecord(ctx: RunContext, spec: RecordSpec): Promise<RunResult>
     let lastError: string | undefined;
     let errTail = '';
     // Its own process group: the last resort (SIGKILL) takes the target down with strata.
-    const child = spawn(cli, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+    // A remote run reads its stdin: Cancel types Ctrl+C into the host's terminal.
+    const child = spawn(cli, args, { cwd, env, stdio: [remote ? 'pipe' : 'ignore', 'pipe', 'pipe'], detached: true });
+    child.stdin?.on('error', () => { /* ssh gone: the close event reports it */ });
     const killGroup = (sig: NodeJS.Signals) => {
       try { if (child.pid) process.kill(-child.pid, sig); } catch { child.kill(sig); }
     };
     running.add(killGroup);
-    child.stdout.setEncoding('utf8');
-    child.stderr.setEncoding('utf8');
-    child.stdout.on('data', (s: string) => { log.append(s); term.write(s); });
-    child.stderr.on('data', (s: string) => {
-      log.append(s);
-      term.write(s);
+    child.stdout!.setEncoding('utf8');
+    child.stderr!.setEncoding('utf8');
+    const scan = (s: string) => {
       errTail = (errTail + s).slice(-8192);
-      for (const line of errTail.split('\n')) {
+      for (const raw of errTail.split('\n')) {
+        const line = raw.replace(/\r$/, '');   // a remote pty ends lines with CR LF
         if (line.startsWith('strata: ') && !line.startsWith('strata: target ') && !line.startsWith('strata: profile written')) {
           lastError = line.slice('strata: '.length);
         }
       }
-    });
+    };
+    // Through a remote pty, stdout and stderr arrive together on stdout.
+    child.stdout!.on('data', (s: string) => { log.append(s); term.write(s); if (remote) scan(s); });
+    child.stderr!.on('data', (s: string) => { log.append(s); term.write(s); scan(s); });
     const timers: NodeJS.Timeout[] = [];
     const tick = setInterval(() => {
       const s = Math.round((Date.now() - started) / 1000);
@@ -200,7 +227,9 @@ export function runRecord(ctx: RunContext, spec: RecordSpec): Promise<RunResult>
       const note = '[strata] cancelled: sending SIGINT (the profile is written up to this point)';
       log.appendLine(note);
       term.note(note);
-      child.kill('SIGINT');
+      if (remote) remote.interrupt(child);
+      else child.kill('SIGINT');
+      // Remote: SIGTERM ends ssh, the host's terminal hangs up, and strata forwards SIGHUP.
       timers.push(setTimeout(() => { log.appendLine('[strata] still running: sending SIGTERM'); child.kill('SIGTERM'); }, 5000));
       timers.push(setTimeout(() => { log.appendLine('[strata] still running: sending SIGKILL to its process group'); killGroup('SIGKILL'); }, 10000));
     };
@@ -217,7 +246,7 @@ export function runRecord(ctx: RunContext, spec: RecordSpec): Promise<RunResult>
       oldTerminals.add(term);
       const secs = ((Date.now() - started) / 1000).toFixed(1);
       if (spawnError) {
-        const msg = (spawnError as NodeJS.ErrnoException).code === 'ENOENT'
+        const msg = remote ? remote.spawnError(spawnError) : (spawnError as NodeJS.ErrnoException).code === 'ENOENT'
           ? `the Strata CLI "${cli}" was not found. Set "strata.cliPath" or build Strata (scripts/build.sh).`
           : `cannot run ${cli}: ${spawnError.message}`;
         log.appendLine(`[strata] ${msg}`);
@@ -226,13 +255,27 @@ export function runRecord(ctx: RunContext, spec: RecordSpec): Promise<RunResult>
         return;
       }
       const how = describeExit(code, signal);
-      const summary = signal
+      // A remote run: ssh or the host's set-up may have failed before the program ran.
+      const failure = remote?.describe(code, errTail);
+      if (failure) lastError = failure;
+      const summary = failure ? `[strata] ${failure}` : signal
         ? `[strata] strata record ${how} after ${secs} s`
         : `[strata] finished after ${secs} s: the program ${how}${code ? ` (exit code ${code})` : ''}`;
       log.appendLine(summary);
-      const profile = fs.existsSync(output) ? output : undefined;
-      term.end(`${summary}${cancelled ? ' (cancelled)' : ''}; ${profile ? `profile: ${profile}` : 'no profile was written'}`);
-      resolve({ profile, code, signal, how, cancelled, lastError });
+      const conclude = () => {
+        const profile = fs.existsSync(output) ? output : undefined;
+        term.end(`${summary}${cancelled ? ' (cancelled)' : ''}; ${profile ? `profile: ${profile}` : 'no profile was written'}`);
+        resolve({ profile, code, signal, how, cancelled, lastError });
+      };
+      // ssh or the host's set-up failed: there is nothing to copy back.
+      if (!remote || failure) { conclude(); return; }
+      // Copy the profile back (and remove it on the host) also after a cancel or a crash: a run
+      // stopped half-way may have left one.
+      const note = (line: string) => { log.appendLine(line); term.note(line); };
+      void remote.fetch(output, note).then((why) => {
+        if (why) { note(`[strata] ${why}`); lastError ??= why; }
+        conclude();
+      });
     };
     child.on('error', (e) => finish(null, null, e));
     child.on('close', (code, signal) => finish(code, signal));

@@ -3,6 +3,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { SourceLocation } from '../../native/addon/index';
+import { localSourceFor } from './remote/sourceMap';
 
 const HIGHLIGHT_MS = 4000;
 
@@ -51,6 +52,8 @@ export function highlightLine(editor: vscode.TextEditor, line: number): void {
 /** A file recorded on another machine or in another checkout: look for a unique workspace
  *  file with the same name whose path ends the same way. */
 export async function findInWorkspace(file: string): Promise<vscode.Uri | undefined> {
+  const mapped = localSourceFor(file);   // recorded on a remote host: its remote.pathMap
+  if (mapped) return vscode.Uri.file(mapped);
   const base = path.basename(file);
   if (!base || !vscode.workspace.workspaceFolders?.length) return undefined;
   const glob = `**/${base.replace(/[[\]{}*?]/g, '?')}`;
@@ -77,8 +80,11 @@ export async function revealSource(loc: SourceLocation | null, frameName?: strin
     void vscode.window.showInformationMessage(`Strata: no source file is known for ${frameName ? `"${frameName}"` : 'this frame'}.`);
     return undefined;
   }
-  let uri: vscode.Uri | undefined = vscode.Uri.file(loc.file);
-  if (!fs.existsSync(loc.file)) {
+  // A path under a remote run's pathMap folder names the file on the host, even where the same
+  // path happens to exist here: the mapped local file wins.
+  const mapped = localSourceFor(loc.file);
+  let uri: vscode.Uri | undefined = vscode.Uri.file(mapped ?? loc.file);
+  if (!mapped && !fs.existsSync(loc.file)) {
     uri = await findInWorkspace(loc.file);
     if (!uri) {
       // Moved, renamed, or recorded on another machine: say so, and what was looked for.

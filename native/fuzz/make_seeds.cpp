@@ -71,5 +71,25 @@ int main(int argc, char** argv) {
     }
     ok &= Write(dir, "wide.strata", w);
   }
+  {
+    fmt::ProfileWriter w;  // pc frames with a SASS listing blob (parsed for real in the fuzzer)
+    uint32_t samples = w.Metric("pc_samples", "count");
+    uint32_t stall = w.Metric("stall_wait", "count");
+    uint32_t mod = w.Module("cubin:1", "1", 0);
+    w.Blob(mod, fmt::BlobKind::kCubin, std::string("\x7f" "ELF\x02\x01\x01", 7));
+    w.Blob(mod, fmt::BlobKind::kSassListing,
+           "\t.section\t.text._Z1kv,\"ax\",@progbits\n"
+           "\t//## File \"/a.cu\", line 3 inlined at \"/a.cu\", line 7\n"
+           "\t//## File \"/a.cu\", line 7\n"
+           "        /*0000*/                   FFMA R5, R5, R2, 0.5 ;\n"
+           "        /*0010*/              @!P0 BRA `(.L_x_0) ;\n");
+    uint32_t k = w.Child(0, w.Frame(fmt::FrameKind::kKernel, fmt::kNone, 0, "k()", "", 0));
+    for (uint64_t pc : {0x0, 0x10, 0x20}) {
+      uint32_t n = w.Child(k, w.Frame(fmt::FrameKind::kPc, mod, pc, "_Z1kv", "", 0));
+      w.AddStats(n, samples, Stats({2}));
+      w.AddStats(n, stall, Stats({2}));
+    }
+    ok &= Write(dir, "pc.strata", w);
+  }
   return ok ? 0 : 1;
 }

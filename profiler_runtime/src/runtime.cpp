@@ -124,6 +124,7 @@ void OnFinish(const char* ended) {
   info.threads_seen = registry::ThreadsSeen();
   info.ended = ended;
   info.gpu = gpu::StatusLine();
+  info.pc_sampling = gpu::PcSamplingStatusLine();
   std::string error;
   if (!writer::WriteProfile(*g_cct, info, &error)) Log("%s", error.c_str());
 }

@@ -9,6 +9,7 @@ import { Tooltip } from './ui/tooltip';
 import { MessageBar } from './ui/message';
 import { readTheme, watchTheme } from './ui/theme';
 import { el } from './ui/dom';
+import { TimelineApp } from './timelineApp';
 
 interface SavedState { query?: string }
 
@@ -20,9 +21,14 @@ export class App {
   /** The editor line whose frames are outlined ('highlightSource'); re-applied to every view. */
   private sourceLine: { file: string; line: number } | null = null;
   private currentView: ViewName = 'top-down';
+  /** Timeline mode (protocol v3 'timeline'), made on the first trace; the flame parts hide. */
+  timeline: TimelineApp | null = null;
+  private appRoot: HTMLElement;
+  private tooltip: Tooltip;
 
   constructor(container: HTMLElement, private host: HostApi) {
     const tooltip = new Tooltip();
+    this.tooltip = tooltip;
     this.message = new MessageBar();
     this.toolbar = new Toolbar({
       onView: (view) => this.requestView(view, this.metric),
@@ -37,9 +43,10 @@ export class App {
     this.toolbar.setView(this.currentView);
     this.toolbar.setMetrics([], '');
     this.toolbar.setZoomed(false, '');
-    container.append(el('div', { className: 'strata-app' }, this.toolbar.root, this.message.root, this.view.root), tooltip.root);
+    this.appRoot = el('div', { className: 'strata-app' }, this.toolbar.root, this.message.root, this.view.root);
+    container.append(this.appRoot, tooltip.root);
     if (this.view.webglError) this.message.show(`${this.view.webglError} The flame graph cannot be drawn here.`);
-    watchTheme((t) => this.view.setTheme(t));
+    watchTheme((t) => { this.view.setTheme(t); this.timeline?.view.setTheme(t); });
     document.addEventListener('keydown', (e) => this.onKey(e));
     const saved = (host.getState() ?? {}) as SavedState;
     if (saved.query) this.toolbar.search.value = saved.query;
@@ -50,7 +57,8 @@ export class App {
     const m = msg as HostMessage;
     try {
       switch (m.type) {
-        case 'profile': return this.onProfile(m);
+        case 'profile': this.setMode('flame'); return this.onProfile(m);
+        case 'timeline': return this.onTimeline(m);
         case 'error': return this.message.show(String(m.message ?? 'Unknown error'));
         case 'highlight': return this.view.setHighlight(Array.from((m.nodes ?? []) as ArrayLike<number>));
         case 'highlightSource':
@@ -60,6 +68,27 @@ export class App {
     } catch (e) {
       this.message.show(`Could not show the profile: ${(e as Error)?.message ?? String(e)}`);
     }
+  }
+
+  private onTimeline(m: Extract<HostMessage, { type: 'timeline' }>): void {
+    if (!this.timeline) {
+      this.timeline = new TimelineApp(readTheme(), this.tooltip, this.host, this.message);
+      this.appRoot.append(this.timeline.toolbar.root, this.timeline.view.root);
+      if (this.timeline.view.webglError) this.message.show(`${this.timeline.view.webglError} The timeline cannot be drawn here.`);
+    }
+    this.setMode('timeline');
+    if (typeof m.version === 'number' && m.version > PROTOCOL_VERSION) {
+      this.message.show(`This trace uses message protocol v${m.version}; this webview understands v${PROTOCOL_VERSION}. Some data may be missing.`, 'info');
+    }
+    this.timeline.show(m);
+  }
+
+  /** One panel shows either a profile (flame graph) or a region trace (timeline). */
+  private setMode(mode: 'flame' | 'timeline'): void {
+    const tl = mode === 'timeline';
+    this.toolbar.root.hidden = tl;
+    this.view.root.hidden = tl;
+    if (this.timeline) { this.timeline.toolbar.root.hidden = !tl; this.timeline.view.root.hidden = !tl; }
   }
 
   private onProfile(m: Extract<HostMessage, { type: 'profile' }>): void {
@@ -119,6 +148,7 @@ export class App {
   private onKey(e: KeyboardEvent): void {
     const t = e.target as HTMLElement | null;
     const typing = !!t && (t.tagName === 'INPUT' || t.tagName === 'SELECT' || t.tagName === 'TEXTAREA');
+    if (this.timeline && !this.timeline.view.root.hidden) { if (!typing) this.timeline.view.handleKey(e); return; }
     if ((e.key === 'f' && (e.ctrlKey || e.metaKey)) || (e.key === '/' && !typing)) {
       e.preventDefault();
       this.toolbar.search.focus();

@@ -26,6 +26,9 @@ function start(): void {
     redraw: () => app!.view.frame(),
     message: () => app!.message.text,
     highlighted: () => app!.view.highlightedNodes,
+    // v3 timeline mode (tests): stats of the timeline view, where an interval is drawn.
+    timeline: () => (app!.timeline ? { ...app!.timeline.view.stats } : null),
+    locate: (name: string) => app!.timeline?.locate(name) ?? null,
   };
   host.postMessage({ type: 'ready', version: PROTOCOL_VERSION });
 }

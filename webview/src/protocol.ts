@@ -1,7 +1,9 @@
 // Messages between the extension host and the webview (versioned). The webview never reads
 // files: everything it shows arrives here. The extension imports these types.
 // v2: 'highlightSource' (the frames of one source line, from the editor's cursor).
-export const PROTOCOL_VERSION = 2;
+// v3: 'timeline' (an in-kernel region trace, docs/regions.md) with 'openRegionSource' and
+//     'exportChromeTrace' back; every v2 message is unchanged.
+export const PROTOCOL_VERSION = 3;
 
 export type ViewName = 'top-down' | 'bottom-up';
 
@@ -30,6 +32,48 @@ export interface FlameData {
   exclusive: Float64Array;
 }
 
+/** v3: one lane of a decoded region trace (`strata regions --format json`, docs/regions.md). */
+export interface RegionLane {
+  block: number;              // linear block index
+  block_xyz?: number[];
+  group: number;              // lane index inside the block (warp group, warp or custom group)
+  grouping?: string;          // "warp-group" | "warp" | "custom"
+  smid: number;
+  mode?: string;              // "circular" | "flush"
+  records?: number;
+  overflow?: number;
+  start_ns: number;
+  end_ns: number;
+}
+
+/** v3: one interval of a region trace. Times in ns on the trace's axis; start/end are replayed
+ *  (marker cost taken out), raw_* as recorded. */
+export interface RegionInterval {
+  lane: number;               // index into lanes
+  region: number;             // region id (0..4095)
+  name?: string;
+  depth: number;
+  parent?: number;
+  start_ns: number;
+  end_ns: number;
+  raw_start_ns?: number;
+  raw_end_ns?: number;
+  iteration?: number;         // loop iteration intervals (STRATA_ITER_START/END)
+  wait_ns?: number;           // async regions: the wait (end - second start)
+  unmatched?: boolean;
+}
+
+export interface RegionIssue { kind: string; count: number; message: string; lane?: number; region?: number }
+
+/** v3: the decoded trace as the CLI writes it (extra fields are ignored). */
+export interface RegionTraceData {
+  cycles_per_ns?: number;
+  record_cost_cycles?: number;
+  lanes: RegionLane[];
+  intervals: RegionInterval[];
+  issues?: RegionIssue[];
+}
+
 /** extension -> webview */
 export type HostMessage =
   | { type: 'profile'; version: number; title: string; metrics: string[]; data: FlameData }
@@ -39,10 +83,17 @@ export type HostMessage =
   // FlameData.strings; line 1-based). Kept across view switches until the next one; file ""
   // clears it. Unlike 'highlight' it never changes the zoom: the cursor moving in an editor must
   // not move the graph under the user.
-  | { type: 'highlightSource'; file: string; line: number };
+  | { type: 'highlightSource'; file: string; line: number }
+  // v3: show a region trace as a timeline instead of the flame graph. `sources`: where each
+  // region's marker is (region id → "file:line", for the tooltip); `canExport`: the host can
+  // write a Chrome trace of it (it has the buffer).
+  | { type: 'timeline'; version: number; title: string; data: RegionTraceData; sources?: Record<string, string>; canExport?: boolean };
 
 /** webview -> extension */
 export type WebviewMessage =
   | { type: 'ready'; version: number }
   | { type: 'openSource'; node: number; view: ViewName }
-  | { type: 'requestView'; view: ViewName; metric: string };
+  | { type: 'requestView'; view: ViewName; metric: string }
+  // v3 (timeline): open the source line of a region's marker; write the trace as Chrome JSON.
+  | { type: 'openRegionSource'; region: number; lane?: number }
+  | { type: 'exportChromeTrace' };

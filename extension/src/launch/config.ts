@@ -3,6 +3,8 @@
 // system lookups are injected): unit-tested under plain node.
 import * as path from 'node:path';
 import { splitCommandLine } from '../command';
+import { toRemote } from '../remote/pathMap';
+import { resolveRemote, type RemoteLaunch } from '../remote/remoteConfig';
 
 /** What a `strata` launch configuration may hold (package.json contributes.debuggers). */
 export interface StrataLaunchConfig {
@@ -17,6 +19,7 @@ export interface StrataLaunchConfig {
   python?: unknown;         // interpreter; default: strata.pythonPath
   periodMs?: unknown;
   wall?: unknown;
+  remote?: unknown;         // run on another host over ssh (remote/remoteConfig.ts)
 }
 
 export interface ResolvedLaunch {
@@ -26,6 +29,8 @@ export interface ResolvedLaunch {
   periodMs?: number;
   wall?: boolean;
   label: string;                          // for titles: the program's or module's name
+  /** Set: `target` and `cwd` are on this host (cwd '' = the login folder); env applies there. */
+  remote?: RemoteLaunch;
 }
 
 export interface LaunchHost {
@@ -53,8 +58,9 @@ export function resolveLaunch(c: StrataLaunchConfig, host: LaunchHost): Resolved
   };
   if (c.request !== undefined && c.request !== 'launch') fail(`"request" must be "launch" (got "${String(c.request)}")`);
 
+  const remote = c.remote !== undefined && c.remote !== null ? resolveRemote(c.remote, host, fail) : undefined;
   const cwd = path.resolve(host.defaultCwd, str(c.cwd, 'cwd') ?? host.defaultCwd);
-  if (!host.exists(cwd)) fail(`the working folder "cwd" does not exist: ${cwd}`);
+  if (!remote && !host.exists(cwd)) fail(`the working folder "cwd" does not exist: ${cwd}`);
 
   let args: string[] = [];
   if (Array.isArray(c.args)) {
@@ -91,6 +97,8 @@ export function resolveLaunch(c: StrataLaunchConfig, host: LaunchHost): Resolved
   if (!program && !module) {
     fail('it has no "program" (a Python file or an executable, e.g. "${file}") and no "module" (run with python -m). Set one of them.');
   }
+
+  if (remote) return remoteTarget(remote);
 
   // The interpreter: only needed for Python (a .py program or a module).
   const pythonFor = (): string => {
@@ -131,6 +139,27 @@ export function resolveLaunch(c: StrataLaunchConfig, host: LaunchHost): Resolved
     else fail(`"program" is neither a Python file (.py) nor an executable: ${abs}`);
   }
   return done();
+
+  /** On another host nothing can be checked here (the remote run checks program, interpreter,
+   *  folder and CLI before it starts). Local paths under a pathMap folder (`${file}`, the
+   *  workspace folder as `cwd`) are translated to the host's. */
+  function remoteTarget(r: RemoteLaunch): ResolvedLaunch {
+    const rcwd = r.cwd ?? toRemote(cwd, r.pathMap) ?? '';
+    const py = str(c.python, 'python') ?? 'python3';
+    let target: string[];
+    let label: string;
+    if (module) {
+      if (!/^[A-Za-z_][\w.]*$/.test(module)) fail(`"module" is not a Python module name: "${module}"`);
+      target = [py, '-m', module, ...args];
+      label = module;
+    } else {
+      // Relative: to the folder on the host, like a local program is to `cwd`.
+      const prog = path.isAbsolute(program!) ? toRemote(program!, r.pathMap) ?? program! : program!;
+      label = path.posix.basename(prog);
+      target = /\.pyw?$/i.test(prog) ? [py, prog, ...args] : [prog, ...args];
+    }
+    return { target, cwd: rcwd, env, periodMs, wall: c.wall === true ? true : c.wall === false ? false : undefined, label, remote: { ...r, cwd: rcwd || undefined } };
+  }
 
   function done(): ResolvedLaunch {
     return { target, cwd, env, periodMs, wall: c.wall === true ? true : c.wall === false ? false : undefined, label };

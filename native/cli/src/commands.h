@@ -10,6 +10,8 @@ struct RecordOptions {
   std::string output;              // "" = ./strata-YYYYmmdd-HHMMSS.strata
   int period_ms = 10;
   bool wall = false;
+  std::string pc_sampling;         // "" off | "continuous" | "serialized" (STRATA_PC_SAMPLING)
+  int pc_sampling_period = -1;     // 2^N cycles, 5..31; -1 = CUPTI's default
   std::vector<std::string> command;
 };
 int RunRecord(const RecordOptions& options);
@@ -44,6 +46,15 @@ struct RegionsOptions {
   double cycles_per_ns = 0;         // the device's clock64 rate; 0: measured from the lanes
 };
 int RunRegions(const RegionsOptions& options);
+
+struct SassOptions {
+  std::string file;                 // the profile
+  std::string nvdisasm;             // "" = core::FindNvdisasm()
+};
+int RunSass(const SassOptions& options);
+// Embeds the listings (nvdisasm "" = found as core::FindNvdisasm does); returns meta `sass`.
+// Throws core::Error when the profile cannot be read or replaced.
+std::string EmbedSass(const std::string& profile, const std::string& nvdisasm);
 
 // Exit statuses.
 inline constexpr int kExitUsage = 2;

@@ -17,6 +17,16 @@ int main(int argc, char** argv) {
   record->add_option("--period-ms", rec.period_ms, "Sampling period in milliseconds")
       ->check(CLI::Range(1, 60000));
   record->add_flag("--wall", rec.wall, "Sample wall-clock time instead of CPU time");
+  record->add_option("--pc-sampling", rec.pc_sampling,
+                     "GPU PC sampling with stall reasons: continuous (kernels overlap as usual; samples "
+                     "shared among a kernel's call paths by GPU time) or serialized (exact per launch, "
+                     "kernels serialized)")
+      ->expected(0, 1)
+      ->default_str("continuous")
+      ->check(CLI::IsMember({"continuous", "serialized"}));
+  record->add_option("--pc-sampling-period", rec.pc_sampling_period,
+                     "PC sampling period: 2^N GPU cycles per SM between samples (5..31; default CUPTI's)")
+      ->check(CLI::Range(5, 31));
   std::string program;
   record->add_option("command", program, "The command to run, after -- (CMD ARGS...)");
   record->prefix_command();  // without --: everything after the program goes to the target
@@ -58,6 +68,12 @@ int main(int argc, char** argv) {
   regions->add_option("--cycles-per-ns", reg.cycles_per_ns, "The device's clock64 rate (SM clock kHz / 1e6); default: measured")
       ->check(CLI::PositiveNumber);
 
+  SassOptions sas;
+  CLI::App* sass = app.add_subcommand("sass", "Embed the SASS listings of a profile's GPU code (runs nvdisasm)");
+  sass->add_option("file", sas.file, "Profile file")->required();
+  sass->add_option("--nvdisasm", sas.nvdisasm,
+                   "nvdisasm to run (default: $STRATA_NVDISASM, PATH, $CUDA_HOME/bin, /usr/local/cuda/bin)");
+
   // `strata record [options] -- CMD ARGS...`: everything after the first -- is the target's,
   // split off here (CLI11's handling of -- with prefix commands is not faithful).
   std::vector<std::string> after_dashes;
@@ -79,7 +95,7 @@ int main(int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    std::string where = record->parsed() ? " record" : report->parsed() ? " report" : analyze->parsed() ? " analyze" : regions->parsed() ? " regions" : "";
+    std::string where = record->parsed() ? " record" : report->parsed() ? " report" : analyze->parsed() ? " analyze" : regions->parsed() ? " regions" : sass->parsed() ? " sass" : "";
     std::fprintf(stderr, "strata: %s (see 'strata%s --help')\n", e.what(), where.c_str());
     return kExitUsage;
   }
@@ -106,6 +122,7 @@ int main(int argc, char** argv) {
     }
     if (analyze->parsed()) return RunAnalyze(ana);
     if (regions->parsed()) return RunRegions(reg);
+    if (sass->parsed()) return RunSass(sas);
     return RunReport(rep);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "strata: %s\n", e.what());

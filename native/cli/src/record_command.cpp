@@ -138,7 +138,8 @@ int RunRecord(const RecordOptions& options) {
       continue;
     }
     if (kv.rfind("STRATA_OUTPUT=", 0) == 0 || kv.rfind("STRATA_PERIOD_MS=", 0) == 0 ||
-        kv.rfind("STRATA_MODE=", 0) == 0 || kv.rfind("STRATA_TARGET_PID=", 0) == 0)
+        kv.rfind("STRATA_MODE=", 0) == 0 || kv.rfind("STRATA_TARGET_PID=", 0) == 0 ||
+        (!options.pc_sampling.empty() && kv.rfind("STRATA_PC_SAMPLING", 0) == 0))
       continue;
     env.push_back(std::move(kv));
   }
@@ -146,6 +147,11 @@ int RunRecord(const RecordOptions& options) {
   env.push_back("STRATA_OUTPUT=" + output);
   env.push_back("STRATA_PERIOD_MS=" + std::to_string(options.period_ms));
   env.push_back(std::string("STRATA_MODE=") + (options.wall ? "wall" : "cpu"));
+  if (!options.pc_sampling.empty()) {
+    env.push_back("STRATA_PC_SAMPLING=" + options.pc_sampling);
+    if (options.pc_sampling_period >= 0)
+      env.push_back("STRATA_PC_SAMPLING_PERIOD=" + std::to_string(options.pc_sampling_period));
+  }
   std::vector<char*> envp;
   for (auto& s : env) envp.push_back(s.data());
   char pid_var[64] = "STRATA_TARGET_PID=";  // the digits are filled in by the child
@@ -240,6 +246,10 @@ int RunRecord(const RecordOptions& options) {
   }
   try {
     core::RewriteProfileMeta(output, meta);
+    // GPU code sampled by PC sampling: its SASS listing goes into the profile now, while the
+    // CUDA toolkit is at hand (meta `sass` says what happened).
+    if (core::ProfileHasCubins(output))
+      std::fprintf(stderr, "strata: sass %s\n", EmbedSass(output, "").c_str());
     auto profile = core::Profile::Open(output);
     std::string samples;
     if (auto s = profile->meta("samples")) samples = *s;

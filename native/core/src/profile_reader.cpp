@@ -11,6 +11,7 @@
 #include <string_view>
 #include <unordered_map>
 
+#include "gpu_code/gpu_code.h"
 #include "stats.h"
 #include "strata/core/api.h"
 #include "strata/format/reader.h"
@@ -180,6 +181,8 @@ class ProfileImpl final : public Profile {
     const auto frames = r_.frames();
     const auto modules = r_.modules();
     std::unique_ptr<detail::Symbolizer> symbolizer;
+    // GPU instructions: decoded from the cubins / SASS listings the profile carries.
+    std::unique_ptr<gpu::GpuCode> gpu_code;
     // Cached per (module, address); each module is located once (see module_locator.h).
     std::vector<std::unordered_map<uint64_t, detail::SymbolInfo>> cache(modules.size);
     std::vector<int8_t> module_ok(modules.size, -1);
@@ -220,6 +223,13 @@ class ProfileImpl final : public Profile {
         else if (!info.module.empty()) info.name = BaseName(info.module) + "+" + Hex(f.address);
         else info.name = Hex(f.address);
         if (!sym.file.empty()) { info.file = sym.file; info.line = sym.line; }
+      } else if (f.kind == uint32_t(fmt::FrameKind::kPc)) {
+        // name = the mangled function, address = the PC offset inside it (docs/profile-format.md).
+        if (!gpu_code && r_.blob_count() > 0) gpu_code = std::make_unique<gpu::GpuCode>(r_);
+        gpu::PcInfo pc;
+        if (gpu_code && f.module != fmt::kNone) pc = gpu_code->Lookup(f.module, info.name, f.address);
+        info.name = gpu::GpuCode::Label(f.address, pc);
+        if (pc.line > 0) { info.file = pc.file; info.line = pc.line; }
       }
       // Function identity for bottom-up / flat merging.
       key.clear();

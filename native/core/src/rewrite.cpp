@@ -1,6 +1,7 @@
-// Adds/replaces meta entries of an existing profile by byte-level section rewriting: the
-// strings section gets the new strings appended (existing indices stay valid), the meta
-// section is rebuilt, every other section (unknown kinds too) is copied verbatim.
+// Adds/replaces meta entries (and, for EmbedSassListings, the blobs section) of an existing
+// profile by byte-level section rewriting: the strings section gets the new strings appended
+// (existing indices stay valid), the meta section is rebuilt, every other section (unknown
+// kinds, and blobs unless replaced, too) is copied verbatim.
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -11,6 +12,7 @@
 #include <string_view>
 #include <unordered_map>
 
+#include "rewrite.h"
 #include "strata/core/api.h"
 #include "strata/format/layout.h"
 #include "strata/format/reader.h"
@@ -27,7 +29,9 @@ template <typename T> void Append(std::vector<unsigned char>& out, const T& v) {
   out.insert(out.end(), p, p + sizeof(T));
 }
 
-std::vector<unsigned char> ReadAll(const std::string& path) {
+}  // namespace
+
+std::vector<unsigned char> detail::ReadProfileBytes(const std::string& path) {
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) throw Error(std::string("cannot open: ") + std::strerror(errno));
   std::vector<unsigned char> bytes;
@@ -42,6 +46,8 @@ std::vector<unsigned char> ReadAll(const std::string& path) {
   ::close(fd);
   return bytes;
 }
+
+namespace {
 
 void WriteAtomically(const std::string& path, const std::vector<unsigned char>& bytes, mode_t mode) {
   std::string tmp = path + ".tmp." + std::to_string(::getpid());
@@ -75,7 +81,13 @@ void WriteAtomically(const std::string& path, const std::vector<unsigned char>& 
 
 void RewriteProfileMeta(const std::string& path,
                         const std::vector<std::pair<std::string, std::string>>& entries) {
-  std::vector<unsigned char> in = ReadAll(path);
+  detail::RewriteProfile(path, entries, nullptr);
+}
+
+void detail::RewriteProfile(const std::string& path,
+                            const std::vector<std::pair<std::string, std::string>>& entries,
+                            const std::vector<unsigned char>* blobs_section) {
+  std::vector<unsigned char> in = ReadProfileBytes(path);
   fmt::ProfileReader r;
   try {
     r = fmt::ProfileReader::Parse(in.data(), in.size());
@@ -120,6 +132,9 @@ void RewriteProfileMeta(const std::string& path,
   bool has_meta = std::any_of(old.begin(), old.end(),
                               [](const auto& s) { return s.kind == uint32_t(fmt::SectionKind::kMeta); });
   if (!has_meta) old.push_back(fmt::SectionEntry{uint32_t(fmt::SectionKind::kMeta), sizeof(fmt::MetaEntry), 0, 0, 0});
+  const uint32_t kBlobs = uint32_t(fmt::SectionKind::kBlobs);
+  if (blobs_section && std::none_of(old.begin(), old.end(), [&](const auto& s) { return s.kind == kBlobs; }))
+    old.push_back(fmt::SectionEntry{kBlobs, 0, 0, 0, 0});
 
   std::vector<unsigned char> out(sizeof(fmt::FileHeader), 0);
   std::vector<fmt::SectionEntry> table;
@@ -137,6 +152,9 @@ void RewriteProfileMeta(const std::string& path,
     } else if (s.kind == uint32_t(fmt::SectionKind::kMeta)) {
       for (const auto& m : meta) Append(out, m);
       e.count = meta.size();
+    } else if (s.kind == kBlobs && blobs_section) {
+      out.insert(out.end(), blobs_section->begin(), blobs_section->end());
+      e.count = reinterpret_cast<const fmt::BlobsHeader*>(blobs_section->data())->count;
     } else {
       out.insert(out.end(), in.begin() + long(s.offset), in.begin() + long(s.offset + s.size));
     }

@@ -57,6 +57,15 @@ const char* SectionKindName(uint32_t kind) {
     case SectionKind::kNodes: return "nodes";
     case SectionKind::kMetrics: return "metrics";
     case SectionKind::kNodeMetrics: return "node metrics";
+    case SectionKind::kBlobs: return "blobs";
+  }
+  return nullptr;
+}
+
+const char* BlobKindName(uint32_t kind) {
+  switch (BlobKind(kind)) {
+    case BlobKind::kCubin: return "cubin";
+    case BlobKind::kSassListing: return "sass_listing";
   }
   return nullptr;
 }
@@ -107,7 +116,7 @@ ProfileReader ProfileReader::Parse(const unsigned char* data, size_t size) {
   struct Range { uint64_t begin, end; std::string what; };
   std::vector<Range> ranges;
   ranges.push_back({h->section_table_offset, table_end, "the section table"});
-  const SectionEntry* known[8] = {};
+  const SectionEntry* known[9] = {};  // indexed by known kind (1..8)
   for (size_t i = 0; i < r.sections_.size; ++i) {
     const SectionEntry& s = r.sections_[i];
     const char* name = SectionKindName(s.kind);
@@ -227,6 +236,46 @@ ProfileReader ProfileReader::Parse(const unsigned char* data, size_t size) {
     }
     if (!std::isfinite(m.sum) || !std::isfinite(m.min) || !std::isfinite(m.max) || !std::isfinite(m.m2) || m.m2 < 0)
       Corrupt("node metric record " + U(i) + " has a non-finite or negative-variance value");
+  }
+
+  // --- Blobs --------------------------------------------------------------------------------
+  if (const SectionEntry* s = section(SectionKind::kBlobs)) {
+    if (s->record_size != 0) Corrupt("blobs section has record size " + U(s->record_size) + ", expected 0");
+    if (s->size < sizeof(BlobsHeader)) Corrupt("blobs section is too small for its header");
+    const auto* bh = reinterpret_cast<const BlobsHeader*>(data + s->offset);
+    if (bh->count != s->count)
+      Corrupt("blobs section header says " + U(bh->count) + " blobs, section table says " + U(s->count));
+    const uint64_t entries_bytes = uint64_t(bh->count) * sizeof(BlobEntry);  // u32 * 32: no overflow
+    if (entries_bytes > s->size - sizeof(BlobsHeader))
+      Corrupt("blobs section (" + U(s->size) + " bytes) is too small for " + U(bh->count) + " entries");
+    const auto* entries = reinterpret_cast<const BlobEntry*>(data + s->offset + sizeof(BlobsHeader));
+    const uint64_t data_size = s->size - sizeof(BlobsHeader) - entries_bytes;
+    const unsigned char* blob_data = data + s->offset + sizeof(BlobsHeader) + entries_bytes;
+    std::vector<uint32_t> order(bh->count);
+    for (uint32_t i = 0; i < bh->count; ++i) {
+      const BlobEntry& e = entries[i];
+      order[i] = i;
+      if (e.module >= r.modules_.size)
+        Corrupt("blob " + U(i) + " refers to module " + U(e.module) + ", there are " + U(r.modules_.size));
+      uint64_t end;
+      if (AddOverflows(e.offset, e.size, &end) || end > data_size)
+        Corrupt("blob " + U(i) + " (offset " + U(e.offset) + ", " + U(e.size) + " bytes) is outside the blobs section");
+      if (e.offset % 8 != 0) Corrupt("blob " + U(i) + " is not 8-byte aligned");
+      if (Fnv1a64(blob_data + e.offset, e.size) != e.hash) Corrupt("blob " + U(i) + " hash mismatch");
+      for (uint32_t j = 0; j < i; ++j)  // few blobs (a handful per CUDA module)
+        if (entries[j].module == e.module && entries[j].kind == e.kind)
+          Corrupt("blob " + U(i) + " repeats (module " + U(e.module) + ", kind " + U(e.kind) + ") of blob " + U(j));
+    }
+    std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) { return entries[a].offset < entries[b].offset; });
+    uint64_t reach = 0;
+    uint32_t reach_by = 0;
+    for (uint32_t i : order) {
+      if (entries[i].size == 0) continue;
+      if (reach > entries[i].offset) Corrupt("blob " + U(reach_by) + " overlaps blob " + U(i));
+      if (entries[i].offset + entries[i].size > reach) { reach = entries[i].offset + entries[i].size; reach_by = i; }
+    }
+    r.blob_entries_ = Span<BlobEntry>{entries, bh->count};
+    r.blob_data_ = reinterpret_cast<const char*>(blob_data);
   }
   return r;
 }

@@ -11,6 +11,14 @@
 
 namespace strata::format {
 
+namespace {
+void Align8(std::vector<unsigned char>& out) { while (out.size() % 8) out.push_back(0); }
+template <typename T> void Append(std::vector<unsigned char>& out, const T& v) {
+  const auto* p = reinterpret_cast<const unsigned char*>(&v);
+  out.insert(out.end(), p, p + sizeof(T));
+}
+}  // namespace
+
 void MetricStats::Add(double v) {
   if (count == 0) { min = max = v; } else { min = std::min(min, v); max = std::max(max, v); }
   ++count;
@@ -105,13 +113,30 @@ void ProfileWriter::AddStats(uint32_t node, uint32_t metric, const MetricStats& 
   v.emplace_back(metric, stats);
 }
 
-namespace {
-void Align8(std::vector<unsigned char>& out) { while (out.size() % 8) out.push_back(0); }
-template <typename T> void Append(std::vector<unsigned char>& out, const T& v) {
-  const auto* p = reinterpret_cast<const unsigned char*>(&v);
-  out.insert(out.end(), p, p + sizeof(T));
+std::vector<unsigned char> SerializeBlobsSection(const std::vector<BlobView>& blobs) {
+  std::vector<unsigned char> out;
+  Append(out, BlobsHeader{uint32_t(blobs.size()), 0});
+  uint64_t offset = 0;
+  for (const auto& b : blobs) {
+    const auto* p = reinterpret_cast<const unsigned char*>(b.bytes.data());
+    Append(out, BlobEntry{b.module, uint32_t(b.kind), offset, b.bytes.size(), Fnv1a64(p, b.bytes.size())});
+    offset += (b.bytes.size() + 7) & ~uint64_t(7);
+  }
+  // The data starts 8-aligned (the section starts aligned; header and entries are multiples of
+  // 8), so padding each blob to 8 keeps every offset aligned; no padding after the last one.
+  for (size_t i = 0; i < blobs.size(); ++i) {
+    if (i > 0) Align8(out);
+    out.insert(out.end(), blobs[i].bytes.begin(), blobs[i].bytes.end());
+  }
+  return out;
 }
-}  // namespace
+
+void ProfileWriter::Blob(uint32_t module, BlobKind kind, std::string_view bytes) {
+  for (auto& b : blobs_)
+    if (b.module == module && b.kind == kind) { b.bytes.assign(bytes); return; }  // last wins
+  blobs_.push_back(PendingBlob{module, kind, std::string(bytes)});
+}
+
 
 std::vector<unsigned char> ProfileWriter::Serialize() const {
   std::vector<unsigned char> out(sizeof(FileHeader), 0);
@@ -155,6 +180,15 @@ std::vector<unsigned char> ProfileWriter::Serialize() const {
       Append(out, NodeMetricRecord{node, metric, s.count, s.sum, s.min, s.max, s.m2});
   }
   end();
+
+  if (!blobs_.empty()) {  // optional: absent when there is nothing to carry
+    std::vector<BlobView> views;
+    for (const auto& b : blobs_) views.push_back(BlobView{b.module, b.kind, b.bytes});
+    begin(SectionKind::kBlobs, 0, blobs_.size());
+    std::vector<unsigned char> section = SerializeBlobsSection(views);
+    out.insert(out.end(), section.begin(), section.end());
+    end();
+  }
 
   Align8(out);
   uint64_t table = out.size();

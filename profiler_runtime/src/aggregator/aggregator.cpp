@@ -97,6 +97,10 @@ void Aggregator::DrainAll(bool final) {
   cct_->Locked([&](Cct&, Cct::Unlocked u) {
     // GPU launch paths name thread slots: take them before dead slots are recycled below.
     if (drain_hook_) drain_hook_(this, u, final);
+    struct EmitRoles {  // after the records below
+      ThreadRoles& r; Cct::Unlocked& u; bool on;
+      ~EmitRoles() { if (on) r.Emit(u); }
+    } emit_roles{roles_, u, final};
     for (uint32_t i = 0; i < registry::kMaxSlots; ++i) {
       ThreadSlot& s = slots[i];
       int state = s.state.load(std::memory_order_acquire);
@@ -107,6 +111,7 @@ void Aggregator::DrainAll(bool final) {
       }
       // Dead means the thread ran its exit destructor: no more records will come.
       if (state == kSlotDead) {
+        roles_.Retire(i);
         python_cache_[i].clear();
         registry::Recycle(&s);
       }
@@ -120,6 +125,7 @@ void Aggregator::AddRecord(uint32_t slot_index, const ThreadSlot& slot, const Sa
   int n = rec.depth > kMaxDepth ? kMaxDepth : rec.depth;
   ResolveWords(slot_index, slot, rec.frames, n, ids, u);
   u.AddPath(ids, size_t(n), metric_, double(rec.value));
+  roles_.Note(slot_index, ids, n, double(rec.value), u);
   aggregated_.fetch_add(1, std::memory_order_relaxed);
 }
 
@@ -173,6 +179,7 @@ uint32_t Aggregator::PythonFrame(uint32_t slot_index, const ThreadSlot& slot, ui
   }
   uint32_t id = u.Frame(Cct::FrameKind::kPython, strata::format::kNone, 0, name, file, line);
   cache.emplace(key, id);
+  roles_.ClassifyPython(id, file, name);
   return id;
 }
 

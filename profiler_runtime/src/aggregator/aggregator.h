@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "aggregator/module_map.h"
+#include "aggregator/thread_roles.h"
 #include "cct/cct.h"
 #include "sampler/sample.h"
 
@@ -76,6 +77,7 @@ class Aggregator {
   std::unordered_map<uint64_t, uint32_t> native_cache_;                 // pc -> frame
   std::vector<std::unordered_map<uint64_t, uint32_t>> python_cache_;    // per slot
   std::vector<uint32_t> python_cache_gen_;
+  ThreadRoles roles_;  // what each thread was for (metric `threads`)
 };
 
 }  // namespace strata::rt

@@ -52,6 +52,10 @@ class Cct {
     // Adds one value of `metric` at a node from Node/Child (several metrics, one walk).
     void AddAt(uint32_t node, uint32_t metric, double value) { c->AddAtLocked(node, metric, value); }
     uint32_t Metric(std::string_view name, std::string_view unit) { return c->w_.Metric(name, unit); }
+    // Bytes kept with the profile for a module (a cubin the PC samples point into).
+    void Blob(uint32_t module, strata::format::BlobKind kind, std::string_view bytes) {
+      c->w_.Blob(module, kind, bytes);
+    }
   };
 
   size_t NodeCount();

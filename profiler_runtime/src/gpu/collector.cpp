@@ -37,6 +37,7 @@
 #include "common/tls.h"
 #include "gpu/cupti_loader.h"
 #include "gpu/gpu.h"
+#include "gpu/pc_sampling.h"
 #include "gpu/xla_hlo_map.h"
 #include "runtime_state.h"
 #include "sampler/path_collector.h"
@@ -87,6 +88,8 @@ std::mutex g_queue_mu;
 std::vector<uint64_t>* g_queue = nullptr;
 std::atomic<uint64_t> g_queue_dropped{0};
 bool g_take_paths = true;                   // STRATA_GPU_CALLPATHS=0: API frames at the root
+bool g_pcs = false;                         // PC sampling on (pc_sampling.h)
+bool g_pcs_serialized = false;
 std::atomic<uint64_t> g_path_ns{0}, g_paths{0};  // cost of taking launch paths (status line)
 
 std::mutex g_buf_mu;
@@ -136,9 +139,19 @@ void PushEntry(uint32_t corr, uint32_t alias, uint32_t slot_index, uint32_t gen,
 
 void CUPTIAPI OnCallback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void* data) {
   if (domain == CUPTI_CB_DOMAIN_RESOURCE) {
+    const auto* rd = static_cast<const CUpti_ResourceData*>(data);
     // Records of a context must be out before it goes (cudaDeviceReset, explicit destroy).
-    if (cbid == CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING && g_collecting.load())
+    if (cbid == CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING && g_collecting.load()) {
+      if (g_pcs) pcs::OnContextDestroying(g_api, rd->context);
       g_api->ActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+    } else if (g_pcs && cbid == CUPTI_CBID_RESOURCE_CONTEXT_CREATED) {
+      pcs::OnContextCreated(g_api, rd->context);
+    } else if (g_pcs && cbid == CUPTI_CBID_RESOURCE_MODULE_LOADED) {
+      const auto* m = static_cast<const CUpti_ModuleResourceData*>(rd->resourceDescriptor);
+      if (m) pcs::OnModuleLoaded(g_api, m->pCubin, m->cubinSize);
+    } else if (g_pcs && cbid == CUPTI_CBID_RESOURCE_MODULE_UNLOAD_STARTING) {
+      pcs::Collect(g_api);  // PCs of a module reloaded later would alias (CUPTI's rule)
+    }
     return;
   }
   if (domain != CUPTI_CB_DOMAIN_RUNTIME_API && domain != CUPTI_CB_DOMAIN_DRIVER_API) return;
@@ -171,6 +184,9 @@ void CUPTIAPI OnCallback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId cb
   uint32_t slot_index = slot ? uint32_t(slot - registry::Slots()) : kNoSlot;
   PushEntry(cb->correlationId, 0, slot_index, slot ? slot->generation : 0, api_ns, cb->functionName,
             role, words, n);
+  // PC samples are taken where the program waits anyway (and after each serialized launch).
+  if (g_pcs && (role == kSync || (g_pcs_serialized && (role == kLaunch || role == kGraphLaunch))))
+    pcs::Collect(g_api);
 }
 
 // ---- CUPTI's buffer callbacks ----------------------------------------------------------------
@@ -254,6 +270,10 @@ struct Join {
   bool hlo_more = false;                               // the last scan left files for later
   uint64_t hlo_last_scan = 0;
   uint64_t xla_kernels = 0, xla_library = 0;
+  // PC sampling: where each kernel function ran (mangled name -> node -> GPU time) and, when
+  // serialized, each launch's node (correlation id -> node).
+  std::unordered_map<std::string, std::unordered_map<uint32_t, double>> kernel_nodes;
+  std::unordered_map<uint32_t, uint32_t> kernel_of_corr;
 };
 Join* g_join = nullptr;
 
@@ -632,6 +652,10 @@ void Emit(Join& j, Cct::Unlocked& u, const GpuEvent& ev, uint32_t api_node, bool
       }
       uint32_t node = ChildNode(j, u, api_node, KernelFrame(j, u, ev.name));
       u.AddAt(node, j.m_gpu_time, double(ev.duration));
+      if (g_pcs) {
+        j.kernel_nodes[ev.name][node] += double(ev.duration) + 1.0;  // +1: zero-length kernels count
+        if (g_pcs_serialized) j.kernel_of_corr[ev.corr] = node;
+      }
       u.AddAt(node, j.m_grid, double(ev.grid));
       u.AddAt(node, j.m_block, double(ev.block));
       u.AddAt(node, j.m_regs, double(ev.regs));
@@ -762,6 +786,62 @@ void Sweep(Join& j, uint64_t now) {
   }
 }
 
+// PC samples go below the kernel nodes of their function: the launch's own node when CUPTI
+// tagged the launch (serialized mode), else shared among the function's nodes by GPU time.
+void EmitPcSamples(Join& j, Cct::Unlocked& u) {
+  std::vector<pcs::PcRecord> recs = pcs::TakeRecords();
+  if (recs.empty()) return;
+  std::vector<std::string> names = pcs::StallNames();
+  uint32_t m_samples = u.Metric("pc_samples", "count");
+  std::vector<uint32_t> m_stall(names.size());
+  for (size_t i = 0; i < names.size(); ++i) m_stall[i] = u.Metric("stall_" + names[i], "count");
+  std::unordered_map<uint64_t, uint32_t> modules;  // crc -> module
+  std::unordered_map<uint64_t, uint32_t> frames;   // crc ^ pc ^ function -> frame (checked below)
+  uint32_t unknown_kernel = 0;
+  for (const pcs::PcRecord& r : recs) {
+    uint64_t total = 0;
+    for (uint32_t c : r.counts) total += c;
+    if (!total) continue;
+    auto mit = modules.find(r.crc);
+    if (mit == modules.end()) {
+      char hex[32];
+      snprintf(hex, sizeof(hex), "%016llx", (unsigned long long)r.crc);
+      uint32_t m = u.Module(std::string("cubin:") + hex, hex, 0);
+      std::string bytes = pcs::CubinBytes(r.crc);
+      if (!bytes.empty()) u.Blob(m, strata::format::BlobKind::kCubin, bytes);
+      mit = modules.emplace(r.crc, m).first;
+    }
+    uint32_t frame = u.Frame(Cct::FrameKind::kPc, mit->second, r.pc, *r.function, "", 0);
+    std::vector<std::pair<uint32_t, double>> targets;  // kernel node, share
+    if (r.corr) {
+      auto k = j.kernel_of_corr.find(r.corr);
+      if (k != j.kernel_of_corr.end()) targets.emplace_back(k->second, 1.0);
+    }
+    if (targets.empty()) {
+      auto k = j.kernel_nodes.find(*r.function);
+      if (k != j.kernel_nodes.end()) {
+        double sum = 0;
+        for (auto& [node, w] : k->second) sum += w;
+        for (auto& [node, w] : k->second) targets.emplace_back(node, w / sum);
+      }
+    }
+    if (targets.empty()) {  // a kernel whose activity record never came (should not happen)
+      if (!unknown_kernel) {
+        uint32_t f = KernelFrame(j, u, "<kernel without activity record>");
+        unknown_kernel = ChildNode(j, u, UnattributedNode(j, u), f);
+      }
+      targets.emplace_back(unknown_kernel, 1.0);
+    }
+    for (auto& [kernel_node, share] : targets) {
+      uint32_t node = ChildNode(j, u, kernel_node, frame);
+      u.AddAt(node, m_samples, double(total) * share);
+      for (size_t s = 0; s < r.counts.size() && s < m_stall.size(); ++s)
+        if (r.counts[s]) u.AddAt(node, m_stall[s], double(r.counts[s]) * share);
+    }
+  }
+  (void)frames;
+}
+
 void DrainHook(Aggregator* agg, Cct::Unlocked& u, bool final) {
   if (g_phase.load() == 0 && !final) return;  // CUDA not initialized (yet)
   if (!g_join || !g_queue) return;
@@ -772,6 +852,7 @@ void DrainHook(Aggregator* agg, Cct::Unlocked& u, bool final) {
   TakeApiEntries(j, agg, u, now);
   if (g_api && g_done_bufs) TakeActivity(j, u, now, final);
   XlaDrain(j, u, now, final);
+  if (final && g_pcs) EmitPcSamples(j, u);
   Sweep(j, now);
   if (final) g_collecting.store(false);
 }
@@ -808,10 +889,25 @@ void Inject() {
       Fail("cuptiSubscribe failed: " + api->ResultText(r) + " (" + api->path + ")");
     return;
   }
+  // STRATA_GPU_CALLBACKS (diagnostic, for measuring CUPTI's own cost): "runtime" tracks runtime
+  // API calls only (direct driver launches then go unattributed), "none" only activity records.
+  const char* which = getenv("STRATA_GPU_CALLBACKS");
+  bool runtime_only = which && strcmp(which, "runtime") == 0;
+  bool none = which && strcmp(which, "none") == 0;
   int enabled = 0;
-  for (const CbidEntry& c : kCallbacks)
+  for (const CbidEntry& c : kCallbacks) {
+    if (none || (runtime_only && c.domain == CUPTI_CB_DOMAIN_DRIVER_API)) continue;
     if (api->EnableCallback(1, g_sub, c.domain, c.id) == CUPTI_SUCCESS) ++enabled;
+  }
+  if (none) enabled = 1;
   api->EnableCallback(1, g_sub, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING);
+  if (pcs::Configure()) {
+    g_pcs = true;
+    g_pcs_serialized = getenv("STRATA_PC_SAMPLING") && strcmp(getenv("STRATA_PC_SAMPLING"), "serialized") == 0;
+    for (CUpti_CallbackId id : {CUPTI_CBID_RESOURCE_CONTEXT_CREATED, CUPTI_CBID_RESOURCE_MODULE_LOADED,
+                                CUPTI_CBID_RESOURCE_MODULE_UNLOAD_STARTING})
+      api->EnableCallback(1, g_sub, CUPTI_CB_DOMAIN_RESOURCE, id);
+  }
   if (enabled == 0) { Fail("no CUPTI API callback could be enabled (" + api->path + ")"); return; }
   r = api->ActivityRegisterCallbacks(&BufferRequested, &BufferCompleted);
   if (r != CUPTI_SUCCESS) { Fail("cuptiActivityRegisterCallbacks failed: " + api->ResultText(r)); return; }
@@ -870,7 +966,17 @@ void OnLibraryLoaded(const char* file) {
 }  // nothing drains the queues in a fork
 
 void FlushForExit() {
+  if (g_collecting.load() && g_api && g_pcs) pcs::FinishForExit(g_api);
   if (g_collecting.load() && g_api) g_api->ActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+}
+
+std::string PcSamplingStatusLine() {
+  if (!g_pcs) {
+    const char* v = getenv("STRATA_PC_SAMPLING");
+    if (!v || !*v || strcmp(v, "0") == 0) return "off (strata record --pc-sampling)";
+    if (g_phase.load() != 1) return "not collected: GPU collection is off (see gpu)";
+  }
+  return pcs::StatusLine();
 }
 
 std::string StatusLine() {

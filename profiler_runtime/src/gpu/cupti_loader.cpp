@@ -84,6 +84,13 @@ bool LoadCupti(CuptiApi* api, std::string* why) {
       continue;
     }
     Sym(h, "cuptiActivityFlushPeriod", &api->ActivityFlushPeriod);
+    Sym(h, "cuptiPCSamplingEnable", &api->PCSamplingEnable);
+    Sym(h, "cuptiPCSamplingDisable", &api->PCSamplingDisable);
+    Sym(h, "cuptiPCSamplingGetData", &api->PCSamplingGetData);
+    Sym(h, "cuptiPCSamplingSetConfigurationAttribute", &api->PCSamplingSetConfigurationAttribute);
+    Sym(h, "cuptiPCSamplingGetNumStallReasons", &api->PCSamplingGetNumStallReasons);
+    Sym(h, "cuptiPCSamplingGetStallReasons", &api->PCSamplingGetStallReasons);
+    Sym(h, "cuptiGetCubinCrc", &api->GetCubinCrc);
     api->handle = h;
     char path[4096] = "";
     if (dlinfo(h, RTLD_DI_ORIGIN, path) == 0) {

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cupti.h>
+#include <cupti_pcsampling.h>
 
 #include <string>
 
@@ -25,6 +26,14 @@ struct CuptiApi {
   CUptiResult (*ActivityGetNumDroppedRecords)(CUcontext, uint32_t, size_t*) = nullptr;
   CUptiResult (*GetResultString)(CUptiResult, const char**) = nullptr;
   CUptiResult (*GetVersion)(uint32_t*) = nullptr;
+  // PC sampling (cupti_pcsampling.h); optional: null when this CUPTI lacks them.
+  CUptiResult (*PCSamplingEnable)(CUpti_PCSamplingEnableParams*) = nullptr;
+  CUptiResult (*PCSamplingDisable)(CUpti_PCSamplingDisableParams*) = nullptr;
+  CUptiResult (*PCSamplingGetData)(CUpti_PCSamplingGetDataParams*) = nullptr;
+  CUptiResult (*PCSamplingSetConfigurationAttribute)(CUpti_PCSamplingConfigurationInfoParams*) = nullptr;
+  CUptiResult (*PCSamplingGetNumStallReasons)(CUpti_PCSamplingGetNumStallReasonsParams*) = nullptr;
+  CUptiResult (*PCSamplingGetStallReasons)(CUpti_PCSamplingGetStallReasonsParams*) = nullptr;
+  CUptiResult (*GetCubinCrc)(CUpti_GetCubinCrcParams*) = nullptr;
 
   std::string ResultText(CUptiResult r) const;
 };

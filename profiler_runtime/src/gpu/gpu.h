@@ -25,5 +25,7 @@ void OnForkChild();
 void OnLibraryLoaded(const char* file);
 // Value of the profile's meta "gpu": "collected: ..." or "not collected: <why>".
 std::string StatusLine();
+// Value of the profile's meta "pc_sampling": "off ...", "collected: ...", "not collected: <why>".
+std::string PcSamplingStatusLine();
 
 }  // namespace strata::rt::gpu

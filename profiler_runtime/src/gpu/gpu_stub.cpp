@@ -7,4 +7,5 @@ void FlushForExit() {}
 void OnForkChild() {}
 void OnLibraryLoaded(const char*) {}
 std::string StatusLine() { return "not collected: built without CUDA headers"; }
+std::string PcSamplingStatusLine() { return "not collected: built without CUDA headers"; }
 }  // namespace strata::rt::gpu

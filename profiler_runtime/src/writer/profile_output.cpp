@@ -2,12 +2,25 @@
 #include "ops/op_registry.h"
 
 #include <fcntl.h>
+#include <sched.h>
 #include <unistd.h>
 
 #include <utility>
 #include <vector>
 
 namespace strata::rt::writer {
+namespace {
+
+// Cores this process may run on (its affinity mask), what oversubscription is measured against.
+int CpuCores() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (sched_getaffinity(0, sizeof(set), &set) == 0) return CPU_COUNT(&set);
+  long n = sysconf(_SC_NPROCESSORS_ONLN);
+  return n > 0 ? int(n) : 1;
+}
+
+}  // namespace
 
 bool WriteProfile(Cct& cct, const RunInfo& info, std::string* error) {
   std::vector<std::pair<std::string, std::string>> meta = {
@@ -23,8 +36,10 @@ bool WriteProfile(Cct& cct, const RunInfo& info, std::string* error) {
       {"unwind_failures", std::to_string(info.unwind_failures)},
       {"python", info.python},
       {"threads_seen", std::to_string(info.threads_seen)},
+      {"cpu_cores", std::to_string(CpuCores())},
       {"ended", info.ended},
       {"gpu", info.gpu},
+      {"pc_sampling", info.pc_sampling},
       {"operators", ops::StatusLine()},
   };
   return cct.Write(info.output, meta, error);

@@ -23,6 +23,7 @@ struct RunInfo {
   uint64_t threads_seen = 0;
   std::string ended;          // "exit" | "signal SIGTERM" | ...
   std::string gpu = "not collected";  // gpu::StatusLine(): "collected: ..." | "not collected: <why>"
+  std::string pc_sampling = "off";    // gpu::PcSamplingStatusLine()
 };
 
 bool WriteProfile(Cct& cct, const RunInfo& info, std::string* error);

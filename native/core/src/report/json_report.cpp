@@ -2,6 +2,7 @@
 #include <cstdio>
 #include <nlohmann/json.hpp>
 
+#include "stall_summary.h"
 #include "strata/core/report.h"
 
 namespace strata::core {
@@ -45,6 +46,25 @@ std::string JsonReport(const Profile& profile, const View& view, const ReportOpt
     nodes.push_back(std::move(node));
   }
   doc["nodes"] = std::move(nodes);
+
+  // PC sampling: present only when the profile has stall metrics (docs/report-json.md).
+  const auto kernels = detail::SummarizeStalls(profile);
+  if (!kernels.empty()) {
+    auto reasons = [](const std::vector<detail::StallReason>& rs) {
+      json a = json::array();
+      for (const auto& r : rs) a.push_back({{"reason", r.reason}, {"samples", r.samples}, {"share", r.share}});
+      return a;
+    };
+    json stalls = json::array();
+    for (const auto& k : kernels) {
+      json lines = json::array();
+      for (const auto& l : k.lines)
+        lines.push_back({{"file", l.file}, {"line", l.line}, {"samples", l.samples}, {"top_reasons", reasons(l.top)}});
+      stalls.push_back({{"kernel", k.kernel}, {"samples", k.samples}, {"reasons", reasons(k.reasons)},
+                        {"lines", std::move(lines)}});
+    }
+    doc["gpu_stalls"] = std::move(stalls);
+  }
   return doc.dump(-1, ' ', false, json::error_handler_t::replace) + "\n";
 }
 

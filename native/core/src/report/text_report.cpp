@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <string>
 
+#include "stall_summary.h"
 #include "strata/core/report.h"
 
 namespace strata::core {
@@ -37,6 +38,39 @@ std::string Location(const FrameInfo& f) {
   if (slash != std::string::npos) s = s.substr(slash + 1);
   if (f.line > 0) s += ":" + std::to_string(f.line);
   return s;
+}
+
+std::string Reasons(const std::vector<detail::StallReason>& reasons) {
+  std::string s;
+  for (const auto& r : reasons) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, " %.1f%%", 100.0 * r.share);
+    s += (s.empty() ? "" : ", ") + r.reason + buf;
+  }
+  return s;
+}
+
+// Per kernel: stall reasons, then the lines with most samples (at most 10) and their top 3.
+std::string StallSection(const Profile& profile) {
+  const auto kernels = detail::SummarizeStalls(profile);
+  if (kernels.empty()) return {};
+  std::string out = "\nGPU stalls (PC sampling), per kernel and source line:\n";
+  for (const auto& k : kernels) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.0f samples", k.samples);
+    out += "\n  " + k.kernel + "  (" + buf + ")\n    stalls: " + Reasons(k.reasons) + "\n";
+    size_t shown = 0;
+    for (const auto& l : k.lines) {
+      if (++shown > 10) { out += "    (" + std::to_string(k.lines.size() - 10) + " more lines)\n"; break; }
+      FrameInfo f;
+      f.file = l.file;
+      f.line = l.line;
+      std::string where = l.line ? Location(f) : "(unknown line)";
+      std::snprintf(buf, sizeof buf, "    %-24s %8.0f  ", where.c_str(), l.samples);
+      out += buf + Reasons(l.top) + "\n";
+    }
+  }
+  return out;
 }
 
 }  // namespace
@@ -91,7 +125,7 @@ std::string TextReport(const Profile& profile, const View& view, const ReportOpt
       if (!loc.empty()) out += "  " + loc;
       out += "\n";
     }
-    return out;
+    return out + StallSection(profile);
   }
   out += "  incl%    excl%   function  location\n";
   std::vector<int> depth(view.parent.size(), 0);
@@ -107,7 +141,7 @@ std::string TextReport(const Profile& profile, const View& view, const ReportOpt
     if (!loc.empty()) out += "  " + loc;
     out += "\n";
   }
-  return out;
+  return out + StallSection(profile);
 }
 
 }  // namespace strata::core

@@ -3,6 +3,8 @@
 #include <unistd.h>
 
 #include <cstdlib>
+#include <fstream>
+#include <sstream>
 #include <string>
 
 #include "strata/format/writer.h"
@@ -29,6 +31,14 @@ __attribute__((destructor)) void WriteProfile() {
   strata::format::MetricStats s;
   s.Add(1); s.Add(2); s.Add(3);
   w.AddStats(w.Child(0, f), m, s);
+  // STRATA_FAKE_CUBIN: carry that cubin, as the runtime does for PC sampling (record then
+  // embeds its SASS listing).
+  if (const char* cubin = std::getenv("STRATA_FAKE_CUBIN")) {
+    std::ifstream in(cubin, std::ios::binary);
+    std::stringstream bytes;
+    bytes << in.rdbuf();
+    w.Blob(w.Module("cubin:1234abcd", "1234abcd", 0), strata::format::BlobKind::kCubin, bytes.str());
+  }
   std::string error;
   w.WriteAtomically(out, &error);
 }

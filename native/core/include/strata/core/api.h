@@ -123,4 +123,16 @@ std::optional<size_t> FindMetric(const Profile& profile, const std::string& name
 void RewriteProfileMeta(const std::string& path,
                         const std::vector<std::pair<std::string, std::string>>& entries);
 
+// GPU code (issue 4). For every cubin blob of the profile at `path` without a SASS listing,
+// runs `nvdisasm -c -gi` on it (fork/exec, no shell) and rewrites the profile atomically with the
+// listings added and meta `sass` set to *status: "embedded: N listings (nvdisasm V13.0.88)", or
+// "not embedded: <why>" (nvdisasm "" = not found, or it failed on every cubin) with the profile
+// otherwise unchanged. Returns whether listings were embedded. Throws Error (one line) when the
+// profile cannot be read, validated or replaced.
+bool EmbedSassListings(const std::string& profile_path, const std::string& nvdisasm, std::string* status);
+// nvdisasm to use: $STRATA_NVDISASM, PATH, $CUDA_HOME/bin, /usr/local/cuda/bin; "" when none.
+std::string FindNvdisasm();
+// Whether the profile at `path` carries cubin blobs (what EmbedSassListings works on).
+bool ProfileHasCubins(const std::string& profile_path);
+
 }  // namespace strata::core

@@ -22,6 +22,7 @@ enum class SectionKind : uint32_t {
   kNodes = 5,        // NodeRecord[count]     node 0 is the root
   kMetrics = 6,      // MetricDescriptor[count]
   kNodeMetrics = 7,  // NodeMetricRecord[count], sorted by (node, metric)
+  kBlobs = 8,        // BlobsHeader + BlobEntry[count] + data (record_size 0, like kStrings)
 };
 
 struct FileHeader {            // at offset 0, 64 bytes
@@ -119,6 +120,33 @@ struct NodeMetricRecord {      // 48 bytes
   double m2;                   // sum of squared deviations from the mean
 };
 static_assert(sizeof(NodeMetricRecord) == 48, "NodeMetricRecord layout");
+
+// Binary payloads attached to a module, so that a profile analyzed on another machine carries
+// what it needs: GPU code (a cubin) and its disassembly. Optional section; no version change.
+enum class BlobKind : uint32_t {
+  kCubin = 1,        // the ELF bytes of a CUDA module as loaded (ModuleRecord path "cubin:<crc>")
+  kSassListing = 2,  // UTF-8 text of `nvdisasm -c -gi` run on the kCubin blob of the same module
+};
+
+struct BlobsHeader {           // start of the kBlobs section
+  uint32_t count;              // BlobEntry records that follow
+  uint32_t reserved;           // 0
+};
+
+struct BlobEntry {             // 32 bytes
+  uint32_t module;             // module index (< module count)
+  uint32_t kind;               // BlobKind
+  uint64_t offset;             // from the start of the data (after the entries), 8-byte aligned
+  uint64_t size;               // bytes
+  uint64_t hash;               // Fnv1a64 of the bytes
+};
+static_assert(sizeof(BlobEntry) == 32, "BlobEntry layout");
+
+// FNV-1a 64-bit, used for BlobEntry::hash.
+inline uint64_t Fnv1a64(const unsigned char* p, uint64_t n, uint64_t h = 14695981039346656037ull) {
+  for (uint64_t i = 0; i < n; ++i) { h ^= p[i]; h *= 1099511628211ull; }
+  return h;
+}
 
 // FNV-1a 32-bit, used for FileHeader::checksum.
 inline uint32_t Fnv1a(const unsigned char* p, uint64_t n, uint32_t h = 2166136261u) {

@@ -20,6 +20,13 @@ class ReadError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// One blob of the optional blobs section; `bytes` points into the profile.
+struct BlobView {
+  uint32_t module;
+  BlobKind kind;
+  std::string_view bytes;
+};
+
 template <typename T>
 struct Span {
   const T* data = nullptr;
@@ -51,6 +58,12 @@ class ProfileReader {
   Span<MetricDescriptor> metrics() const { return metrics_; }
   Span<NodeMetricRecord> node_metrics() const { return node_metrics_; }  // sorted (node, metric)
   Span<SectionEntry> sections() const { return sections_; }  // as stored, unknown kinds included
+  // Blobs (cubins, SASS listings), in stored order; hashes and bounds already checked.
+  size_t blob_count() const { return blob_entries_.size; }
+  BlobView blob(size_t i) const {  // i < blob_count()
+    const BlobEntry& e = blob_entries_[i];
+    return BlobView{e.module, BlobKind(e.kind), std::string_view(blob_data_ + e.offset, size_t(e.size))};
+  }
 
   const unsigned char* data() const { return data_; }
   size_t size() const { return size_; }
@@ -69,8 +82,12 @@ class ProfileReader {
   Span<NodeRecord> nodes_;
   Span<MetricDescriptor> metrics_;
   Span<NodeMetricRecord> node_metrics_;
+  Span<BlobEntry> blob_entries_;
+  const char* blob_data_ = nullptr;
 };
 
+// "cubin", "sass_listing"; nullptr for a kind this version does not know.
+const char* BlobKindName(uint32_t kind);
 // "root", "python", "native", "operator", "gpu_api", "kernel", "pc", "region", "thread";
 // nullptr for a kind this version does not know.
 const char* FrameKindName(uint32_t kind);

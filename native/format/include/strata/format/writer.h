@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "strata/format/layout.h"
+#include "strata/format/reader.h"
 
 namespace strata::format {
 
@@ -19,6 +20,10 @@ struct MetricStats {
   void Add(double v);                       // Welford update
   void Merge(const MetricStats& other);     // Chan et al. parallel merge
 };
+
+// The bytes of a blobs section holding `blobs` in order (header, entries, 8-aligned data);
+// shared by the writer and by profile rewrites that add blobs.
+std::vector<unsigned char> SerializeBlobsSection(const std::vector<BlobView>& blobs);
 
 class ProfileWriter {
  public:
@@ -33,6 +38,9 @@ class ProfileWriter {
   // Node 0 (root) exists from the start. Children are interned per (parent, frame).
   uint32_t Child(uint32_t parent, uint32_t frame);
   void AddStats(uint32_t node, uint32_t metric, const MetricStats& stats);
+  // Attaches bytes to a module (a cubin, its SASS listing). One blob per (module, kind): a
+  // second call replaces the first. Written to the optional blobs section.
+  void Blob(uint32_t module, BlobKind kind, std::string_view bytes);
 
   size_t node_count() const { return nodes_.size(); }
   // Serializes; on failure returns false and sets *error to one line; never leaves a partial
@@ -60,6 +68,8 @@ class ProfileWriter {
   std::unordered_map<uint64_t, uint32_t> child_index_;  // (parent << 32 | frame) -> node
   std::vector<MetricDescriptor> metrics_;
   std::vector<std::vector<std::pair<uint32_t, MetricStats>>> node_stats_;  // per node
+  struct PendingBlob { uint32_t module; BlobKind kind; std::string bytes; };
+  std::vector<PendingBlob> blobs_;
 };
 
 }  // namespace strata::format

@@ -1,0 +1,129 @@
+// One region trace in a webview panel, shown by the webview app in timeline mode (protocol v3
+// 'timeline'). Answers 'ready' with the trace, 'openRegionSource' with the marker's line in an
+// editor, 'exportChromeTrace' through the export callback.
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import type { HostMessage, RegionTraceData, WebviewMessage } from '../../../webview/src/protocol';
+import { PROTOCOL_VERSION } from '../../../webview/src/protocol';
+import { webviewHtml, webviewOptions } from '../panel';
+import { revealSource } from '../source';
+import { findMarker, type FileScan } from './markers';
+import type { RegionName } from './names';
+import type { DecodeRequest } from './regionsCli';
+
+export interface LoadedTrace {
+  /** The file the user opened. */
+  file: string;
+  data: RegionTraceData;
+  /** Region names with their `@file:line` where given. */
+  names: Map<number, RegionName>;
+  /** Folder that relative `@file` paths are relative to (the names file's). */
+  namesDir: string;
+  /** How to decode the buffer again (Chrome export); absent without a buffer. */
+  request?: DecodeRequest;
+  scans: FileScan[];
+}
+
+export interface RegionSource { file: string; line: number; how: 'names' | 'marker' }
+
+/** Where region `id`'s marker is: the names table's `@file:line`, else a marker found in the
+ *  workspace's sources. Relative paths resolve against the names file's folder, then the
+ *  workspace folders; otherwise the path is returned as written (revealSource searches the
+ *  workspace by name). */
+export function regionSource(t: LoadedTrace, id: number): RegionSource | undefined {
+  const n = t.names.get(id);
+  if (n?.file && n.line) {
+    let file = n.file;
+    if (!path.isAbsolute(file)) {
+      const candidates = [path.join(t.namesDir, file), ...(vscode.workspace.workspaceFolders ?? []).map((f) => path.join(f.uri.fsPath, file))];
+      file = candidates.find((c) => fs.existsSync(c)) ?? file;
+    }
+    return { file, line: n.line, how: 'names' };
+  }
+  const name = n?.name ?? t.data.intervals.find((iv) => iv.region === id)?.name;
+  const site = findMarker(id, name, t.scans);
+  return site ? { file: site.file, line: site.line, how: 'marker' } : undefined;
+}
+
+/** "file:line" per region id, for the tooltip (paths relative to the workspace). */
+export function sourceLabels(t: LoadedTrace): Record<string, string> {
+  const out: Record<string, string> = {};
+  const ids = new Set(t.data.intervals.map((iv) => iv.region));
+  for (const id of ids) {
+    const s = regionSource(t, id);
+    if (s) out[String(id)] = `${vscode.workspace.asRelativePath(s.file, false)}:${s.line}`;
+  }
+  return out;
+}
+
+export class RegionTracePanel implements vscode.Disposable {
+  private ready = false;
+  private disposed = false;
+  private readonly subs: vscode.Disposable[] = [];
+  /** Last source opened (tests, logs). */
+  lastSource: RegionSource | null = null;
+
+  constructor(
+    readonly panel: vscode.WebviewPanel,
+    readonly trace: LoadedTrace,
+    extensionUri: vscode.Uri,
+    private readonly log: vscode.OutputChannel,
+    private readonly exportTrace: (p: RegionTracePanel) => Promise<void>,
+    onDispose: (p: RegionTracePanel) => void,
+  ) {
+    panel.webview.options = webviewOptions(extensionUri);
+    panel.iconPath = vscode.Uri.joinPath(extensionUri, 'dist', 'media', 'strata-icon.svg');
+    this.subs.push(panel.webview.onDidReceiveMessage((m) => this.onMessage(m as WebviewMessage)));
+    this.subs.push(panel.onDidDispose(() => { this.dispose(); onDispose(this); }));
+    panel.webview.html = webviewHtml(panel.webview, extensionUri, path.basename(trace.file));
+  }
+
+  private message(): HostMessage {
+    const t = this.trace;
+    return {
+      type: 'timeline', version: PROTOCOL_VERSION, title: path.basename(t.file), data: t.data,
+      sources: sourceLabels(t), canExport: !!t.request,
+    };
+  }
+
+  private onMessage(m: WebviewMessage): void {
+    if (!m || typeof m !== 'object' || this.disposed) return;
+    switch (m.type) {
+      case 'ready':
+        this.ready = true;
+        void this.panel.webview.postMessage(this.message());
+        return;
+      case 'openRegionSource':
+        void this.openSource(Number(m.region));
+        return;
+      case 'exportChromeTrace':
+        void this.exportTrace(this);
+        return;
+    }
+  }
+
+  async openSource(region: number): Promise<void> {
+    if (!Number.isInteger(region) || region < 0) return;
+    const src = regionSource(this.trace, region);
+    const name = this.trace.names.get(region)?.name ?? this.trace.data.intervals.find((iv) => iv.region === region)?.name ?? `region ${region}`;
+    this.log.appendLine(`[regions] open the marker of region ${region} (${name}): ${src ? `${src.file}:${src.line} (${src.how})` : 'not found'}`);
+    if (!src) {
+      void vscode.window.showInformationMessage(`Strata: no marker of region ${region} ("${name}") was found in the workspace. ` +
+        `Open the folder with the kernel's sources, or give its line in the names: "${region}=${name}@file.cu:LINE" (docs/regions.md).`);
+      return;
+    }
+    this.lastSource = src;
+    await revealSource({ file: src.file, line: src.line, name, kind: 'region', module: '' }, name);
+  }
+
+  get isReady(): boolean { return this.ready; }
+
+  reveal(): void { this.panel.reveal(); }
+
+  dispose(): void {
+    if (this.disposed) return;
+    this.disposed = true;
+    for (const s of this.subs) s.dispose();
+  }
+}

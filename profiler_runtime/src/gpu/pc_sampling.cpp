@@ -1,0 +1,374 @@
+#include "gpu/pc_sampling.h"
+
+#include <cupti_pcsampling.h>
+
+#include <atomic>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+#include "common/log.h"
+#include "gpu/cupti_loader.h"
+
+namespace strata::rt::gpu::pcs {
+namespace {
+
+constexpr size_t kPcsPerCall = 8192;          // PCs one GetData call can return
+constexpr size_t kScratchBytes = 8u << 20;    // CUPTI's parsed-data buffer (~45k PCs)
+constexpr uint32_t kSkip = 0xFFFFFFFFu;       // a CUPTI stall index we do not keep
+
+// One CUpti_PCSamplingData with the arrays it points into.
+struct DataBuffer {
+  CUpti_PCSamplingData data{};
+  std::vector<CUpti_PCSamplingPCData> pcs;
+  std::vector<CUpti_PCSamplingStallReason> reasons;
+  void Allocate(size_t n_pcs, size_t n_reasons) {
+    pcs.assign(n_pcs, CUpti_PCSamplingPCData{});
+    reasons.assign(n_pcs * n_reasons, CUpti_PCSamplingStallReason{});
+    for (size_t i = 0; i < n_pcs; ++i) {
+      pcs[i].size = sizeof(CUpti_PCSamplingPCData);
+      pcs[i].stallReason = reasons.data() + i * n_reasons;
+    }
+    data = CUpti_PCSamplingData{};
+    data.size = sizeof(CUpti_PCSamplingData);
+    data.collectNumPcs = n_pcs;
+    data.pPcData = pcs.data();
+  }
+};
+
+struct Context {
+  CUcontext ctx = nullptr;
+  bool enabled = false;
+  std::unordered_map<uint32_t, uint32_t> stall_of_index;  // CUPTI index -> our stall id
+  DataBuffer config;  // CUPTI's own buffer (filled at disable)
+  DataBuffer get;     // what GetData fills
+};
+
+struct Key {
+  uint64_t crc, pc;
+  const std::string* function;
+  uint32_t corr;
+  bool operator==(const Key& o) const {
+    return crc == o.crc && pc == o.pc && function == o.function && corr == o.corr;
+  }
+};
+struct KeyHash {
+  size_t operator()(const Key& k) const {
+    uint64_t h = k.crc * 0x9E3779B97F4A7C15ull ^ k.pc * 0xC2B2AE3D27D4EB4Full ^
+                 reinterpret_cast<uintptr_t>(k.function) * 31 ^ k.corr;
+    return size_t(h ^ (h >> 29));
+  }
+};
+
+std::mutex g_mu;  // everything below
+bool g_on = false;
+bool g_configured = false;
+CUpti_PCSamplingCollectionMode g_mode = CUPTI_PC_SAMPLING_COLLECTION_MODE_CONTINUOUS;
+int g_period = -1;  // -1: CUPTI's default
+std::string* g_why = nullptr;  // first failure
+std::vector<std::unique_ptr<Context>>* g_ctxs = nullptr;
+std::vector<std::string>* g_stall_names = nullptr;
+std::unordered_map<std::string, uint32_t>* g_stall_ids = nullptr;
+std::unordered_set<std::string>* g_functions = nullptr;
+std::unordered_map<Key, size_t, KeyHash>* g_index = nullptr;
+std::vector<PcRecord>* g_records = nullptr;
+std::unordered_map<uint64_t, std::string>* g_cubins = nullptr;
+uint64_t g_total = 0, g_dropped = 0, g_kept = 0, g_non_user = 0, g_calls = 0;
+bool g_hw_full = false;
+int g_contexts_on = 0;
+
+void FailLocked(const std::string& why) {
+  if (!g_why) g_why = new std::string(why);
+}
+
+// "smsp__pcsamp_warps_issue_stalled_long_scoreboard" -> "long_scoreboard"; the "_not_issued"
+// twins count the same samples again (a subset), so they are not kept.
+uint32_t StallIdLocked(const char* cupti_name) {
+  std::string n(cupti_name);
+  if (n.size() > 11 && n.compare(n.size() - 11, 11, "_not_issued") == 0) return kSkip;
+  for (const char* prefix : {"smsp__pcsamp_warps_issue_stalled_", "smsp__pcsamp_"}) {
+    size_t len = strlen(prefix);
+    if (n.compare(0, len, prefix) == 0) { n = n.substr(len); break; }
+  }
+  auto it = g_stall_ids->find(n);
+  if (it != g_stall_ids->end()) return it->second;
+  uint32_t id = uint32_t(g_stall_names->size());
+  g_stall_names->push_back(n);
+  g_stall_ids->emplace(n, id);
+  return id;
+}
+
+void ProcessLocked(Context& c, const CUpti_PCSamplingData& d) {
+  g_total += d.totalSamples;
+  g_dropped += d.droppedSamples;
+  g_non_user += d.nonUsrKernelsTotalSamples;
+  if (d.hardwareBufferFull) g_hw_full = true;
+  size_t n = d.totalNumPcs < d.collectNumPcs ? d.totalNumPcs : d.collectNumPcs;
+  for (size_t i = 0; i < n; ++i) {
+    const CUpti_PCSamplingPCData& p = d.pPcData[i];
+    const std::string* fn = &*g_functions->insert(p.functionName ? p.functionName : "<unknown>").first;
+    uint32_t corr = g_mode == CUPTI_PC_SAMPLING_COLLECTION_MODE_KERNEL_SERIALIZED ? p.correlationId : 0;
+    Key k{p.cubinCrc, p.pcOffset, fn, corr};
+    auto [it, fresh] = g_index->emplace(k, g_records->size());
+    if (fresh) {
+      PcRecord r;
+      r.crc = p.cubinCrc;
+      r.pc = p.pcOffset;
+      r.function = fn;
+      r.corr = corr;
+      g_records->push_back(std::move(r));
+    }
+    PcRecord& r = (*g_records)[it->second];
+    for (size_t s = 0; s < p.stallReasonCount; ++s) {
+      auto m = c.stall_of_index.find(p.stallReason[s].pcSamplingStallReasonIndex);
+      if (m == c.stall_of_index.end() || m->second == kSkip || !p.stallReason[s].samples) continue;
+      if (r.counts.size() <= m->second) r.counts.resize(m->second + 1, 0);
+      r.counts[m->second] += p.stallReason[s].samples;
+      g_kept += p.stallReason[s].samples;
+    }
+  }
+}
+
+void CollectLocked(CuptiApi* api, Context& c) {
+  if (!c.enabled || !api->PCSamplingGetData) return;
+  for (int round = 0; round < 256; ++round) {  // bounded: each round drains up to kPcsPerCall
+    CUpti_PCSamplingGetDataParams p{};
+    p.size = CUpti_PCSamplingGetDataParamsSize;
+    p.ctx = c.ctx;
+    c.get.data.totalNumPcs = 0;
+    c.get.data.remainingNumPcs = 0;
+    p.pcSamplingData = &c.get.data;
+    CUptiResult r = api->PCSamplingGetData(&p);
+    ++g_calls;
+    if (r != CUPTI_SUCCESS) {
+      if (r == CUPTI_ERROR_OUT_OF_MEMORY) g_hw_full = true;
+      else Log("PC sampling: cuptiPCSamplingGetData: %s", api->ResultText(r).c_str());
+      return;
+    }
+    ProcessLocked(c, c.get.data);
+    if (c.get.data.remainingNumPcs == 0) return;
+  }
+}
+
+void DisableLocked(CuptiApi* api, Context& c) {
+  if (!c.enabled) return;
+  CollectLocked(api, c);
+  CUpti_PCSamplingDisableParams p{};
+  p.size = CUpti_PCSamplingDisableParamsSize;
+  p.ctx = c.ctx;
+  if (api->PCSamplingDisable) api->PCSamplingDisable(&p);
+  c.enabled = false;
+  // What CUPTI had not handed over yet lands in the configured buffer at disable.
+  ProcessLocked(c, c.config.data);
+  c.config.data.totalNumPcs = 0;
+}
+
+bool SetAttributes(CuptiApi* api, Context& c, std::vector<uint32_t>& indexes, std::string* why) {
+  std::vector<CUpti_PCSamplingConfigurationInfo> info;
+  auto add = [&](CUpti_PCSamplingConfigurationAttributeType t) -> CUpti_PCSamplingConfigurationInfo& {
+    info.push_back(CUpti_PCSamplingConfigurationInfo{});
+    info.back().attributeType = t;
+    return info.back();
+  };
+  add(CUPTI_PC_SAMPLING_CONFIGURATION_ATTR_TYPE_STALL_REASON).attributeData.stallReasonData = {indexes.size(), indexes.data()};
+  add(CUPTI_PC_SAMPLING_CONFIGURATION_ATTR_TYPE_SCRATCH_BUFFER_SIZE).attributeData.scratchBufferSizeData.scratchBufferSize = kScratchBytes;
+  add(CUPTI_PC_SAMPLING_CONFIGURATION_ATTR_TYPE_COLLECTION_MODE).attributeData.collectionModeData.collectionMode = g_mode;
+  add(CUPTI_PC_SAMPLING_CONFIGURATION_ATTR_TYPE_ENABLE_START_STOP_CONTROL).attributeData.enableStartStopControlData.enableStartStopControl = 0;
+  add(CUPTI_PC_SAMPLING_CONFIGURATION_ATTR_TYPE_OUTPUT_DATA_FORMAT).attributeData.outputDataFormatData.outputDataFormat = CUPTI_PC_SAMPLING_OUTPUT_DATA_FORMAT_PARSED;
+  add(CUPTI_PC_SAMPLING_CONFIGURATION_ATTR_TYPE_SAMPLING_DATA_BUFFER).attributeData.samplingDataBufferData.samplingDataBuffer = &c.config.data;
+  if (g_period >= 0)
+    add(CUPTI_PC_SAMPLING_CONFIGURATION_ATTR_TYPE_SAMPLING_PERIOD).attributeData.samplingPeriodData.samplingPeriod = uint32_t(g_period);
+  CUpti_PCSamplingConfigurationInfoParams p{};
+  p.size = CUpti_PCSamplingConfigurationInfoParamsSize;
+  p.ctx = c.ctx;
+  p.numAttributes = info.size();
+  p.pPCSamplingConfigurationInfo = info.data();
+  CUptiResult r = api->PCSamplingSetConfigurationAttribute(&p);
+  if (r == CUPTI_SUCCESS) return true;
+  std::string bad;
+  for (const auto& i : info)
+    if (i.attributeStatus != CUPTI_SUCCESS) bad += " attribute " + std::to_string(int(i.attributeType)) + ": " + api->ResultText(i.attributeStatus) + ";";
+  *why = "cuptiPCSamplingSetConfigurationAttribute: " + api->ResultText(r) + bad;
+  return false;
+}
+
+}  // namespace
+
+bool Configure() {
+  std::lock_guard<std::mutex> lock(g_mu);
+  if (g_configured) return g_on;
+  g_configured = true;
+  const char* v = getenv("STRATA_PC_SAMPLING");
+  if (!v || !*v || strcmp(v, "0") == 0 || strcmp(v, "off") == 0) return false;
+  if (strcmp(v, "serialized") == 0) g_mode = CUPTI_PC_SAMPLING_COLLECTION_MODE_KERNEL_SERIALIZED;
+  else if (strcmp(v, "continuous") == 0 || strcmp(v, "1") == 0) g_mode = CUPTI_PC_SAMPLING_COLLECTION_MODE_CONTINUOUS;
+  else { FailLocked(std::string("bad STRATA_PC_SAMPLING=") + v + " (continuous or serialized)"); return false; }
+  if (const char* p = getenv("STRATA_PC_SAMPLING_PERIOD"); p && *p) {
+    char* end = nullptr;
+    long n = strtol(p, &end, 10);
+    if (*end || n < 5 || n > 31) {
+      FailLocked(std::string("bad STRATA_PC_SAMPLING_PERIOD=") + p + " (5..31: 2^N cycles)");
+      return false;
+    }
+    g_period = int(n);
+  }
+  g_ctxs = new std::vector<std::unique_ptr<Context>>();
+  g_stall_names = new std::vector<std::string>();
+  g_stall_ids = new std::unordered_map<std::string, uint32_t>();
+  g_functions = new std::unordered_set<std::string>();
+  g_index = new std::unordered_map<Key, size_t, KeyHash>();
+  g_records = new std::vector<PcRecord>();
+  g_cubins = new std::unordered_map<uint64_t, std::string>();
+  g_on = true;
+  return true;
+}
+
+bool On() {
+  std::lock_guard<std::mutex> lock(g_mu);
+  return g_on;
+}
+
+void OnContextCreated(CuptiApi* api, CUcontext ctx) {
+  std::lock_guard<std::mutex> lock(g_mu);
+  if (!g_on) return;
+  if (!api->PCSamplingEnable || !api->PCSamplingGetData || !api->PCSamplingSetConfigurationAttribute ||
+      !api->PCSamplingGetNumStallReasons || !api->PCSamplingGetStallReasons) {
+    FailLocked("this CUPTI has no PC sampling API (" + api->path + ")");
+    return;
+  }
+  auto c = std::make_unique<Context>();
+  c->ctx = ctx;
+  // Enable first: the stall-reason queries fail (INVALID_OPERATION) before it on the H100.
+  CUpti_PCSamplingEnableParams ep{};
+  ep.size = CUpti_PCSamplingEnableParamsSize;
+  ep.ctx = ctx;
+  CUptiResult r = api->PCSamplingEnable(&ep);
+  if (r != CUPTI_SUCCESS) {
+    FailLocked(r == CUPTI_ERROR_INSUFFICIENT_PRIVILEGES
+                   ? "not permitted: " + api->ResultText(r) + " (profiling needs NVreg_RestrictProfilingToAdminUsers=0 or root)"
+                   : "cuptiPCSamplingEnable: " + api->ResultText(r));
+    return;
+  }
+  c->enabled = true;
+  size_t n = 0;
+  CUpti_PCSamplingGetNumStallReasonsParams np{};
+  np.size = CUpti_PCSamplingGetNumStallReasonsParamsSize;
+  np.ctx = ctx;
+  np.numStallReasons = &n;
+  std::string why;
+  std::vector<uint32_t> indexes;
+  if ((r = api->PCSamplingGetNumStallReasons(&np)) != CUPTI_SUCCESS || n == 0) {
+    why = "cuptiPCSamplingGetNumStallReasons: " + api->ResultText(r);
+  } else {
+    indexes.assign(n, 0);
+    std::vector<std::vector<char>> names(n, std::vector<char>(CUPTI_STALL_REASON_STRING_SIZE, 0));
+    std::vector<char*> name_ptrs(n);
+    for (size_t i = 0; i < n; ++i) name_ptrs[i] = names[i].data();
+    CUpti_PCSamplingGetStallReasonsParams sp{};
+    sp.size = CUpti_PCSamplingGetStallReasonsParamsSize;
+    sp.ctx = ctx;
+    sp.numStallReasons = n;
+    sp.stallReasonIndex = indexes.data();
+    sp.stallReasons = name_ptrs.data();
+    if ((r = api->PCSamplingGetStallReasons(&sp)) != CUPTI_SUCCESS) {
+      why = "cuptiPCSamplingGetStallReasons: " + api->ResultText(r);
+    } else {
+      for (size_t i = 0; i < n; ++i) {
+        names[i].back() = 0;
+        c->stall_of_index[indexes[i]] = StallIdLocked(names[i].data());
+      }
+      c->config.Allocate(kPcsPerCall, n);
+      c->get.Allocate(kPcsPerCall, n);
+      SetAttributes(api, *c, indexes, &why);
+    }
+  }
+  if (!why.empty()) {
+    CUpti_PCSamplingDisableParams dp{};
+    dp.size = CUpti_PCSamplingDisableParamsSize;
+    dp.ctx = ctx;
+    if (api->PCSamplingDisable) api->PCSamplingDisable(&dp);
+    FailLocked(why);
+    return;
+  }
+  ++g_contexts_on;
+  g_ctxs->push_back(std::move(c));
+}
+
+void OnModuleLoaded(CuptiApi* api, const void* cubin, size_t size) {
+  if (!cubin || !size || !api->GetCubinCrc) return;
+  CUpti_GetCubinCrcParams p{};
+  p.size = sizeof(p);
+  p.cubinSize = size;
+  p.cubin = cubin;
+  if (api->GetCubinCrc(&p) != CUPTI_SUCCESS) return;
+  std::lock_guard<std::mutex> lock(g_mu);
+  if (!g_on) return;
+  if (!g_cubins->count(p.cubinCrc))
+    g_cubins->emplace(p.cubinCrc, std::string(static_cast<const char*>(cubin), size));
+}
+
+void OnContextDestroying(CuptiApi* api, CUcontext ctx) {
+  std::lock_guard<std::mutex> lock(g_mu);
+  if (!g_on) return;
+  for (auto& c : *g_ctxs)
+    if (c->ctx == ctx) DisableLocked(api, *c);
+}
+
+void Collect(CuptiApi* api) {
+  std::lock_guard<std::mutex> lock(g_mu);
+  if (!g_on) return;
+  for (auto& c : *g_ctxs) CollectLocked(api, *c);
+}
+
+void FinishForExit(CuptiApi* api) {
+  std::lock_guard<std::mutex> lock(g_mu);
+  if (!g_on) return;
+  for (auto& c : *g_ctxs) DisableLocked(api, *c);
+}
+
+std::vector<PcRecord> TakeRecords() {
+  std::lock_guard<std::mutex> lock(g_mu);
+  std::vector<PcRecord> out;
+  if (!g_on) return out;
+  out.swap(*g_records);
+  g_index->clear();
+  return out;
+}
+
+std::vector<std::string> StallNames() {
+  std::lock_guard<std::mutex> lock(g_mu);
+  return g_stall_names ? *g_stall_names : std::vector<std::string>();
+}
+
+std::string CubinBytes(uint64_t crc) {
+  std::lock_guard<std::mutex> lock(g_mu);
+  if (!g_cubins) return "";
+  auto it = g_cubins->find(crc);
+  return it == g_cubins->end() ? std::string() : it->second;
+}
+
+std::string StatusLine() {
+  std::lock_guard<std::mutex> lock(g_mu);
+  if (!g_configured || (!g_on && !g_why)) return "off (strata record --pc-sampling)";
+  if (g_why && g_contexts_on == 0) return "not collected: " + *g_why;
+  char buf[512];
+  snprintf(buf, sizeof(buf),
+           "collected: %s mode, period %s; %llu samples kept (%llu total by CUPTI, %llu dropped, %llu in "
+           "non-user kernels) in %zu cubins loaded, %d contexts, %llu GetData calls%s",
+           g_mode == CUPTI_PC_SAMPLING_COLLECTION_MODE_KERNEL_SERIALIZED ? "serialized" : "continuous",
+           g_period >= 0 ? ("2^" + std::to_string(g_period) + " cycles").c_str() : "CUPTI default",
+           (unsigned long long)g_kept, (unsigned long long)g_total, (unsigned long long)g_dropped,
+           (unsigned long long)g_non_user, g_cubins->size(), g_contexts_on, (unsigned long long)g_calls,
+           g_hw_full ? "; the hardware buffer filled up (samples lost)" : "");
+  std::string s = buf;
+  if (g_why) s += "; " + *g_why;
+  return s;
+}
+
+}  // namespace strata::rt::gpu::pcs

@@ -1,0 +1,57 @@
+// CUPTI PC sampling (cupti_pcsampling.h): which instructions the warps of each kernel were
+// stalled at, and why. Off unless STRATA_PC_SAMPLING is set (strata record --pc-sampling):
+//   STRATA_PC_SAMPLING=continuous (or 1)  kernels run concurrently as usual; a PC's samples
+//                                          are shared among the call paths that launched its
+//                                          function in proportion to their GPU time
+//   STRATA_PC_SAMPLING=serialized          CUPTI serializes kernels and tags each PC with the
+//                                          launch's correlation id: exact per call path
+//   STRATA_PC_SAMPLING_PERIOD=N            2^N cycles between samples per SM (5..31)
+// Samples are kept per (cubin, function, PC offset, launch) with a count per stall reason, so
+// their memory grows with the code that ran, not with run length. The cubins the samples point
+// into are copied when modules load (only while sampling is on) and written into the profile.
+#pragma once
+
+#include <cupti.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace strata::rt::gpu {
+struct CuptiApi;
+}
+
+namespace strata::rt::gpu::pcs {
+
+// Reads the environment; false when sampling is off. A bad value turns sampling off and
+// leaves the reason for StatusLine.
+bool Configure();
+bool On();
+
+// CUPTI resource callbacks (any thread).
+void OnContextCreated(CuptiApi* api, CUcontext ctx);
+void OnModuleLoaded(CuptiApi* api, const void* cubin, size_t size);
+void OnContextDestroying(CuptiApi* api, CUcontext ctx);  // takes its data, disables
+// Takes what CUPTI has (all contexts). Called at synchronizing API exits (and after each
+// launch when serialized), from the target's threads; never synchronizes the device.
+void Collect(CuptiApi* api);
+// Normal exit: takes the remaining data and disables sampling on every context.
+void FinishForExit(CuptiApi* api);
+
+struct PcRecord {
+  uint64_t crc = 0;              // cubin CRC (as cuptiGetCubinCrc)
+  uint64_t pc = 0;               // offset inside the function
+  const std::string* function = nullptr;  // mangled name (interned, lives for the process)
+  uint32_t corr = 0;             // launch correlation id (serialized mode), else 0
+  std::vector<uint32_t> counts;  // by stall id (StallNames()); may be shorter than the names
+};
+// Moves the accumulated records out (aggregator thread, final drain).
+std::vector<PcRecord> TakeRecords();
+// Short stall reason names by stall id ("long_scoreboard", "wait", ...).
+std::vector<std::string> StallNames();
+// The cubin with this CRC as loaded, or empty.
+std::string CubinBytes(uint64_t crc);
+// Value of the profile's meta "pc_sampling".
+std::string StatusLine();
+
+}  // namespace strata::rt::gpu::pcs

@@ -1,0 +1,180 @@
+// End-to-end test of the in-kernel region timeline (issue 7 part 5) in a real VS Code
+// (code-server): "Strata: Open Region Trace" on an H100 region buffer decodes it with the CLI and
+// shows the timeline (every lane a row); hover → a tooltip with the region's replayed and raw
+// duration; click → the marker's source line (found in the workspace's kernels, or given as
+// `@file:line` in a names file); "Export Chrome Trace" writes the Chrome trace and says where;
+// a file that is not a region buffer → one clear notification, no panel.
+// Run: node --test test/e2e/regions.test.mjs   (see harness.mjs for prerequisites and env)
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import {
+  S, activeTab, cli, clearNotifications, entry, extId, makeFolders, repo, runCommand, shot, sleep,
+  startSession, statusLine, stopSession, strataFrame, toasts, waitFor, waitToast,
+} from './harness.mjs';
+
+const FIX = path.join(repo, 'test/fixtures/h100/regions');
+const KERNELS = path.join(repo, 'test/regions/kernels.cuh');
+
+/** This test needs no runtime, addon or example: the CLI, code-server and the bundles. */
+function missing() {
+  return [
+    [entry, 'code-server: bash scripts/install-code-server.sh'],
+    [cli, 'the strata CLI: scripts/build.sh'],
+    [path.join(repo, 'extension/dist/extension.js'), 'npm run build -w extension'],
+    [path.join(repo, 'extension/dist/webview/webview.js'), 'npm run build -w webview && npm run build -w extension'],
+  ].filter(([p]) => !existsSync(p)).map(([p, how]) => `${p} (${how})`);
+}
+
+/** Opens `file` through the command and its file dialog (code-server's simple dialog). */
+async function openTrace(file) {
+  await runCommand('Strata: Open Region Trace');
+  const input = S.page.locator('.quick-input-widget .quick-input-box input');
+  await input.waitFor({ state: 'visible', timeout: 15000 });
+  await sleep(400);
+  await input.fill(file);
+  await sleep(400);
+  await S.page.keyboard.press('Enter');
+}
+
+/** The timeline webview once it has drawn `intervals` intervals. */
+async function timelineFrame(intervals) {
+  const frame = await strataFrame(60000, /Strata: .*(not|bad_|cannot|failed)/);
+  const stats = await waitFor('the timeline drawn', () => frame.evaluate(() => {
+    const s = window.__strata?.timeline?.();
+    return s && s.drawn > 0 && s.frames > 0 ? s : null;
+  }), 30000).catch(async (e) => { await shot('regions-no-timeline'); throw e; });
+  if (intervals !== undefined) assert.equal(stats.intervals, intervals);
+  return { frame, stats };
+}
+
+async function tooltipOver(frame, pos) {
+  await frame.locator('.strata-timeline-stage').hover({ position: pos, timeout: 5000 });
+  return waitFor('the tooltip', () => frame.evaluate(() => {
+    const t = document.querySelector('.strata-tooltip');
+    if (!t || t.hidden) return null;
+    const rows = {};
+    for (const tr of t.querySelectorAll('tr')) rows[tr.querySelector('th')?.textContent ?? ''] = tr.querySelector('td')?.textContent ?? '';
+    return { name: t.querySelector('.strata-tt-name')?.textContent ?? '', loc: t.querySelector('.strata-tt-loc')?.textContent ?? '',
+      lane: t.querySelector('.strata-tt-module')?.textContent ?? '', rows };
+  }), 5000, 100);
+}
+
+describe('Strata region timeline (code-server)', { timeout: 300_000 }, () => {
+  const miss = missing();
+  const skip = miss.length > 0 && process.env.STRATA_E2E_ALLOW_SKIP === '1' ? `missing: ${miss.join('; ')}` : false;
+  let traces, kernels;
+  const lineOf = (needle) => readFileSync(KERNELS, 'utf8').split('\n').findIndex((l) => l.includes(needle)) + 1;
+
+  before(async () => {
+    if (skip) return;
+    assert.deepEqual(miss, [], `prerequisites missing:\n  ${miss.join('\n  ')}`);
+    makeFolders('regions');
+    symlinkSync(path.join(repo, 'extension'), path.join(S.ext, extId), 'dir');
+    // The kernels that recorded the fixtures, as the workspace's source; the buffers beside them.
+    mkdirSync(path.join(S.ws, 'src'), { recursive: true });
+    kernels = path.join(S.ws, 'src/kernels.cuh');
+    copyFileSync(KERNELS, kernels);
+    traces = path.join(S.ws, 'traces');
+    mkdirSync(traces, { recursive: true });
+    // calibration.bin beside the buffers: the CLI replays with the measured cost per record.
+    for (const f of ['gemm_nested_loop.bin', 'gemm_nested_loop.json', 'warpspec.bin', 'calibration.bin']) copyFileSync(path.join(FIX, f), path.join(traces, f));
+    // warpspec with a names file that places "mma" explicitly (a line the marker is not on).
+    writeFileSync(path.join(traces, 'warpspec.names'), '# names of the warp-specialized gemm\n10=producer loop\n13=consumer loop\n14=wait full\n15=mma@../src/kernels.cuh:170\n');
+    writeFileSync(path.join(traces, 'notes.bin'), 'not a region buffer\n'.repeat(20));
+    await startSession({ 'strata.cliPath': cli });
+  });
+
+  after(async () => { if (!skip) await stopSession(); });
+
+  test('(r1) Open Region Trace on an H100 buffer: the timeline draws every lane', { skip }, async () => {
+    const expected = JSON.parse((await import('node:child_process')).execFileSync(cli,
+      ['regions', path.join(traces, 'gemm_nested_loop.bin'), '--names-file', path.join(traces, 'gemm_nested_loop.json'),
+        '--calibration', path.join(traces, 'calibration.bin'), '--format', 'json'],
+      { maxBuffer: 1 << 28 }).toString());
+    await openTrace(path.join(traces, 'gemm_nested_loop.bin'));
+    const { frame, stats } = await timelineFrame(expected.intervals.length);
+    assert.equal(stats.rows, expected.lanes.length);
+    assert.equal(stats.rows, 128);
+    const attrs = await frame.evaluate(() => {
+      const g = document.querySelector('.strata-timeline');
+      return { rows: g?.getAttribute('data-rows'), intervals: g?.getAttribute('data-intervals'), summary: document.querySelector('.strata-timeline-summary')?.textContent };
+    });
+    assert.equal(attrs.rows, '128');
+    assert.equal(attrs.intervals, String(expected.intervals.length));
+    assert.match(attrs.summary, /^128 lanes · \d+ intervals/);
+    assert.ok((await S.page.locator('.tabs-container .tab', { hasText: 'Strata: gemm_nested_loop.bin' }).count()) > 0, 'the panel tab');
+    await shot('r1-timeline');
+  });
+
+  test('(r2) hover: region name, replayed and raw duration, lane; click: the marker line', { skip }, async () => {
+    const { frame } = await timelineFrame();
+    const at = await frame.evaluate(() => window.__strata.locate('compute'));
+    assert.ok(at, 'a compute interval is drawn');
+    const tip = await tooltipOver(frame, { x: Math.round(at.x), y: Math.round(at.y) });
+    assert.equal(tip.name, 'compute');
+    assert.match(tip.rows.Duration, /^[\d.]+ (ns|µs) \(replayed\)$/);
+    assert.match(tip.rows.Raw, /^[\d.]+ (ns|µs)$/);
+    const ns = (s) => { const m = /^([\d.]+) (ns|µs)/.exec(s); return Number(m[1]) * (m[2] === 'µs' ? 1000 : 1); };
+    assert.ok(ns(tip.rows.Raw) > ns(tip.rows.Duration), `replay took the marker cost out: raw ${tip.rows.Raw}, replayed ${tip.rows.Duration}`);
+    assert.match(tip.lane, /^SM \d+ · block \d+ · wg [01]$/);
+    const line = lineOf('STRATA_REGION_START(prof, kCompute)');
+    assert.equal(tip.loc, `src/kernels.cuh:${line}`);
+    await shot('r2-tooltip');
+    // A loop iteration says which.
+    const it = await frame.evaluate(() => window.__strata.locate('k-loop #5'));
+    const tip2 = await tooltipOver(frame, { x: Math.round(it.x), y: Math.round(it.y) });
+    assert.equal(tip2.name, 'k-loop #5');
+    assert.equal(tip2.rows.Iteration, '5');
+    // Click on compute → kernels.cuh at the STRATA_REGION_START of kCompute.
+    const again = await frame.evaluate(() => window.__strata.locate('compute'));
+    await frame.locator('.strata-timeline-stage').click({ position: { x: Math.round(again.x), y: Math.round(again.y) } });
+    await activeTab('kernels.cuh', 20000);
+    await waitFor(`cursor at line ${line}`, async () => (await statusLine()) === line, 10000)
+      .catch(async (e) => { await shot('r2-click'); throw e; });
+    await shot('r2-marker-line');
+  });
+
+  test('(r3) Export Chrome Trace writes the trace next to the buffer and says where', { skip }, async () => {
+    await clearNotifications();
+    await S.page.locator('.tabs-container .tab', { hasText: 'Strata: gemm_nested_loop.bin' }).first().click();
+    const { frame } = await timelineFrame();
+    await frame.locator('button.strata-export').click();
+    const out = path.join(traces, 'gemm_nested_loop.chrome.json');
+    const t = await waitToast('the export notification', /wrote the Chrome trace to /, 30000, /not written/);
+    assert.ok(t.includes(out), `"${t}" names ${out}`);
+    const chrome = JSON.parse(readFileSync(out, 'utf8'));
+    assert.ok(Array.isArray(chrome.traceEvents) && chrome.traceEvents.some((e) => e.ph === 'X' && e.name === 'compute'), 'Chrome events with names');
+  });
+
+  test('(r4) a names file with @file:line: the click opens that line', { skip }, async () => {
+    await clearNotifications();
+    await runCommand('View: Close All Editors');
+    await openTrace(path.join(traces, 'warpspec.bin'));
+    const { frame } = await timelineFrame();
+    const at = await frame.evaluate(() => window.__strata.locate('mma'));
+    assert.ok(at, 'an mma interval is drawn');
+    const tip = await tooltipOver(frame, { x: Math.round(at.x), y: Math.round(at.y) });
+    assert.equal(tip.loc, 'src/kernels.cuh:170');
+    await frame.locator('.strata-timeline-stage').click({ position: { x: Math.round(at.x), y: Math.round(at.y) } });
+    await activeTab('kernels.cuh', 20000);
+    await waitFor('cursor at line 170', async () => (await statusLine()) === 170, 10000);
+    // Regions without a location in the names file: found in the sources.
+    const wait = await frame.evaluate(() => window.__strata.locate('wait full'));
+    const tip2 = await tooltipOver(frame, { x: Math.round(wait.x), y: Math.round(wait.y) });
+    assert.equal(tip2.loc, `src/kernels.cuh:${lineOf('STRATA_REGION_START(prof, kFullWait)')}`);
+  });
+
+  test('(r5) a file that is not a region buffer: one clear notification, no panel', { skip }, async () => {
+    await clearNotifications();
+    await runCommand('View: Close All Editors');
+    await openTrace(path.join(traces, 'notes.bin'));
+    const t = await waitToast('the bad-buffer notification', /Strata: notes\.bin: /, 30000);
+    assert.match(t, /bad_header|not a region buffer|empty|truncated/);
+    assert.ok(!t.includes('\n'));
+    await sleep(1000);
+    assert.equal(await S.page.locator('.tabs-container .tab', { hasText: 'Strata: notes.bin' }).count(), 0, 'no panel');
+    assert.deepEqual((await toasts()).filter((x) => /decoding/.test(x)), [], 'no progress left behind');
+  });
+});

@@ -1,0 +1,109 @@
+// The timeline's 2D layer over the WebGL canvas (pointer-events: none): interval labels where
+// an interval is wide enough, the row labels in a gutter on the left, and the time axis with
+// ticks on top. The gutter and axis are painted opaque, so intervals scrolled under them hide.
+import { textColorOn } from './colors';
+import type { RGBA } from '../ui/theme';
+import { toCss } from '../ui/theme';
+
+export interface IntervalLabel { x: number; y: number; w: number; h: number; text: string; r: number; g: number; b: number }
+export interface RowLabel { y: number; h: number; text: string; groupStart: boolean }
+
+export interface OverlayParams {
+  width: number; height: number; dpr: number;
+  gutter: number; axisHeight: number;
+  fontFamily: string; fontSize: number;
+  background: RGBA; foreground: RGBA;
+  /** Ticks: x (px from the plot's left edge) and text. */
+  ticks: { x: number; text: string }[];
+}
+
+export const MIN_INTERVAL_LABEL_WIDTH = 28; // CSS px
+
+/** Tick times for [v0, v1] at a 1-2-5 step, at most `maxTicks` of them. */
+export function niceTicks(v0: number, v1: number, maxTicks: number): { step: number; ticks: number[] } {
+  const span = v1 - v0;
+  if (!(span > 0) || maxTicks < 1) return { step: 0, ticks: [] };
+  const raw = span / maxTicks;
+  const pow = Math.pow(10, Math.floor(Math.log10(raw)));
+  const step = [1, 2, 5, 10].map((m) => m * pow).find((s) => s >= raw) ?? 10 * pow;
+  const ticks: number[] = [];
+  for (let t = Math.ceil(v0 / step) * step; t <= v1 + step * 1e-9; t += step) ticks.push(Math.abs(t) < step * 1e-9 ? 0 : t);
+  return { step, ticks };
+}
+
+export class TimelineOverlay {
+  private ctx: CanvasRenderingContext2D | null;
+
+  constructor(readonly canvas: HTMLCanvasElement) { this.ctx = canvas.getContext('2d'); }
+
+  resize(width: number, height: number, dpr: number): void {
+    const w = Math.max(1, Math.round(width * dpr)), h = Math.max(1, Math.round(height * dpr));
+    if (this.canvas.width !== w) this.canvas.width = w;
+    if (this.canvas.height !== h) this.canvas.height = h;
+  }
+
+  draw(intervals: IntervalLabel[], rows: RowLabel[], p: OverlayParams): void {
+    const ctx = this.ctx;
+    if (!ctx) return;
+    ctx.setTransform(1, 0, 0, 1, 0, 0);
+    ctx.clearRect(0, 0, this.canvas.width, this.canvas.height);
+    ctx.setTransform(p.dpr, 0, 0, p.dpr, 0, 0);
+    ctx.textBaseline = 'middle';
+    const pad = 3;
+    const fg = toCss(p.foreground);
+    const faint = toCss([p.foreground[0], p.foreground[1], p.foreground[2], 60]);
+
+    // Interval labels, clipped to the plot.
+    ctx.save();
+    ctx.beginPath();
+    ctx.rect(p.gutter, p.axisHeight, p.width - p.gutter, p.height - p.axisHeight);
+    ctx.clip();
+    ctx.font = `${Math.min(p.fontSize, 11)}px ${p.fontFamily}`;
+    const ell = ctx.measureText('…').width;
+    for (const l of intervals) {
+      const x = Math.max(l.x, p.gutter), w = l.x + l.w - x;
+      const avail = w - 2 * pad - 1;
+      if (avail < ell * 2) continue;
+      let text = l.text;
+      const full = ctx.measureText(text).width;
+      if (full > avail) {
+        let k = Math.max(1, Math.floor((text.length * (avail - ell)) / full));
+        while (k > 1 && ctx.measureText(text.slice(0, k)).width + ell > avail) k--;
+        text = text.slice(0, k) + '…';
+      }
+      ctx.fillStyle = textColorOn(l.r, l.g, l.b);
+      ctx.fillText(text, x + pad, l.y + (l.h - 1) / 2 + 0.5);
+    }
+    ctx.restore();
+
+    // Gutter: row labels, a line above each group.
+    ctx.fillStyle = toCss(p.background);
+    ctx.fillRect(0, 0, p.gutter, p.height);
+    ctx.font = `${Math.min(p.fontSize, 12)}px ${p.fontFamily}`;
+    for (const r of rows) {
+      if (r.groupStart) { ctx.fillStyle = faint; ctx.fillRect(0, r.y - 3, p.width, 1); }
+      ctx.fillStyle = fg;
+      let text = r.text;
+      const avail = p.gutter - 2 * pad - 4;
+      while (text.length > 1 && ctx.measureText(text).width > avail) text = text.slice(0, -2) + '…';
+      ctx.fillText(text, pad, r.y + Math.min(r.h, 16) / 2);
+    }
+    ctx.fillStyle = faint;
+    ctx.fillRect(p.gutter - 1, 0, 1, p.height);
+
+    // Axis.
+    ctx.fillStyle = toCss(p.background);
+    ctx.fillRect(0, 0, p.width, p.axisHeight);
+    ctx.fillStyle = faint;
+    ctx.fillRect(0, p.axisHeight - 1, p.width, 1);
+    ctx.font = `${Math.min(p.fontSize, 11)}px ${p.fontFamily}`;
+    for (const t of p.ticks) {
+      const x = p.gutter + t.x;
+      if (x < p.gutter || x > p.width) continue;
+      ctx.fillStyle = faint;
+      ctx.fillRect(Math.round(x), p.axisHeight - 6, 1, 6);
+      ctx.fillStyle = fg;
+      ctx.fillText(t.text, x + 3, p.axisHeight / 2);
+    }
+  }
+}

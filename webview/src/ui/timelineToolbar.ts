@@ -1,0 +1,45 @@
+// Toolbar of the timeline: title, what is shown (lanes, intervals, the visible window), reset
+// zoom, "Export Chrome Trace" (asks the host; shown when the host can write one), and a hint.
+import { el } from './dom';
+
+export interface TimelineToolbarHandlers {
+  onReset(): void;
+  onExport(): void;
+}
+
+export class TimelineToolbar {
+  readonly root: HTMLElement;
+  private titleEl: HTMLElement;
+  private summary: HTMLElement;
+  private windowEl: HTMLElement;
+  private resetButton: HTMLButtonElement;
+  readonly exportButton: HTMLButtonElement;
+
+  constructor(h: TimelineToolbarHandlers) {
+    this.titleEl = el('span', { className: 'strata-title' });
+    this.summary = el('span', { className: 'strata-match strata-timeline-summary', attrs: { 'aria-live': 'polite' } });
+    this.windowEl = el('span', { className: 'strata-crumb' });
+    this.resetButton = el('button', { className: 'strata-button', text: 'Reset zoom', title: 'Show the whole trace (0 or Esc)', attrs: { type: 'button' } });
+    this.resetButton.addEventListener('click', () => h.onReset());
+    this.exportButton = el('button', {
+      className: 'strata-button strata-export', text: 'Export Chrome Trace',
+      title: 'Write the trace as Chrome / Perfetto JSON (strata regions --format chrome)', attrs: { type: 'button' },
+    });
+    this.exportButton.addEventListener('click', () => h.onExport());
+    const hint = el('span', {
+      className: 'strata-hint',
+      text: 'Wheel: zoom · drag: pan · wheel on lanes / Shift+wheel: scroll · click: marker source',
+    });
+    this.root = el('div', { className: 'strata-toolbar', attrs: { role: 'toolbar' } },
+      this.titleEl, this.summary, this.resetButton, this.exportButton, this.windowEl, hint);
+  }
+
+  setTitle(title: string): void { this.titleEl.textContent = title; this.titleEl.title = title; }
+  setSummary(text: string): void { this.summary.textContent = text; }
+  setExport(enabled: boolean): void { this.exportButton.hidden = !enabled; }
+
+  setWindow(zoomed: boolean, text: string): void {
+    this.resetButton.disabled = !zoomed;
+    this.windowEl.textContent = text;
+  }
+}
