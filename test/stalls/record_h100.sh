@@ -5,6 +5,7 @@
 #   cp build-rt/lib/libstrata_runtime.so .device/stalls/lib/
 #   cp build-rt/bin/strata_rt_dump_profile .device/stalls/bin/
 #   nvcc -arch=sm_90 -lineinfo -O3 -o .device/stalls/bin/stall_kernels test/stalls/stall_kernels.cu
+#   nvcc -arch=sm_90 -lineinfo -O3 -o .device/stalls/bin/throughput_kernel test/stalls/throughput_kernel.cu
 #   bash test/stalls/record_h100.sh "$OUT"
 set -uo pipefail
 OUT="${1:?output folder}"
@@ -21,7 +22,7 @@ nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
 echo "date: $(date -u +%FT%TZ); $($NVD --version | tail -1)"
 meta() { "$DUMP" "$1" 0 2>&1 | grep -E "^(gpu|pc_sampling)"; }
 t() { local s=$(date +%s%N); "$@" > /dev/null; local rc=$?; echo "$(( ($(date +%s%N) - s) / 1000000 )) ms (exit $rc)"; }
-PARTS="${PARTS:-1 2 3 4 5}"  # which numbered parts below to run
+PARTS="${PARTS:-1 2 3 4 5 6}"  # which numbered parts below to run
 on() { [[ " $PARTS " == *" $1 "* ]]; }
 mkdir -p "$OUT/cubins"
 # 1. Both kernels, continuous (the default mode) and serialized.
@@ -55,6 +56,26 @@ on 5 && for i in 1 2 3; do
   echo "profiled: $(t env STRATA_OUTPUT=/tmp/o.strata LD_PRELOAD="$RT" "$W" 10)"
   echo "pc continuous: $(t env STRATA_OUTPUT=/tmp/o.strata STRATA_PC_SAMPLING=continuous LD_PRELOAD="$RT" "$W" 10)"
   echo "pc serialized: $(t env STRATA_OUTPUT=/tmp/o.strata STRATA_PC_SAMPLING=serialized LD_PRELOAD="$RT" "$W" 10)"
+done
+# 6. The stall rule's twin: a math-throughput-bound kernel.
+on 6 && {
+timeout 120 env STRATA_OUTPUT="$OUT/throughput_continuous.strata" STRATA_PC_SAMPLING=continuous LD_PRELOAD="$RT" $B/bin/throughput_kernel 10
+echo "throughput: exit $?"; meta "$OUT/throughput_continuous.strata"
+python3 test/stalls/extract_cubins.py "$OUT/throughput_continuous.strata" "$OUT/cubins" --nvdisasm "$NVD"
+}
+# 7. Fixed vs per-kernel cost of PC sampling: 1 and 30 repetitions, plain and sampled.
+on 7 && for i in 1 2; do
+  for n in 1 30; do
+    echo "reps $n plain: $(t "$W" $n)"
+    echo "reps $n pc continuous: $(t env STRATA_OUTPUT=/tmp/o.strata STRATA_PC_SAMPLING=continuous LD_PRELOAD="$RT" "$W" $n)"
+  done
+done
+# 8. Cost against the sampling period (2^N cycles): whole process and samples kept, 10 reps.
+on 8 && for i in 1 2; do
+  echo "plain: $(t "$W" 10)"
+  for n in 10 12 14 16 18; do
+    echo "period $n: $(t env STRATA_OUTPUT=/tmp/o$n.strata STRATA_PC_SAMPLING=continuous STRATA_PC_SAMPLING_PERIOD=$n LD_PRELOAD="$RT" "$W" 10) $("$DUMP" /tmp/o$n.strata 0 | grep -o '[0-9]* samples kept')"
+  done
 done
 ls -l "$OUT" "$OUT/cubins" "$OUT/tcubins"
 cd "$OUT" && tar czf cubins.tgz cubins tcubins && rm -rf cubins tcubins; ls -l "$OUT"

@@ -25,8 +25,11 @@ int main(int argc, char** argv) {
       ->default_str("continuous")
       ->check(CLI::IsMember({"continuous", "serialized"}));
   record->add_option("--pc-sampling-period", rec.pc_sampling_period,
-                     "PC sampling period: 2^N GPU cycles per SM between samples (5..31; default CUPTI's)")
-      ->check(CLI::Range(5, 31));
+                     "PC sampling period: 2^N GPU cycles per SM between samples (5..31, default 14; 0: CUPTI's default)")
+      ->check([](const std::string& v) -> std::string {
+        int n = std::atoi(v.c_str());
+        return n == 0 || (n >= 5 && n <= 31) ? "" : "must be 5..31 (or 0: CUPTI's default)";
+      });
   std::string program;
   record->add_option("command", program, "The command to run, after -- (CMD ARGS...)");
   record->prefix_command();  // without --: everything after the program goes to the target

@@ -70,7 +70,10 @@ std::mutex g_mu;  // everything below
 bool g_on = false;
 bool g_configured = false;
 CUpti_PCSamplingCollectionMode g_mode = CUPTI_PC_SAMPLING_COLLECTION_MODE_CONTINUOUS;
-int g_period = -1;  // -1: CUPTI's default
+// 2^14 cycles: on the H100, CUPTI's default (about 2^11 there) took 1 M samples per 10 ms of
+// busy GPU and CUPTI's parsing of them doubled a GPU-bound run; 2^14 keeps ~1/8 of them at a
+// fraction of the cost (docs/benchmarks.md, "PC sampling period"). 0 = CUPTI's default.
+int g_period = 14;
 std::string* g_why = nullptr;  // first failure
 std::vector<std::unique_ptr<Context>>* g_ctxs = nullptr;
 std::vector<std::string>* g_stall_names = nullptr;
@@ -182,7 +185,7 @@ bool SetAttributes(CuptiApi* api, Context& c, std::vector<uint32_t>& indexes, st
   add(CUPTI_PC_SAMPLING_CONFIGURATION_ATTR_TYPE_ENABLE_START_STOP_CONTROL).attributeData.enableStartStopControlData.enableStartStopControl = 0;
   add(CUPTI_PC_SAMPLING_CONFIGURATION_ATTR_TYPE_OUTPUT_DATA_FORMAT).attributeData.outputDataFormatData.outputDataFormat = CUPTI_PC_SAMPLING_OUTPUT_DATA_FORMAT_PARSED;
   add(CUPTI_PC_SAMPLING_CONFIGURATION_ATTR_TYPE_SAMPLING_DATA_BUFFER).attributeData.samplingDataBufferData.samplingDataBuffer = &c.config.data;
-  if (g_period >= 0)
+  if (g_period > 0)
     add(CUPTI_PC_SAMPLING_CONFIGURATION_ATTR_TYPE_SAMPLING_PERIOD).attributeData.samplingPeriodData.samplingPeriod = uint32_t(g_period);
   CUpti_PCSamplingConfigurationInfoParams p{};
   p.size = CUpti_PCSamplingConfigurationInfoParamsSize;
@@ -212,8 +215,8 @@ bool Configure() {
   if (const char* p = getenv("STRATA_PC_SAMPLING_PERIOD"); p && *p) {
     char* end = nullptr;
     long n = strtol(p, &end, 10);
-    if (*end || n < 5 || n > 31) {
-      FailLocked(std::string("bad STRATA_PC_SAMPLING_PERIOD=") + p + " (5..31: 2^N cycles)");
+    if (*end || (n != 0 && (n < 5 || n > 31))) {
+      FailLocked(std::string("bad STRATA_PC_SAMPLING_PERIOD=") + p + " (5..31: 2^N cycles; 0: CUPTI's default)");
       return false;
     }
     g_period = int(n);
@@ -362,7 +365,7 @@ std::string StatusLine() {
            "collected: %s mode, period %s; %llu samples kept (%llu total by CUPTI, %llu dropped, %llu in "
            "non-user kernels) in %zu cubins loaded, %d contexts, %llu GetData calls%s",
            g_mode == CUPTI_PC_SAMPLING_COLLECTION_MODE_KERNEL_SERIALIZED ? "serialized" : "continuous",
-           g_period >= 0 ? ("2^" + std::to_string(g_period) + " cycles").c_str() : "CUPTI default",
+           g_period > 0 ? ("2^" + std::to_string(g_period) + " cycles").c_str() : "CUPTI default",
            (unsigned long long)g_kept, (unsigned long long)g_total, (unsigned long long)g_dropped,
            (unsigned long long)g_non_user, g_cubins->size(), g_contexts_on, (unsigned long long)g_calls,
            g_hw_full ? "; the hardware buffer filled up (samples lost)" : "");

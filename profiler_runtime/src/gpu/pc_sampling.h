@@ -5,7 +5,8 @@
 //                                          function in proportion to their GPU time
 //   STRATA_PC_SAMPLING=serialized          CUPTI serializes kernels and tags each PC with the
 //                                          launch's correlation id: exact per call path
-//   STRATA_PC_SAMPLING_PERIOD=N            2^N cycles between samples per SM (5..31)
+//   STRATA_PC_SAMPLING_PERIOD=N            2^N cycles between samples per SM (5..31; default
+//                                          14; 0 = CUPTI's own default)
 // Samples are kept per (cubin, function, PC offset, launch) with a count per stall reason, so
 // their memory grows with the code that ran, not with run length. The cubins the samples point
 // into are copied when modules load (only while sampling is on) and written into the profile.

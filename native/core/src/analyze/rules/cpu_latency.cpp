@@ -2,12 +2,56 @@
 // time exceeds their GPU time by `ratio` (the GPU idles while Python and the framework prepare
 // the launches); (2) the whole run: the GPU busy under gpu_busy_max of the run while the CPU is
 // busy (data loading, Python overhead). Needs CPU samples and GPU time in one profile.
+// (3) more threads than cores on one job (a data loader's load function): the runtime counts
+// each sampled thread once at its role (metric `threads`, profiler_runtime's thread_roles);
+// CPU-only profiles too.
+#include <map>
+#include <utility>
+
 #include "../value_format.h"
 #include "builtin_rules.h"
 
 namespace strata::core::detail {
+namespace {
+
+void ThreadOversubscription(const AnalysisContext& cx, const RuleParams& p, std::vector<Finding>& out) {
+  auto threads = cx.metric_index("threads");
+  auto cores_text = cx.meta("cpu_cores");
+  if (!threads || !cores_text) return;
+  double cores = 0;
+  try { cores = std::stod(*cores_text); } catch (...) { return; }
+  if (cores <= 0) return;
+  // Threads per function (one Python function can be the role at several lines).
+  struct Job { double threads = 0; size_t node = 0; double node_threads = 0; };
+  std::map<std::pair<std::string, std::string>, Job> jobs;
+  for (size_t v = 1; v < cx.size(); ++v) {
+    double t = cx.metric(v, *threads).exclusive;
+    if (t <= 0 || cx.kind(v) != Kind::kPython) continue;
+    const FrameInfo& f = cx.frame(v);
+    Job& j = jobs[{f.name, f.file}];
+    j.threads += t;
+    if (t > j.node_threads) { j.node_threads = t; j.node = v; }
+  }
+  for (const auto& [key, j] : jobs) {
+    if (j.threads < 2 || j.threads <= p["threads_per_core"] * cores) continue;
+    const FrameInfo& f = cx.frame(j.node);
+    int want = int(p["threads_per_core"] * cores);
+    std::string msg = "`" + Where(f.name, f.file, f.line) + "` runs on " + std::to_string(int(j.threads)) +
+                      " threads but the process has " + std::to_string(int(cores)) +
+                      " cores: the threads compete for the cores (and the GIL) instead of loading faster. Use at "
+                      "most " + std::to_string(want < 1 ? 1 : want) +
+                      " (e.g. ThreadPoolExecutor(max_workers=...), DataLoader num_workers, torch.set_num_threads), "
+                      "or make each item cheaper.";
+    Finding fd = cx.Make("cpu-latency", "warning", j.node, std::move(msg));
+    fd.evidence = {{"threads", j.threads, "threads"}, {"cpu_cores", cores, "cores"}};
+    out.push_back(std::move(fd));
+  }
+}
+
+}  // namespace
 
 void CpuLatency(const AnalysisContext& cx, const RuleParams& p, std::vector<Finding>& out) {
+  ThreadOversubscription(cx, p, out);
   auto gpu = cx.metric_index(kGpuTime);
   std::optional<size_t> cpu;
   for (const char* m : kCpuMetrics)
