@@ -18,8 +18,9 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 WORKLOADS = {"cnn": 300, "transformer": 200, "small": 1000}
 # strata-runtime-cb and cupti-activity take CUPTI apart (STRATA_GPU_CALLBACKS): API callbacks
 # on the runtime domain only, and activity records with no callbacks at all (nothing attributed).
-CONFIGS = ("base", "strata", "strata-nopaths", "strata-runtime-cb", "cupti-activity", "torch.profiler")
+CONFIGS = ("base", "strata", "strata-nocache", "strata-nopaths", "strata-runtime-cb", "cupti-activity", "torch.profiler")
 CONFIG_ENV = {"strata-nopaths": {"STRATA_GPU_CALLPATHS": "0"},
+              "strata-nocache": {"STRATA_GPU_PATH_CACHE": "off"},
               "strata-runtime-cb": {"STRATA_GPU_CALLBACKS": "runtime"},
               "cupti-activity": {"STRATA_GPU_CALLBACKS": "none"}}
 
@@ -116,6 +117,7 @@ def main():
             "strata_wall_ratio": med("strata", "wall_s") / med("base", "wall_s"),
             "strata_rss_ratio": med("strata", "peak_rss_kib") / med("base", "peak_rss_kib"),
             "strata_nopaths_step_ratio": med("strata-nopaths", "median_step_ms") / med("base", "median_step_ms"),
+            "strata_nocache_step_ratio": med("strata-nocache", "median_step_ms") / med("base", "median_step_ms"),
             "torchprof_step_ratio": med("torch.profiler", "median_step_ms") / med("base", "median_step_ms"),
             "torchprof_wall_ratio": med("torch.profiler", "wall_s") / med("base", "wall_s"),
             "torchprof_rss_ratio": med("torch.profiler", "peak_rss_kib") / med("base", "peak_rss_kib"),

@@ -37,6 +37,7 @@
 #include "common/tls.h"
 #include "gpu/cupti_loader.h"
 #include "gpu/gpu.h"
+#include "gpu/launch_path_cache.h"
 #include "gpu/pc_sampling.h"
 #include "gpu/xla_hlo_map.h"
 #include "runtime_state.h"
@@ -177,7 +178,7 @@ void CUPTIAPI OnCallback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId cb
   ThreadSlot* slot = registry::CurrentThreadSlot();
   if (g_take_paths) {
     PathScope scope;
-    if (scope.ok()) n = CollectPath(nullptr, slot, 0, words, kMaxDepth).depth;
+    if (scope.ok()) n = LaunchPath(slot, words, kMaxDepth);
     g_path_ns.fetch_add(NowNs(CLOCK_MONOTONIC) - t0 - api_ns, std::memory_order_relaxed);
     g_paths.fetch_add(1, std::memory_order_relaxed);
   }
@@ -876,6 +877,7 @@ void Inject() {
   if (!g_phase.compare_exchange_strong(expected, 1)) return;  // once
   if (g_taken_by) { g_phase.store(2); return; }
   if (const char* p = getenv("STRATA_GPU_CALLPATHS"); p && strcmp(p, "0") == 0) g_take_paths = false;
+  ConfigureLaunchPathCache();
   auto* api = new CuptiApi();
   std::string why;
   if (!LoadCupti(api, &why)) { Fail(why); return; }
@@ -998,7 +1000,7 @@ std::string StatusLine() {
     if (uint64_t n = g_paths.load()) {
       char buf[64];
       snprintf(buf, sizeof(buf), "; call paths taken %.2f us each", double(g_path_ns.load()) / double(n) / 1000.0);
-      s += buf;
+      s += buf + std::string(" (") + LaunchPathCacheStatus() + ")";
     } else if (!g_take_paths) {
       s += "; call paths off (STRATA_GPU_CALLPATHS=0)";
     }

@@ -161,6 +161,27 @@ bool Detect() {
   return true;
 }
 
+bool StackKey(const Runtime* rt, uint64_t* key) {
+  uintptr_t ts = reinterpret_cast<uintptr_t>(rt->get_this_thread_state());
+  if (!ts) return false;
+  const Offsets& o = *rt->off;
+  uintptr_t cframe, frame;
+  if (!Load(ts + o.tstate_cframe, &cframe) || !Load(cframe + o.cframe_current_frame, &frame)) return false;
+  uint64_t h = 0xcbf29ce484222325ull;
+  auto mix = [&h](uint64_t v) { h = (h ^ v) * 0x100000001b3ull; h ^= h >> 29; };
+  for (int guard = 0; frame && guard < 4096; ++guard) {
+    uintptr_t code = 0, prev = 0, prev_instr = 0;
+    if (!Load(frame + o.frame_code, &code) || !Load(frame + o.frame_previous, &prev)) break;
+    Load(frame + o.frame_prev_instr, &prev_instr);
+    mix(frame);
+    mix(code);
+    mix(prev_instr);
+    frame = prev;
+  }
+  *key = h;
+  return true;
+}
+
 bool WalkCurrentThread(const Runtime* rt, CodeCache* cache, PyStack* out) {
   out->nwords = 0;
   out->ngroups = 0;

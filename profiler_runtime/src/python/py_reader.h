@@ -44,4 +44,9 @@ struct PyStack {
 // Handler side. Returns false when no Python state is attached to this thread.
 bool WalkCurrentThread(const Runtime* rt, CodeCache* cache, PyStack* out);
 
+// A hash of this thread's Python stack as it is now: every frame's address, code object and
+// current instruction, nothing resolved (no code cache, no line table). Equal keys mean the
+// same frames at the same instructions, so the same Python path. False: no Python state.
+bool StackKey(const Runtime* rt, uint64_t* key);
+
 }  // namespace strata::rt::python

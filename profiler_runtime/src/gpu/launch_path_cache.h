@@ -1,0 +1,24 @@
+// Call paths of GPU API calls, cached per thread. Taking a full path at every launch (unwinding
+// the whole native stack, resolving every Python frame's line) costs several µs, and launch
+// loops repeat the same few call sites. The key is cheap to take and pins the path down: the
+// innermost native return addresses (libunwind's fast trace, a few dozen frames: the launch
+// site inside the framework), every Python frame's address, code and instruction (py_reader's
+// StackKey, nothing resolved) and the thread's operator stack. A hit copies the cached words.
+// STRATA_GPU_PATH_CACHE=off disables it; =verify takes the full path anyway and counts the
+// hits whose cached path differs (reported in meta gpu).
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "sampler/thread_registry.h"
+
+namespace strata::rt::gpu {
+
+void ConfigureLaunchPathCache();
+// The calling thread's merged path (CollectPath words, leaf first); the caller holds a PathScope.
+int LaunchPath(ThreadSlot* slot, uint64_t* out, int max);
+// "path cache: N hits of M (V verify mismatches)" or "" when off.
+std::string LaunchPathCacheStatus();
+
+}  // namespace strata::rt::gpu
