@@ -53,34 +53,44 @@ export function lineTotals(cols: HeatColumns): LineTotals {
 }
 
 export interface MetricHeat {
-  metric: string;       // "cpu_time", "wall_time", "gpu_time", "stall_<reason>"
+  metric: string;       // "cpu_time", "wall_time", "gpu_time", "pc_samples", "stall_<reason>"
   unit: string;
   total: number;        // inclusive value of the root
   lines: LineTotals;
 }
 
-/** Which metrics line heat shows, in order: the time metrics, then every stall reason. */
+/** CUPTI bookkeeping counters exported beside the stall reasons: not reasons. */
+const NOT_A_REASON = new Set(['stall_sample_count', 'stall_samples_data_dropped']);
+
+const isStall = (m: string): boolean => m.startsWith('stall_');
+
+/** Which metrics line heat shows, in order: the time metrics, PC samples, then every stall
+ *  reason. A kernel's CUDA/Triton lines carry no time of their own, only the PC samples of
+ *  the instructions compiled from them (pc frames), so pc_samples is what heats them. */
 export function heatMetrics(names: readonly string[]): string[] {
-  const time = ['cpu_time', 'wall_time', 'gpu_time'].filter((m) => names.includes(m));
-  return [...time, ...names.filter((m) => m.startsWith('stall_'))];
+  const time = ['cpu_time', 'wall_time', 'gpu_time', 'pc_samples'].filter((m) => names.includes(m));
+  return [...time, ...names.filter((m) => isStall(m) && !NOT_A_REASON.has(m))];
 }
 
 export interface LineInfo {
   share: number;                              // of the primary metric's total, 0..1
-  text: string;                               // "▮ 12.3% cpu 1.2 s · gpu 30 ms · stall memory_dependency"
+  text: string;                               // "▮ 12.3% cpu 1.2 s · gpu 30 ms · stall long_scoreboard 66%"
   values: { metric: string; value: number; unit: string; share: number }[];
   topStall?: string;                          // reason, without "stall_"
 }
 
-const SHORT: Record<string, string> = { cpu_time: 'cpu', wall_time: 'wall', gpu_time: 'gpu' };
+const SHORT: Record<string, string> = { cpu_time: 'cpu', wall_time: 'wall', gpu_time: 'gpu', pc_samples: 'pc samples' };
 
 /** Line heat of a profile: the metrics' totals per line, looked up per editor line. */
 export class LineHeat {
   /** The metric whose share colours the line: the first time metric present. */
   readonly primary: MetricHeat | undefined;
+  /** What colours a line the primary metric does not reach (a kernel's source lines). */
+  private readonly samples: MetricHeat | undefined;
 
   constructor(readonly metrics: readonly MetricHeat[]) {
-    this.primary = metrics.find((m) => !m.metric.startsWith('stall_'));
+    this.primary = metrics.find((m) => !isStall(m.metric));
+    this.samples = metrics.find((m) => m.metric === 'pc_samples');
   }
 
   /** Every file (as recorded) with at least one line that has a value. */
@@ -94,7 +104,7 @@ export class LineHeat {
   linesOf(file: string): Map<number, LineInfo> {
     const lines = new Set<number>();
     for (const m of this.metrics) {
-      if (m.metric.startsWith('stall_')) continue;
+      if (isStall(m.metric)) continue;
       for (const l of m.lines.get(file)?.keys() ?? []) lines.add(l);
     }
     const out = new Map<number, LineInfo>();
@@ -108,20 +118,27 @@ export class LineHeat {
   describe(file: string, line: number): LineInfo | undefined {
     const values: LineInfo['values'] = [];
     let top: { reason: string; value: number } | undefined;
+    let stalls = 0;
     for (const m of this.metrics) {
       const v = m.lines.get(file)?.get(line) ?? 0;
       if (!(v > 0)) continue;
-      if (m.metric.startsWith('stall_')) {
+      if (isStall(m.metric)) {
+        stalls += v;
         if (!top || v > top.value) top = { reason: m.metric.slice('stall_'.length), value: v };
       }
       values.push({ metric: m.metric, value: v, unit: m.unit, share: m.total > 0 ? v / m.total : 0 });
     }
-    const times = values.filter((v) => !v.metric.startsWith('stall_'));
+    const times = values.filter((v) => !isStall(v.metric));
     if (times.length === 0) return undefined;
-    const primary = this.primary ? values.find((v) => v.metric === this.primary!.metric) : undefined;
+    // The share of the primary metric; a line only PC samples reach (kernel code) by its share
+    // of the samples, so that the hottest CUDA line is as bright as the hottest host line.
+    const primary = (this.primary ? values.find((v) => v.metric === this.primary!.metric) : undefined)
+      ?? (this.samples ? values.find((v) => v.metric === 'pc_samples') : undefined);
     const share = primary?.share ?? 0;
     const parts = times.map((v) => `${SHORT[v.metric] ?? v.metric} ${formatValue(v.value, v.unit)}`);
-    if (top) parts.push(`stall ${top.reason}`);
+    // The reason's share of the line's samples tells a dominant stall from a mixed line.
+    // Floored: a line at 99.7% is not all one reason.
+    if (top) parts.push(`stall ${top.reason} ${Math.floor((100 * top.value) / stalls)}%`);
     const pct = primary ? `${(share * 100).toFixed(1)}% ` : '';
     return { share, values, topStall: top?.reason, text: `▮ ${pct}${parts.join(' · ')}` };
   }

@@ -37,9 +37,12 @@ test('lineTotals: frames without file or line are skipped; siblings after a deep
   assert.equal(lineTotals(c).get('/w/a.py')!.get(2), 9);
 });
 
-test('heatMetrics: time metrics first, then stall reasons; others left out', () => {
+test('heatMetrics: time metrics and PC samples first, then stall reasons; others left out', () => {
   assert.deepEqual(heatMetrics(['cpu_time', 'api_time', 'gpu_time', 'grid_size', 'stall_memory', 'stall_sync']),
     ['cpu_time', 'gpu_time', 'stall_memory', 'stall_sync']);
+  // As the runtime writes PC sampling: pc_samples, reasons, and CUPTI's two counters (not reasons).
+  assert.deepEqual(heatMetrics(['cpu_time', 'gpu_time', 'pc_samples', 'stall_wait', 'stall_sample_count', 'stall_samples_data_dropped', 'stall_selected']),
+    ['cpu_time', 'gpu_time', 'pc_samples', 'stall_wait', 'stall_selected']);
   assert.deepEqual(heatMetrics(['wall_time']), ['wall_time']);
   assert.deepEqual(heatMetrics([]), []);
 });
@@ -54,11 +57,28 @@ test('LineHeat: share of the primary metric, GPU time, top stall reason in the t
   ]);
   const info = heat.describe('/w/a.py', 4)!;
   assert.equal(info.share, 0.25);
-  assert.equal(info.text, '▮ 25.0% cpu 500 ms · gpu 30.0 ms · stall memory_dependency');
+  assert.equal(info.text, '▮ 25.0% cpu 500 ms · gpu 30.0 ms · stall memory_dependency 66%');
   assert.equal(info.topStall, 'memory_dependency');
   assert.deepEqual([...heat.linesOf('/w/a.py').keys()], [4]);
   assert.equal(heat.describe('/w/a.py', 5), undefined);
   assert.deepEqual(heat.files(), ['/w/a.py']);
+});
+
+test('LineHeat: a kernel line (pc frames only) shows its PC samples, their share and the top stall reason', () => {
+  const m = (metric: string, total: number, entries: [number, number][]) =>
+    ({ metric, unit: 'count', total, lines: new Map([['/w/k.cu', new Map(entries)]]) });
+  const heat = new LineHeat([
+    { metric: 'cpu_time', unit: 'ns', total: 2e9, lines: new Map([['/w/k.cu', new Map([[52, 1e9]])]]) },
+    m('pc_samples', 1000, [[19, 800], [25, 50], [52, 1000]]),
+    m('stall_long_scoreboard', 800, [[19, 790], [52, 790]]),
+    m('stall_selected', 200, [[19, 10], [25, 50], [52, 210]]),
+  ]);
+  assert.deepEqual([...heat.linesOf('/w/k.cu').keys()].sort((a, b) => a - b), [19, 25, 52]);
+  const l19 = heat.describe('/w/k.cu', 19)!;
+  assert.equal(l19.share, 0.8, 'no cpu_time on a kernel line: coloured by its share of the PC samples');
+  assert.equal(l19.text, '▮ 80.0% pc samples 800 · stall long_scoreboard 98%');
+  assert.equal(l19.topStall, 'long_scoreboard');
+  assert.equal(heat.describe('/w/k.cu', 52)!.share, 0.5, 'the launching host line keeps its cpu share');
 });
 
 test('LineHeat: without GPU or stall metrics (a CPU profile) the line shows its time only', () => {

@@ -6,7 +6,8 @@ usage: check_findings.py STRATA PROFILE RULE SOURCE MARKER [MARKER...]   a findi
                                                                          at one of the marked lines
        check_findings.py STRATA PROFILE RULE --none                      no finding of RULE at all
        check_findings.py STRATA PROFILE RULE --none-at SOURCE MARKER...  none of RULE at the marked lines
-Optional before RULE: --set RULE.PARAM=VALUE (passed to strata analyze), repeatable.
+Optional before RULE: --set RULE.PARAM=VALUE (passed to strata analyze), repeatable;
+--expect TEXT: the finding at the marked line must also say TEXT (a kernel, a stall reason), repeatable.
 """
 import json
 import os
@@ -23,6 +24,11 @@ def main():
     while "--set" in args:
         i = args.index("--set")
         sets += ["--set", args[i + 1]]
+        del args[i:i + 2]
+    expect = []
+    while "--expect" in args:
+        i = args.index("--expect")
+        expect.append(args[i + 1])
         del args[i:i + 2]
     strata, profile, rule = args[:3]
     rest = args[3:]
@@ -53,6 +59,11 @@ def main():
     if not hits:
         print(f"FAIL: no {rule} finding at {sorted(want)}; {rule} findings at: {where or 'none'}")
         return 1
+    said = [f for f in hits if all(t in f["message"] for t in expect)]
+    if not said:
+        print(f"FAIL: the {rule} finding at {sorted(want)} does not say {expect}: {hits[0]['message'][:200]}")
+        return 1
+    hits = said
     print(f"{os.path.basename(profile)}: {rule} at {sorted(want)}: {hits[0]['message'][:160]}")
     return 0
 

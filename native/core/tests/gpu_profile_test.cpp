@@ -190,14 +190,26 @@ TEST(GpuProfile, StallAnalyzerNamesTheCudaLine) {
   auto p = Profile::FromBytes(PcProfile(Code::kListing));
   strata::core::AnalyzeOptions ao;
   auto findings = strata::core::Analyze(*p, ao).findings;
-  bool found = false;
-  for (const auto& f : findings)
-    if (f.rule == "stall" && f.message.find("mem_chain") != std::string::npos) {
-      found = true;
-      EXPECT_NE(f.message.find("stall_kernels.cu"), std::string::npos) << f.message;
-      EXPECT_NE(f.message.find("19"), std::string::npos) << f.message;
+  int found = 0;
+  for (const auto& f : findings) {
+    if (f.rule != "stall") continue;
+    if (f.message.find("mem_chain") != std::string::npos) {
+      ++found;
+      EXPECT_EQ(f.location.line, 19u) << f.message;
+      EXPECT_NE(f.message.find("stalls mostly on long_scoreboard"), std::string::npos) << f.message;
+      EXPECT_NE(f.message.find("at stall_kernels.cu:19 "), std::string::npos) << f.message;
     }
-  EXPECT_TRUE(found);
+    if (f.message.find("math_chain") != std::string::npos) {
+      ++found;
+      // The inlined helper's line, with both call sites, not the loop line of the top pc.
+      EXPECT_EQ(f.location.line, 14u) << f.message;
+      EXPECT_NE(f.message.find("stalls mostly on wait"), std::string::npos) << f.message;
+      EXPECT_NE(f.message.find("at stall_kernels.cu:14 (inlined at stall_kernels.cu:26, stall_kernels.cu:27)"),
+                std::string::npos) << f.message;
+    }
+    EXPECT_EQ(f.location.file, "/work/main/test/stalls/stall_kernels.cu");
+  }
+  EXPECT_EQ(found, 2);
 }
 
 // --- Embedding listings: `strata sass` and `strata record` with a fake nvdisasm ---------------

@@ -1,54 +1,128 @@
-// stall: a hot kernel's dominant stall reason and the source lines that stall for it, from PC
-// sampling (metrics named stall_<reason> on the kernel's pc frames, issue 4). Silent when the
-// profile has no stall metrics.
+// stall: a hot kernel that spends most of its PC samples in latency stalls, its dominant latency
+// stall reason and the source lines where warps stall for it (metrics stall_<reason> on the
+// kernel's pc frames, issue 4/5). Throughput reasons (issuing, or a busy math pipe) are no problem
+// to fix at a line, so a throughput-bound kernel gives no finding. Silent without PC sampling.
 #include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <map>
 
 #include "../value_format.h"
 #include "builtin_rules.h"
+#include "stall_reasons.h"
 
 namespace strata::core::detail {
 
+namespace {
+
+// "stall_kernels.cu:14" (base name: the message stays short; the finding's location has the path).
+std::string FileLine(const std::string& file, uint32_t line) {
+  size_t slash = file.rfind('/');
+  return (slash == std::string::npos ? file : file.substr(slash + 1)) + ":" + std::to_string(line);
+}
+
+// The call site an inlined instruction was inlined at, from the pc frame's name
+// ("+0x140 FFMA R5, R5, R2, 0.5 (inlined at stall_kernels.cu:26)"), or "".
+std::string InlinedAt(const std::string& name) {
+  static const std::string kTag = "(inlined at ";
+  size_t at = name.rfind(kTag);
+  if (at == std::string::npos) return "";
+  size_t end = name.find(')', at);
+  return end == std::string::npos ? "" : name.substr(at + kTag.size(), end - at - kTag.size());
+}
+
+// A share for the message: Percent(), except that 99.7% does not print as 100%.
+std::string Share(double share) {
+  if (share < 0.995 || share >= 1) return Percent(share);
+  char b[16];
+  std::snprintf(b, sizeof b, "%.1f%%", std::floor(share * 1000.0) / 10.0);  // truncated: 99.96% is "99.9%"
+  return b;
+}
+
+// "a.cu:9" before "a.cu:10": call sites in file order, then line order.
+bool SiteBefore(const std::string& a, const std::string& b) {
+  size_t ca = a.rfind(':'), cb = b.rfind(':');
+  if (ca == std::string::npos || cb == std::string::npos || a.compare(0, ca, b, 0, cb) != 0) return a < b;
+  return std::atol(a.c_str() + ca + 1) < std::atol(b.c_str() + cb + 1);
+}
+
+struct LineStalls {
+  double samples = 0;          // of the dominant reason
+  double top_pc_samples = 0;
+  size_t top_pc = 0;
+  std::vector<std::string> inlined_at;  // distinct call sites, first seen first
+};
+
+}  // namespace
+
 void Stall(const AnalysisContext& cx, const RuleParams& p, std::vector<Finding>& out) {
   auto gpu = cx.metric_index(kGpuTime);
-  std::vector<size_t> stalls;
-  for (size_t k = 0; k < cx.metrics().size(); ++k)
-    if (cx.metrics()[k].name.rfind("stall_", 0) == 0) stalls.push_back(k);
-  if (!gpu || stalls.empty() || cx.total(*gpu) <= 0) return;
+  std::vector<size_t> reasons;  // metric indices of real stall reasons
+  for (size_t k = 0; k < cx.metrics().size(); ++k) {
+    const std::string& name = cx.metrics()[k].name;
+    if (name.rfind("stall_", 0) == 0 && StallReason(name.substr(6)).kind != StallClass::kNotAReason)
+      reasons.push_back(k);
+  }
+  if (!gpu || reasons.empty() || cx.total(*gpu) <= 0) return;
   for (size_t v = 1; v < cx.size(); ++v) {
     if (cx.kind(v) != Kind::kKernel) continue;
     double share = cx.metric(v, *gpu).inclusive / cx.total(*gpu);
     if (share < p["min_share"]) continue;
-    double all = 0, best = 0;
-    size_t reason = stalls[0];
-    for (size_t k : stalls) {
+    double all = 0, latency = 0, best = 0;
+    size_t reason = reasons[0];
+    for (size_t k : reasons) {
       double s = cx.metric(v, k).inclusive;
       all += s;
+      if (StallReason(cx.metrics()[k].name.substr(6)).kind != StallClass::kLatency) continue;
+      latency += s;
       if (s > best) { best = s; reason = k; }
     }
-    if (all <= 0 || best / all < p["min_reason_share"]) continue;
-    // The pc frames (instructions) with most samples of that reason.
-    std::vector<std::pair<double, size_t>> pcs;
-    for (size_t c = v + 1; c < cx.subtree_end(v); ++c)
-      if (cx.kind(c) == Kind::kPc && cx.metric(c, reason).exclusive > 0)
-        pcs.push_back({cx.metric(c, reason).exclusive, c});
-    std::sort(pcs.begin(), pcs.end(), [](auto& a, auto& b) { return a.first > b.first; });
-    std::string lines;
-    size_t shown = 0;
-    for (const auto& [s, c] : pcs) {
-      if (shown >= size_t(p["lines"])) break;
+    if (all <= 0 || best <= 0 || latency / all < p["min_latency_share"] || best / latency < p["min_reason_share"])
+      continue;
+
+    // That reason's samples by source line (an inlined helper's line gathers all its call sites).
+    std::map<std::pair<std::string, uint32_t>, LineStalls> by_line;
+    for (size_t c = v + 1; c < cx.subtree_end(v); ++c) {
+      double s = cx.kind(c) == Kind::kPc ? cx.metric(c, reason).exclusive : 0;
+      if (s <= 0) continue;
       const FrameInfo& f = cx.frame(c);
-      lines += std::string(shown ? ", " : "") + (f.line ? Where("line", f.file, f.line) : f.name) + " " + Percent(s / best);
-      ++shown;
+      LineStalls& l = by_line[{f.line ? f.file : "", f.line}];
+      l.samples += s;
+      if (s > l.top_pc_samples) { l.top_pc_samples = s; l.top_pc = c; }
+      std::string site = InlinedAt(f.name);
+      if (!site.empty() && std::find(l.inlined_at.begin(), l.inlined_at.end(), site) == l.inlined_at.end())
+        l.inlined_at.push_back(site);
+    }
+    std::vector<std::pair<std::pair<std::string, uint32_t>, LineStalls>> lines(by_line.begin(), by_line.end());
+    std::stable_sort(lines.begin(), lines.end(), [](auto& a, auto& b) { return a.second.samples > b.second.samples; });
+
+    std::string listed;
+    for (size_t i = 0; i < lines.size() && i < size_t(p["lines"]); ++i) {
+      auto& [key, l] = lines[i];
+      if (i > 0 && l.samples < 0.01 * best) break;  // a line with a stray sample is noise here
+      std::sort(l.inlined_at.begin(), l.inlined_at.end(), SiteBefore);
+      listed += i ? ", " : "";
+      listed += key.second ? FileLine(key.first, key.second) : "instructions without a source line";
+      for (size_t s = 0; s < l.inlined_at.size(); ++s) listed += (s ? ", " : " (inlined at ") + l.inlined_at[s];
+      listed += (l.inlined_at.empty() ? " " : ") ") + Share(l.samples / best);
     }
     std::string why = cx.metrics()[reason].name.substr(6);
+    StallReasonInfo info = StallReason(why);
     const FrameInfo& kf = cx.frame(v);
     std::string msg = "Kernel `" + kf.name + "` (" + Percent(share) + " of GPU time) stalls mostly on " + why + " (" +
-                      Percent(best / all) + " of its stall samples)" + (lines.empty() ? "" : "; at " + lines) +
-                      ". Work on what that stall means at those lines (e.g. long_scoreboard: global memory latency "
-                      "- stage through shared memory or raise occupancy; barrier: unbalanced warps).";
-    Finding fd = cx.Make("stall", "warning", pcs.empty() ? v : pcs.front().second, std::move(msg));
-    fd.evidence = {{"gpu_time_share", share, "share"}, {"stall_reason_share", best / all, "share"},
+                      Share(best / all) + " of its PC samples; latency stalls " + Share(latency / all) + ")" +
+                      (listed.empty() ? "" : ", at " + listed) + ". " + info.advice + ".";
+    // The sample lands on the instruction that cannot issue, not on the one that caused the wait.
+    if (*info.producer)
+      msg += std::string(" The sampled instruction is the consumer that waits; the cause is the producer of the register "
+                         "it waits for (") + info.producer + "), usually just before it.";
+    Finding fd = cx.Make("stall", "warning", lines.empty() ? v : lines.front().second.top_pc, std::move(msg));
+    fd.evidence = {{"gpu_time_share", share, "share"},
+                   {"stall_reason_share", best / all, "share"},
+                   {"latency_stall_share", latency / all, "share"},
                    {cx.metrics()[reason].name, best, cx.metrics()[reason].unit}};
+    if (!lines.empty()) fd.evidence.push_back({"top_line_share", lines.front().second.samples / best, "share"});
     out.push_back(std::move(fd));
   }
 }
