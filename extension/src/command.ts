@@ -130,7 +130,11 @@ export interface RecordOptions {
   output: string;
   periodMs?: number;         // 0 or undefined: the CLI's default
   wall?: boolean;
+  pcSampling?: PcSamplingMode;   // GPU PC sampling with stall reasons (undefined/'off': none)
+  pcSamplingPeriod?: number;     // 2^N cycles (5..31; 0: CUPTI's default); undefined: the CLI's
 }
+
+export type PcSamplingMode = 'off' | 'continuous' | 'serialized';
 
 /** Arguments of `strata record` (without the CLI itself). */
 export function buildRecordArgs(target: readonly string[], opts: RecordOptions): string[] {
@@ -140,6 +144,11 @@ export function buildRecordArgs(target: readonly string[], opts: RecordOptions):
     args.push('--period-ms', String(Math.max(1, Math.round(opts.periodMs))));
   }
   if (opts.wall) args.push('--wall');
+  if (opts.pcSampling && opts.pcSampling !== 'off') {
+    args.push(`--pc-sampling=${opts.pcSampling}`);
+    const n = opts.pcSamplingPeriod;
+    if (n !== undefined && Number.isInteger(n) && (n === 0 || (n >= 5 && n <= 31))) args.push(`--pc-sampling-period=${n}`);
+  }
   args.push('--', ...target);
   return args;
 }

@@ -6,7 +6,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { buildRecordArgs, describeExit, formatCommandLine, profileFileName, resolveTarget } from './command';
+import { buildRecordArgs, describeExit, formatCommandLine, profileFileName, resolveTarget, type PcSamplingMode } from './command';
 import type { ResolvedLaunch } from './launch/config';
 import { RunTerminal } from './launch/terminal';
 import { resolveCliPath } from './paths';
@@ -77,7 +77,7 @@ export async function specFromSettings(ctx: RunContext, fileArg?: vscode.Uri, la
   );
   const cwd = folder?.uri.fsPath ?? (activeFile ? path.dirname(activeFile) : os.homedir());
   return buildSpec(ctx, folder, cwd, target, {
-    periodMs: cfg.get<number>('periodMs', 0), wall: cfg.get<boolean>('wall', false), env: {},
+    periodMs: cfg.get<number>('periodMs', 0), wall: cfg.get<boolean>('wall', false), env: {}, ...pcSamplingSettings(cfg),
     label: path.basename(target[1] ?? target[0]),
   });
 }
@@ -92,6 +92,12 @@ export function specFromLaunch(ctx: RunContext, folder: vscode.WorkspaceFolder |
     const local = folder?.uri.fsPath ?? os.homedir();
     const output = path.join(profilesFolder(cfg, folder, local), profileFileName(launch.target, new Date()));
     const gpu: Record<string, string> = cfg.get<boolean>('gpu.callPaths', true) === false ? { STRATA_GPU_CALLPATHS: '0' } : {};
+    // The host's `strata record` reads the same settings from its environment.
+    const pcs = { ...pcSamplingSettings(cfg), ...definedOnly({ pcSampling: launch.pcSampling, pcSamplingPeriod: launch.pcSamplingPeriod }) };
+    if (pcs.pcSampling && pcs.pcSampling !== 'off') {
+      gpu.STRATA_PC_SAMPLING = pcs.pcSampling;
+      if (pcs.pcSamplingPeriod !== undefined) gpu.STRATA_PC_SAMPLING_PERIOD = String(pcs.pcSamplingPeriod);
+    }
     const { cli, args, remote } = remoteCommand(launch.remote, {
       target: launch.target, env: { ...gpu, ...launch.env },
       periodMs: launch.periodMs ?? cfg.get<number>('periodMs', 0), wall: launch.wall ?? cfg.get<boolean>('wall', false),
@@ -103,11 +109,28 @@ export function specFromLaunch(ctx: RunContext, folder: vscode.WorkspaceFolder |
     wall: launch.wall ?? cfg.get<boolean>('wall', false),
     env: launch.env,
     label: launch.label,
+    ...pcSamplingSettings(cfg),
+    ...definedOnly({ pcSampling: launch.pcSampling, pcSamplingPeriod: launch.pcSamplingPeriod }),
   });
+}
+
+/** strata.gpu.pcSampling / strata.gpu.pcSamplingPeriod (a launch configuration overrides them). */
+function pcSamplingSettings(cfg: vscode.WorkspaceConfiguration): { pcSampling?: PcSamplingMode; pcSamplingPeriod?: number } {
+  const mode = cfg.get<string>('gpu.pcSampling', 'off');
+  const period = cfg.get<number | null>('gpu.pcSamplingPeriod', null);
+  return {
+    pcSampling: mode === 'continuous' || mode === 'serialized' ? mode : 'off',
+    ...(typeof period === 'number' ? { pcSamplingPeriod: period } : {}),
+  };
+}
+
+function definedOnly<T extends object>(o: T): Partial<T> {
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
 }
 
 function buildSpec(ctx: RunContext, folder: vscode.WorkspaceFolder | undefined, cwd: string, target: string[], o: {
   periodMs: number; wall: boolean; env: Record<string, string | undefined>; label: string;
+  pcSampling?: PcSamplingMode; pcSamplingPeriod?: number;
 }): RecordSpec {
   const cfg = vscode.workspace.getConfiguration('strata', folder?.uri);
   const cli = resolveCliPath(cfg.get<string>('cliPath'), ctx.extensionDir, {
@@ -121,7 +144,9 @@ function buildSpec(ctx: RunContext, folder: vscode.WorkspaceFolder | undefined, 
     try { fs.accessSync(cli, fs.constants.X_OK); } catch { try { fs.chmodSync(cli, 0o755); } catch { /* reported by spawn */ } }
   }
   const output = path.join(profilesFolder(cfg, folder, cwd), profileFileName(target, new Date()));
-  const args = buildRecordArgs(target, { output, periodMs: o.periodMs, wall: o.wall });
+  const args = buildRecordArgs(target, {
+    output, periodMs: o.periodMs, wall: o.wall, pcSampling: o.pcSampling, pcSamplingPeriod: o.pcSamplingPeriod,
+  });
   return { cli, args, cwd, env: { ...gpuEnv(cfg), ...bundledLibraryEnv(ctx.extensionDir, cli), ...o.env }, output, label: o.label };
 }
 

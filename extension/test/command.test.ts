@@ -73,3 +73,13 @@ test('profileFileName: script stem and a timestamp', () => {
   assert.equal(profileFileName(['python3', '-u', 'b.py'], d), 'b-20260102-030405.strata');
   assert.equal(profileFileName(['./bench'], d), 'bench-20260102-030405.strata');
 });
+
+test('buildRecordArgs: PC sampling mode and period', () => {
+  assert.deepEqual(buildRecordArgs(['./x'], { output: 'p', pcSampling: 'continuous' }),
+    ['record', '-o', 'p', '--pc-sampling=continuous', '--', './x']);
+  assert.deepEqual(buildRecordArgs(['./x'], { output: 'p', pcSampling: 'serialized', pcSamplingPeriod: 16 }),
+    ['record', '-o', 'p', '--pc-sampling=serialized', '--pc-sampling-period=16', '--', './x']);
+  assert.deepEqual(buildRecordArgs(['./x'], { output: 'p', pcSampling: 'off', pcSamplingPeriod: 16 }), ['record', '-o', 'p', '--', './x']);
+  assert.deepEqual(buildRecordArgs(['./x'], { output: 'p', pcSampling: 'continuous', pcSamplingPeriod: 2 }),
+    ['record', '-o', 'p', '--pc-sampling=continuous', '--', './x'], 'a period out of range is left to the CLI default');
+});

@@ -52,3 +52,12 @@ test('bad configurations: one clear message naming the configuration and the att
   assert.match(msg({ module: 'not a module' }), /not a Python module name/);
   assert.match(msg({ program: 'train.py', request: 'attach' }), /"request" must be "launch"/);
 });
+
+test('pcSampling / pcSamplingPeriod: checked, passed on', () => {
+  const r = resolveLaunch(cfg({ program: '/ws/train.py', pcSampling: 'serialized', pcSamplingPeriod: 12 }), host);
+  assert.equal(r.pcSampling, 'serialized');
+  assert.equal(r.pcSamplingPeriod, 12);
+  assert.equal(resolveLaunch(cfg({ program: '/ws/train.py' }), host).pcSampling, undefined, 'unset: the setting decides');
+  assert.throws(() => resolveLaunch(cfg({ program: '/ws/train.py', pcSampling: 'always' }), host), /"pcSampling" must be/);
+  assert.throws(() => resolveLaunch(cfg({ program: '/ws/train.py', pcSamplingPeriod: 3 }), host), /"pcSamplingPeriod" must be/);
+});

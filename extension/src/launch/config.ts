@@ -2,7 +2,7 @@
 // bad configuration gives one clear message instead of a run that fails later. Pure (file
 // system lookups are injected): unit-tested under plain node.
 import * as path from 'node:path';
-import { splitCommandLine } from '../command';
+import { splitCommandLine, type PcSamplingMode } from '../command';
 import { toRemote } from '../remote/pathMap';
 import { resolveRemote, type RemoteLaunch } from '../remote/remoteConfig';
 
@@ -19,6 +19,8 @@ export interface StrataLaunchConfig {
   python?: unknown;         // interpreter; default: strata.pythonPath
   periodMs?: unknown;
   wall?: unknown;
+  pcSampling?: unknown;     // 'off' | 'continuous' | 'serialized'
+  pcSamplingPeriod?: unknown;
   remote?: unknown;         // run on another host over ssh (remote/remoteConfig.ts)
 }
 
@@ -28,6 +30,8 @@ export interface ResolvedLaunch {
   env: Record<string, string | undefined>; // changes to the extension host's environment
   periodMs?: number;
   wall?: boolean;
+  pcSampling?: PcSamplingMode;
+  pcSamplingPeriod?: number;
   label: string;                          // for titles: the program's or module's name
   /** Set: `target` and `cwd` are on this host (cwd '' = the login folder); env applies there. */
   remote?: RemoteLaunch;
@@ -90,6 +94,19 @@ export function resolveLaunch(c: StrataLaunchConfig, host: LaunchHost): Resolved
     periodMs = p;
   }
   if (c.wall !== undefined && c.wall !== null && typeof c.wall !== 'boolean') fail('"wall" must be true or false');
+  let pcSampling: PcSamplingMode | undefined;
+  if (c.pcSampling !== undefined && c.pcSampling !== null) {
+    if (c.pcSampling !== 'off' && c.pcSampling !== 'continuous' && c.pcSampling !== 'serialized')
+      fail('"pcSampling" must be "off", "continuous" or "serialized"');
+    pcSampling = c.pcSampling as PcSamplingMode;
+  }
+  let pcSamplingPeriod: number | undefined;
+  if (c.pcSamplingPeriod !== undefined && c.pcSamplingPeriod !== null) {
+    const n = Number(c.pcSamplingPeriod);
+    if (!Number.isInteger(n) || !(n === 0 || (n >= 5 && n <= 31)))
+      fail('"pcSamplingPeriod" must be an integer N from 5 to 31 (2^N GPU cycles between samples; 0: CUPTI\'s default)');
+    pcSamplingPeriod = n;
+  }
 
   const program = str(c.program, 'program');
   const module = str(c.module, 'module');
@@ -158,10 +175,10 @@ export function resolveLaunch(c: StrataLaunchConfig, host: LaunchHost): Resolved
       label = path.posix.basename(prog);
       target = /\.pyw?$/i.test(prog) ? [py, prog, ...args] : [prog, ...args];
     }
-    return { target, cwd: rcwd, env, periodMs, wall: c.wall === true ? true : c.wall === false ? false : undefined, label, remote: { ...r, cwd: rcwd || undefined } };
+    return { target, cwd: rcwd, env, periodMs, wall: c.wall === true ? true : c.wall === false ? false : undefined, pcSampling, pcSamplingPeriod, label, remote: { ...r, cwd: rcwd || undefined } };
   }
 
   function done(): ResolvedLaunch {
-    return { target, cwd, env, periodMs, wall: c.wall === true ? true : c.wall === false ? false : undefined, label };
+    return { target, cwd, env, periodMs, wall: c.wall === true ? true : c.wall === false ? false : undefined, pcSampling, pcSamplingPeriod, label };
   }
 }

@@ -37,7 +37,8 @@ TEST_F(Cli, UnknownFlag) {
 TEST_F(Cli, MissingArguments) {
   for (const char* args : {"", " report", " record", " record -o x.strata", " frobnicate",
                            " report f --view sideways", " report f --limit -3", " record --period-ms 0 -- true",
-                           " record --bogus -- true", " record -o x.strata --", " report f -- x"}) {
+                           " record --bogus -- true", " record -o x.strata --", " report f -- x",
+                           " record --pc-sampling=always -- true", " record --pc-sampling-period=3 -- true"}) {
     auto r = RunShell("cd " + Quote(dir_) + " && " + kStrata + args);
     EXPECT_EQ(r.status, 2) << args;
     EXPECT_EQ(CountLines(r.err), 1u) << args << ": " << r.err;
@@ -142,6 +143,18 @@ TEST_F(Cli, RecordWithRuntime) {
   EXPECT_EQ(strata::core::Profile::Open(out)->meta("ld_preload").value(),
             std::string(STRATA_FAKE_RUNTIME) + ":/nonexistent-preload.so");
   EXPECT_EQ(strata::core::Profile::Open(out)->meta("mode").value(), "cpu");
+}
+
+TEST_F(Cli, RecordPassesPcSamplingToTheRuntime) {
+  std::string out = dir_ + "/pcs.strata";
+  auto r = RunShell("LD_PRELOAD= STRATA_PC_SAMPLING=stale STRATA_RUNTIME_LIB=" STRATA_FAKE_RUNTIME " " + kStrata +
+                    " record -o " + Quote(out) + " --pc-sampling=serialized --pc-sampling-period=12 -- /bin/true");
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(strata::core::Profile::Open(out)->meta("pc_sampling_env").value(), "serialized/12");
+  r = RunShell("LD_PRELOAD= STRATA_RUNTIME_LIB=" STRATA_FAKE_RUNTIME " " + kStrata + " record -o " + Quote(out) +
+               " --pc-sampling -- /bin/true");
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(strata::core::Profile::Open(out)->meta("pc_sampling_env").value(), "continuous/<unset>");
 }
 
 TEST_F(Cli, RecordWithoutRuntime) {

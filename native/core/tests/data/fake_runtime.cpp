@@ -25,6 +25,7 @@ __attribute__((destructor)) void WriteProfile() {
   w.Meta("mode", Env("STRATA_MODE"));
   w.Meta("period_ms", Env("STRATA_PERIOD_MS"));
   w.Meta("ld_preload", Env("LD_PRELOAD"));
+  w.Meta("pc_sampling_env", Env("STRATA_PC_SAMPLING") + "/" + Env("STRATA_PC_SAMPLING_PERIOD"));
   w.Meta("samples", "3");
   uint32_t m = w.Metric("cpu_time", "ns");
   uint32_t f = w.Frame(strata::format::FrameKind::kPython, strata::format::kNone, 0, "main", "/x.py", 1);
