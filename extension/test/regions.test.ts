@@ -116,6 +116,32 @@ test('CLI arguments and failure lines', () => {
   assert.equal(failureLine('', null, 'SIGSEGV'), 'strata regions was killed by SIGSEGV');
 });
 
+test('Proton traces (issue 7 part 4): .chrome_trace or a JSON with Proton processes goes to --proton', () => {
+  const proton = { traceEvents: [{ ph: 'X', name: 'load', pid: 'matmul_kernel Core12 CTA3', tid: 'warp 0 (line 1)', ts: 0, dur: 0.1 }] };
+  assert.equal(classifyJson(proton), 'proton');
+  assert.equal(classifyJson({ traceEvents: [{ ph: 'X', pid: 1, tid: 2 }] }), 'other');   // a plain Chrome trace
+  const files = new Map<string, unknown>([['/t/mm.json', proton], ['/t/mm.chrome_trace', null]]);
+  const fsx = { exists: (p: string) => files.has(p), json: (p: string) => files.get(p) };
+  assert.deepEqual(traceFilesFor('/t/mm.chrome_trace', fsx), { buffer: '/t/mm.chrome_trace', proton: true, namesFile: undefined });
+  assert.deepEqual(traceFilesFor('/t/mm.json', fsx), { buffer: '/t/mm.json', proton: true });
+  assert.deepEqual(regionsArgs({ buffer: '/t/mm.chrome_trace', proton: true, names: '1=x', calibration: '/c.bin', cyclesPerNs: 1.98 }, 'json'),
+    ['regions', '--proton', '/t/mm.chrome_trace', '--cycles-per-ns', '1.98', '--format', 'json']);
+});
+
+const PROTON_FIX = join(REPO, 'test/fixtures/h100/proton');
+
+test('the CLI imports an H100 Proton trace into lanes and intervals',
+  { skip: cli() && existsSync(join(PROTON_FIX, 'matmul_pipelined.chrome_trace')) ? false : 'the strata CLI is not built' }, async () => {
+    const out = await runRegions(cli()!, regionsArgs({ buffer: join(PROTON_FIX, 'matmul_pipelined.chrome_trace'), proton: true }, 'json'));
+    const data = JSON.parse(out);
+    assert.equal(classifyJson(data), 'trace');
+    assert.equal(data.source, 'proton');
+    assert.ok(data.lanes.length > 0 && data.intervals.length > data.lanes.length);
+    const names = new Set(data.intervals.map((i: { name?: string }) => i.name));
+    assert.ok(names.has('kernel') && names.has('dot') && names.has('load'), [...names].join(','));
+    await assert.rejects(runRegions(cli()!, regionsArgs({ buffer: join(FIX, 'gemm_nested_loop.json'), proton: true }, 'json')), /not a Proton|no in-kernel/);
+  });
+
 function cli(): string | null {
   for (const d of [process.env.STRATA_BUILD_DIR, 'build'].filter((x): x is string => !!x)) {
     const p = resolve(REPO, d, 'bin/strata');

@@ -73,7 +73,7 @@ export function registerRegionTrace(context: vscode.ExtensionContext, ctx: Regio
       }
     }
     const request: DecodeRequest | undefined = files.buffer
-      ? { buffer: files.buffer, names: cliNames(names) || undefined, cyclesPerNs, calibration: files.calibration } : undefined;
+      ? { buffer: files.buffer, names: cliNames(names) || undefined, cyclesPerNs, calibration: files.calibration, proton: files.proton } : undefined;
     const scanning = scanWorkspaceMarkers((l) => ctx.log.appendLine(l));
     let data: RegionTraceData;
     if (files.decoded) {
@@ -150,7 +150,7 @@ export function registerRegionTrace(context: vscode.ExtensionContext, ctx: Regio
   const pick = async (title: string, label: string): Promise<string | undefined> => {
     const picked = await vscode.window.showOpenDialog({
       canSelectMany: false, openLabel: label, title,
-      filters: { 'Region traces': ['bin', 'json'], 'All files': ['*'] },
+      filters: { 'Region traces': ['bin', 'json', 'chrome_trace'], 'All files': ['*'] },
       defaultUri: vscode.workspace.workspaceFolders?.[0]?.uri,
     });
     return picked?.[0]?.fsPath;
@@ -173,7 +173,7 @@ export function registerRegionTrace(context: vscode.ExtensionContext, ctx: Regio
       try {
         const files = traceFilesFor(file, { exists: (p) => fs.existsSync(p), json: readJson });
         const names = files.namesFile ? parseNamesFile(fs.readFileSync(files.namesFile, 'utf8')) : undefined;
-        await exportChrome({ file, request: files.buffer ? { buffer: files.buffer, names: names ? cliNames(names.names) || undefined : undefined, cyclesPerNs: names?.cyclesPerNs, calibration: files.calibration } : undefined });
+        await exportChrome({ file, request: files.buffer ? { buffer: files.buffer, names: names ? cliNames(names.names) || undefined : undefined, cyclesPerNs: names?.cyclesPerNs, calibration: files.calibration, proton: files.proton } : undefined });
       } catch (e) {
         void vscode.window.showErrorMessage(`Strata: ${path.basename(file)}: ${(e as Error).message}`);
       }

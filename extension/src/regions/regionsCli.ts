@@ -9,12 +9,14 @@ export interface DecodeRequest {
   names?: string;
   cyclesPerNs?: number;
   calibration?: string;
+  /** `buffer` is a Proton trace: `strata regions --proton FILE` (names come from the trace). */
+  proton?: boolean;
 }
 
 export function regionsArgs(req: DecodeRequest, format: 'json' | 'chrome' | 'text', output?: string): string[] {
-  const args = ['regions', req.buffer];
-  if (req.names) args.push('--names', req.names);
-  if (req.calibration) args.push('--calibration', req.calibration);
+  const args = req.proton ? ['regions', '--proton', req.buffer] : ['regions', req.buffer];
+  if (req.names && !req.proton) args.push('--names', req.names);
+  if (req.calibration && !req.proton) args.push('--calibration', req.calibration);
   if (req.cyclesPerNs !== undefined && Number.isFinite(req.cyclesPerNs) && req.cyclesPerNs > 0) args.push('--cycles-per-ns', String(req.cyclesPerNs));
   args.push('--format', format);
   if (output) args.push('-o', output);

@@ -3,11 +3,15 @@
 // or a harness sidecar (`{"names": "1=load;...", "clock_cycles_per_ns": 1.98}`, the buffer next
 // to it). Names for a buffer come from `<stem>.names` or the sidecar `<stem>.json`; a calibration
 // buffer (`<stem>.calibration.bin`, else `calibration.bin` in the same folder) makes the CLI
-// replay with the measured cost per record. Pure (the
+// replay with the measured cost per record. A Triton kernel's Proton trace (`name.chrome_trace`,
+// or a JSON with Proton's "<kernel> Core<n> CTA<n>" processes) is decoded by
+// `strata regions --proton` (issue 7, part 4). Pure (the
 // file system is injected), unit-tested.
 import * as path from 'node:path';
 
-export type JsonKind = 'trace' | 'sidecar' | 'other';
+export type JsonKind = 'trace' | 'sidecar' | 'proton' | 'other';
+
+const PROTON_PID = / Core\d+ CTA\d+$/;
 
 /** A decoded trace has "lanes" and "intervals" arrays; a sidecar has a "names" string. */
 export function classifyJson(value: unknown): JsonKind {
@@ -15,6 +19,8 @@ export function classifyJson(value: unknown): JsonKind {
   const o = value as Record<string, unknown>;
   if (Array.isArray(o.lanes) && Array.isArray(o.intervals)) return 'trace';
   if (typeof o.names === 'string') return 'sidecar';
+  if (Array.isArray(o.traceEvents) && o.traceEvents.slice(0, 64).some((e) =>
+    !!e && typeof e === 'object' && typeof (e as { pid?: unknown }).pid === 'string' && PROTON_PID.test((e as { pid: string }).pid))) return 'proton';
   return 'other';
 }
 
@@ -33,6 +39,8 @@ export interface TraceFiles {
   namesFile?: string;
   /** A CalibrationKernel buffer for `--calibration`. */
   calibration?: string;
+  /** `buffer` is a Proton trace (decoded with `--proton`). */
+  proton?: boolean;
 }
 
 export interface FileAccess {
@@ -60,14 +68,16 @@ export function traceFilesFor(picked: string, fsx: FileAccess): TraceFiles {
     const c = t.buffer ? calibrationFor(t.buffer) : undefined;
     return c ? { ...t, calibration: c } : t;
   };
+  if (/\.chrome_trace$/i.test(picked)) return { buffer: picked, proton: true, namesFile: namesFor(picked) };
   if (!/\.json$/i.test(picked)) return withCalibration({ buffer: picked, namesFile: namesFor(picked) });
   const value = fsx.json(picked);
   const kind = classifyJson(value);
   const bin = `${stem}.bin`;
   if (kind === 'trace') return withCalibration({ decoded: picked, buffer: fsx.exists(bin) ? bin : undefined, namesFile: namesFor(picked) });
+  if (kind === 'proton') return { buffer: picked, proton: true };
   if (kind === 'sidecar') {
     if (!fsx.exists(bin)) throw new Error(`${path.basename(picked)} holds region names, but its buffer ${path.basename(bin)} is not next to it.`);
     return withCalibration({ buffer: bin, namesFile: picked });
   }
-  throw new Error(`${path.basename(picked)} is not a region trace: expected a decoded trace ("lanes" and "intervals", from strata regions --format json) or a sidecar with "names".`);
+  throw new Error(`${path.basename(picked)} is not a region trace: expected a decoded trace ("lanes" and "intervals", from strata regions --format json) a sidecar with "names", or a Proton trace).`);
 }

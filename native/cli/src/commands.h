@@ -44,6 +44,7 @@ struct RegionsOptions {
   std::string format = "text";      // text | json | chrome
   std::string output;               // "" = stdout
   double cycles_per_ns = 0;         // the device's clock64 rate; 0: measured from the lanes
+  std::string proton;               // a Proton trace (.chrome_trace) or hatchet instead of a buffer
 };
 int RunRegions(const RegionsOptions& options);
 

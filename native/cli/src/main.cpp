@@ -59,7 +59,10 @@ int main(int argc, char** argv) {
 
   RegionsOptions reg;
   CLI::App* regions = app.add_subcommand("regions", "Decode an in-kernel region buffer (docs/regions.md)");
-  regions->add_option("file", reg.file, "The raw buffer read back after the launch")->required();
+  CLI::Option* reg_file = regions->add_option("file", reg.file, "The raw buffer read back after the launch");
+  regions->add_option("--proton", reg.proton, "A Triton kernel's Proton trace (name.chrome_trace) or name.hatchet")
+      ->check(CLI::ExistingFile)
+      ->excludes(reg_file);
   regions->add_option("--names", reg.names, "Region names: \"1=load;2=compute\"");
   regions->add_option("--names-file", reg.names_file, "A file with the names table (or a harness JSON sidecar)")
       ->check(CLI::ExistingFile);
@@ -124,7 +127,13 @@ int main(int argc, char** argv) {
       return kExitUsage;
     }
     if (analyze->parsed()) return RunAnalyze(ana);
-    if (regions->parsed()) return RunRegions(reg);
+    if (regions->parsed()) {
+      if (reg.file.empty() && reg.proton.empty()) {
+        std::fprintf(stderr, "strata regions: give a region buffer or --proton FILE\n");
+        return kExitUsage;
+      }
+      return RunRegions(reg);
+    }
     if (sass->parsed()) return RunSass(sas);
     return RunReport(rep);
   } catch (const std::exception& e) {

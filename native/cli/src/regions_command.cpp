@@ -8,6 +8,7 @@
 #include <string>
 
 #include "commands.h"
+#include "strata/core/proton_import.h"
 #include "strata/core/regions.h"
 
 namespace strata::cli {
@@ -16,7 +17,7 @@ namespace rg = strata::core::regions;
 
 namespace {
 
-std::string Summary(const rg::Trace& t, const std::map<uint16_t, std::string>& names) {
+std::string Summary(const rg::Trace& t, const std::map<uint16_t, std::string>& names, const std::string& first_line = "") {
   struct Acc { size_t n = 0; double ns = 0, raw_ns = 0, wait_ns = 0, max_ns = 0; size_t waits = 0; };
   std::map<uint16_t, Acc> by_region;
   for (const auto& iv : t.intervals) {
@@ -32,7 +33,7 @@ std::string Summary(const rg::Trace& t, const std::map<uint16_t, std::string>& n
   std::snprintf(line, sizeof line, "%zu lanes, %zu intervals, %.4f cycles/ns, record cost %.1f cycles%s\n",
                 t.lanes.size(), t.intervals.size(), t.cycles_per_ns, t.record_cost_cycles,
                 t.record_cost_cycles > 0 ? " (replayed)" : " (no replay: give --calibration)");
-  out += line;
+  out += first_line.empty() ? std::string(line) : first_line;
   out += "region                          count    total us     mean ns      max ns   raw mean ns   wait mean ns\n";
   for (const auto& [id, a] : by_region) {
     auto it = names.find(id);
@@ -58,9 +59,94 @@ bool ReadSmall(const std::string& path, std::string* out) {
   return true;
 }
 
+// stdout, or the file written atomically: a half-written trace is never left behind.
+int Emit(const std::string& out, const std::string& output) {
+  if (output.empty()) {
+    std::fwrite(out.data(), 1, out.size(), stdout);
+    return std::fflush(stdout) == 0 ? 0 : kExitError;
+  }
+  std::string tmp = output + ".tmp";
+  {
+    std::ofstream f(tmp, std::ios::binary);
+    if (!(f << out) || !f.flush()) {
+      std::remove(tmp.c_str());
+      std::fprintf(stderr, "strata: %s: cannot write\n", output.c_str());
+      return kExitError;
+    }
+  }
+  if (std::rename(tmp.c_str(), output.c_str()) != 0) {
+    std::remove(tmp.c_str());
+    std::fprintf(stderr, "strata: %s: cannot write\n", output.c_str());
+    return kExitError;
+  }
+  std::fprintf(stderr, "strata: wrote %s\n", output.c_str());
+  return 0;
+}
+
+// --proton: a Triton kernel's Proton trace (or hatchet) in place of a region buffer.
+int RunProton(const RegionsOptions& options) {
+  std::string text;
+  if (!ReadSmall(options.proton, &text)) {
+    std::fprintf(stderr, "strata: %s: cannot read\n", options.proton.c_str());
+    return kExitError;
+  }
+  const size_t first = text.find_first_not_of(" \t\r\n");
+  if (first != std::string::npos && text[first] == '[') {  // Proton's default data: a scope tree
+    rg::HatchetTable table = rg::ImportProtonHatchet(text);
+    if (!table.error.empty()) {
+      std::fprintf(stderr, "strata: %s: %s\n", options.proton.c_str(), table.error.c_str());
+      return kExitError;
+    }
+    if (options.format == "chrome") {
+      std::fprintf(stderr, "strata: %s: a hatchet file has no timeline (record with data=\"trace\")\n",
+                   options.proton.c_str());
+      return kExitError;
+    }
+    std::string out;
+    if (options.format == "json") {
+      out = rg::HatchetToJson(table);
+    } else {
+      for (const auto& r : table.rows) {
+        out += std::string(2 * r.depth, ' ') + r.path.substr(r.path.rfind('/') == std::string::npos ? 0 : r.path.rfind('/') + 1);
+        for (const auto& [k, v] : r.metrics) {
+          char buf[96];
+          std::snprintf(buf, sizeof buf, "  %s=%.6g", k.c_str(), v);
+          out += buf;
+        }
+        out += "\n";
+      }
+    }
+    return Emit(out, options.output);
+  }
+  rg::ProtonImportOptions import;
+  import.cycles_per_ns = options.cycles_per_ns;
+  rg::ProtonTrace p = rg::ImportProtonTrace(text, import);
+  if (!p.ok) {
+    const auto& is = p.trace.issues.front();
+    std::fprintf(stderr, "strata: %s: %s: %s\n", options.proton.c_str(), rg::IssueName(is.kind), is.message.c_str());
+    return kExitError;
+  }
+  std::string out;
+  if (options.format == "json") {
+    out = rg::ProtonToJson(p);
+  } else if (options.format == "chrome") {
+    out = rg::ToChromeTrace(p.trace, p.names);
+  } else {
+    std::string kernels;
+    for (const auto& k : p.kernels) kernels += (kernels.empty() ? "" : ", ") + k;
+    char line[512];
+    std::snprintf(line, sizeof line, "Proton trace: %zu lanes, %zu intervals, kernels: %s; %s\n", p.trace.lanes.size(),
+                  p.trace.intervals.size(), kernels.c_str(),
+                  options.cycles_per_ns > 0 ? ("cycles converted at " + std::to_string(options.cycles_per_ns) + " cycles/ns").c_str()
+                                            : "durations in cycles (Proton's 1 GHz axis)");
+    out = Summary(p.trace, p.names, line);
+  }
+  return Emit(out, options.output);
+}
 }  // namespace
 
 int RunRegions(const RegionsOptions& options) {
+  if (!options.proton.empty()) return RunProton(options);
   std::map<uint16_t, std::string> names = rg::ParseNames(options.names);
   if (!options.names_file.empty()) {
     std::string text;
@@ -97,27 +183,7 @@ int RunRegions(const RegionsOptions& options) {
   std::string out = options.format == "json"     ? rg::ToJson(trace, names)
                     : options.format == "chrome" ? rg::ToChromeTrace(trace, names)
                                                  : Summary(trace, names);
-  if (options.output.empty()) {
-    std::fwrite(out.data(), 1, out.size(), stdout);
-    return std::fflush(stdout) == 0 ? 0 : kExitError;
-  }
-  // Atomic: a half-written trace is never left behind.
-  std::string tmp = options.output + ".tmp";
-  {
-    std::ofstream f(tmp, std::ios::binary);
-    if (!(f << out) || !f.flush()) {
-      std::remove(tmp.c_str());
-      std::fprintf(stderr, "strata: %s: cannot write\n", options.output.c_str());
-      return kExitError;
-    }
-  }
-  if (std::rename(tmp.c_str(), options.output.c_str()) != 0) {
-    std::remove(tmp.c_str());
-    std::fprintf(stderr, "strata: %s: cannot write\n", options.output.c_str());
-    return kExitError;
-  }
-  std::fprintf(stderr, "strata: wrote %s\n", options.output.c_str());
-  return 0;
+  return Emit(out, options.output);
 }
 
 }  // namespace strata::cli

@@ -1,0 +1,151 @@
+// Proton import (issue 7, part 4): Proton's chrome trace of Triton kernels becomes a region trace.
+// Synthetic traces pin the arithmetic (Proton's axis, the clock rate, nesting, iterations, bad
+// input); the H100 fixtures (test/fixtures/h100/proton, made by test/proton/record_h100.sh) are
+// what Triton 3.6 really writes.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <string>
+
+#include "strata/core/proton_import.h"
+
+namespace {
+
+using namespace strata::core::regions;
+using json = nlohmann::json;
+
+json Ev(const std::string& name, const std::string& pid, int warp, double ts_cycles, double dur_cycles) {
+  // Proton writes ts and dur in µs on its 1000 MHz axis: cycles / 1000.
+  return {{"ph", "X"}, {"name", name}, {"cat", "k"}, {"pid", pid}, {"tid", "warp " + std::to_string(warp) + " (line 0)"},
+          {"ts", ts_cycles / 1000.0}, {"dur", dur_cycles / 1000.0}, {"args", {{"Frequency (MHz)", 1000.0}}}};
+}
+
+std::string Synthetic() {
+  json ev = json::array();
+  // CTA 0 on SM 4 starts at 0; CTA 1 on SM 6 starts 200 ns later (globaltimer).
+  for (auto [cta, sm, base] : {std::tuple{0, 4, 0.0}, std::tuple{1, 6, 200.0}}) {
+    const std::string pid = "mm_kernel Core" + std::to_string(sm) + " CTA" + std::to_string(cta);
+    for (int w = 0; w < 2; ++w) {
+      ev.push_back(Ev("kernel", pid, w, base, 1000));
+      for (int i = 0; i < 3; ++i) {
+        ev.push_back(Ev("load", pid, w, base + 100 + 300 * i, 100));
+        ev.push_back(Ev("dot", pid, w, base + 200 + 300 * i, 150));
+      }
+    }
+  }
+  return json{{"displayTimeUnit", "ns"}, {"traceEvents", ev}}.dump();
+}
+
+std::string Slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+
+TEST(ProtonImport, LanesNamesAndNesting) {
+  ProtonTrace p = ImportProtonTrace(Synthetic());
+  ASSERT_TRUE(p.ok);
+  EXPECT_EQ(p.kernels, std::vector<std::string>{"mm_kernel"});
+  ASSERT_EQ(p.trace.lanes.size(), 4u);
+  EXPECT_EQ(p.trace.intervals.size(), 4u * 7);
+  EXPECT_EQ(p.names.at(1), "kernel");
+  EXPECT_EQ(p.names.at(2), "load");
+  EXPECT_EQ(p.names.at(3), "dot");
+  const Lane& l2 = p.trace.lanes[2];
+  EXPECT_EQ(l2.meta.smid, 6u);
+  EXPECT_EQ(l2.meta.block_linear, 1u);
+  EXPECT_EQ(l2.meta.group, 0u);
+  EXPECT_EQ(l2.meta.grouping, 1u);
+  for (const Interval& iv : p.trace.intervals) {
+    if (iv.region == 1) {
+      EXPECT_EQ(iv.depth, 0u);
+      EXPECT_EQ(iv.iteration, -1);  // once per lane: not a loop scope
+    } else {
+      EXPECT_EQ(iv.depth, 1u);
+      ASSERT_GE(iv.parent, 0);
+      EXPECT_EQ(p.trace.intervals[iv.parent].region, 1);
+      EXPECT_GE(iv.iteration, 0);
+      EXPECT_LE(iv.iteration, 2);
+    }
+  }
+  // Without a rate, Proton's axis is kept and the trace says so.
+  EXPECT_TRUE(p.trace.HasIssue(IssueKind::kNoClockRate));
+  EXPECT_DOUBLE_EQ(p.trace.intervals[0].duration_ns(), 1000);
+}
+
+TEST(ProtonImport, ClockRateConvertsCyclesButKeepsBlockStarts) {
+  ProtonImportOptions o;
+  o.cycles_per_ns = 2.0;
+  ProtonTrace p = ImportProtonTrace(Synthetic(), o);
+  ASSERT_TRUE(p.ok);
+  EXPECT_FALSE(p.trace.HasIssue(IssueKind::kNoClockRate));
+  for (const Interval& iv : p.trace.intervals) {
+    const Lane& l = p.trace.lanes[iv.lane];
+    const double base = l.meta.block_linear == 1 ? 200 : 0;  // globaltimer ns: unchanged
+    if (iv.region == 1) {
+      EXPECT_DOUBLE_EQ(iv.start_ns, base);
+      EXPECT_DOUBLE_EQ(iv.duration_ns(), 500);  // 1000 cycles at 2 cycles/ns
+      EXPECT_EQ(iv.end_cycles - iv.start_cycles, 1000);
+    }
+    if (iv.region == 3 && iv.iteration == 1) EXPECT_DOUBLE_EQ(iv.start_ns, base + 250);  // 500 cycles in
+  }
+}
+
+TEST(ProtonImport, LaneWithoutItsKernelScopeIsReportedAsOverwritten) {
+  json doc = json::parse(Synthetic());
+  json kept = json::array();
+  for (const json& e : doc["traceEvents"])  // CTA 1 warp 1 lost its first records
+    if (!(e["pid"] == "mm_kernel Core6 CTA1" && e["tid"] == "warp 1 (line 0)" && e["name"] == "kernel")) kept.push_back(e);
+  doc["traceEvents"] = kept;
+  ProtonTrace p = ImportProtonTrace(doc.dump());
+  ASSERT_TRUE(p.ok);
+  ASSERT_EQ(p.trace.CountIssues(IssueKind::kOverflow), 1u);
+  for (const Issue& is : p.trace.issues)
+    if (is.kind == IssueKind::kOverflow) EXPECT_EQ(is.count, 1u);
+  EXPECT_FALSE(ImportProtonTrace(Synthetic()).trace.HasIssue(IssueKind::kOverflow));
+}
+
+TEST(ProtonImport, BadInputIsOneIssue) {
+  for (const std::string& text : {std::string("not json"), std::string("{}"), std::string("[1,2]"),
+                                  std::string(R"({"traceEvents": []})"),
+                                  std::string(R"({"traceEvents": [{"ph":"X","name":"a","pid":1,"tid":1,"ts":0,"dur":1}]})")}) {
+    ProtonTrace p = ImportProtonTrace(text);
+    EXPECT_FALSE(p.ok) << text;
+    ASSERT_EQ(p.trace.issues.size(), 1u) << text;
+    EXPECT_TRUE(p.trace.issues[0].kind == IssueKind::kBadHeader || p.trace.issues[0].kind == IssueKind::kEmpty);
+  }
+  EXPECT_FALSE(ImportProtonFile("/nonexistent/x.chrome_trace").ok);
+  // Malformed events are skipped and counted, the rest imported.
+  json doc = json::parse(Synthetic());
+  doc["traceEvents"].push_back({{"ph", "X"}, {"name", "x"}, {"pid", "mm_kernel Core1 CTA9"}});
+  ProtonTrace p = ImportProtonTrace(doc.dump());
+  EXPECT_TRUE(p.ok);
+  EXPECT_TRUE(p.trace.HasIssue(IssueKind::kTruncated));
+}
+
+TEST(ProtonImport, JsonCarriesSourceAndKernels) {
+  ProtonTrace p = ImportProtonTrace(Synthetic());
+  json j = json::parse(ProtonToJson(p));
+  EXPECT_EQ(j["source"], "proton");
+  EXPECT_EQ(j["kernels"][0], "mm_kernel");
+  EXPECT_EQ(j["lanes"][0]["kernel"], "mm_kernel");
+  EXPECT_EQ(j["intervals"].size(), 28u);
+  EXPECT_TRUE(LooksLikeProtonTrace(Synthetic()));
+  EXPECT_FALSE(LooksLikeProtonTrace(R"({"traceEvents": []})"));
+}
+
+TEST(ProtonImport, HatchetTable) {
+  HatchetTable t = ImportProtonHatchet(
+      R"([{"frame":{"name":"ROOT"},"metrics":{"cycles":10},"children":[{"frame":{"name":"k"},"metrics":{"cycles":7,"count":2},"children":[]}]},{"x":1}])");
+  ASSERT_TRUE(t.error.empty());
+  ASSERT_EQ(t.rows.size(), 2u);
+  EXPECT_EQ(t.rows[1].path, "ROOT/k");
+  EXPECT_EQ(t.rows[1].depth, 1u);
+  EXPECT_DOUBLE_EQ(t.rows[1].metrics.at("cycles"), 7);
+  EXPECT_FALSE(ImportProtonHatchet("{}").error.empty());
+}
+
+}  // namespace

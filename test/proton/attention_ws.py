@@ -1,0 +1,90 @@
+"""An attention-style Triton kernel (flash-attention forward: Q·Kᵀ, online softmax, P·V) with a
+Proton scope per stage of the KV loop: load_k, qk, softmax, load_v, pv. `--ws` asks Triton to
+warp-specialize the loop (tl.range(warp_specialize=True): producer warps load, consumer warps
+compute); without it the loop is software-pipelined (num_stages=2). 2 heads x 1024 tokens x
+64 dims in 128-row blocks: 16 CTAs, 16 iterations each.
+
+  python3 attention_ws.py [--ws] [--proton OUT [--hatchet]] [--bench plain|proton] [--no-loop-scopes]
+"""
+import torch
+import triton
+import triton.language as tl
+import triton.profiler.language as pl
+
+import proton_common as pc
+
+
+@triton.jit
+def attn_fwd(q_ptr, k_ptr, v_ptr, o_ptr, sm_scale, N_CTX,
+             BM: tl.constexpr, BN: tl.constexpr, D: tl.constexpr, WS: tl.constexpr,
+             LOOP_SCOPES: tl.constexpr):
+    pl.enter_scope("kernel")
+    start_m = tl.program_id(0)
+    base = tl.program_id(1) * N_CTX * D
+    offs_m = start_m * BM + tl.arange(0, BM)
+    offs_n = tl.arange(0, BN)
+    offs_d = tl.arange(0, D)
+    pl.enter_scope("load_q")
+    q = tl.load(q_ptr + base + offs_m[:, None] * D + offs_d[None, :])
+    pl.exit_scope("load_q")
+    m_i = tl.full([BM], -float("inf"), tl.float32)
+    l_i = tl.zeros([BM], tl.float32)
+    acc = tl.zeros([BM, D], tl.float32)
+    qk_scale = sm_scale * 1.44269504
+    for start_n in tl.range(0, N_CTX, BN, num_stages=2, warp_specialize=WS):
+        if LOOP_SCOPES:
+            pl.enter_scope("load_k")
+        k = tl.load(k_ptr + base + (start_n + offs_n)[None, :] * D + offs_d[:, None])
+        if LOOP_SCOPES:
+            pl.exit_scope("load_k")
+            pl.enter_scope("qk")
+        qk = tl.dot(q, k)
+        if LOOP_SCOPES:
+            pl.exit_scope("qk")
+            pl.enter_scope("softmax")
+        m_ij = tl.maximum(m_i, tl.max(qk, 1) * qk_scale)
+        p = tl.math.exp2(qk * qk_scale - m_ij[:, None])
+        alpha = tl.math.exp2(m_i - m_ij)
+        l_i = l_i * alpha + tl.sum(p, 1)
+        acc = acc * alpha[:, None]
+        m_i = m_ij
+        if LOOP_SCOPES:
+            pl.exit_scope("softmax")
+            pl.enter_scope("load_v")
+        v = tl.load(v_ptr + base + (start_n + offs_n)[:, None] * D + offs_d[None, :])
+        if LOOP_SCOPES:
+            pl.exit_scope("load_v")
+            pl.enter_scope("pv")
+        acc = tl.dot(p.to(tl.float16), v, acc)
+        if LOOP_SCOPES:
+            pl.exit_scope("pv")
+    pl.enter_scope("store")
+    acc = acc / l_i[:, None]
+    tl.store(o_ptr + base + offs_m[:, None] * D + offs_d[None, :], acc.to(tl.float16))
+    pl.exit_scope("store")
+    pl.exit_scope("kernel")
+
+
+def main():
+    args = pc.parse_args(__doc__.splitlines()[0],
+                         lambda p: p.add_argument("--ws", action="store_true", help="warp-specialize the KV loop"))
+    H, N_CTX, D, BM, BN = 2, 1024, 64, 128, 64
+    torch.manual_seed(0)
+    q, k, v = (torch.randn(H, N_CTX, D, device="cuda", dtype=torch.float16) for _ in range(3))
+    o = torch.empty_like(q)
+    sm_scale = D ** -0.5
+    grid = (triton.cdiv(N_CTX, BM), H)
+
+    def launch():
+        attn_fwd[grid](q, k, v, o, sm_scale, N_CTX, BM=BM, BN=BN, D=D, WS=args.ws,
+                       LOOP_SCOPES=not args.no_loop_scopes, num_warps=4)
+
+    def check():
+        ref = torch.softmax((q.float() @ k.float().transpose(1, 2)) * sm_scale, dim=-1) @ v.float()
+        torch.testing.assert_close(o.float(), ref, rtol=2e-2, atol=2e-2)
+
+    pc.main("attention_ws" if args.ws else "attention", launch, check, args)
+
+
+if __name__ == "__main__":
+    pc.run_guarded(main)

@@ -1,0 +1,118 @@
+"""Shared driver of the Proton examples (issue 7, part 4): one command line for every example,
+so that the recording script measures each kernel the same way.
+
+  python3 EXAMPLE.py                      run once, check the result against PyTorch
+  python3 EXAMPLE.py --proton OUT         record one launch with Proton's in-kernel
+                                          instrumentation: OUT.chrome_trace (timeline)
+  python3 EXAMPLE.py --proton OUT --hatchet   the same, Proton's default data: OUT.hatchet
+  python3 EXAMPLE.py --bench plain|proton time per launch (do_bench median and a CUDA-event
+                                          loop), without or with instrumentation on
+
+Scopes are `triton.profiler.language.enter_scope/exit_scope`; Triton's own DSL needs
+`enable_semantic("triton")` (Proton enables only Gluon by default). Without an active
+instrumentation session the scopes compile to nothing, so `--bench plain` is the kernel as is.
+"""
+import argparse
+import json
+import os
+import sys
+import time
+
+import torch
+import triton
+import triton.profiler as proton
+import triton.profiler.language as pl
+
+pl.enable_semantic("triton")
+
+
+def parse_args(description, extra=None):
+    p = argparse.ArgumentParser(description=description)
+    p.add_argument("--proton", metavar="OUT", help="record one launch with Proton instrumentation")
+    p.add_argument("--hatchet", action="store_true", help="with --proton: Proton's default data (OUT.hatchet)")
+    p.add_argument("--bench", choices=["plain", "proton"], help="time per launch, without or with instrumentation")
+    p.add_argument("--reps", type=int, default=50, help="launches in the CUDA-event loop")
+    p.add_argument("--granularity", default="", help="Proton granularity (warp, warp_group, cta); default Proton's")
+    p.add_argument("--buffer-size", type=int, default=0, help="Proton buffer bytes; 0: Proton's default")
+    p.add_argument("--no-loop-scopes", action="store_true", help="scopes outside the main loop only")
+    if extra:
+        extra(p)
+    return p.parse_args()
+
+
+def _mode(args):
+    kw = {}
+    if args.granularity:
+        kw["granularity"] = args.granularity
+    if args.buffer_size:
+        kw["buffer_size"] = args.buffer_size
+    return proton.mode.Default(**kw) if kw else None
+
+
+def _start(name, args, trace):
+    kw = {"backend": "instrumentation"}
+    if trace:
+        kw["data"] = "trace"
+    mode = _mode(args)
+    if mode is not None:
+        kw["mode"] = mode
+    return proton.start(name, **kw)
+
+
+def _time(fn, reps):
+    """Median of do_bench (L2 flushed between runs) and the mean of `reps` back-to-back
+    launches between two CUDA events: both in microseconds per launch."""
+    med_ms = triton.testing.do_bench(fn, warmup=10, rep=50, return_mode="median")
+    fn()
+    torch.cuda.synchronize()
+    s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    s.record()
+    for _ in range(reps):
+        fn()
+    e.record()
+    torch.cuda.synchronize()
+    return med_ms * 1e3, s.elapsed_time(e) * 1e3 / reps
+
+
+def main(name, launch, check, args):
+    """launch(): one launch of the kernel; check(): raises when the result is wrong."""
+    if args.proton:
+        # One launch per session: Proton names a trace's processes by kernel and CTA only, so
+        # launches of one kernel in one session share their tracks.
+        _start(args.proton, args, trace=not args.hatchet)
+        launch()
+        torch.cuda.synchronize()
+        proton.finalize()
+        check()
+        print(f"{name}: proton {'hatchet' if args.hatchet else 'trace'} written to {args.proton}")
+        return
+    if args.bench:
+        # The session starts before the first launch so that the kernel is compiled with the
+        # instrumentation (Triton keeps compiled kernels in memory by their arguments).
+        out = os.environ.get("PROTON_BENCH_DIR", "/tmp") + f"/{name}_bench"
+        if args.bench == "proton":
+            _start(out, args, trace=False)
+        launch()  # compile outside the timing
+        torch.cuda.synchronize()
+        check()
+        t0 = time.perf_counter()
+        med_us, loop_us = _time(launch, args.reps)
+        wall = time.perf_counter() - t0
+        if args.bench == "proton":
+            proton.finalize()
+        print("BENCH " + json.dumps({"kernel": name, "mode": args.bench, "do_bench_median_us": round(med_us, 3),
+                                     "event_loop_mean_us": round(loop_us, 3), "reps": args.reps,
+                                     "wall_s": round(wall, 2)}))
+        return
+    launch()
+    torch.cuda.synchronize()
+    check()
+    print(f"{name}: ok")
+
+
+def run_guarded(fn):
+    try:
+        fn()
+    except Exception as e:  # one line, non-zero: the recording script goes on with the next case
+        print(f"error: {type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}", file=sys.stderr)
+        sys.exit(1)
