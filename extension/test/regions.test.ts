@@ -131,14 +131,15 @@ test('Proton traces (issue 7 part 4): .chrome_trace or a JSON with Proton proces
 const PROTON_FIX = join(REPO, 'test/fixtures/h100/proton');
 
 test('the CLI imports an H100 Proton trace into lanes and intervals',
-  { skip: cli() && existsSync(join(PROTON_FIX, 'matmul_pipelined.chrome_trace')) ? false : 'the strata CLI is not built' }, async () => {
-    const out = await runRegions(cli()!, regionsArgs({ buffer: join(PROTON_FIX, 'matmul_pipelined.chrome_trace'), proton: true }, 'json'));
+  { skip: cli() && existsSync(join(PROTON_FIX, 'attention.chrome_trace')) ? false : 'the strata CLI is not built' }, async () => {
+    const out = await runRegions(cli()!, regionsArgs({ buffer: join(PROTON_FIX, 'attention.chrome_trace'), proton: true, cyclesPerNs: 1.98 }, 'json'));
     const data = JSON.parse(out);
     assert.equal(classifyJson(data), 'trace');
     assert.equal(data.source, 'proton');
     assert.ok(data.lanes.length > 0 && data.intervals.length > data.lanes.length);
     const names = new Set(data.intervals.map((i: { name?: string }) => i.name));
-    assert.ok(names.has('kernel') && names.has('dot') && names.has('load'), [...names].join(','));
+    assert.ok(names.has('kernel') && names.has('qk') && names.has('softmax'), [...names].join(','));
+    assert.equal(data.lanes.length, 64);   // 16 CTAs x 4 warps
     await assert.rejects(runRegions(cli()!, regionsArgs({ buffer: join(FIX, 'gemm_nested_loop.json'), proton: true }, 'json')), /not a Proton|no in-kernel/);
   });
 

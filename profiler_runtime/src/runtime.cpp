@@ -125,6 +125,7 @@ void OnFinish(const char* ended) {
   info.ended = ended;
   info.gpu = gpu::StatusLine();
   info.pc_sampling = gpu::PcSamplingStatusLine();
+  info.regions = gpu::RegionsStatusLine();
   std::string error;
   if (!writer::WriteProfile(*g_cct, info, &error)) Log("%s", error.c_str());
 }

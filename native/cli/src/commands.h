@@ -11,7 +11,9 @@ struct RecordOptions {
   int period_ms = 10;
   bool wall = false;
   std::string pc_sampling;         // "" off | "continuous" | "serialized" (STRATA_PC_SAMPLING)
-  int pc_sampling_period = -1;     // 2^N cycles, 5..31; -1 = CUPTI's default
+  int pc_sampling_period = -1;     // 2^N cycles, 5..31; -1 = the runtime's default
+  std::string regions;             // "" off | "all" | kernel-name substring (STRATA_REGIONS)
+  int regions_every = 1;           // capture every Nth launch of a kernel
   std::vector<std::string> command;
 };
 int RunRecord(const RecordOptions& options);

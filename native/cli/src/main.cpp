@@ -24,6 +24,14 @@ int main(int argc, char** argv) {
       ->expected(0, 1)
       ->default_str("continuous")
       ->check(CLI::IsMember({"continuous", "serialized"}));
+  record->add_option("--regions", rec.regions,
+                     "Hand in-kernel region buffers to launches of kernels built with strata/regions.cuh "
+                     "(all, or those whose name contains the value) and put the decoded regions under "
+                     "their kernel nodes")
+      ->expected(0, 1)
+      ->default_str("all");
+  record->add_option("--regions-every", rec.regions_every, "With --regions: capture every Nth launch of a kernel")
+      ->check(CLI::Range(1, 1 << 30));
   record->add_option("--pc-sampling-period", rec.pc_sampling_period,
                      "PC sampling period: 2^N GPU cycles per SM between samples (5..31, default 14; 0: CUPTI's default)")
       ->check([](const std::string& v) -> std::string {

@@ -139,7 +139,9 @@ int RunRecord(const RecordOptions& options) {
     }
     if (kv.rfind("STRATA_OUTPUT=", 0) == 0 || kv.rfind("STRATA_PERIOD_MS=", 0) == 0 ||
         kv.rfind("STRATA_MODE=", 0) == 0 || kv.rfind("STRATA_TARGET_PID=", 0) == 0 ||
-        (!options.pc_sampling.empty() && kv.rfind("STRATA_PC_SAMPLING", 0) == 0))
+        (!options.pc_sampling.empty() && (kv.rfind("STRATA_PC_SAMPLING=", 0) == 0 ||
+                                          (options.pc_sampling_period >= 0 && kv.rfind("STRATA_PC_SAMPLING_PERIOD=", 0) == 0))) ||
+        (!options.regions.empty() && (kv.rfind("STRATA_REGIONS=", 0) == 0 || kv.rfind("STRATA_REGIONS_EVERY=", 0) == 0)))
       continue;
     env.push_back(std::move(kv));
   }
@@ -147,6 +149,10 @@ int RunRecord(const RecordOptions& options) {
   env.push_back("STRATA_OUTPUT=" + output);
   env.push_back("STRATA_PERIOD_MS=" + std::to_string(options.period_ms));
   env.push_back(std::string("STRATA_MODE=") + (options.wall ? "wall" : "cpu"));
+  if (!options.regions.empty()) {
+    env.push_back("STRATA_REGIONS=" + options.regions);
+    env.push_back("STRATA_REGIONS_EVERY=" + std::to_string(options.regions_every));
+  }
   if (!options.pc_sampling.empty()) {
     env.push_back("STRATA_PC_SAMPLING=" + options.pc_sampling);
     if (options.pc_sampling_period >= 0)

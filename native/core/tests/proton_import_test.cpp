@@ -4,7 +4,9 @@
 // what Triton 3.6 really writes.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -146,6 +148,105 @@ TEST(ProtonImport, HatchetTable) {
   EXPECT_EQ(t.rows[1].depth, 1u);
   EXPECT_DOUBLE_EQ(t.rows[1].metrics.at("cycles"), 7);
   EXPECT_FALSE(ImportProtonHatchet("{}").error.empty());
+}
+
+// ---- H100, Triton 3.6 (test/fixtures/h100/proton/README.md).
+
+TEST(ProtonImportH100, PipelinedMatmulTrace) {
+  ProtonImportOptions o;
+  o.cycles_per_ns = 1.98;
+  ProtonTrace p = ImportProtonFile(std::string(STRATA_PROTON_FIXTURES) + "/matmul_pipelined.chrome_trace", o);
+  ASSERT_TRUE(p.ok);
+  EXPECT_EQ(p.kernels, std::vector<std::string>{"matmul_kernel"});
+  // 16 CTAs x 8 warps; Proton's default buffer kept 128 of each warp's 132 records, so the
+  // kernel scope (the first start) and the first iteration are gone from every lane.
+  ASSERT_EQ(p.trace.lanes.size(), 128u);
+  EXPECT_EQ(p.trace.intervals.size(), 7936u);
+  std::set<std::string> names;
+  for (const auto& [id, n] : p.names) names.insert(n);
+  EXPECT_EQ(names, (std::set<std::string>{"load", "dot", "store"}));
+  std::set<uint32_t> ctas, sms;
+  for (const Lane& l : p.trace.lanes) {
+    ctas.insert(l.meta.block_linear);
+    sms.insert(l.meta.smid);
+    EXPECT_LT(l.meta.group, 8u);
+    EXPECT_LT(l.meta.smid, 132u);  // H100 SXM: 132 SMs
+  }
+  EXPECT_EQ(ctas.size(), 16u);
+  std::map<uint16_t, std::pair<double, size_t>> by_region;
+  for (const Interval& iv : p.trace.intervals) {
+    EXPECT_GE(iv.duration_ns(), 0);
+    EXPECT_GE(iv.start_ns, 0);
+    auto& a = by_region[iv.region];
+    a.first += iv.duration_ns();
+    ++a.second;
+  }
+  // Scope means at 1.98 cycles/ns (docs/benchmarks.md): dot ~61 ns, load ~25 ns, store ~367 ns.
+  for (const auto& [id, a] : by_region) {
+    const double mean = a.first / double(a.second);
+    if (p.names[id] == "dot") EXPECT_NEAR(mean, 60.6, 3);
+    if (p.names[id] == "load") EXPECT_NEAR(mean, 24.9, 3);
+    if (p.names[id] == "store") EXPECT_NEAR(mean, 367.2, 10);
+  }
+}
+
+TEST(ProtonImportH100, AttentionTraceNestsStagesInTheKernelScope) {
+  ProtonImportOptions o;
+  o.cycles_per_ns = 1.98;
+  ProtonTrace p = ImportProtonFile(std::string(STRATA_PROTON_FIXTURES) + "/attention.chrome_trace", o);
+  ASSERT_TRUE(p.ok);
+  EXPECT_EQ(p.kernels, std::vector<std::string>{"attn_fwd"});
+  ASSERT_EQ(p.trace.lanes.size(), 64u);  // 16 CTAs x 4 warps
+  EXPECT_TRUE(p.trace.issues.empty());
+  std::map<std::string, size_t> count;
+  for (const Interval& iv : p.trace.intervals) {
+    const std::string& n = p.names[iv.region];
+    ++count[n];
+    if (n == "kernel") {
+      EXPECT_EQ(iv.depth, 0u);
+      EXPECT_NEAR(iv.duration_ns(), 18926, 500);
+    } else {
+      EXPECT_EQ(iv.depth, 1u) << n;
+      ASSERT_GE(iv.parent, 0);
+      EXPECT_EQ(p.names[p.trace.intervals[iv.parent].region], "kernel");
+    }
+    if (n == "qk") EXPECT_GE(iv.iteration, 0);
+  }
+  EXPECT_EQ(count["kernel"], 64u);
+  for (const char* stage : {"load_k", "qk", "softmax", "load_v", "pv"}) EXPECT_EQ(count[stage], 64u * 16) << stage;
+  // The same trace through the CLI's exports: JSON with the source, a Chrome trace.
+  nlohmann::json j = nlohmann::json::parse(ProtonToJson(p));
+  EXPECT_EQ(j["lanes"].size(), 64u);
+  EXPECT_EQ(j["lanes"][0]["kernel"], "attn_fwd");
+  EXPECT_FALSE(ToChromeTrace(p.trace, p.names).empty());
+}
+
+TEST(ProtonImportH100, Hatchet) {
+  HatchetTable t = ImportProtonHatchet(Slurp(std::string(STRATA_PROTON_FIXTURES) + "/matmul_pipelined.hatchet"));
+  ASSERT_TRUE(t.error.empty()) << t.error;
+  std::map<std::string, double> cycles;
+  for (const HatchetRow& r : t.rows)
+    if (r.metrics.count("normalized_cycles")) cycles[r.path.substr(r.path.rfind('/') + 1)] = r.metrics.at("normalized_cycles");
+  // Per warp over the 32 iterations: dot 3599 cycles (112/iteration, the trace's 61 ns at 1.98).
+  EXPECT_NEAR(cycles["dot"], 3599.26, 0.01);
+  EXPECT_NEAR(cycles["load"], 1529.69, 0.01);
+}
+
+TEST(ProtonImportH100, CliImportsAndRejects) {
+  const std::string cli = STRATA_CLI;
+  const std::string out = testing::TempDir() + "/proton_cli.json";
+  const std::string cmd = cli + " regions --proton " + STRATA_PROTON_FIXTURES + "/attention.chrome_trace --cycles-per-ns 1.98 --format json -o " + out + " 2>/dev/null";
+  ASSERT_EQ(std::system(cmd.c_str()), 0);
+  nlohmann::json j = nlohmann::json::parse(Slurp(out));
+  EXPECT_EQ(j["source"], "proton");
+  EXPECT_EQ(j["intervals"].size(), 64u * (1 + 1 + 5 * 16 + 1));
+  const std::string bad = testing::TempDir() + "/not_proton.json";
+  { std::ofstream(bad) << R"({"traceEvents": [{"ph":"X","name":"a","pid":1,"tid":1,"ts":0,"dur":1}]})"; }
+  const std::string err = testing::TempDir() + "/err.txt";
+  EXPECT_NE(std::system((cli + " regions --proton " + bad + " 2>" + err).c_str()), 0);
+  const std::string msg = Slurp(err);
+  EXPECT_EQ(std::count(msg.begin(), msg.end(), '\n'), 1) << msg;
+  EXPECT_NE(msg.find("not a Proton instrumentation trace"), std::string::npos) << msg;
 }
 
 }  // namespace

@@ -25,9 +25,11 @@
 #include <cstdio>
 #include <cstring>
 #include <iterator>
+#include <map>
 #include <mutex>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "aggregator/aggregator.h"
@@ -39,6 +41,8 @@
 #include "gpu/gpu.h"
 #include "gpu/launch_path_cache.h"
 #include "gpu/pc_sampling.h"
+#include "gpu/region_capture.h"
+#include "strata/core/regions.h"
 #include "gpu/xla_hlo_map.h"
 #include "runtime_state.h"
 #include "sampler/path_collector.h"
@@ -90,6 +94,16 @@ std::vector<uint64_t>* g_queue = nullptr;
 std::atomic<uint64_t> g_queue_dropped{0};
 bool g_take_paths = true;                   // STRATA_GPU_CALLPATHS=0: API frames at the root
 bool g_pcs = false;                         // PC sampling on (pc_sampling.h)
+bool g_regions = false;                     // region buffers handed to launches (region_capture.h)
+std::mutex g_ignore_mu;
+std::unordered_set<uint32_t>* g_ignored = nullptr;  // correlation ids of the runtime's own calls
+std::string* g_region_issues = nullptr;              // decoder issues of the captured buffers
+
+bool IsLaunchCbid(CUpti_CallbackDomain d, CUpti_CallbackId id) {
+  return d == CUPTI_CB_DOMAIN_DRIVER_API &&
+         (id == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel || id == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz ||
+          id == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx || id == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz);
+}
 bool g_pcs_serialized = false;
 std::atomic<uint64_t> g_path_ns{0}, g_paths{0};  // cost of taking launch paths (status line)
 
@@ -157,13 +171,22 @@ void CUPTIAPI OnCallback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId cb
   }
   if (domain != CUPTI_CB_DOMAIN_RUNTIME_API && domain != CUPTI_CB_DOMAIN_DRIVER_API) return;
   const auto* cb = static_cast<const CUpti_CallbackData*>(data);
+  if (g_regions && regions::InternalCall()) {  // the runtime's own copies: not the program's
+    if (cb->callbackSite == CUPTI_API_ENTER) {
+      std::lock_guard<std::mutex> lock(g_ignore_mu);
+      g_ignored->insert(cb->correlationId);
+    }
+    return;
+  }
   if (cb->callbackSite == CUPTI_API_ENTER) {
     if (t_api_depth++ == 0) t_outer_corr = cb->correlationId;
     if (cb->correlationData) *cb->correlationData = NowNs(CLOCK_MONOTONIC);
+    if (g_regions && IsLaunchCbid(domain, cbid)) regions::OnLaunchEnter(cbid, cb, cb->correlationId, t_outer_corr);
     return;
   }
   if (t_api_depth <= 0) return;  // exit of a call entered before we subscribed
   int depth = --t_api_depth;
+  if (g_regions && IsLaunchCbid(domain, cbid)) regions::OnLaunchExit(cbid, cb);
   if (!g_collecting.load(std::memory_order_relaxed)) return;
   uint8_t role = RoleOf(domain, cbid, cb->functionName);
   if (depth > 0) {  // nested in a tracked call: its records belong to the outer call's path
@@ -188,6 +211,7 @@ void CUPTIAPI OnCallback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId cb
   // PC samples are taken where the program waits anyway (and after each serialized launch).
   if (g_pcs && (role == kSync || (g_pcs_serialized && (role == kLaunch || role == kGraphLaunch))))
     pcs::Collect(g_api);
+  if (g_regions && role == kSync) regions::Harvest(false);
 }
 
 // ---- CUPTI's buffer callbacks ----------------------------------------------------------------
@@ -657,6 +681,7 @@ void Emit(Join& j, Cct::Unlocked& u, const GpuEvent& ev, uint32_t api_node, bool
         j.kernel_nodes[ev.name][node] += double(ev.duration) + 1.0;  // +1: zero-length kernels count
         if (g_pcs_serialized) j.kernel_of_corr[ev.corr] = node;
       }
+      if (g_regions) j.kernel_of_corr[ev.corr] = node;
       u.AddAt(node, j.m_grid, double(ev.grid));
       u.AddAt(node, j.m_block, double(ev.block));
       u.AddAt(node, j.m_regs, double(ev.regs));
@@ -760,6 +785,10 @@ void TakeActivity(Join& j, Cct::Unlocked& u, uint64_t now, bool final) {
     while (g_api->ActivityGetNextRecord(buf, valid, &rec) == CUPTI_SUCCESS) {
       ev.name.clear();
       if (!Decode(rec, &ev)) continue;
+      if (g_regions && (ev.kind == 2 || ev.kind == 3)) {  // the runtime's own buffer copies
+        std::lock_guard<std::mutex> lock(g_ignore_mu);
+        if (g_ignored->count(ev.corr)) continue;
+      }
       uint32_t node = FindNode(j, ev.corr, now);
       if (node) {
         Emit(j, u, ev, node);
@@ -843,6 +872,62 @@ void EmitPcSamples(Join& j, Cct::Unlocked& u) {
   (void)frames;
 }
 
+// Captured region buffers, decoded (native/core/src/regions) into region frames under the
+// launch's kernel node: nesting as recorded, one frame per region id, metrics per interval.
+void EmitRegions(Join& j, Cct::Unlocked& u) {
+  std::vector<regions::Capture> caps = regions::TakeCaptures();
+  if (caps.empty()) return;
+  namespace cr = strata::core::regions;
+  uint32_t m_time = u.Metric("region_time", "ns"), m_raw = u.Metric("region_raw_time", "ns"),
+           m_wait = u.Metric("region_wait_time", "ns");
+  cr::DecodeOptions opts;
+  if (const char* c = getenv("STRATA_REGIONS_RECORD_CYCLES")) opts.record_cost_cycles = atof(c);
+  std::map<std::string, uint64_t> issues;
+  for (const regions::Capture& c : caps) {
+    uint32_t kernel = 0;
+    for (uint32_t corr : {c.corr, c.outer})
+      if (!kernel) {
+        auto it = j.kernel_of_corr.find(corr);
+        if (it != j.kernel_of_corr.end()) kernel = it->second;
+      }
+    if (!kernel) kernel = ChildNode(j, u, UnattributedNode(j, u), KernelFrame(j, u, c.kernel));
+    cr::Trace t = cr::Decode(c.bytes.data(), c.bytes.size(), opts);
+    // Lanes too short to measure the clock (globaltimer moves in 32 ns steps): the device's SM
+    // clock instead, unless STRATA_REGIONS_CYCLES_PER_NS says better.
+    if (t.HasIssue(cr::IssueKind::kNoClockRate)) {
+      cr::DecodeOptions o = opts;
+      const char* r = getenv("STRATA_REGIONS_CYCLES_PER_NS");
+      o.cycles_per_ns = r ? atof(r) : c.clock_khz / 1e6;
+      if (o.cycles_per_ns > 0) {
+        t = cr::Decode(c.bytes.data(), c.bytes.size(), o);
+        issues["clock rate from the device attribute"] += 1;
+      }
+    }
+    std::map<uint16_t, std::string> names = cr::ParseNames(c.names);
+    std::vector<uint32_t> node(t.intervals.size(), 0);
+    for (size_t i = 0; i < t.intervals.size(); ++i) {
+      const cr::Interval& iv = t.intervals[i];
+      uint32_t parent = iv.parent >= 0 && size_t(iv.parent) < i ? node[size_t(iv.parent)] : kernel;
+      auto n = names.find(iv.region);
+      std::string name = n != names.end() ? n->second : "region " + std::to_string(iv.region);
+      if (iv.iteration >= 0) name += " (iteration)";  // loop iterations nest inside their loop
+      uint32_t f = u.Frame(Cct::FrameKind::kRegion, strata::format::kNone, iv.region, name, "", 0);
+      node[i] = ChildNode(j, u, parent, f);
+      u.AddAt(node[i], m_time, iv.duration_ns());
+      u.AddAt(node[i], m_raw, iv.raw_duration_ns());
+      if (iv.wait_ns >= 0) u.AddAt(node[i], m_wait, iv.wait_ns);
+    }
+    for (const cr::Issue& is : t.issues) issues[cr::IssueName(is.kind)] += is.count;
+    // The raw buffer stays with the profile for the timeline view and later re-decoding.
+    uint32_t m = u.Module("regions:" + c.kernel + "#" + std::to_string(c.corr), "", 0);
+    std::string bytes(reinterpret_cast<const char*>(c.bytes.data()), c.bytes.size());
+    u.Blob(m, strata::format::BlobKind::kRegionBuffer, bytes);
+  }
+  std::string s;
+  for (auto& [k, n] : issues) s += (s.empty() ? "" : ", ") + k + (n > 1 ? " ×" + std::to_string(n) : "");
+  if (!s.empty()) g_region_issues = new std::string("decoder issues: " + s);
+}
+
 void DrainHook(Aggregator* agg, Cct::Unlocked& u, bool final) {
   if (g_phase.load() == 0 && !final) return;  // CUDA not initialized (yet)
   if (!g_join || !g_queue) return;
@@ -854,6 +939,7 @@ void DrainHook(Aggregator* agg, Cct::Unlocked& u, bool final) {
   if (g_api && g_done_bufs) TakeActivity(j, u, now, final);
   XlaDrain(j, u, now, final);
   if (final && g_pcs) EmitPcSamples(j, u);
+  if (final && g_regions) EmitRegions(j, u);
   Sweep(j, now);
   if (final) g_collecting.store(false);
 }
@@ -903,6 +989,10 @@ void Inject() {
   }
   if (none) enabled = 1;
   api->EnableCallback(1, g_sub, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING);
+  if (regions::Configure()) {
+    g_regions = true;
+    g_ignored = new std::unordered_set<uint32_t>();
+  }
   if (pcs::Configure()) {
     g_pcs = true;
     g_pcs_serialized = getenv("STRATA_PC_SAMPLING") && strcmp(getenv("STRATA_PC_SAMPLING"), "serialized") == 0;
@@ -969,7 +1059,14 @@ void OnLibraryLoaded(const char* file) {
 
 void FlushForExit() {
   if (g_collecting.load() && g_api && g_pcs) pcs::FinishForExit(g_api);
+  if (g_collecting.load() && g_regions) regions::Harvest(true);
   if (g_collecting.load() && g_api) g_api->ActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+}
+
+std::string RegionsStatusLine() {
+  std::string s = regions::StatusLine();
+  if (g_region_issues) s += "; " + *g_region_issues;
+  return s;
 }
 
 std::string PcSamplingStatusLine() {

@@ -27,5 +27,7 @@ void OnLibraryLoaded(const char* file);
 std::string StatusLine();
 // Value of the profile's meta "pc_sampling": "off ...", "collected: ...", "not collected: <why>".
 std::string PcSamplingStatusLine();
+// Value of the profile's meta "regions" (in-kernel region buffers captured from launches).
+std::string RegionsStatusLine();
 
 }  // namespace strata::rt::gpu

@@ -8,4 +8,5 @@ void OnForkChild() {}
 void OnLibraryLoaded(const char*) {}
 std::string StatusLine() { return "not collected: built without CUDA headers"; }
 std::string PcSamplingStatusLine() { return "not collected: built without CUDA headers"; }
+std::string RegionsStatusLine() { return "not collected: built without CUDA headers"; }
 }  // namespace strata::rt::gpu

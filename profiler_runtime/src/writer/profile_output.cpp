@@ -40,6 +40,7 @@ bool WriteProfile(Cct& cct, const RunInfo& info, std::string* error) {
       {"ended", info.ended},
       {"gpu", info.gpu},
       {"pc_sampling", info.pc_sampling},
+      {"regions", info.regions},
       {"operators", ops::StatusLine()},
   };
   return cct.Write(info.output, meta, error);

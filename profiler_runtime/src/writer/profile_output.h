@@ -24,6 +24,7 @@ struct RunInfo {
   std::string ended;          // "exit" | "signal SIGTERM" | ...
   std::string gpu = "not collected";  // gpu::StatusLine(): "collected: ..." | "not collected: <why>"
   std::string pc_sampling = "off";    // gpu::PcSamplingStatusLine()
+  std::string regions = "off";        // gpu::RegionsStatusLine()
 };
 
 bool WriteProfile(Cct& cct, const RunInfo& info, std::string* error);

@@ -126,6 +126,8 @@ static_assert(sizeof(NodeMetricRecord) == 48, "NodeMetricRecord layout");
 enum class BlobKind : uint32_t {
   kCubin = 1,        // the ELF bytes of a CUDA module as loaded (ModuleRecord path "cubin:<crc>")
   kSassListing = 2,  // UTF-8 text of `nvdisasm -c -gi` run on the kCubin blob of the same module
+  kRegionBuffer = 3, // an in-kernel region buffer as read back after one launch (docs/regions.md;
+                     // ModuleRecord path "regions:<kernel>#<correlation id>")
 };
 
 struct BlobsHeader {           // start of the kBlobs section

@@ -1,0 +1,86 @@
+#!/usr/bin/env python3
+"""Checks a profile in which the runtime handed region buffers to an ordinary program's launches
+(test/regions/capture_h100.sh, issue 7 part 2):
+  check_capture.py STRATA PROFILE
+- meta regions says 3 launches were captured (STRATA_REGIONS_MAX=3 of 6 launches);
+- under the GEMM kernel's node: kernel > k-loop > k-loop (iteration) > compute, and load and
+  epilogue, as the markers nest in test/regions/kernels.cuh;
+- one `kernel` interval per lane: 3 launches x 16 blocks x 2 warp groups;
+- the mean `kernel` region lasts no longer than the kernel's CUPTI GPU time and most of it;
+- every captured raw buffer is kept in the profile (blobs, module regions:<kernel>#<corr>)."""
+import json
+import struct
+import subprocess
+import sys
+
+
+def region_blobs(profile):
+    """Kind-3 blobs (raw region buffers) in the profile's blobs section (docs/profile-format.md)."""
+    data = open(profile, "rb").read()
+    table, count = struct.unpack_from("<QI", data, 24)
+    for i in range(count):
+        kind, _, off, _, _ = struct.unpack_from("<IIQQQ", data, table + 32 * i)
+        if kind == 8:
+            n, = struct.unpack_from("<I", data, off)
+            entries = [struct.unpack_from("<IIQQQ", data, off + 8 + 32 * j) for j in range(n)]
+            base = off + 8 + 32 * n
+            return [data[base + e[2]:base + e[2] + e[3]] for e in entries if e[1] == 3]
+    return []
+
+
+def main():
+    strata, profile = sys.argv[1:3]
+    r = subprocess.run([strata, "report", profile, "--format", "json", "--metric", "region_time", "--limit", "0"],
+                       capture_output=True, text=True)
+    if r.returncode != 0:
+        raise SystemExit(f"strata report failed: {r.stderr.strip()}")
+    d = json.loads(r.stdout)
+    errors = []
+    meta = d["profile"]["meta"].get("regions", "")
+    if not meta.startswith("collected: 3 launches captured"):
+        errors.append(f"meta regions = {meta!r}")
+    nodes = {n["id"]: n for n in d["nodes"]}
+    kernels = [n for n in d["nodes"] if n["kind"] == "kernel" and "GemmKernel" in n["name"]]
+    if len(kernels) != 1:
+        raise SystemExit(f"FAIL: {len(kernels)} GemmKernel nodes")
+    k = kernels[0]
+
+    def path(n):
+        out = []
+        while n["id"] != k["id"]:
+            out.append(n["name"])
+            n = nodes[n["parent"]]
+        return " > ".join(reversed(out))
+
+    regions = {path(n): n for n in d["nodes"] if n["kind"] == "region"}
+    for want in ("kernel", "kernel > k-loop", "kernel > k-loop > k-loop (iteration)",
+                 "kernel > k-loop > k-loop (iteration) > compute", "kernel > k-loop > load (cp.async)",
+                 "kernel > epilogue"):
+        if want not in regions:
+            errors.append(f"no region path {want!r} (have {sorted(regions)})")
+    top = regions.get("kernel")
+    if top:
+        lanes = top["metrics"]["region_time"]["count"]
+        if lanes != 3 * 16 * 2:
+            errors.append(f"{lanes} kernel intervals, expected 96 (3 launches x 16 blocks x 2 warp groups)")
+        region_ns = top["metrics"]["region_time"]["mean"]
+        g = subprocess.run([strata, "report", profile, "--format", "json", "--metric", "gpu_time", "--limit", "0"],
+                           capture_output=True, text=True)
+        kg = [n for n in json.loads(g.stdout)["nodes"] if n["id"] == k["id"]][0]["metrics"]["gpu_time"]
+        gpu_ns = kg["inclusive"] / max(kg["count"], 1)
+        print(f"kernel region mean {region_ns / 1000:.2f} us per lane, kernel GPU time {gpu_ns / 1000:.2f} us per launch")
+        if not 0.5 * gpu_ns <= region_ns <= 1.02 * gpu_ns:
+            errors.append(f"kernel region {region_ns:.0f} ns against GPU time {gpu_ns:.0f} ns")
+    blobs = region_blobs(profile)
+    if len(blobs) != 3 or any(b[:4] != struct.pack("<I", 0x47455253) for b in blobs):
+        errors.append(f"{len(blobs)} raw region buffers kept (expected 3 starting with the SREG magic)")
+    print(f"{len(regions)} region paths under {k['name'][:60]}; {len(blobs)} raw buffers kept")
+    if errors:
+        print("FAIL:\n  " + "\n  ".join(errors))
+        return 1
+    print("OK")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
