@@ -41,7 +41,9 @@ export function activate(context: vscode.ExtensionContext): StrataApi {
   const viewers = new Set<ProfileViewer>();
 
   const addon = (): StrataAddon => loadAddon(extensionDir);
-  const regionTraces = registerRegionTrace(context, { extensionDir, extensionUri: context.extensionUri, log });
+  const regionTraces = registerRegionTrace(context, {
+    extensionDir, extensionUri: context.extensionUri, log, currentProfile: () => current?.profilePath,
+  });
 
   const lineHeat = new LineHeatController(log);
   const statusBar = new ProfileStatusBar();

@@ -1,7 +1,7 @@
 // The profile viewer: one webview (a panel of ours, or a custom editor for *.strata) showing one
 // profile through the webview app (webview/dist/webview.js). Owns the message exchange:
 // 'ready' → the current 'profile'; 'requestView' → a new view from the addon; 'openSource' →
-// the addon's source location → an editor at that line.
+// the addon's source location → an editor at that line; 'showRegionTimeline' → strata.showRegionTimeline.
 import * as crypto from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -192,6 +192,11 @@ export class ProfileViewer implements vscode.Disposable {
       }
       case 'openSource':
         void this.openSource(Number(m.node), isViewName(m.view) ? m.view : this.view);
+        return;
+      case 'showRegionTimeline':   // v4: a kernel node with region frames under it
+        if (typeof m.kernel !== 'string' || !m.kernel) return;
+        this.log.appendLine(`[viewer] region timeline of ${m.kernel}`);
+        void vscode.commands.executeCommand('strata.showRegionTimeline', { profile: this.profilePath, kernel: m.kernel });
         return;
     }
   }

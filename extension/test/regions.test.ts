@@ -9,7 +9,7 @@ import { join, resolve } from 'node:path';
 import { cliNames, parseNames, parseNamesFile, splitLocation } from '../src/regions/names';
 import { findMarker, normalizeName, resolveArg, scanSource } from '../src/regions/markers';
 import { classifyJson, stemOf, traceFilesFor } from '../src/regions/traceInput';
-import { failureLine, regionsArgs, runRegions } from '../src/regions/regionsCli';
+import { failureLine, launchesOf, launchItem, listArgs, parseLaunches, regionsArgs, runRegions } from '../src/regions/regionsCli';
 
 const REPO = resolve(__dirname, '..', '..', '..');   // extension/test/out → repo
 const FIX = join(REPO, 'test/fixtures/h100/regions');
@@ -168,3 +168,54 @@ test('the CLI decodes an H100 buffer; a file that is not a buffer is one clear l
     });
     await assert.rejects(runRegions('/no/such/strata', ['regions']), /was not found/);
   });
+
+test('profiles with region buffers (strata record --regions): --list, --launch N, launches of a kernel', () => {
+  const fsx = { exists: () => true, json: () => undefined };
+  assert.deepEqual(traceFilesFor('/p/run.strata', fsx), { buffer: '/p/run.strata', profile: true });
+  assert.deepEqual(regionsArgs({ buffer: '/p/run.strata', launch: 2 }, 'json'), ['regions', '/p/run.strata', '--launch', '2', '--format', 'json']);
+  assert.deepEqual(regionsArgs({ buffer: '/p/run.strata', launch: 0 }, 'chrome', '/o.json'),
+    ['regions', '/p/run.strata', '--launch', '0', '--format', 'chrome', '-o', '/o.json']);
+  assert.deepEqual(listArgs('/p/run.strata'), ['regions', '/p/run.strata', '--list', '--format', 'json']);
+  const launches = parseLaunches(JSON.stringify({ launches: [
+    { index: 0, kernel: 'void k<1>(float*)', mangled: '_Z1kILi1EEvPf', correlation_id: 7, bytes: 62016 },
+    { index: 1, kernel: 'other()', mangled: '_Z5otherv', correlation_id: 9, bytes: 100 },
+    { index: 'x' },
+  ] }));
+  assert.equal(launches.length, 2);
+  assert.deepEqual(launchesOf(launches, 'void k<1>(float*)').map((l) => l.index), [0]);
+  assert.deepEqual(launchesOf(launches, '_Z5otherv').map((l) => l.index), [1]);
+  assert.equal(launchesOf(launches).length, 2);
+  assert.equal(launchesOf(launches, 'missing').length, 0);
+  assert.deepEqual(launchItem(launches[0]), { label: 'Launch 0', description: 'correlation 7 · 60.6 KiB', detail: 'void k<1>(float*)' });
+  assert.throws(() => parseLaunches('{oops'), /did not print JSON/);
+  assert.throws(() => parseLaunches('{"lanes": []}'), /no launches/);
+});
+
+test('the CLI lists and decodes the launches of the H100 profile; a profile without buffers is one line',
+  { skip: cliWithList() ? false : 'the strata CLI is not built (or older than strata regions --list)' }, async () => {
+    const profile = join(FIX, 'runtime_capture.strata');
+    const launches = parseLaunches(await runRegions(cliWithList()!, listArgs(profile)));
+    assert.equal(launches.length, 3);
+    assert.equal(launchesOf(launches, launches[0].kernel).length, 3);
+    assert.match(launches[0].kernel, /^void app::GemmKernel</);
+    const data = JSON.parse(await runRegions(cliWithList()!, regionsArgs({ buffer: profile, launch: 2 }, 'json')));
+    assert.equal(classifyJson(data), 'trace');
+    assert.equal(data.lanes.length, 32);   // 16 blocks x 2 warp groups
+    assert.ok(data.intervals.some((iv: { name?: string }) => iv.name === 'compute'), 'names from the profile');
+    assert.ok(Math.abs(data.cycles_per_ns - 1.98) < 0.01, `the runtime's clock rate (${data.cycles_per_ns})`);
+    await assert.rejects(runRegions(cliWithList()!, regionsArgs({ buffer: profile, launch: 3 }, 'json')), /no launch 3/);
+    await assert.rejects(runRegions(cliWithList()!, listArgs(join(FIX, '..', 'gpu_cuda_workload.strata'))), (e: Error) => {
+      assert.match(e.message, /no region buffers in this profile/);
+      assert.ok(!e.message.includes('\n'), 'one line');
+      return true;
+    });
+  });
+
+/** The built CLI when it knows `regions --list` (a build older than it would fail the test). */
+function cliWithList(): string | null {
+  const c = cli();
+  if (!c) return null;
+  try {
+    return require('node:child_process').execFileSync(c, ['regions', '--help'], { encoding: 'utf8' }).includes('--list') ? c : null;
+  } catch { return null; }
+}

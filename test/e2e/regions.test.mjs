@@ -3,7 +3,9 @@
 // shows the timeline (every lane a row); hover → a tooltip with the region's replayed and raw
 // duration; click → the marker's source line (found in the workspace's kernels, or given as
 // `@file:line` in a names file); "Export Chrome Trace" writes the Chrome trace and says where;
-// a file that is not a region buffer → one clear notification, no panel.
+// a file that is not a region buffer → one clear notification, no panel. A profile recorded with
+// `strata record --regions` (the H100 fixture, 3 captured launches): Open Region Trace asks which
+// launch, and the flame graph's "Region timeline" on the kernel does the same.
 // Run: node --test test/e2e/regions.test.mjs   (see harness.mjs for prerequisites and env)
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -83,6 +85,7 @@ describe('Strata region timeline (code-server)', { timeout: 300_000 }, () => {
     // warpspec with a names file that places "mma" explicitly (a line the marker is not on).
     writeFileSync(path.join(traces, 'warpspec.names'), '# names of the warp-specialized gemm\n10=producer loop\n13=consumer loop\n14=wait full\n15=mma@../src/kernels.cuh:170\n');
     writeFileSync(path.join(traces, 'notes.bin'), 'not a region buffer\n'.repeat(20));
+    copyFileSync(path.join(FIX, 'runtime_capture.strata'), path.join(traces, 'runtime_capture.strata'));
     await startSession({ 'strata.cliPath': cli });
   });
 
@@ -176,5 +179,78 @@ describe('Strata region timeline (code-server)', { timeout: 300_000 }, () => {
     await sleep(1000);
     assert.equal(await S.page.locator('.tabs-container .tab', { hasText: 'Strata: notes.bin' }).count(), 0, 'no panel');
     assert.deepEqual((await toasts()).filter((x) => /decoding/.test(x)), [], 'no progress left behind');
+  });
+
+  /** The quick pick of a profile's captured launches: picks `label`. */
+  async function pickLaunch(label) {
+    const row = S.page.locator('.quick-input-widget .monaco-list-row', { hasText: label }).first();
+    await row.waitFor({ state: 'visible', timeout: 30000 }).catch(async (e) => { await shot('regions-no-launch-pick'); throw e; });
+    const rows = await S.page.locator('.quick-input-widget .monaco-list-row').allInnerTexts();
+    assert.equal(rows.filter((r) => /Launch \d/.test(r)).length, 3, `3 captured launches offered: ${rows.join(' | ')}`);
+    await row.click();
+  }
+
+  /** The frame drawing a timeline (the flame graph's frame may be there too). */
+  async function anyTimelineFrame() {
+    return waitFor('a timeline drawn', async () => {
+      const bad = (await toasts()).find((t) => /Strata: .*(not|bad_|cannot|failed|no launch)/.test(t));
+      if (bad) throw Object.assign(new Error(`notification: ${bad}`), { fatal: true });
+      for (const f of S.page.frames()) {
+        const stats = await f.evaluate(() => {
+          const s = window.__strata?.timeline?.();
+          return s && s.drawn > 0 && s.frames > 0 ? s : null;
+        }).catch(() => null);
+        if (stats) return { frame: f, stats };
+      }
+      return null;
+    }, 60000, 500).catch(async (e) => { await shot('regions-no-profile-timeline'); throw e; });
+  }
+
+  async function checkProfileTimeline(tab) {
+    const { frame, stats } = await anyTimelineFrame();
+    assert.equal(stats.rows, 32);   // 16 blocks x 2 warp groups
+    const summary = await frame.evaluate(() => document.querySelector('.strata-timeline-summary')?.textContent);
+    assert.match(summary, /^32 lanes · \d+ intervals/);
+    assert.ok((await S.page.locator('.tabs-container .tab', { hasText: tab }).count()) > 0, `the panel tab ${tab}`);
+    const at = await frame.evaluate(() => window.__strata.locate('compute'));
+    assert.ok(at, 'a compute interval is drawn (names from the profile)');
+    const tip = await tooltipOver(frame, { x: Math.round(at.x), y: Math.round(at.y) });
+    assert.equal(tip.name, 'compute');
+    assert.match(tip.rows.Duration, /^[\d.]+ (ns|µs)/);
+    assert.match(tip.lane, /^SM \d+ · block \d+ · wg [01]$/);
+    assert.equal(tip.loc, `src/kernels.cuh:${lineOf('STRATA_REGION_START(prof, kCompute)')}`);
+    return frame;
+  }
+
+  test('(r6) Open Region Trace on a profile recorded with --regions: pick a launch, 32 rows, tooltip', { skip }, async () => {
+    await clearNotifications();
+    await runCommand('View: Close All Editors');
+    await openTrace(path.join(traces, 'runtime_capture.strata'));
+    await pickLaunch('Launch 1');
+    await checkProfileTimeline('Strata: runtime_capture.strata · launch 1');
+    await shot('r6-profile-launch');
+  });
+
+  test('(r7) the flame graph: "Region timeline" on the kernel with regions opens its launch', { skip }, async () => {
+    await clearNotifications();
+    await runCommand('View: Close All Editors');
+    await runCommand('Strata: Open Profile');
+    const input = S.page.locator('.quick-input-widget .quick-input-box input');
+    await input.waitFor({ state: 'visible', timeout: 15000 });
+    await sleep(400);
+    await input.fill(path.join(traces, 'runtime_capture.strata'));
+    await sleep(400);
+    await S.page.keyboard.press('Enter');
+    const flame = await strataFrame(60000, /Strata: .*(not|cannot|failed)/);
+    await waitFor('the profile drawn', () => flame.evaluate(() => (window.__strata?.stats()?.instances ?? 0) > 0), 30000);
+    const button = flame.locator('button.strata-region-timeline');
+    assert.equal(await button.isVisible(), false, 'no button at the root');
+    const node = await flame.evaluate(() => window.__strata.zoomTo('void app::GemmKernel<'));
+    assert.ok(node > 0, 'the kernel frame is in the flame graph');
+    await button.waitFor({ state: 'visible', timeout: 10000 });
+    await button.click();
+    await pickLaunch('Launch 2');
+    await checkProfileTimeline('Strata: runtime_capture.strata · launch 2');
+    await shot('r7-flame-region-timeline');
   });
 });

@@ -1,5 +1,5 @@
 // Wires the parts together: host messages in, toolbar and flame view, messages out.
-import { HostMessage, PROTOCOL_VERSION, ViewName } from './protocol';
+import { FrameKind, HostMessage, PROTOCOL_VERSION, ViewName } from './protocol';
 import type { HostApi } from './host';
 import { normalizeFlameData } from './model/normalize';
 import { formatPercent, formatValue } from './model/format';
@@ -35,6 +35,7 @@ export class App {
       onMetric: (metric) => this.requestView(this.currentView, metric),
       onSearch: (q) => this.search(q),
       onReset: () => this.view.resetZoom(),
+      onRegionTimeline: () => this.showRegionTimeline(),
     });
     this.view = new FlameView(readTheme(), tooltip, {
       openSource: (node) => this.host.postMessage({ type: 'openSource', node, view: this.currentView }),
@@ -143,6 +144,21 @@ export class App {
     if (!m) return;
     const path = m.ancestors.slice(1).map((i) => m.label(i)).join(' › ');
     this.toolbar.setZoomed(m.focus > 0, path);
+    this.toolbar.setRegionTimeline(this.regionKernel(m.focus));
+  }
+
+  /** The name of kernel node `i` when a region frame is among its children, else "". */
+  regionKernel(i: number): string {
+    const m = this.view.model;
+    if (!m || i <= 0 || i >= m.n || m.data.kind[i] !== FrameKind.Kernel) return '';
+    for (let c = m.firstChild[i]; c >= 0; c = m.nextSibling[c]) if (m.data.kind[c] === FrameKind.Region) return m.label(i);
+    return '';
+  }
+
+  private showRegionTimeline(): void {
+    const m = this.view.model;
+    const kernel = m ? this.regionKernel(m.focus) : '';
+    if (m && kernel) this.host.postMessage({ type: 'showRegionTimeline', node: m.focus, view: this.currentView, kernel });
   }
 
   private onKey(e: KeyboardEvent): void {

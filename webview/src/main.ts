@@ -29,6 +29,13 @@ function start(): void {
     // v3 timeline mode (tests): stats of the timeline view, where an interval is drawn.
     timeline: () => (app!.timeline ? { ...app!.timeline.view.stats } : null),
     locate: (name: string) => app!.timeline?.locate(name) ?? null,
+    // Zoom the flame graph to the first frame whose name starts with `prefix` (tests); its index or -1.
+    zoomTo: (prefix: string) => {
+      const m = app!.view.model;
+      if (!m) return -1;
+      for (let i = 1; i < m.n; i++) if (m.label(i).startsWith(prefix)) { app!.view.zoom(i); return i; }
+      return -1;
+    },
   };
   host.postMessage({ type: 'ready', version: PROTOCOL_VERSION });
 }

@@ -3,7 +3,9 @@
 // v2: 'highlightSource' (the frames of one source line, from the editor's cursor).
 // v3: 'timeline' (an in-kernel region trace, docs/regions.md) with 'openRegionSource' and
 //     'exportChromeTrace' back; every v2 message is unchanged.
-export const PROTOCOL_VERSION = 3;
+// v4: 'showRegionTimeline' (webview -> extension): the focused kernel's in-kernel regions, from
+//     the region buffers the profile carries; every v3 message is unchanged.
+export const PROTOCOL_VERSION = 4;
 
 export type ViewName = 'top-down' | 'bottom-up';
 
@@ -96,4 +98,7 @@ export type WebviewMessage =
   | { type: 'requestView'; view: ViewName; metric: string }
   // v3 (timeline): open the source line of a region's marker; write the trace as Chrome JSON.
   | { type: 'openRegionSource'; region: number; lane?: number }
-  | { type: 'exportChromeTrace' };
+  | { type: 'exportChromeTrace' }
+  // v4 (flame graph): show the region timeline of a kernel node that has region children;
+  // `kernel` is its frame name as shown (the demangled kernel name).
+  | { type: 'showRegionTimeline'; node: number; view: ViewName; kernel: string };

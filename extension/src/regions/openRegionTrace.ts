@@ -1,8 +1,11 @@
 // "Strata: Open Region Trace" (strata.openRegionTrace) and "Strata: Export Region Trace as
 // Chrome Trace" (strata.exportRegionChromeTrace): pick a region buffer (.bin) or a decoded trace
 // (.json), decode the buffer with `strata regions --format json`, show it as a timeline; write
-// `strata regions --format chrome -o FILE`. Every failure is one notification; nothing waits
-// without a time limit.
+// `strata regions --format chrome -o FILE`. A profile recorded with `strata record --regions`
+// carries its captured launches' buffers: "Strata: Show Region Timeline" (strata.showRegionTimeline,
+// also the flame graph's "Region timeline" on a kernel with regions) lists them with
+// `strata regions PROFILE --list`, picks one and decodes it with `--launch N`. Every failure is one
+// notification; nothing waits without a time limit.
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -10,7 +13,7 @@ import * as vscode from 'vscode';
 import type { RegionTraceData } from '../../../webview/src/protocol';
 import { resolveCliPath } from '../paths';
 import { cliNames, parseNamesFile, splitLocation, type RegionName } from './names';
-import { regionsArgs, runRegions, type DecodeRequest } from './regionsCli';
+import { launchesOf, launchItem, listArgs, parseLaunches, regionsArgs, runRegions, type DecodeRequest } from './regionsCli';
 import { LoadedTrace, RegionTracePanel } from './regionTracePanel';
 import { classifyJson, stemOf, traceFilesFor } from './traceInput';
 import { scanWorkspaceMarkers } from './workspaceMarkers';
@@ -19,12 +22,19 @@ export interface RegionTraceContext {
   extensionDir: string;
   extensionUri: vscode.Uri;
   log: vscode.OutputChannel;
+  /** The profile of the viewer focused last ("Show Region Timeline" without arguments). */
+  currentProfile?: () => string | undefined;
 }
 
+/** Which captured launch of a profile to show: `launch` (an index), else those of `kernel`
+ *  (a quick pick when several). */
+export interface LaunchChoice { launch?: number; kernel?: string }
+
 export interface RegionTraceApi {
-  open(file: string): Promise<void>;
-  /** Open panels (tests): file, whether the webview asked for its data, last source opened. */
-  panels(): { file: string; ready: boolean; lastSource: { file: string; line: number } | null }[];
+  open(file: string, choice?: LaunchChoice): Promise<void>;
+  /** Open panels (tests): file (and the profile's launch), whether the webview asked for its
+   *  data, last source opened. */
+  panels(): { file: string; launch?: number; ready: boolean; lastSource: { file: string; line: number } | null }[];
 }
 
 function cliPath(ctx: RegionTraceContext): string {
@@ -58,8 +68,30 @@ export function registerRegionTrace(context: vscode.ExtensionContext, ctx: Regio
   const panels = new Set<RegionTracePanel>();
   let lastActive: RegionTracePanel | undefined;
 
-  const load = async (file: string): Promise<LoadedTrace> => {
+  /** The launch of a profile to decode: `choice.launch`, the only one (of `choice.kernel`), or
+   *  the user's pick; undefined when the pick is cancelled. */
+  const chooseLaunch = async (file: string, choice: LaunchChoice): Promise<number | undefined> => {
+    if (choice.launch !== undefined) return choice.launch;
+    const cli = cliPath(ctx);
+    ctx.log.appendLine(`[regions] ${cli} ${listArgs(file).join(' ')}`);
+    const all = parseLaunches(await runRegions(cli, listArgs(file)));
+    const launches = launchesOf(all, choice.kernel);
+    if (!launches.length) throw new Error(`no captured launch of ${choice.kernel} (${all.length} of other kernels).`);
+    if (launches.length === 1) return launches[0].index;
+    const picked = await vscode.window.showQuickPick(launches.map((l) => ({ ...launchItem(l), index: l.index })), {
+      title: `Strata: ${launches.length} captured launches in ${path.basename(file)}`, placeHolder: 'The launch to show as a timeline',
+      matchOnDescription: true, matchOnDetail: true,
+    });
+    return picked?.index;
+  };
+
+  const load = async (file: string, choice: LaunchChoice = {}): Promise<LoadedTrace | undefined> => {
     const files = traceFilesFor(file, { exists: (p) => fs.existsSync(p), json: readJson });
+    let launch: number | undefined;
+    if (files.profile) {
+      launch = await chooseLaunch(file, choice);
+      if (launch === undefined) return undefined;
+    }
     let names = new Map<number, RegionName>();
     let cyclesPerNs: number | undefined;
     if (files.namesFile) {
@@ -73,7 +105,7 @@ export function registerRegionTrace(context: vscode.ExtensionContext, ctx: Regio
       }
     }
     const request: DecodeRequest | undefined = files.buffer
-      ? { buffer: files.buffer, names: cliNames(names) || undefined, cyclesPerNs, calibration: files.calibration, proton: files.proton } : undefined;
+      ? { buffer: files.buffer, names: cliNames(names) || undefined, cyclesPerNs, calibration: files.calibration, proton: files.proton, launch } : undefined;
     const scanning = scanWorkspaceMarkers((l) => ctx.log.appendLine(l));
     let data: RegionTraceData;
     if (files.decoded) {
@@ -91,21 +123,23 @@ export function registerRegionTrace(context: vscode.ExtensionContext, ctx: Regio
       data = parsed as RegionTraceData;
     }
     takeEmbeddedLocations(data, names);
-    return { file, data, names, namesDir: path.dirname(files.namesFile ?? file), request, scans: await scanning };
+    const title = launch === undefined ? undefined : `${path.basename(file)} · launch ${launch}`;
+    return { file, launch, title, data, names, namesDir: path.dirname(files.namesFile ?? file), request, scans: await scanning };
   };
 
-  const open = async (file: string): Promise<void> => {
-    let trace: LoadedTrace;
+  const open = async (file: string, choice: LaunchChoice = {}): Promise<void> => {
+    let trace: LoadedTrace | undefined;
     try {
-      trace = await load(file);
+      trace = await load(file, choice);
+      if (!trace) return;   // no launch picked
     } catch (e) {
       const msg = (e as Error).message ?? String(e);
       ctx.log.appendLine(`[regions] ${file}: ${msg}`);
       void vscode.window.showErrorMessage(`Strata: ${path.basename(file)}: ${msg.replace(new RegExp(`^${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:\\s*`), '')}`);
       return;
     }
-    for (const p of panels) if (p.trace.file === file) p.panel.dispose();   // replace an older view
-    const panel = vscode.window.createWebviewPanel('strata.regionTrace', `Strata: ${path.basename(file)}`,
+    for (const p of panels) if (p.trace.file === file && p.trace.launch === trace.launch) p.panel.dispose();   // replace an older view
+    const panel = vscode.window.createWebviewPanel('strata.regionTrace', `Strata: ${trace.title ?? path.basename(file)}`,
       { viewColumn: vscode.ViewColumn.Active, preserveFocus: false }, { enableScripts: true, retainContextWhenHidden: false });
     const p = new RegionTracePanel(panel, trace, ctx.extensionUri, ctx.log, (x) => exportChrome(x.trace), (x) => {
       panels.delete(x);
@@ -114,7 +148,7 @@ export function registerRegionTrace(context: vscode.ExtensionContext, ctx: Regio
     panels.add(p);
     lastActive = p;
     panel.onDidChangeViewState((e) => { if (e.webviewPanel.active) lastActive = p; });
-    ctx.log.appendLine(`[regions] ${path.basename(file)}: ${trace.data.lanes.length} lanes, ${trace.data.intervals.length} intervals`);
+    ctx.log.appendLine(`[regions] ${trace.title ?? path.basename(file)}: ${trace.data.lanes.length} lanes, ${trace.data.intervals.length} intervals`);
   };
 
   /** Writes `<stem>.chrome.json` next to the buffer (a save dialog when that folder is not
@@ -127,7 +161,8 @@ export function registerRegionTrace(context: vscode.ExtensionContext, ctx: Regio
     }
     let cli: string;
     try { cli = cliPath(ctx); } catch (e) { void vscode.window.showErrorMessage(`Strata: ${(e as Error).message}`); return; }
-    let out = `${stemOf(trace.request.buffer)}.chrome.json`;
+    const launch = trace.request.launch;
+    let out = `${stemOf(trace.request.buffer)}${launch === undefined ? '' : `.launch${launch}`}.chrome.json`;
     try { fs.accessSync(path.dirname(out), fs.constants.W_OK); } catch {
       const picked = await vscode.window.showSaveDialog({
         title: 'Strata: Export Chrome Trace', defaultUri: vscode.Uri.file(path.join(os.homedir(), path.basename(out))),
@@ -147,10 +182,10 @@ export function registerRegionTrace(context: vscode.ExtensionContext, ctx: Regio
     void vscode.window.showInformationMessage(`Strata: wrote the Chrome trace to ${out} (open it in ui.perfetto.dev or chrome://tracing).`);
   };
 
-  const pick = async (title: string, label: string): Promise<string | undefined> => {
+  const pick = async (title: string, label: string, profilesOnly = false): Promise<string | undefined> => {
     const picked = await vscode.window.showOpenDialog({
       canSelectMany: false, openLabel: label, title,
-      filters: { 'Region traces': ['bin', 'json', 'chrome_trace'], 'All files': ['*'] },
+      filters: profilesOnly ? { 'Strata profiles': ['strata'] } : { 'Region traces': ['bin', 'json', 'chrome_trace', 'strata'], 'All files': ['*'] },
       defaultUri: vscode.workspace.workspaceFolders?.[0]?.uri,
     });
     return picked?.[0]?.fsPath;
@@ -163,6 +198,18 @@ export function registerRegionTrace(context: vscode.ExtensionContext, ctx: Regio
     vscode.commands.registerCommand('strata.openRegionTrace', async (arg?: unknown) => {
       const file = argPath(arg) ?? await pick('Strata: Open Region Trace', 'Open Region Trace');
       if (file) await open(file);
+    }),
+    // The flame graph's "Region timeline" passes { profile, kernel }; from the palette: the
+    // profile of the viewer focused last, else a file dialog.
+    vscode.commands.registerCommand('strata.showRegionTimeline', async (arg?: unknown) => {
+      const o = arg && typeof arg === 'object' && !(arg instanceof vscode.Uri) ? arg as { profile?: unknown; kernel?: unknown; launch?: unknown } : {};
+      const profile = (typeof o.profile === 'string' && o.profile) || argPath(arg) || ctx.currentProfile?.() ||
+        await pick('Strata: Show Region Timeline of a profile recorded with --regions', 'Show Region Timeline', true);
+      if (!profile) return;
+      await open(profile, {
+        kernel: typeof o.kernel === 'string' && o.kernel ? o.kernel : undefined,
+        launch: Number.isInteger(o.launch) ? o.launch as number : undefined,
+      });
     }),
     vscode.commands.registerCommand('strata.exportRegionChromeTrace', async (arg?: unknown) => {
       const given = argPath(arg);
@@ -183,6 +230,6 @@ export function registerRegionTrace(context: vscode.ExtensionContext, ctx: Regio
 
   return {
     open,
-    panels: () => [...panels].map((p) => ({ file: p.trace.file, ready: p.isReady, lastSource: p.lastSource && { file: p.lastSource.file, line: p.lastSource.line } })),
+    panels: () => [...panels].map((p) => ({ file: p.trace.file, launch: p.trace.launch, ready: p.isReady, lastSource: p.lastSource && { file: p.lastSource.file, line: p.lastSource.line } })),
   };
 }

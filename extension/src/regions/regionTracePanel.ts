@@ -15,6 +15,10 @@ import type { DecodeRequest } from './regionsCli';
 export interface LoadedTrace {
   /** The file the user opened. */
   file: string;
+  /** A profile's captured launch (`strata regions PROFILE --launch N`). */
+  launch?: number;
+  /** Panel and timeline title (default: the file's name). */
+  title?: string;
   data: RegionTraceData;
   /** Region names with their `@file:line` where given. */
   names: Map<number, RegionName>;
@@ -76,13 +80,13 @@ export class RegionTracePanel implements vscode.Disposable {
     panel.iconPath = vscode.Uri.joinPath(extensionUri, 'dist', 'media', 'strata-icon.svg');
     this.subs.push(panel.webview.onDidReceiveMessage((m) => this.onMessage(m as WebviewMessage)));
     this.subs.push(panel.onDidDispose(() => { this.dispose(); onDispose(this); }));
-    panel.webview.html = webviewHtml(panel.webview, extensionUri, path.basename(trace.file));
+    panel.webview.html = webviewHtml(panel.webview, extensionUri, trace.title ?? path.basename(trace.file));
   }
 
   private message(): HostMessage {
     const t = this.trace;
     return {
-      type: 'timeline', version: PROTOCOL_VERSION, title: path.basename(t.file), data: t.data,
+      type: 'timeline', version: PROTOCOL_VERSION, title: t.title ?? path.basename(t.file), data: t.data,
       sources: sourceLabels(t), canExport: !!t.request,
     };
   }

@@ -11,10 +11,14 @@ export interface DecodeRequest {
   calibration?: string;
   /** `buffer` is a Proton trace: `strata regions --proton FILE` (names come from the trace). */
   proton?: boolean;
+  /** `buffer` is a profile (`strata record --regions`): decode its captured launch N
+   *  (`--launch N`; names from the profile's region frames). */
+  launch?: number;
 }
 
 export function regionsArgs(req: DecodeRequest, format: 'json' | 'chrome' | 'text', output?: string): string[] {
   const args = req.proton ? ['regions', '--proton', req.buffer] : ['regions', req.buffer];
+  if (req.launch !== undefined && !req.proton) args.push('--launch', String(req.launch));
   if (req.names && !req.proton) args.push('--names', req.names);
   if (req.calibration && !req.proton) args.push('--calibration', req.calibration);
   if (req.cyclesPerNs !== undefined && Number.isFinite(req.cyclesPerNs) && req.cyclesPerNs > 0) args.push('--cycles-per-ns', String(req.cyclesPerNs));
@@ -48,4 +52,41 @@ export function runRegions(cli: string, args: string[], timeoutMs = DECODE_TIMEO
       else reject(new Error(failureLine(stderr ?? '', e.code ?? null, e.signal ?? null)));
     });
   });
+}
+
+/** One launch of `strata regions PROFILE --list --format json`. */
+export interface CapturedLaunch {
+  index: number;
+  /** Demangled, as the flame graph shows the kernel. */
+  kernel: string;
+  mangled: string;
+  correlation_id: number;
+  bytes: number;
+}
+
+export function listArgs(profile: string): string[] {
+  return ['regions', profile, '--list', '--format', 'json'];
+}
+
+/** The launches of `--list --format json`; throws an Error (one line) on anything else. */
+export function parseLaunches(out: string): CapturedLaunch[] {
+  let v: unknown;
+  try { v = JSON.parse(out); } catch { throw new Error('strata regions --list did not print JSON (is the CLI older than the extension?)'); }
+  const launches = (v as { launches?: unknown } | null)?.launches;
+  if (!Array.isArray(launches)) throw new Error('strata regions --list printed no launches.');
+  return launches.filter((l): l is CapturedLaunch => !!l && typeof l === 'object' &&
+    Number.isInteger((l as CapturedLaunch).index) && typeof (l as CapturedLaunch).kernel === 'string');
+}
+
+/** The launches of `kernel` (the flame graph's name, demangled, or the mangled one); all
+ *  launches when `kernel` is not given. */
+export function launchesOf(launches: CapturedLaunch[], kernel?: string): CapturedLaunch[] {
+  if (!kernel) return launches;
+  return launches.filter((l) => l.kernel === kernel || l.mangled === kernel);
+}
+
+/** Quick pick label and detail of a launch. */
+export function launchItem(l: CapturedLaunch): { label: string; description: string; detail: string } {
+  const kib = l.bytes >= 1024 ? `${(l.bytes / 1024).toFixed(1)} KiB` : `${l.bytes} bytes`;
+  return { label: `Launch ${l.index}`, description: `correlation ${l.correlation_id} · ${kib}`, detail: l.kernel };
 }

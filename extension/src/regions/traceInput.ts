@@ -5,7 +5,8 @@
 // buffer (`<stem>.calibration.bin`, else `calibration.bin` in the same folder) makes the CLI
 // replay with the measured cost per record. A Triton kernel's Proton trace (`name.chrome_trace`,
 // or a JSON with Proton's "<kernel> Core<n> CTA<n>" processes) is decoded by
-// `strata regions --proton` (issue 7, part 4). Pure (the
+// `strata regions --proton` (issue 7, part 4). A profile (`.strata`, recorded with
+// `strata record --regions`) carries its launches' buffers: `strata regions PROFILE --launch N`. Pure (the
 // file system is injected), unit-tested.
 import * as path from 'node:path';
 
@@ -41,6 +42,8 @@ export interface TraceFiles {
   calibration?: string;
   /** `buffer` is a Proton trace (decoded with `--proton`). */
   proton?: boolean;
+  /** `buffer` is a profile whose region buffers `strata regions PROFILE --launch N` decodes. */
+  profile?: boolean;
 }
 
 export interface FileAccess {
@@ -68,6 +71,7 @@ export function traceFilesFor(picked: string, fsx: FileAccess): TraceFiles {
     const c = t.buffer ? calibrationFor(t.buffer) : undefined;
     return c ? { ...t, calibration: c } : t;
   };
+  if (/\.strata$/i.test(picked)) return { buffer: picked, profile: true };
   if (/\.chrome_trace$/i.test(picked)) return { buffer: picked, proton: true, namesFile: namesFor(picked) };
   if (!/\.json$/i.test(picked)) return withCalibration({ buffer: picked, namesFile: namesFor(picked) });
   const value = fsx.json(picked);

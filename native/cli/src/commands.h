@@ -39,7 +39,9 @@ struct AnalyzeCliOptions {
 int RunAnalyze(const AnalyzeCliOptions& options);
 
 struct RegionsOptions {
-  std::string file;                 // the raw buffer
+  std::string file;                 // the raw buffer, or a profile with region buffers
+  bool list = false;                // a profile: list its captured launches
+  long launch = -1;                 // a profile: the captured launch to decode (-1: 0)
   std::string names;                // "1=name;2=name"
   std::string names_file;           // a harness sidecar JSON ("names") or a bare table
   std::string calibration;          // a calibration buffer: replay with its record cost

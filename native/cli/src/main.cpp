@@ -67,7 +67,13 @@ int main(int argc, char** argv) {
 
   RegionsOptions reg;
   CLI::App* regions = app.add_subcommand("regions", "Decode an in-kernel region buffer (docs/regions.md)");
-  CLI::Option* reg_file = regions->add_option("file", reg.file, "The raw buffer read back after the launch");
+  CLI::Option* reg_file = regions->add_option(
+      "file", reg.file, "The raw buffer read back after the launch, or a profile recorded with --regions");
+  CLI::Option* reg_list =
+      regions->add_flag("--list", reg.list, "A profile: list its captured launches (index, kernel, correlation id, bytes)");
+  regions->add_option("--launch", reg.launch, "A profile: decode its Nth captured launch (default 0)")
+      ->check(CLI::NonNegativeNumber)
+      ->excludes(reg_list);
   regions->add_option("--proton", reg.proton, "A Triton kernel's Proton trace (name.chrome_trace) or name.hatchet")
       ->check(CLI::ExistingFile)
       ->excludes(reg_file);

@@ -8,6 +8,8 @@
 #include <string>
 
 #include "commands.h"
+#include "strata/core/api.h"
+#include "strata/core/profile_regions.h"
 #include "strata/core/proton_import.h"
 #include "strata/core/regions.h"
 
@@ -146,6 +148,12 @@ int RunProton(const RegionsOptions& options) {
 }  // namespace
 
 int RunRegions(const RegionsOptions& options) {
+  const bool profile = !options.file.empty() && rg::FileLooksLikeProfile(options.file);
+  if ((options.list || options.launch >= 0) && !profile) {
+    std::fprintf(stderr, "strata: %s: --list and --launch take a profile recorded with --regions\n",
+                 options.file.empty() ? options.proton.c_str() : options.file.c_str());
+    return kExitError;
+  }
   if (!options.proton.empty()) return RunProton(options);
   std::map<uint16_t, std::string> names = rg::ParseNames(options.names);
   if (!options.names_file.empty()) {
@@ -173,7 +181,49 @@ int RunRegions(const RegionsOptions& options) {
       return kExitError;
     }
   }
-  rg::Trace trace = rg::DecodeFile(options.file, decode);
+  rg::Trace trace;
+  std::string first_line;
+  if (profile) {
+    // A profile: its captured launches' raw buffers (blobs), names from its region frames.
+    rg::ProfileRegions pr = rg::ReadProfileRegions(options.file);
+    if (pr.launches.empty()) {
+      std::fprintf(stderr, "strata: %s: no region buffers in this profile (record with strata record --regions)\n",
+                   options.file.c_str());
+      return kExitError;
+    }
+    if (options.list) {
+      std::string out;
+      if (options.format == "json") {
+        out = rg::LaunchesToJson(pr);
+      } else if (options.format == "chrome") {
+        std::fprintf(stderr, "strata: --list prints text or json\n");
+        return kExitUsage;
+      } else {
+        out = "launch  correlation       bytes  kernel\n";
+        for (const auto& l : pr.launches) {
+          char line[96];
+          std::snprintf(line, sizeof line, "%6zu  %11llu  %10zu  ", l.index, (unsigned long long)l.correlation_id,
+                        l.bytes.size());
+          out += line + l.kernel + "\n";
+        }
+      }
+      return Emit(out, options.output);
+    }
+    const size_t n = options.launch < 0 ? 0 : size_t(options.launch);
+    if (n >= pr.launches.size()) {
+      std::fprintf(stderr, "strata: %s: no launch %zu (the profile has %zu captured launch%s: 0..%zu)\n",
+                   options.file.c_str(), n, pr.launches.size(), pr.launches.size() == 1 ? "" : "es",
+                   pr.launches.size() - 1);
+      return kExitError;
+    }
+    for (const auto& [id, name] : pr.names) names.emplace(id, name);  // --names first
+    trace = rg::DecodeLaunch(pr, n, decode);
+    const auto& l = pr.launches[n];
+    first_line = "launch " + std::to_string(n) + " of " + std::to_string(pr.launches.size()) + ": " + l.kernel +
+                 " (correlation " + std::to_string(l.correlation_id) + ", " + std::to_string(l.bytes.size()) + " bytes)\n";
+  } else {
+    trace = rg::DecodeFile(options.file, decode);
+  }
   // Nothing decodable (unreadable, not a region buffer, nothing finalized): one line, non-zero.
   if (trace.lanes.empty() && !trace.issues.empty()) {
     std::fprintf(stderr, "strata: %s: %s: %s\n", options.file.c_str(), rg::IssueName(trace.issues.front().kind),
@@ -182,7 +232,7 @@ int RunRegions(const RegionsOptions& options) {
   }
   std::string out = options.format == "json"     ? rg::ToJson(trace, names)
                     : options.format == "chrome" ? rg::ToChromeTrace(trace, names)
-                                                 : Summary(trace, names);
+                                                 : first_line + Summary(trace, names);
   return Emit(out, options.output);
 }
 

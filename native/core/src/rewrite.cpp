@@ -2,6 +2,7 @@
 // profile by byte-level section rewriting: the strings section gets the new strings appended
 // (existing indices stay valid), the meta section is rebuilt, every other section (unknown
 // kinds, and blobs unless replaced, too) is copied verbatim.
+#include "strata/format/byte_append.h"
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -21,15 +22,8 @@ namespace strata::core {
 
 namespace fmt = strata::format;
 
-namespace {
-
-void Align8(std::vector<unsigned char>& out) { while (out.size() % 8) out.push_back(0); }
-template <typename T> void Append(std::vector<unsigned char>& out, const T& v) {
-  const auto* p = reinterpret_cast<const unsigned char*>(&v);
-  out.insert(out.end(), p, p + sizeof(T));
-}
-
-}  // namespace
+using fmt::Align8;
+using fmt::Append;
 
 std::vector<unsigned char> detail::ReadProfileBytes(const std::string& path) {
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);

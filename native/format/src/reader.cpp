@@ -66,6 +66,7 @@ const char* BlobKindName(uint32_t kind) {
   switch (BlobKind(kind)) {
     case BlobKind::kCubin: return "cubin";
     case BlobKind::kSassListing: return "sass_listing";
+    case BlobKind::kRegionBuffer: return "region_buffer";
   }
   return nullptr;
 }

@@ -1,5 +1,7 @@
 #include "strata/format/writer.h"
 
+#include "strata/format/byte_append.h"
+
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -11,13 +13,6 @@
 
 namespace strata::format {
 
-namespace {
-void Align8(std::vector<unsigned char>& out) { while (out.size() % 8) out.push_back(0); }
-template <typename T> void Append(std::vector<unsigned char>& out, const T& v) {
-  const auto* p = reinterpret_cast<const unsigned char*>(&v);
-  out.insert(out.end(), p, p + sizeof(T));
-}
-}  // namespace
 
 void MetricStats::Add(double v) {
   if (count == 0) { min = max = v; } else { min = std::min(min, v); max = std::max(max, v); }

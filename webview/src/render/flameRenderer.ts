@@ -3,6 +3,7 @@
 // by devicePixelRatio. Outlines (host 'highlight') are drawn in the fragment shader.
 import createREGL from 'regl';
 import type { RGBA } from '../ui/theme';
+import { createInstancedRegl, WebGLUnavailableError } from './webglContext';
 
 export const FLAG_OUTLINE = 1;
 export const FLAG_FOCUS = 2;
@@ -24,7 +25,7 @@ export interface FrameParams {
   outline: RGBA;
 }
 
-export class WebGLUnavailableError extends Error {}
+export { WebGLUnavailableError };
 
 interface Uniforms {
   uViewport: [number, number];
@@ -44,22 +45,8 @@ export class FlameRenderer {
 
   /** `onRestored` is called after a lost WebGL context comes back (regl restores its objects). */
   constructor(readonly canvas: HTMLCanvasElement, onRestored: () => void = () => {}) {
-    let gl: WebGLRenderingContext | null = null;
-    const attrs: WebGLContextAttributes = {
-      alpha: false, antialias: false, depth: false, stencil: false,
-      premultipliedAlpha: true, preserveDrawingBuffer: false, powerPreference: 'low-power',
-    };
     try {
-      gl = (canvas.getContext('webgl', attrs) || canvas.getContext('experimental-webgl', attrs)) as WebGLRenderingContext | null;
-    } catch (e) {
-      throw new WebGLUnavailableError(`WebGL could not be created: ${String(e)}`);
-    }
-    if (!gl) throw new WebGLUnavailableError('WebGL is not available in this webview.');
-    if (!gl.getExtension('ANGLE_instanced_arrays')) throw new WebGLUnavailableError('WebGL instancing (ANGLE_instanced_arrays) is not available.');
-    canvas.addEventListener('webglcontextlost', (e) => { e.preventDefault(); this.lost = true; });
-    canvas.addEventListener('webglcontextrestored', () => { this.lost = false; onRestored(); });
-    try {
-      this.regl = createREGL({ gl, extensions: ['ANGLE_instanced_arrays'] });
+      this.regl = createInstancedRegl(canvas, (lost) => { this.lost = lost; }, onRestored);
       this.rectBuf = this.regl.buffer({ usage: 'dynamic', type: 'float', length: 16 });
       this.colorBuf = this.regl.buffer({ usage: 'dynamic', type: 'uint8', length: 4 });
       const corners = this.regl.buffer([0, 0, 1, 0, 0, 1, 0, 1, 1, 0, 1, 1]);
@@ -124,6 +111,7 @@ export class FlameRenderer {
         blend: { enable: false },
       });
     } catch (e) {
+      if (e instanceof WebGLUnavailableError) throw e;  // already says what is missing
       const msg = String((e as Error)?.message ?? e);
       if (e instanceof EvalError || /unsafe-eval|Content Security Policy|EvalError/i.test(msg)) {
         throw new WebGLUnavailableError(

@@ -4,7 +4,7 @@
 // the backing store is scaled by devicePixelRatio. The hovered interval gets an outline.
 import createREGL from 'regl';
 import type { RGBA } from '../ui/theme';
-import { WebGLUnavailableError } from './flameRenderer';
+import { createInstancedRegl, WebGLUnavailableError } from './webglContext';
 
 export const TL_FLAG_HOVER = 1;
 
@@ -45,22 +45,8 @@ export class TimelineRenderer {
   private lost = false;
 
   constructor(readonly canvas: HTMLCanvasElement, onRestored: () => void = () => {}) {
-    let gl: WebGLRenderingContext | null = null;
-    const attrs: WebGLContextAttributes = {
-      alpha: false, antialias: false, depth: false, stencil: false,
-      premultipliedAlpha: true, preserveDrawingBuffer: false, powerPreference: 'low-power',
-    };
     try {
-      gl = (canvas.getContext('webgl', attrs) || canvas.getContext('experimental-webgl', attrs)) as WebGLRenderingContext | null;
-    } catch (e) {
-      throw new WebGLUnavailableError(`WebGL could not be created: ${String(e)}`);
-    }
-    if (!gl) throw new WebGLUnavailableError('WebGL is not available in this webview.');
-    if (!gl.getExtension('ANGLE_instanced_arrays')) throw new WebGLUnavailableError('WebGL instancing (ANGLE_instanced_arrays) is not available.');
-    canvas.addEventListener('webglcontextlost', (e) => { e.preventDefault(); this.lost = true; });
-    canvas.addEventListener('webglcontextrestored', () => { this.lost = false; onRestored(); });
-    try {
-      this.regl = createREGL({ gl, extensions: ['ANGLE_instanced_arrays'] });
+      this.regl = createInstancedRegl(canvas, (lost) => { this.lost = lost; }, onRestored);
       this.rectBuf = this.regl.buffer({ usage: 'dynamic', type: 'float', length: 16 });
       this.colorBuf = this.regl.buffer({ usage: 'dynamic', type: 'uint8', length: 4 });
       this.flagBuf = this.regl.buffer({ usage: 'dynamic', type: 'float', length: 4 });
@@ -122,6 +108,7 @@ export class TimelineRenderer {
         blend: { enable: false },
       });
     } catch (e) {
+      if (e instanceof WebGLUnavailableError) throw e;  // already says what is missing
       const msg = String((e as Error)?.message ?? e);
       if (e instanceof EvalError || /unsafe-eval|Content Security Policy|EvalError/i.test(msg)) {
         throw new WebGLUnavailableError(

@@ -1,5 +1,6 @@
 // Toolbar: view switch (top-down / bottom-up; asks the host with 'requestView'), metric select,
-// search box with the matched share, reset zoom, and a breadcrumb of the focused frame.
+// search box with the matched share, reset zoom, and a breadcrumb of the focused frame; "Region
+// timeline" while the focused frame is a kernel with in-kernel regions under it.
 import type { ViewName } from '../protocol';
 import { el } from './dom';
 
@@ -8,6 +9,8 @@ export interface ToolbarHandlers {
   onMetric(metric: string): void;
   onSearch(query: string): void;
   onReset(): void;
+  /** The focused kernel's in-kernel regions as a timeline (button shown by setRegionTimeline). */
+  onRegionTimeline?(): void;
 }
 
 export class Toolbar {
@@ -17,6 +20,7 @@ export class Toolbar {
   private metric: HTMLSelectElement;
   private matchLabel: HTMLElement;
   private resetButton: HTMLButtonElement;
+  readonly regionButton: HTMLButtonElement;
   private crumb: HTMLElement;
   private titleEl: HTMLElement;
   private searchTimer = 0;
@@ -54,6 +58,12 @@ export class Toolbar {
     this.matchLabel = el('span', { className: 'strata-match', attrs: { 'aria-live': 'polite' } });
     this.resetButton = el('button', { className: 'strata-button', text: 'Reset zoom', title: 'Zoom out to the root (Esc)', attrs: { type: 'button' } });
     this.resetButton.addEventListener('click', () => this.h.onReset());
+    this.regionButton = el('button', {
+      className: 'strata-button strata-region-timeline', text: 'Region timeline',
+      title: 'Show the in-kernel regions of this kernel\'s captured launches as a timeline', attrs: { type: 'button' },
+    });
+    this.regionButton.hidden = true;
+    this.regionButton.addEventListener('click', () => this.h.onRegionTimeline?.());
     this.titleEl = el('span', { className: 'strata-title' });
     this.crumb = el('span', { className: 'strata-crumb' });
     const hint = el('span', {
@@ -66,6 +76,7 @@ export class Toolbar {
       this.metric,
       el('span', { className: 'strata-search-wrap' }, this.search, this.matchLabel),
       this.resetButton,
+      this.regionButton,
       this.titleEl,
       this.crumb,
       hint,
@@ -88,6 +99,12 @@ export class Toolbar {
   setTitle(title: string): void { this.titleEl.textContent = title; this.titleEl.title = title; }
 
   setMatch(text: string): void { this.matchLabel.textContent = text; }
+
+  /** Shows "Region timeline" for the focused kernel `name` ("" hides it). */
+  setRegionTimeline(name: string): void {
+    this.regionButton.hidden = !name;
+    this.regionButton.dataset.kernel = name;
+  }
 
   setZoomed(zoomed: boolean, path: string): void {
     this.resetButton.disabled = !zoomed;

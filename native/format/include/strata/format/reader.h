@@ -86,7 +86,7 @@ class ProfileReader {
   const char* blob_data_ = nullptr;
 };
 
-// "cubin", "sass_listing"; nullptr for a kind this version does not know.
+// "cubin", "sass_listing", "region_buffer"; nullptr for a kind this version does not know.
 const char* BlobKindName(uint32_t kind);
 // "root", "python", "native", "operator", "gpu_api", "kernel", "pc", "region", "thread";
 // nullptr for a kind this version does not know.
