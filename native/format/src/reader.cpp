@@ -67,6 +67,7 @@ const char* BlobKindName(uint32_t kind) {
     case BlobKind::kCubin: return "cubin";
     case BlobKind::kSassListing: return "sass_listing";
     case BlobKind::kRegionBuffer: return "region_buffer";
+    case BlobKind::kRegionInfo: return "region_info";
   }
   return nullptr;
 }

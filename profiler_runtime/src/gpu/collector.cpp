@@ -785,7 +785,11 @@ void TakeActivity(Join& j, Cct::Unlocked& u, uint64_t now, bool final) {
     while (g_api->ActivityGetNextRecord(buf, valid, &rec) == CUPTI_SUCCESS) {
       ev.name.clear();
       if (!Decode(rec, &ev)) continue;
-      if (g_regions && (ev.kind == 2 || ev.kind == 3)) {  // the runtime's own buffer copies
+      // The runtime's own copies and calibration kernel. Calls made inside a launch's callback
+      // carry that launch's correlation id (seen on the H100), so the program's kernel with the
+      // same id is kept: only copies, sets and the calibration kernel are dropped.
+      if (g_regions && (ev.kind == 2 || ev.kind == 3 ||
+                        (ev.kind == 1 && ev.name.rfind("_ZN6strata7regions17CalibrationKernel", 0) == 0))) {
         std::lock_guard<std::mutex> lock(g_ignore_mu);
         if (g_ignored->count(ev.corr)) continue;
       }
@@ -881,7 +885,7 @@ void EmitRegions(Join& j, Cct::Unlocked& u) {
   uint32_t m_time = u.Metric("region_time", "ns"), m_raw = u.Metric("region_raw_time", "ns"),
            m_wait = u.Metric("region_wait_time", "ns");
   cr::DecodeOptions opts;
-  if (const char* c = getenv("STRATA_REGIONS_RECORD_CYCLES")) opts.record_cost_cycles = atof(c);
+  opts.record_cost_cycles = regions::RecordCostCycles();
   std::map<std::string, uint64_t> issues;
   for (const regions::Capture& c : caps) {
     uint32_t kernel = 0;
@@ -922,6 +926,10 @@ void EmitRegions(Join& j, Cct::Unlocked& u) {
     uint32_t m = u.Module("regions:" + c.kernel + "#" + std::to_string(c.corr), "", 0);
     std::string bytes(reinterpret_cast<const char*>(c.bytes.data()), c.bytes.size());
     u.Blob(m, strata::format::BlobKind::kRegionBuffer, bytes);
+    // How it was decoded, so that a later decode of the raw buffer gives the same numbers.
+    char info[160];
+    snprintf(info, sizeof(info), "cycles_per_ns=%.6f\nrecord_cost_cycles=%.3f\n", t.cycles_per_ns, t.record_cost_cycles);
+    u.Blob(m, strata::format::BlobKind::kRegionInfo, "names=" + c.names + "\n" + info);
   }
   std::string s;
   for (auto& [k, n] : issues) s += (s.empty() ? "" : ", ") + k + (n > 1 ? " ×" + std::to_string(n) : "");

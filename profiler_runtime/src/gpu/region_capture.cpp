@@ -10,6 +10,11 @@
 
 #include "common/log.h"
 #include "common/tls.h"
+#include "strata/core/regions.h"
+
+#if defined(STRATA_HAVE_CALIBRATION_PTX)
+#include "calibration_ptx.inc"  // kCalibrationPtx (build dir, from calibration/calibration_kernel.cu)
+#endif
 
 namespace strata::rt::gpu::regions {
 namespace {
@@ -20,6 +25,16 @@ struct Driver {
   CUresult (*FuncGetModule)(CUmodule*, CUfunction) = nullptr;
   CUresult (*KernelGetFunction)(CUfunction*, CUkernel) = nullptr;  // optional (CUDA 12+)
   CUresult (*CtxGetDevice)(CUdevice*) = nullptr;
+  // The calibration kernel (optional: without them no calibration).
+  CUresult (*ModuleLoadData)(CUmodule*, const void*) = nullptr;
+  CUresult (*ModuleUnload)(CUmodule) = nullptr;
+  CUresult (*ModuleGetFunction)(CUfunction*, CUmodule, const char*) = nullptr;
+  CUresult (*LaunchKernel)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
+                           CUstream, void**, void**) = nullptr;
+  CUresult (*StreamCreate)(CUstream*, unsigned) = nullptr;
+  CUresult (*StreamSynchronize)(CUstream) = nullptr;
+  CUresult (*StreamDestroy)(CUstream) = nullptr;
+  CUresult (*MemcpyHtoD)(CUdeviceptr, const void*, size_t) = nullptr;
   CUresult (*DeviceGetAttribute)(int*, CUdevice_attribute, CUdevice) = nullptr;
   CUresult (*ModuleGetGlobal)(CUdeviceptr*, size_t*, CUmodule, const char*) = nullptr;
   CUresult (*MemAlloc)(CUdeviceptr*, size_t) = nullptr;
@@ -56,6 +71,14 @@ bool LoadDriver(Driver* d) {
           Sym(h, "cuEventDestroy_v2", &d->EventDestroy);
   Sym(h, "cuKernelGetFunction", &d->KernelGetFunction);
   Sym(h, "cuCtxGetDevice", &d->CtxGetDevice);
+  Sym(h, "cuModuleLoadData", &d->ModuleLoadData);
+  Sym(h, "cuModuleUnload", &d->ModuleUnload);
+  Sym(h, "cuModuleGetFunction", &d->ModuleGetFunction);
+  Sym(h, "cuLaunchKernel", &d->LaunchKernel);
+  Sym(h, "cuStreamCreate", &d->StreamCreate);
+  Sym(h, "cuStreamSynchronize", &d->StreamSynchronize);
+  Sym(h, "cuStreamDestroy_v2", &d->StreamDestroy);
+  Sym(h, "cuMemcpyHtoD_v2", &d->MemcpyHtoD);
   Sym(h, "cuDeviceGetAttribute", &d->DeviceGetAttribute);
   return d->ok;
 }
@@ -105,6 +128,9 @@ std::vector<Capture>* g_done = nullptr;
 uint64_t g_captured = 0, g_failed = 0, g_instrumented_launches = 0, g_launches_seen = 0;
 int g_last_lookup_error = 0;
 std::string* g_why = nullptr;
+
+double g_record_cost = -1;        // cycles per record for replay; -1: not settled yet
+std::string* g_cost_source = nullptr;
 
 STRATA_TLS int t_internal_cuda = 0;
 thread_local Armed t_armed;
@@ -194,6 +220,73 @@ void Fail(const std::string& why) {
   if (!g_why) g_why = new std::string(why);
 }
 
+// What one marker costs on this device, for replay: STRATA_REGIONS_RECORD_CYCLES, else the
+// calibration kernel run once (its own module, buffer and stream; the runtime's own launch is
+// marked internal like its copies), else 0 (no replay). Under g_mu.
+void SettleRecordCostLocked() {
+  if (g_record_cost >= 0) return;
+  g_record_cost = 0;
+  if (const char* c = getenv("STRATA_REGIONS_RECORD_CYCLES"); c && *c) {
+    g_record_cost = atof(c);
+    g_cost_source = new std::string("STRATA_REGIONS_RECORD_CYCLES");
+    return;
+  }
+#if defined(STRATA_HAVE_CALIBRATION_PTX)
+  Driver& d = *g_drv;
+  if (!d.ModuleLoadData || !d.ModuleGetFunction || !d.LaunchKernel || !d.StreamCreate || !d.StreamSynchronize ||
+      !d.MemcpyHtoD) {
+    g_cost_source = new std::string("no replay: the driver lacks an entry point the calibration needs");
+    return;
+  }
+  std::string entry;
+  if (const char* e = strstr(kCalibrationPtx, ".entry ")) {
+    e += 7;
+    while (*e && *e != '(' && *e != ' ' && *e != '\n') entry += *e++;
+  }
+  constexpr uint32_t kN = 200;  // as the harness: 4n + 6 records fit the kernel's 1024
+  const size_t bytes = 64 + 96 + 8 * (4 * kN + 6) + 4096;
+  CUmodule m = nullptr;
+  CUfunction fn = nullptr;
+  CUdeviceptr desc = 0, buf = 0;
+  size_t desc_bytes = 0;
+  CUstream s = nullptr;
+  std::string why;
+  if (d.ModuleLoadData(&m, kCalibrationPtx) != CUDA_SUCCESS) why = "cuModuleLoadData of the calibration PTX failed";
+  else if (d.ModuleGetFunction(&fn, m, entry.c_str()) != CUDA_SUCCESS) why = "calibration kernel not found";
+  else if (d.ModuleGetGlobal(&desc, &desc_bytes, m, "strata_region_buffer") != CUDA_SUCCESS) why = "no descriptor in the calibration module";
+  else if (d.MemAlloc(&buf, bytes) != CUDA_SUCCESS || d.StreamCreate(&s, 0x1 /*non-blocking*/) != CUDA_SUCCESS) why = "no memory or stream for the calibration";
+  if (why.empty()) {
+    Desc dd{buf, bytes, 0, 0};
+    uint32_t n = kN;
+    void* args[] = {&n};
+    std::vector<uint8_t> host(bytes);
+    if (d.MemsetD8Async(buf, 0, bytes, s) != CUDA_SUCCESS || d.MemcpyHtoD(desc, &dd, sizeof(dd)) != CUDA_SUCCESS ||
+        d.LaunchKernel(fn, 1, 1, 1, 32, 1, 1, 0, s, args, nullptr) != CUDA_SUCCESS ||
+        d.MemcpyDtoHAsync(host.data(), buf, bytes, s) != CUDA_SUCCESS || d.StreamSynchronize(s) != CUDA_SUCCESS) {
+      why = "the calibration launch failed";
+    } else {
+      namespace cr = strata::core::regions;
+      cr::Trace t = cr::Decode(host.data(), host.size());
+      double c = cr::CalibrateRecordCost(t);
+      if (c > 0) {
+        g_record_cost = c;
+        char text[96];
+        snprintf(text, sizeof(text), "calibration kernel: %.1f cycles per record", c);
+        g_cost_source = new std::string(text);
+      } else {
+        why = "the calibration buffer did not decode";
+      }
+    }
+  }
+  if (!why.empty()) g_cost_source = new std::string("no replay: " + why);
+  if (s && d.StreamDestroy) d.StreamDestroy(s);
+  if (buf) d.MemFree(buf);
+  if (m && d.ModuleUnload) d.ModuleUnload(m);
+#else
+  g_cost_source = new std::string("no replay: runtime built without nvcc (no calibration kernel)");
+#endif
+}
+
 }  // namespace
 
 bool Configure() {
@@ -241,6 +334,7 @@ void OnLaunchEnter(CUpti_CallbackId cbid, const CUpti_CallbackData* cb, uint32_t
   Kernel& k = (*g_kernels)[kernel];
   uint64_t index = k.launches++;
   if (index % g_every != 0 || k.captured >= g_max) return;
+  SettleRecordCostLocked();
   InFlight fl;
   fl.corr = corr;
   fl.outer = outer;
@@ -329,6 +423,11 @@ std::vector<Capture> TakeCaptures() {
   return out;
 }
 
+double RecordCostCycles() {
+  std::lock_guard<std::mutex> lock(g_mu);
+  return g_record_cost > 0 ? g_record_cost : 0;
+}
+
 std::string StatusLine() {
   const char* v = getenv("STRATA_REGIONS");
   if (!g_on) return v && *v && strcmp(v, "0") != 0 ? "not collected: GPU collection is off (see gpu)" : "off (strata record --regions)";
@@ -340,6 +439,7 @@ std::string StatusLine() {
                   " (every " + std::to_string(g_every) +
                   ", at most " + std::to_string(g_max) + " per kernel, " + std::to_string(g_bytes >> 10) + " KiB each" +
                   (g_filter && !g_filter->empty() ? ", kernels matching \"" + *g_filter + "\"" : std::string()) + ")";
+  if (g_cost_source) s += "; replay: " + *g_cost_source;
   if (g_failed) s += "; " + std::to_string(g_failed) + " failed: " + (g_why ? *g_why : std::string("?"));
   return s;
 }

@@ -41,6 +41,8 @@ struct Capture {
   std::vector<uint8_t> bytes;  // header + entries, as read back
 };
 std::vector<Capture> TakeCaptures();  // aggregator thread
+// Cycles one marker costs (calibration kernel or STRATA_REGIONS_RECORD_CYCLES); 0: no replay.
+double RecordCostCycles();
 std::string StatusLine();             // meta "regions"
 
 }  // namespace strata::rt::gpu::regions

@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string_view>
 
 #include "../rewrite.h"
@@ -64,6 +65,9 @@ ProfileRegions ReadProfileRegions(const unsigned char* data, size_t size) {
   } catch (const fmt::ReadError& e) {
     throw Error(e.what());
   }
+  std::map<uint32_t, std::string_view> info;  // module -> its region_info text
+  for (size_t i = 0; i < r.blob_count(); ++i)
+    if (r.blob(i).kind == fmt::BlobKind::kRegionInfo) info[r.blob(i).module] = r.blob(i).bytes;
   for (size_t i = 0; i < r.blob_count(); ++i) {
     fmt::BlobView b = r.blob(i);
     if (b.kind != fmt::BlobKind::kRegionBuffer) continue;
@@ -72,6 +76,22 @@ ProfileRegions ReadProfileRegions(const unsigned char* data, size_t size) {
     if (!ParseModulePath(l.module, &l.mangled, &l.correlation_id)) l.mangled = l.module;
     l.kernel = llvm::demangle(l.mangled);
     l.bytes = std::string(b.bytes);
+    if (auto it = info.find(b.module); it != info.end()) {
+      std::string_view text = it->second;
+      while (!text.empty()) {
+        size_t nl = text.find('\n');
+        std::string_view line = text.substr(0, nl);
+        text = nl == std::string_view::npos ? std::string_view() : text.substr(nl + 1);
+        auto value = [&](std::string_view key) -> std::optional<std::string> {
+          if (line.substr(0, key.size()) != key) return std::nullopt;
+          return std::string(line.substr(key.size()));
+        };
+        if (auto v = value("names=")) l.names_table = *v;
+        else if (auto v = value("cycles_per_ns=")) l.cycles_per_ns = std::atof(v->c_str());
+        else if (auto v = value("record_cost_cycles=")) l.record_cost_cycles = std::atof(v->c_str());
+      }
+      for (const auto& [id, name] : ParseNames(l.names_table)) out.names[id] = name;
+    }
     l.index = out.launches.size();
     out.launches.push_back(std::move(l));
   }
@@ -119,11 +139,15 @@ ProfileRegions ReadProfileRegions(const std::string& profile_path) {
 }
 
 Trace DecodeLaunch(const ProfileRegions& regions, size_t launch, const DecodeOptions& options) {
-  const std::string& b = regions.launches.at(launch).bytes;
+  const CapturedLaunch& l = regions.launches.at(launch);
+  const std::string& b = l.bytes;
   const auto* p = reinterpret_cast<const uint8_t*>(b.data());
-  Trace t = Decode(p, b.size(), options);
+  DecodeOptions given = options;  // what the runtime used, unless the caller says otherwise
+  if (given.cycles_per_ns <= 0 && l.cycles_per_ns > 0) given.cycles_per_ns = l.cycles_per_ns;
+  if (given.record_cost_cycles <= 0 && l.record_cost_cycles > 0) given.record_cost_cycles = l.record_cost_cycles;
+  Trace t = Decode(p, b.size(), given);
   if (options.cycles_per_ns <= 0 && regions.cycles_per_ns > 0 && t.HasIssue(IssueKind::kNoClockRate)) {
-    DecodeOptions o = options;
+    DecodeOptions o = given;
     o.cycles_per_ns = regions.cycles_per_ns;
     t = Decode(p, b.size(), o);
   }

@@ -23,6 +23,10 @@ struct CapturedLaunch {
   uint64_t correlation_id = 0;  // CUPTI's, of the launch
   std::string module;           // "regions:<mangled>#<correlation id>"
   std::string bytes;            // the raw buffer (docs/regions.md "The buffer")
+  // How the runtime decoded it (blob kind region_info, when the runtime wrote one): DecodeLaunch
+  // uses these unless the caller gives its own.
+  double cycles_per_ns = 0, record_cost_cycles = 0;
+  std::string names_table;      // the module's "id=name;..." table
 };
 
 struct ProfileRegions {

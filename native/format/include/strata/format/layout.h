@@ -128,6 +128,8 @@ enum class BlobKind : uint32_t {
   kSassListing = 2,  // UTF-8 text of `nvdisasm -c -gi` run on the kCubin blob of the same module
   kRegionBuffer = 3, // an in-kernel region buffer as read back after one launch (docs/regions.md;
                      // ModuleRecord path "regions:<kernel>#<correlation id>")
+  kRegionInfo = 4,   // how the runtime decoded the kRegionBuffer of the same module: UTF-8 lines
+                     // "names=<id=name;...>", "cycles_per_ns=<rate>", "record_cost_cycles=<c>"
 };
 
 struct BlobsHeader {           // start of the kBlobs section
