@@ -136,11 +136,13 @@ describe('Strata on CUDA kernel lines (code-server)', { timeout: 300_000 }, () =
     await activeTab('stall_kernels.cu', 10000);
     await goToLine(memLine + 10);
     await goToLine(memLine);
+    // Wait for this line's outline, not just any: the cursor passed another kernel line first.
+    let last = [];
     const got = await waitFor(`frames of stall_kernels.cu:${memLine} outlined`, async () => {
-      const h = await frame.evaluate(() => window.__strata.highlighted());
-      return h.length > 0 ? h : null;
-    }, 10000).catch(async (e) => { await shot('c3-no-outline'); throw e; });
-    assert.deepEqual([...got].sort((a, b) => a - b), onLine);
+      last = [...await frame.evaluate(() => window.__strata.highlighted())].sort((a, b) => a - b);
+      return last.length === onLine.length && last.every((v, k) => v === onLine[k]) ? last : null;
+    }, 10000).catch(async (e) => { await shot('c3-no-outline'); throw new Error(`${e.message}; outlined ${JSON.stringify(last)}, want ${JSON.stringify(onLine)}`); });
+    assert.deepEqual(got, onLine);
     assert.ok(got.includes(node.id));
     await shot('c3-outline');
     // Ctrl+click on the pc frame: its CUDA file at its line (the recorded path where it exists,
