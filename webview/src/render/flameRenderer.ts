@@ -3,7 +3,7 @@
 // by devicePixelRatio. Outlines (host 'highlight') are drawn in the fragment shader.
 import createREGL from 'regl';
 import type { RGBA } from '../ui/theme';
-import { createInstancedRegl, WebGLUnavailableError } from './webglContext';
+import { createInstancedRegl, initError, resizeCanvas, WebGLUnavailableError } from './webglContext';
 
 export const FLAG_OUTLINE = 1;
 export const FLAG_FOCUS = 2;
@@ -111,14 +111,7 @@ export class FlameRenderer {
         blend: { enable: false },
       });
     } catch (e) {
-      if (e instanceof WebGLUnavailableError) throw e;  // already says what is missing
-      const msg = String((e as Error)?.message ?? e);
-      if (e instanceof EvalError || /unsafe-eval|Content Security Policy|EvalError/i.test(msg)) {
-        throw new WebGLUnavailableError(
-          "The flame graph renderer (regl) compiles its draw commands at run time, which this page's " +
-          "Content-Security-Policy forbids: script-src must allow 'unsafe-eval'.");
-      }
-      throw new WebGLUnavailableError(`WebGL initialisation failed: ${msg}`);
+      throw initError(e, 'flame graph');
     }
   }
 
@@ -126,9 +119,7 @@ export class FlameRenderer {
 
   /** Resizes the backing store to CSS size × devicePixelRatio. */
   resize(width: number, height: number, dpr: number): void {
-    const w = Math.max(1, Math.round(width * dpr)), h = Math.max(1, Math.round(height * dpr));
-    if (this.canvas.width !== w) this.canvas.width = w;
-    if (this.canvas.height !== h) this.canvas.height = h;
+    resizeCanvas(this.canvas, width, height, dpr);
   }
 
   upload(batch: RectBatch): void {

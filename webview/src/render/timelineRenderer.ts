@@ -4,7 +4,7 @@
 // the backing store is scaled by devicePixelRatio. The hovered interval gets an outline.
 import createREGL from 'regl';
 import type { RGBA } from '../ui/theme';
-import { createInstancedRegl, WebGLUnavailableError } from './webglContext';
+import { createInstancedRegl, initError, resizeCanvas } from './webglContext';
 
 export const TL_FLAG_HOVER = 1;
 
@@ -108,23 +108,14 @@ export class TimelineRenderer {
         blend: { enable: false },
       });
     } catch (e) {
-      if (e instanceof WebGLUnavailableError) throw e;  // already says what is missing
-      const msg = String((e as Error)?.message ?? e);
-      if (e instanceof EvalError || /unsafe-eval|Content Security Policy|EvalError/i.test(msg)) {
-        throw new WebGLUnavailableError(
-          "The timeline renderer (regl) compiles its draw commands at run time, which this page's " +
-          "Content-Security-Policy forbids: script-src must allow 'unsafe-eval'.");
-      }
-      throw new WebGLUnavailableError(`WebGL initialisation failed: ${msg}`);
+      throw initError(e, 'timeline');
     }
   }
 
   get contextLost(): boolean { return this.lost; }
 
   resize(width: number, height: number, dpr: number): void {
-    const w = Math.max(1, Math.round(width * dpr)), h = Math.max(1, Math.round(height * dpr));
-    if (this.canvas.width !== w) this.canvas.width = w;
-    if (this.canvas.height !== h) this.canvas.height = h;
+    resizeCanvas(this.canvas, width, height, dpr);
   }
 
   upload(batch: TimelineBatch): void {

@@ -23,3 +23,22 @@ export function createInstancedRegl(canvas: HTMLCanvasElement, onLost: (lost: bo
   canvas.addEventListener('webglcontextrestored', () => { onLost(false); onRestored(); });
   return createREGL({ gl, extensions: ['ANGLE_instanced_arrays'] });
 }
+
+/** What a failure while creating a renderer's draw commands means, as one message. */
+export function initError(e: unknown, renderer: string): WebGLUnavailableError {
+  if (e instanceof WebGLUnavailableError) return e;  // already says what is missing
+  const msg = String((e as Error)?.message ?? e);
+  if (e instanceof EvalError || /unsafe-eval|Content Security Policy|EvalError/i.test(msg)) {
+    return new WebGLUnavailableError(
+      `The ${renderer} renderer (regl) compiles its draw commands at run time, which this page's ` +
+      "Content-Security-Policy forbids: script-src must allow 'unsafe-eval'.");
+  }
+  return new WebGLUnavailableError(`WebGL initialisation failed: ${msg}`);
+}
+
+/** Sizes the canvas backing store to CSS size × devicePixelRatio (only when it changes). */
+export function resizeCanvas(canvas: HTMLCanvasElement, width: number, height: number, dpr: number): void {
+  const w = Math.max(1, Math.round(width * dpr)), h = Math.max(1, Math.round(height * dpr));
+  if (canvas.width !== w) canvas.width = w;
+  if (canvas.height !== h) canvas.height = h;
+}
