@@ -7,7 +7,8 @@ usage: check_findings.py STRATA PROFILE RULE SOURCE MARKER [MARKER...]   a findi
        check_findings.py STRATA PROFILE RULE --none                      no finding of RULE at all
        check_findings.py STRATA PROFILE RULE --none-at SOURCE MARKER...  none of RULE at the marked lines
 Optional before RULE: --set RULE.PARAM=VALUE (passed to strata analyze), repeatable;
---expect TEXT: the finding at the marked line must also say TEXT (a kernel, a stall reason), repeatable.
+--expect TEXT: the finding at the marked line must also say TEXT (a kernel, a stall reason), repeatable;
+with --none / --none-at only findings that say TEXT count.
 """
 import json
 import os
@@ -36,6 +37,9 @@ def main():
     if run.returncode != 0:
         raise SystemExit(f"strata analyze failed ({run.returncode}): {run.stderr.strip()}")
     findings = [f for f in json.loads(run.stdout)["findings"] if f["rule"] == rule]
+    if expect and rest and rest[0] in ("--none", "--none-at"):
+        # A twin: only the findings that say TEXT count (a rule can find other things there).
+        findings = [f for f in findings if all(t in f["message"] for t in expect)]
     where = [f"{os.path.basename(f['location']['file'])}:{f['location']['line']}" for f in findings]
     if rest == ["--none"]:
         if findings:

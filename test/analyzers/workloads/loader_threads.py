@@ -1,7 +1,10 @@
 """A data loader with more threads than cores (the cpu-latency rule's thread check, issue 5)
 and, with --twin, the same loader with one thread per core.
 
-  python3 loader_threads.py [--twin] [--items N]
+  python3 loader_threads.py [--twin] [--items N] [--gpu]
+
+--gpu: each loaded item feeds a small PyTorch step on the GPU (the H100 fixture), so the GPU
+waits on an oversubscribed loader as in a real training loop.
 
 Each item is "decoded" by hashing a few MB (hashlib releases the GIL for large buffers, so the
 threads really compete for the cores)."""
@@ -24,11 +27,24 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--twin", action="store_true")
     ap.add_argument("--items", type=int, default=160)
+    ap.add_argument("--gpu", action="store_true")
     a = ap.parse_args()
     cores = len(os.sched_getaffinity(0))
     threads = cores if a.twin else 4 * cores
+    step = None
+    if a.gpu:
+        import torch
+        w = torch.randn(512, 512, device="cuda")
+
+        def step(v):
+            x = torch.full((512, 512), float(v % 7), device="cuda")
+            return float((x @ w).sum().item())
     with ThreadPoolExecutor(max_workers=threads) as pool:
-        total = sum(pool.map(load_item, range(a.items)))
+        total = 0
+        for v in pool.map(load_item, range(a.items)):
+            total += v
+            if step:
+                step(v)
     print(f"loader: {a.items} items on {threads} threads ({cores} cores): {total}")
 
 
