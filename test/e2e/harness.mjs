@@ -158,11 +158,21 @@ export async function shot(name) {
 /** Runs a command through the command palette (F1). */
 export async function runCommand(title) {
   const page = S.page;
-  await page.keyboard.press('Escape');
-  await page.keyboard.press('F1');
   const input = page.locator('.quick-input-widget .quick-input-box input');
-  await input.waitFor({ state: 'visible', timeout: 15000 });
-  await input.fill(`>${title}`);
+  // The palette can close right after it opens when focus was inside a webview (a click in the
+  // timeline or flame graph just before): open it again, a few times, before giving up.
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await page.keyboard.press('Escape');
+      await page.keyboard.press(attempt % 2 ? 'F1' : 'Control+Shift+P');
+      await input.waitFor({ state: 'visible', timeout: 15000 });
+      await input.fill(`>${title}`, { timeout: 5000 });
+      break;
+    } catch (e) {
+      if (attempt >= 4) throw e;
+      await page.waitForTimeout(500);
+    }
+  }
   const row = page.locator('.quick-input-widget .monaco-list-row', { hasText: title }).first();
   await row.waitFor({ state: 'visible', timeout: 15000 });
   await page.keyboard.press('Enter');
