@@ -17,16 +17,15 @@ PyTorch training loop (test/gpu/torch_train.py):
 """
 import argparse
 import json
-import subprocess
+import os
 import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from strata_json import report_json  # noqa: E402
 
 
 def report(strata, profile):
-    rep = subprocess.run([strata, "report", profile, "--view", "top-down", "--format", "json",
-                          "--metric", "gpu_time"], capture_output=True, text=True)
-    if rep.returncode != 0:
-        raise SystemExit(f"strata report failed: {rep.stderr.strip()}")
-    return json.loads(rep.stdout)
+    return report_json(strata, profile, "gpu_time")
 
 
 def main():

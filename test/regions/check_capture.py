@@ -8,10 +8,12 @@
 - one `kernel` interval per lane: 3 launches x 16 blocks x 2 warp groups;
 - the mean `kernel` region lasts no longer than the kernel's CUPTI GPU time and most of it;
 - every captured raw buffer is kept in the profile (blobs, module regions:<kernel>#<corr>)."""
-import json
+import os
 import struct
-import subprocess
 import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from strata_json import report_json  # noqa: E402
 
 
 def region_blobs(profile):
@@ -30,11 +32,7 @@ def region_blobs(profile):
 
 def main():
     strata, profile = sys.argv[1:3]
-    r = subprocess.run([strata, "report", profile, "--format", "json", "--metric", "region_time", "--limit", "0"],
-                       capture_output=True, text=True)
-    if r.returncode != 0:
-        raise SystemExit(f"strata report failed: {r.stderr.strip()}")
-    d = json.loads(r.stdout)
+    d = report_json(strata, profile, "region_time", "--limit", "0")
     errors = []
     meta = d["profile"]["meta"].get("regions", "")
     if not meta.startswith("collected: 3 launches captured"):
@@ -64,9 +62,8 @@ def main():
         if lanes != 3 * 16 * 2:
             errors.append(f"{lanes} kernel intervals, expected 96 (3 launches x 16 blocks x 2 warp groups)")
         region_ns = top["metrics"]["region_time"]["mean"]
-        g = subprocess.run([strata, "report", profile, "--format", "json", "--metric", "gpu_time", "--limit", "0"],
-                           capture_output=True, text=True)
-        kg = [n for n in json.loads(g.stdout)["nodes"] if n["id"] == k["id"]][0]["metrics"]["gpu_time"]
+        g = report_json(strata, profile, "gpu_time", "--limit", "0")
+        kg = [n for n in g["nodes"] if n["id"] == k["id"]][0]["metrics"]["gpu_time"]
         gpu_ns = kg["inclusive"] / max(kg["count"], 1)
         print(f"kernel region mean {region_ns / 1000:.2f} us per lane, kernel GPU time {gpu_ns / 1000:.2f} us per launch")
         if not 0.5 * gpu_ns <= region_ns <= 1.02 * gpu_ns:

@@ -13,22 +13,17 @@ decodes them: cubins and SASS listings carried in the profile, samples below ker
 Lines are found by marker comments (test/source_markers.py), files by base name (the profile
 holds the H100's paths)."""
 import argparse
-import json
 import os
 import re
-import subprocess
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 from source_markers import marker_line  # noqa: E402
+from strata_json import report_json  # noqa: E402
 
 
 def report(strata, profile):
-    r = subprocess.run([strata, "report", profile, "--format", "json", "--metric", "pc_samples", "--limit", "0"],
-                       capture_output=True, text=True)
-    if r.returncode != 0:
-        raise SystemExit(f"strata report failed: {r.stderr.strip()}")
-    return json.loads(r.stdout)
+    return report_json(strata, profile, "pc_samples", "--limit", "0")
 
 
 def main():
