@@ -15,7 +15,8 @@ import sys
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-WORKLOADS = {"cnn": 300, "transformer": 200, "small": 1000}
+WORKLOADS = {"cnn": 300, "transformer": 200, "small": 1000, "cnn-large": 60, "transformer-large": 60}
+DEFAULT_WORKLOADS = "cnn,transformer,small"
 # strata-runtime-cb and cupti-activity take CUPTI apart (STRATA_GPU_CALLBACKS): API callbacks
 # on the runtime domain only, and activity records with no callbacks at all (nothing attributed).
 CONFIGS = ("base", "strata", "strata-nocache", "strata-nopaths", "strata-runtime-cb", "cupti-activity", "torch.profiler")
@@ -65,23 +66,25 @@ def main():
     ap.add_argument("--out", required=True)
     ap.add_argument("--reps", type=int, default=3)
     ap.add_argument("--python", default=sys.executable)
-    ap.add_argument("--workloads", default=",".join(WORKLOADS), help="comma-separated subset")
+    ap.add_argument("--workloads", default=DEFAULT_WORKLOADS, help="comma-separated subset")
     ap.add_argument("--configs", default=",".join(CONFIGS), help="comma-separated subset (base first)")
-    ap.add_argument("--no-size", action="store_true", help="skip the 10 vs 1000 steps profile size runs")
+    ap.add_argument("--no-size", action="store_true", help="skip the profile size runs")
+    ap.add_argument("--size-steps", default="10,1000", help="step counts of the profile size runs (small loop)")
+    ap.add_argument("--keep-profiles", help="keep the profile size runs' profiles in this folder")
     a = ap.parse_args()
     workloads = {w: WORKLOADS[w] for w in a.workloads.split(",")}
     configs = a.configs.split(",")
     os.makedirs(a.out, exist_ok=True)
     base_env = {k: v for k, v in os.environ.items() if not k.startswith("STRATA_") and k not in ("LD_PRELOAD", "CUDA_INJECTION64_PATH")}
     script = os.path.join(HERE, "gpu_workloads.py")
-    results = {}
+    results = {f"{w}/{cfg}": [] for w in workloads for cfg in configs}
+    # Configs alternate within each repetition (base, strata, ..., base, strata, ...) so that a
+    # machine that drifts during the run shifts every config alike.
     for w, steps in workloads.items():
-        for cfg in configs:
-            rows = []
-            for rep in range(a.reps):
+        for rep in range(a.reps):
+            for cfg in configs:
                 env = dict(base_env)
                 cmd = [a.python, script, w, str(steps)]
-                prof = None
                 if cfg.startswith("strata") or cfg == "cupti-activity":
                     prof = os.path.join(a.out, f"bench_{w}.strata")
                     env.update(LD_PRELOAD=os.path.abspath(a.runtime), STRATA_OUTPUT=prof)
@@ -89,43 +92,43 @@ def main():
                 elif cfg == "torch.profiler":
                     cmd.append("--torch-profiler")
                 wall, res, rss = measure(cmd, env)
-                rows.append({"wall_s": wall, "median_step_ms": res["median_step_ms"], "loop_s": res["loop_s"],
-                             "peak_rss_kib": rss})
-            results[f"{w}/{cfg}"] = rows
-            print(f"{w:12s} {cfg:15s} wall {statistics.median(r['wall_s'] for r in rows):7.2f} s  "
+                results[f"{w}/{cfg}"].append({"wall_s": wall, "median_step_ms": res["median_step_ms"],
+                                              "loop_s": res["loop_s"], "peak_rss_kib": rss})
+        for cfg in configs:
+            rows = results[f"{w}/{cfg}"]
+            print(f"{w:17s} {cfg:15s} wall {statistics.median(r['wall_s'] for r in rows):7.2f} s  "
                   f"step {statistics.median(r['median_step_ms'] for r in rows):8.3f} ms  "
                   f"rss {statistics.median(r['peak_rss_kib'] for r in rows) / 1024:8.1f} MiB", flush=True)
     sizes = {}
-    for steps in (() if a.no_size else (10, 1000)):
+    for steps in (() if a.no_size else [int(x) for x in a.size_steps.split(",")]):
         prof = os.path.join(a.out, f"size_small_{steps}.strata")
         env = dict(base_env, LD_PRELOAD=os.path.abspath(a.runtime), STRATA_OUTPUT=prof)
         measure([a.python, script, "small", str(steps)], env)
         sizes[steps] = os.path.getsize(prof)
-        os.unlink(prof)
+        if a.keep_profiles:
+            os.makedirs(a.keep_profiles, exist_ok=True)
+            os.replace(prof, os.path.join(a.keep_profiles, os.path.basename(prof)))
+        else:
+            os.unlink(prof)
     if sizes:
-        print(f"profile size, small loop: 10 steps {sizes[10]} B, 1000 steps {sizes[1000]} B")
+        print("profile size, small loop: " + ", ".join(f"{k} steps {v} B" for k, v in sizes.items()))
     summary = {}
     for w in workloads:
         med = lambda cfg, key: statistics.median(r[key] for r in results[f"{w}/{cfg}"])
-        summary[w] = {f"{cfg}_step_ratio": med(cfg, "median_step_ms") / med("base", "median_step_ms")
-                      for cfg in configs if cfg != "base"}
-        if set(CONFIGS) - set(configs):
-            print(f"{w:12s} " + " ".join(f"{k[:-11]} x{v:.3f}" for k, v in summary[w].items()))
-            continue
-        summary[w] = {
-            "strata_step_ratio": med("strata", "median_step_ms") / med("base", "median_step_ms"),
-            "strata_wall_ratio": med("strata", "wall_s") / med("base", "wall_s"),
-            "strata_rss_ratio": med("strata", "peak_rss_kib") / med("base", "peak_rss_kib"),
-            "strata_nopaths_step_ratio": med("strata-nopaths", "median_step_ms") / med("base", "median_step_ms"),
-            "strata_nocache_step_ratio": med("strata-nocache", "median_step_ms") / med("base", "median_step_ms"),
-            "torchprof_step_ratio": med("torch.profiler", "median_step_ms") / med("base", "median_step_ms"),
-            "torchprof_wall_ratio": med("torch.profiler", "wall_s") / med("base", "wall_s"),
-            "torchprof_rss_ratio": med("torch.profiler", "peak_rss_kib") / med("base", "peak_rss_kib"),
-        }
-        s = summary[w]
-        print(f"{w:12s} strata: step x{s['strata_step_ratio']:.3f} wall x{s['strata_wall_ratio']:.3f} "
-              f"rss x{s['strata_rss_ratio']:.3f} (no paths: step x{s['strata_nopaths_step_ratio']:.3f}) | torch.profiler: step x{s['torchprof_step_ratio']:.3f} "
-              f"wall x{s['torchprof_wall_ratio']:.3f} rss x{s['torchprof_rss_ratio']:.3f}")
+        # paired: the median over repetitions of (this config / base of the same repetition)
+        paired = lambda cfg, key: statistics.median(
+            r[key] / b[key] for r, b in zip(results[f"{w}/{cfg}"], results[f"{w}/base"]))
+        summary[w] = {}
+        for cfg in configs:
+            if cfg == "base":
+                continue
+            summary[w].update({f"{cfg}_step_ratio": med(cfg, "median_step_ms") / med("base", "median_step_ms"),
+                               f"{cfg}_step_ratio_paired": paired(cfg, "median_step_ms"),
+                               f"{cfg}_wall_ratio": med(cfg, "wall_s") / med("base", "wall_s"),
+                               f"{cfg}_rss_ratio": med(cfg, "peak_rss_kib") / med("base", "peak_rss_kib")})
+            print(f"{w:17s} {cfg:15s} step x{summary[w][cfg + '_step_ratio']:.3f} "
+                  f"(paired x{summary[w][cfg + '_step_ratio_paired']:.3f}) wall x{summary[w][cfg + '_wall_ratio']:.3f} "
+                  f"rss x{summary[w][cfg + '_rss_ratio']:.3f}")
     with open(os.path.join(a.out, "gpu_overhead.json"), "w") as f:
         json.dump({"runs": results, "summary": summary, "profile_size_bytes": sizes}, f, indent=1)
 

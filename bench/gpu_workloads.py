@@ -2,6 +2,10 @@
   cnn          a small CNN training step (conv/bn/relu, batch 64, 3x64x64)
   transformer  one transformer encoder block training step (d=512, 8 heads, seq 256, batch 16)
   small        a loop of many small kernels (64 tiny elementwise ops per step)
+  cnn-large    a GPU-bound CNN step (ResNet-like stages 64-128-256, batch 128, 3x128x128)
+  transformer-large  a GPU-bound transformer block step (d=1024, 16 heads, seq 1024, batch 8)
+The first three are launch-bound on an H100 (a few ms per step, most of it in launches); the
+large ones spend their step in kernels, as real training does.
 usage: gpu_workloads.py NAME STEPS [--torch-profiler]
 Prints one JSON line: median step ms, total seconds."""
 import json
@@ -40,6 +44,40 @@ def transformer():
     return step
 
 
+def _conv_bn_relu(cin, cout, stride):
+    return [torch.nn.Conv2d(cin, cout, 3, stride=stride, padding=1, bias=False),
+            torch.nn.BatchNorm2d(cout), torch.nn.ReLU(inplace=True)]
+
+
+def cnn_large():
+    layers = _conv_bn_relu(3, 64, 2)
+    for cin, cout in ((64, 64), (64, 128), (128, 256)):
+        layers += _conv_bn_relu(cin, cout, 2 if cin != cout else 1) + _conv_bn_relu(cout, cout, 1)
+    m = torch.nn.Sequential(*layers, torch.nn.AdaptiveAvgPool2d(1), torch.nn.Flatten(),
+                            torch.nn.Linear(256, 1000)).cuda()
+    opt = torch.optim.SGD(m.parameters(), lr=0.01, momentum=0.9)
+    x = torch.randn(128, 3, 128, 128, device="cuda")
+    y = torch.randint(0, 1000, (128,), device="cuda")
+
+    def step():
+        opt.zero_grad(set_to_none=True)
+        torch.nn.functional.cross_entropy(m(x), y).backward()
+        opt.step()
+    return step
+
+
+def transformer_large():
+    m = torch.nn.TransformerEncoderLayer(1024, 16, 4096, batch_first=True).cuda()
+    opt = torch.optim.SGD(m.parameters(), lr=0.01)
+    x = torch.randn(8, 1024, 1024, device="cuda")
+
+    def step():
+        opt.zero_grad(set_to_none=True)
+        m(x).square().mean().backward()
+        opt.step()
+    return step
+
+
 def small():
     x = torch.randn(1024, device="cuda")
 
@@ -52,7 +90,8 @@ def small():
 
 def main():
     name, steps = sys.argv[1], int(sys.argv[2])
-    step = {"cnn": cnn, "transformer": transformer, "small": small}[name]()
+    step = {"cnn": cnn, "transformer": transformer, "small": small, "cnn-large": cnn_large,
+            "transformer-large": transformer_large}[name]()
     for _ in range(5):
         step()
     torch.cuda.synchronize()

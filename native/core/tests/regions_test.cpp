@@ -562,4 +562,65 @@ TEST(RegionsFixture, ClockWrapOnTheDevice) {
   EXPECT_EQ(iters, 5);
 }
 
+// A 128x128x8-tile SGEMM with a 2-stage cp.async pipeline (bench/regions/gemm_kernels.cuh,
+// level-1 markers: wait and compute per k-step), 1024^3, 64 blocks x 2 warp-group lanes, recorded
+// on the H100 by bench/regions/region_overhead with the branch-free markers; its calibration
+// buffer comes from the same run. The sidecar has, per lane, the clock64 span of the k-loop in
+// the plain build (truth, 5 launches) and in this instrumented launch (read just outside the
+// k-loop markers by the leader).
+TEST(RegionsFixture, GemmBenchReplayAgainstPlainTruth) {
+  std::ifstream in(Fixture("gemm_bench/acc_pipelined_s2_l1.json"));
+  const auto side = nlohmann::json::parse(in);
+  Trace cal = DecodeFile(Fixture("gemm_bench/calibration.bin"));
+  const double c = CalibrateRecordCost(cal);
+  EXPECT_GT(c, 5);
+  EXPECT_LE(c, 16);  // the issue's goal for the cost of one record
+  DecodeOptions opt;
+  opt.record_cost_cycles = c;
+  opt.cycles_per_ns = side["cycles_per_ns"].get<double>();
+  Trace t = DecodeFile(Fixture("gemm_bench/acc_pipelined_s2_l1.bin"), opt);
+  EXPECT_TRUE(t.issues.empty()) << IssueList(t);
+  ASSERT_EQ(t.lanes.size(), 128u);
+  const auto plain = side["plain_loop_cycles"].get<std::vector<double>>();
+  const auto instr = side["instrumented_loop_cycles"].get<std::vector<double>>();
+  ASSERT_EQ(instr.size(), 128u);
+  double truth = 0;
+  for (double v : plain) truth += v;
+  truth /= double(plain.size());
+  double raw_sum = 0, rep_sum = 0;
+  for (uint32_t li = 0; li < t.lanes.size(); ++li) {
+    const Lane& l = t.lanes[li];
+    const Interval* loop = nullptr;
+    int waits = 0, computes = 0;
+    for (const Interval& iv : t.intervals) {
+      if (iv.lane != li) continue;
+      if (iv.region == 1) loop = &iv;
+      if (iv.region == 2 || iv.region == 3) {
+        EXPECT_EQ(iv.depth, 1u);
+        EXPECT_LT(iv.duration_ns(), iv.raw_duration_ns());
+        (iv.region == 2 ? waits : computes) += 1;
+      }
+    }
+    ASSERT_TRUE(loop);
+    EXPECT_EQ(waits, 128);  // K / 8 k-steps
+    EXPECT_EQ(computes, 128);
+    // Replay arithmetic: every record from the loop's start up to its end is taken out once.
+    const double records = double(loop->end_index - loop->start_index);
+    EXPECT_EQ(records, 512.0 + 1.0);
+    EXPECT_NEAR((loop->raw_duration_ns() - loop->duration_ns()) * opt.cycles_per_ns, c * records, 1e-3 * records);
+    // The independent clock64 pair just outside the markers brackets the decoded raw interval.
+    const double raw_cycles = double(loop->end_cycles - loop->start_cycles);
+    const double span = instr[l.meta.block_linear * 2 + l.meta.group];
+    EXPECT_GE(span, raw_cycles);
+    EXPECT_LT(span - raw_cycles, 200.0);
+    raw_sum += raw_cycles;
+    rep_sum += loop->duration_ns() * opt.cycles_per_ns;
+  }
+  const double raw_err = raw_sum / 128 / truth - 1, rep_err = rep_sum / 128 / truth - 1;
+  std::printf("gemm 2-stage, level 1: truth %.0f cycles, raw %+.2f%%, replayed %+.2f%% at %.2f cycles/record\n", truth,
+              100 * raw_err, 100 * rep_err, c);
+  EXPECT_GT(raw_err, 0.0);                   // the markers cost the loop something
+  EXPECT_LT(std::fabs(rep_err), raw_err);    // replay brings it closer to the plain build
+}
+
 }  // namespace

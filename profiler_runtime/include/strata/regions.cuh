@@ -32,7 +32,8 @@
 // #define STRATA_REGIONS_DISABLED before including (or -DSTRATA_REGIONS_DISABLED) and every
 // macro below compiles to nothing: no shared memory, no registers, no global variable.
 // Launched without a buffer (strata_region_buffer.ptr == 0, the state after module load), the
-// markers record nothing and the kernel runs unchanged apart from one load and branch per marker.
+// markers record nothing: each still costs its few straight-line instructions (clock read, slot
+// arithmetic, a store that is switched off), so the kernel computes the same and runs nearly as fast.
 #pragma once
 
 #include <stdint.h>
@@ -160,6 +161,18 @@ __device__ __forceinline__ uint32_t Clock32() {
   asm volatile("mov.u64 %0, %%clock64;" : "=l"(c)::"memory");
   return static_cast<uint32_t>(c);
 }
+// The clock read of a marker. By default it is also a compiler memory barrier: loads and stores
+// of the caller stay on their side of the marker, as written. STRATA_REGIONS_RELAXED drops that
+// (cheaper, but the compiler may then move independent memory accesses across markers).
+__device__ __forceinline__ uint32_t MarkerClock32() {
+  uint64_t c;
+#if defined(STRATA_REGIONS_RELAXED)
+  asm volatile("mov.u64 %0, %%clock64;" : "=l"(c));
+#else
+  asm volatile("mov.u64 %0, %%clock64;" : "=l"(c)::"memory");
+#endif
+  return static_cast<uint32_t>(c);
+}
 __device__ __forceinline__ uint64_t Clock64() {
   uint64_t c;
   asm volatile("mov.u64 %0, %%clock64;" : "=l"(c)::"memory");
@@ -248,21 +261,26 @@ class Recorder {
       clk_start_ = Clock64();
     }
   }
+  // Branch-free in circular mode: every thread of the lane reads the clock and advances the
+  // count, only the leader's store is enabled. A branch around the record (the first version)
+  // split the caller's code into basic blocks at every marker, which cost GEMMs 7-15% with no
+  // buffer at all (H100, docs/benchmarks.md); straight-line code leaves ptxas free to schedule.
   __device__ __forceinline__ void Mark(uint32_t tag) {
-    if (!active_) return;
     uint32_t s;
     if (Cfg::kMode == kCircular) {
-      s = count_ % Cfg::kCapacity;
+      s = count_ & (Cfg::kCapacity - 1u);
     } else {
       s = count_ - seq_ * Cfg::kCapacity;
-      if (s == Cfg::kCapacity) {  // full: spill first, so that the clock is read after it
+      if (active_ && s >= Cfg::kCapacity) {  // full: spill first, so that the clock is read after it
         Flush();
         s = count_ - seq_ * Cfg::kCapacity;
       }
     }
-    const uint32_t c = Clock32();
-    const unsigned long long v = (static_cast<unsigned long long>(c) << 32) | tag;
-    asm volatile("st.shared.u64 [%0], %1;" ::"r"(slots_smem_ + s * 8u), "l"(v) : "memory");
+    const uint32_t c = MarkerClock32();
+    asm volatile(
+        "{\n\t.reg .pred p;\n\tsetp.ne.u32 p, %3, 0;\n\t@p st.shared.v2.u32 [%0], {%1, %2};\n\t}" ::"r"(
+            slots_smem_ + s * 8u),
+        "r"(tag), "r"(c), "r"(static_cast<uint32_t>(active_)));
     ++count_;
   }
   __device__ __forceinline__ void Finalize() {
@@ -340,8 +358,12 @@ class Recorder {
       e.first_record = seq_ * Cfg::kCapacity;
       e.reserved = 0;
       *reinterpret_cast<ChunkEntry*>(p) = e;
-      unsigned long long* out = reinterpret_cast<unsigned long long*>(p + kChunkEntryBytes);
-      for (uint32_t i = 0; i < Cfg::kCapacity; ++i) out[i] = slots_[i];
+      // One thread copies: unrolled, with no aliasing between the two sides, so that eight loads
+      // are in flight at a time instead of one load-store round trip per record.
+      unsigned long long* __restrict__ out = reinterpret_cast<unsigned long long*>(p + kChunkEntryBytes);
+      const unsigned long long* __restrict__ in = slots_;
+#pragma unroll 8
+      for (uint32_t i = 0; i < Cfg::kCapacity; ++i) out[i] = in[i];
       atomicAdd(&h->chunks_written, 1u);
     } else {
       atomicAdd(&h->chunks_dropped, 1u);
