@@ -1,8 +1,10 @@
 """An attention-style Triton kernel (flash-attention forward: Q·Kᵀ, online softmax, P·V) with a
-Proton scope per stage of the KV loop: load_k, qk, softmax, load_v, pv. `--ws` asks Triton to
-warp-specialize the loop (tl.range(warp_specialize=True): producer warps load, consumer warps
-compute); without it the loop is software-pipelined (num_stages=2). 2 heads x 1024 tokens x
-64 dims in 128-row blocks: 16 CTAs, 16 iterations each.
+Proton scope per stage of the KV loop: load_k, qk, softmax, load_v, pv. `--ws` warp-specializes
+the loop (tl.range(warp_specialize=True): a producer warp group loads K and V by TMA, the others
+compute); Triton 3.6 does that on Hopper only for loads through tensor descriptors (pointer
+loads fail its NVGPUWarpSpecialization pass), so `--ws` runs attn_fwd_ws, the same algorithm
+with TensorDescriptor loads. Without `--ws` the loop is software-pipelined (num_stages=2).
+2 heads x 1024 tokens x 64 dims in 128-row blocks: 16 CTAs, 16 iterations each.
 
   python3 attention_ws.py [--ws] [--proton OUT [--hatchet]] [--bench plain|proton] [--no-loop-scopes]
 """
@@ -12,6 +14,7 @@ import triton.language as tl
 import triton.profiler.language as pl
 
 import proton_common as pc
+from triton.tools.tensor_descriptor import TensorDescriptor
 
 
 @triton.jit
@@ -65,9 +68,67 @@ def attn_fwd(q_ptr, k_ptr, v_ptr, o_ptr, sm_scale, N_CTX,
     pl.exit_scope("kernel")
 
 
+@triton.jit
+def attn_fwd_ws(desc_q, desc_k, desc_v, o_ptr, sm_scale, N_CTX,
+                BM: tl.constexpr, BN: tl.constexpr, D: tl.constexpr, LOOP_SCOPES: tl.constexpr, SCOPES: tl.constexpr):
+    if SCOPES:
+        pl.enter_scope("kernel")
+    row0 = tl.program_id(1) * N_CTX + tl.program_id(0) * BM
+    kv0 = tl.program_id(1) * N_CTX
+    if SCOPES:
+        pl.enter_scope("load_q")
+    q = desc_q.load([row0, 0])
+    if SCOPES:
+        pl.exit_scope("load_q")
+    m_i = tl.full([BM], -float("inf"), tl.float32)
+    l_i = tl.zeros([BM], tl.float32)
+    acc = tl.zeros([BM, D], tl.float32)
+    qk_scale = sm_scale * 1.44269504
+    for start_n in tl.range(0, N_CTX, BN, num_stages=2, warp_specialize=True):
+        if SCOPES and LOOP_SCOPES:
+            pl.enter_scope("load_k")
+        k = desc_k.load([kv0 + start_n, 0]).T
+        if SCOPES and LOOP_SCOPES:
+            pl.exit_scope("load_k")
+            pl.enter_scope("qk")
+        qk = tl.dot(q, k)
+        if SCOPES and LOOP_SCOPES:
+            pl.exit_scope("qk")
+            pl.enter_scope("softmax")
+        m_ij = tl.maximum(m_i, tl.max(qk, 1) * qk_scale)
+        p = tl.math.exp2(qk * qk_scale - m_ij[:, None])
+        alpha = tl.math.exp2(m_i - m_ij)
+        l_i = l_i * alpha + tl.sum(p, 1)
+        acc = acc * alpha[:, None]
+        m_i = m_ij
+        if SCOPES and LOOP_SCOPES:
+            pl.exit_scope("softmax")
+            pl.enter_scope("load_v")
+        v = desc_v.load([kv0 + start_n, 0])
+        if SCOPES and LOOP_SCOPES:
+            pl.exit_scope("load_v")
+            pl.enter_scope("pv")
+        acc = tl.dot(p.to(tl.float16), v, acc)
+        if SCOPES and LOOP_SCOPES:
+            pl.exit_scope("pv")
+    if SCOPES:
+        pl.enter_scope("store")
+    acc = acc / l_i[:, None]
+    # A pointer store: a descriptor store here fails Triton 3.6's warp-specialization pass on
+    # Hopper ("tensor descriptor block and tensor types must match").
+    offs_m = row0 + tl.arange(0, BM)
+    offs_d = tl.arange(0, D)
+    tl.store(o_ptr + offs_m[:, None] * D + offs_d[None, :], acc.to(tl.float16))
+    if SCOPES:
+        pl.exit_scope("store")
+    if SCOPES:
+        pl.exit_scope("kernel")
+
+
 def main():
     args = pc.parse_args(__doc__.splitlines()[0],
-                         lambda p: p.add_argument("--ws", action="store_true", help="warp-specialize the KV loop"))
+                         lambda p: (p.add_argument("--ws", action="store_true", help="warp-specialize the KV loop"),
+                                    p.add_argument("--no-scopes", action="store_true", help="with --ws: no Proton scopes at all")))
     H, N_CTX, D, BM, BN = 2, 1024, 64, 128, 64
     torch.manual_seed(0)
     q, k, v = (torch.randn(H, N_CTX, D, device="cuda", dtype=torch.float16) for _ in range(3))
@@ -75,9 +136,24 @@ def main():
     sm_scale = D ** -0.5
     grid = (triton.cdiv(N_CTX, BM), H)
 
+    if args.ws:
+        flat = lambda t, rows: TensorDescriptor.from_tensor(t.view(H * N_CTX, D), [rows, D])
+        dq, dk, dv = flat(q, BM), flat(k, BN), flat(v, BN)
+
     def launch():
-        attn_fwd[grid](q, k, v, o, sm_scale, N_CTX, BM=BM, BN=BN, D=D, WS=args.ws,
-                       LOOP_SCOPES=not args.no_loop_scopes, num_warps=4)
+        if args.ws:
+            kern = attn_fwd_ws[grid](dq, dk, dv, o, sm_scale, N_CTX, BM=BM, BN=BN, D=D,
+                                     LOOP_SCOPES=not args.no_loop_scopes, SCOPES=not args.no_scopes, num_warps=4)
+            if not getattr(launch, "shown", False):
+                # What warp specialization made of it: the partitions' warps and register split.
+                ptx = kern.asm.get("ptx", "")
+                print(f"attn_fwd_ws: {kern.metadata.num_warps} warps in the launch, "
+                      f"setmaxnreg {ptx.count('setmaxnreg')}x in the PTX, "
+                      f"shared {kern.metadata.shared} B", flush=True)
+                launch.shown = True
+        else:
+            attn_fwd[grid](q, k, v, o, sm_scale, N_CTX, BM=BM, BN=BN, D=D, WS=False,
+                           LOOP_SCOPES=not args.no_loop_scopes, num_warps=4)
 
     def check():
         ref = torch.softmax((q.float() @ k.float().transpose(1, 2)) * sm_scale, dim=-1) @ v.float()
