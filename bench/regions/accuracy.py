@@ -39,9 +39,9 @@ def main():
     calib = decode(a.strata, cal, cal, rate)["record_cost_cycles"]
     print(f"device {meta['device']}, {meta['date']}, problem {meta['problem']}, calibrated {calib:.2f} cycles/record, "
           f"{rate:.4f} cycles/ns")
-    print("| kernel | stages | markers | lanes | records in the k-loop per lane | truth (plain) cycles | raw error | "
+    print("| kernel | stages | k-step | markers | lanes | records in the k-loop per lane | truth (plain) cycles | raw error | "
           "replayed error | in-context cycles/record |")
-    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
     rows = []
     for c in meta["cases"]:
         path = os.path.join(a.dir, c["name"] + ".bin")
@@ -74,14 +74,16 @@ def main():
             raw = statistics.mean(d["raw"])
             rep = statistics.mean(d["rep"])
             recs = statistics.mean(d["records"])
-            row = {"case": c["name"], "role": role, "truth": truth, "raw_err": raw / truth - 1,
+            row = {"case": c["name"], "bk": c.get("bk", 8), "role": role, "truth": truth, "raw_err": raw / truth - 1,
                    "replayed_err": rep / truth - 1, "records": recs, "in_context": (raw - truth) / recs,
                    "clock_span_err": statistics.mean(d["instr"]) / truth - 1}
             rows.append(row)
-            print(f"| {c['kind']} | {c['stages']} | level {c['level']} | {role} | {recs:.0f} | {truth:,.0f} | "
+            print(f"| {c['kind']} | {c['stages']} | {c.get('bk', 8)} | level {c['level']} | {role} | {recs:.0f} | {truth:,.0f} | "
                   f"{row['raw_err'] * 100:+.2f}% | {row['replayed_err'] * 100:+.2f}% | {row['in_context']:.1f} |")
-    errs = [abs(r["replayed_err"]) for r in rows]
-    print(f"\nmean |replayed error| {statistics.mean(errs) * 100:.2f}%, max {max(errs) * 100:.2f}% over {len(rows)} lane kinds")
+    for bk in sorted({r["bk"] for r in rows}):
+        errs = [abs(r["replayed_err"]) for r in rows if r["bk"] == bk]
+        print(f"k-step {bk}: mean |replayed error| {statistics.mean(errs) * 100:.2f}%, max {max(errs) * 100:.2f}% "
+              f"over {len(errs)} lane kinds")
     json.dump({"calibrated_cycles_per_record": calib, "rows": rows}, open(os.path.join(a.dir, "accuracy_summary.json"), "w"),
               indent=1)
 

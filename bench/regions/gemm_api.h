@@ -12,6 +12,7 @@ struct GemmArgs {
   int stages;  // 2 or 3
   int level;   // 1: wait + compute per k-step, 2: plus iterations and async loads
   int mode;    // 0: circular 256, 1: flush 64, 2: keep-all (1024 records a lane)
+  int bk;      // k-step depth: 8 or 32 (4x the work between two markers)
   unsigned long long* loop_cycles;  // per lane: clock64 around the k-loop markers
 };
 

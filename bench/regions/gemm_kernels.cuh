@@ -2,9 +2,10 @@
 // gemm_on.cu (markers recorded) and gemm_off.cu (STRATA_REGIONS_DISABLED: markers compile to
 // nothing), each in its own namespace (REGIONS_NS), so that one binary times one against the other.
 //
-// - PipelinedGemm<Stages>: a 128x128x8-tile SGEMM (256 threads, 8x8 outputs per thread) with a
-//   Stages-deep cp.async pipeline (2 and 3 here): the shape of a real CUDA-core GEMM, not a toy.
-// - WarpSpecGemm<Stages>: the same tile, warp-specialized: warp group 0 produces tiles into a
+// - PipelinedGemm<Stages, Level, BK>: a 128x128xBK-tile SGEMM (256 threads, 8x8 outputs per
+//   thread) with a Stages-deep cp.async pipeline (2 and 3 here): the shape of a real CUDA-core
+//   GEMM, not a toy. BK = 8 or 32: the same markers around 4x the work.
+// - WarpSpecGemm<Stages, Level, BK>: the same tile, warp-specialized: warp group 0 produces tiles into a
 //   Stages-deep ring (cp.async), warp groups 1 and 2 consume them (64x128 each); full/empty
 //   named barriers per stage.
 // Marker levels (what a user would put in such a kernel):
@@ -29,7 +30,11 @@ STRATA_REGION_NAMES(
 
 namespace REGIONS_NS {
 
-constexpr int BM = 128, BN = 128, BK = 8, TM = 8, TN = 8;
+constexpr int BM = 128, BN = 128, TM = 8, TN = 8;  // k-step depth BK: 8 or 32 (template)
+// Tiles live in dynamic shared memory (3 stages of a 32-deep k-step need 96 KiB); the region
+// slots stay static.
+template <int Stages, int BK>
+constexpr int TileBytes() { return Stages * (BM * BK + BK * BN) * 4; }
 // Circular lanes keep the newest 256 records (2 KiB a lane); flush lanes spill every 64;
 // "keep-all" lanes (1024 records) hold every record of a 1024-deep K (for the accuracy runs).
 using Circ2 = strata::regions::Config<256, strata::regions::kCircular, 2>;
@@ -59,6 +64,7 @@ __device__ __forceinline__ unsigned long long Clk64() {
 }
 
 // One k-step of a 128x128x8 tile for a thread owning rows r0..r0+7 and columns c0..c0+7.
+template <int BK>
 __device__ __forceinline__ void MmaStep(const float (*As)[BK], const float (*Bs)[BN], int r0, int c0,
                                         float (&acc)[TM][TN]) {
 #pragma unroll
@@ -76,20 +82,26 @@ __device__ __forceinline__ void MmaStep(const float (*As)[BK], const float (*Bs)
   }
 }
 
-template <int Stages, int Level, class Cfg>
+template <int Stages, int Level, int BK, class Cfg>
 __global__ void __launch_bounds__(256) PipelinedGemm(const float* __restrict__ A, const float* __restrict__ B,
                                                      float* __restrict__ C, int M, int N, int K,
                                                      unsigned long long* __restrict__ loop_cycles) {
-  __shared__ __align__(16) float As[Stages][BM][BK];
-  __shared__ __align__(16) float Bs[Stages][BK][BN];
+  extern __shared__ __align__(16) float tiles[];
+  auto As = reinterpret_cast<float (*)[BM][BK]>(tiles);
+  auto Bs = reinterpret_cast<float (*)[BK][BN]>(tiles + Stages * BM * BK);
   STRATA_REGIONS_SHARED(Cfg, prof_smem);
   STRATA_REGIONS_BEGIN(Cfg, prof, prof_smem, strata::regions::WarpGroupLane());
   const int tid = threadIdx.x, tx = tid % 16, ty = tid / 16;
   const int m0 = blockIdx.y * BM, n0 = blockIdx.x * BN;
   const int KT = K / BK;
   auto issue = [&](int stage, int kt) {
-    CpAsync16(&As[stage][tid / 2][(tid % 2) * 4], A + (size_t)(m0 + tid / 2) * K + kt * BK + (tid % 2) * 4);
-    CpAsync16(&Bs[stage][tid / 32][(tid % 32) * 4], B + (size_t)(kt * BK + tid / 32) * N + n0 + (tid % 32) * 4);
+#pragma unroll
+    for (int r = 0; r < BK / 8; ++r) {  // 16-byte pieces: BK/8 of A and of B per thread
+      const int i = tid + r * 256;
+      CpAsync16(&As[stage][i / (BK / 4)][(i % (BK / 4)) * 4],
+                A + (size_t)(m0 + i / (BK / 4)) * K + kt * BK + (i % (BK / 4)) * 4);
+      CpAsync16(&Bs[stage][i / 32][(i % 32) * 4], B + (size_t)(kt * BK + i / 32) * N + n0 + (i % 32) * 4);
+    }
   };
   float acc[TM][TN] = {};
 #pragma unroll
@@ -119,7 +131,7 @@ __global__ void __launch_bounds__(256) PipelinedGemm(const float* __restrict__ A
     if (kt + Stages - 1 < KT) issue((kt + Stages - 1) % Stages, kt + Stages - 1);
     CpAsyncCommit();
     STRATA_REGION_START(prof, kCompute);
-    MmaStep(As[kt % Stages], Bs[kt % Stages], ty * TM, tx * TN, acc);
+    MmaStep<BK>(As[kt % Stages], Bs[kt % Stages], ty * TM, tx * TN, acc);
     STRATA_REGION_END(prof, kCompute);
     if (Level >= 2) STRATA_ITER_END(prof, kKLoop, kt);
   }
@@ -139,12 +151,13 @@ __global__ void __launch_bounds__(256) PipelinedGemm(const float* __restrict__ A
 
 // 384 threads: warp group 0 produces, 1 and 2 consume. Barrier ids: 1..Stages "full" (producer
 // arrives, consumers wait), Stages+1..2*Stages "empty" (consumers arrive, producer waits).
-template <int Stages, int Level, class Cfg>
+template <int Stages, int Level, int BK, class Cfg>
 __global__ void __launch_bounds__(384) WarpSpecGemm(const float* __restrict__ A, const float* __restrict__ B,
                                                     float* __restrict__ C, int M, int N, int K,
                                                     unsigned long long* __restrict__ loop_cycles) {
-  __shared__ __align__(16) float As[Stages][BM][BK];
-  __shared__ __align__(16) float Bs[Stages][BK][BN];
+  extern __shared__ __align__(16) float tiles[];
+  auto As = reinterpret_cast<float (*)[BM][BK]>(tiles);
+  auto Bs = reinterpret_cast<float (*)[BK][BN]>(tiles + Stages * BM * BK);
   STRATA_REGIONS_SHARED(Cfg, prof_smem);
   STRATA_REGIONS_BEGIN(Cfg, prof, prof_smem, strata::regions::WarpGroupLane());
   const int tid = threadIdx.x, wg = tid / 128, t = tid % 128;
@@ -164,9 +177,10 @@ __global__ void __launch_bounds__(384) WarpSpecGemm(const float* __restrict__ A,
       }
       STRATA_REGION_START(prof, kLoadTile);
 #pragma unroll
-      for (int r = 0; r < 2; ++r) {
+      for (int r = 0; r < BK / 4; ++r) {  // the producer warp group loads the whole tile
         const int i = t + r * 128;
-        CpAsync16(&As[s][i / 2][(i % 2) * 4], A + (size_t)(m0 + i / 2) * K + kt * BK + (i % 2) * 4);
+        CpAsync16(&As[s][i / (BK / 4)][(i % (BK / 4)) * 4],
+                  A + (size_t)(m0 + i / (BK / 4)) * K + kt * BK + (i % (BK / 4)) * 4);
         CpAsync16(&Bs[s][i / 32][(i % 32) * 4], B + (size_t)(kt * BK + i / 32) * N + n0 + (i % 32) * 4);
       }
       CpAsyncCommit();
@@ -189,7 +203,7 @@ __global__ void __launch_bounds__(384) WarpSpecGemm(const float* __restrict__ A,
       NamedSync(1 + s, 384);
       STRATA_REGION_END(prof, kFullWait);
       STRATA_REGION_START(prof, kMma);
-      MmaStep(As[s], Bs[s], half * 64 + ty * TM, tx * TN, acc);
+      MmaStep<BK>(As[s], Bs[s], half * 64 + ty * TM, tx * TN, acc);
       STRATA_REGION_END(prof, kMma);
       if (kt + Stages < KT) NamedArrive(1 + Stages + s, 384);
       if (Level >= 2) STRATA_ITER_END(prof, kConsLoop, kt);
@@ -246,42 +260,48 @@ using L3Circ = Circ3;
 using L3Flush = Flush3;
 using L3All = All3;
 // kind: 0 pipelined GEMM, 1 warp-specialized; mode: 0 circular, 1 flush, 2 keep-all.
-#define STRATA_BENCH_PICK(Kernel, St, Lvl, Cfgs)                                  \
-  if (g.stages == St && g.level == Lvl) {                                         \
-    if (g.mode == 0) return &Kernel<St, Lvl, Cfgs##Circ>;                         \
-    if (g.mode == 1) return &Kernel<St, Lvl, Cfgs##Flush>;                        \
-    if (g.mode == 2) return &Kernel<St, Lvl, Cfgs##All>;                          \
+#define STRATA_BENCH_PICK(Kernel, St, Lvl, Bk, Cfgs)                              \
+  if (g.stages == St && g.level == Lvl && g.bk == Bk) {                           \
+    *bytes = TileBytes<St, Bk>();                                                 \
+    if (g.mode == 0) return &Kernel<St, Lvl, Bk, Cfgs##Circ>;                     \
+    if (g.mode == 1) return &Kernel<St, Lvl, Bk, Cfgs##Flush>;                    \
+    if (g.mode == 2) return &Kernel<St, Lvl, Bk, Cfgs##All>;                      \
   }
-static KernelFn Pick(const GemmArgs& g) {
+#define STRATA_BENCH_PICK_ALL(Kernel, Cfgs)                                       \
+  STRATA_BENCH_PICK(Kernel, 2, 1, 8, Cfgs) STRATA_BENCH_PICK(Kernel, 2, 2, 8, Cfgs)   \
+  STRATA_BENCH_PICK(Kernel, 3, 1, 8, Cfgs) STRATA_BENCH_PICK(Kernel, 3, 2, 8, Cfgs)   \
+  STRATA_BENCH_PICK(Kernel, 2, 1, 32, Cfgs) STRATA_BENCH_PICK(Kernel, 2, 2, 32, Cfgs) \
+  STRATA_BENCH_PICK(Kernel, 3, 1, 32, Cfgs) STRATA_BENCH_PICK(Kernel, 3, 2, 32, Cfgs)
+static KernelFn Pick(const GemmArgs& g, int* bytes) {
   if (g.kind == 0) {
-    STRATA_BENCH_PICK(PipelinedGemm, 2, 1, L2)
-    STRATA_BENCH_PICK(PipelinedGemm, 2, 2, L2)
-    STRATA_BENCH_PICK(PipelinedGemm, 3, 1, L2)
-    STRATA_BENCH_PICK(PipelinedGemm, 3, 2, L2)
+    STRATA_BENCH_PICK_ALL(PipelinedGemm, L2)
   } else {
-    STRATA_BENCH_PICK(WarpSpecGemm, 2, 1, L3)
-    STRATA_BENCH_PICK(WarpSpecGemm, 2, 2, L3)
-    STRATA_BENCH_PICK(WarpSpecGemm, 3, 1, L3)
-    STRATA_BENCH_PICK(WarpSpecGemm, 3, 2, L3)
+    STRATA_BENCH_PICK_ALL(WarpSpecGemm, L3)
   }
   return nullptr;
 }
+#undef STRATA_BENCH_PICK_ALL
 #undef STRATA_BENCH_PICK
 
 bool Gemm(const GemmArgs& g, cudaStream_t st) {
-  KernelFn k = Pick(g);
+  int bytes = 0;
+  KernelFn k = Pick(g, &bytes);
   if (k == nullptr) return false;
-  k<<<dim3(g.N / BN, g.M / BM), g.kind == 0 ? 256 : 384, 0, st>>>(g.A, g.B, g.C, g.M, g.N, g.K, g.loop_cycles);
+  k<<<dim3(g.N / BN, g.M / BM), g.kind == 0 ? 256 : 384, bytes, st>>>(g.A, g.B, g.C, g.M, g.N, g.K, g.loop_cycles);
   return true;
 }
 
+// Also lets the kernel take its dynamic shared memory (call before timing it).
 bool Describe(const GemmArgs& g, int* regs, int* smem_bytes, int* blocks_per_sm) {
-  KernelFn k = Pick(g);
+  int bytes = 0;
+  KernelFn k = Pick(g, &bytes);
   cudaFuncAttributes a;
-  if (k == nullptr || cudaFuncGetAttributes(&a, k) != cudaSuccess) return false;
+  if (k == nullptr || cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes) != cudaSuccess ||
+      cudaFuncGetAttributes(&a, k) != cudaSuccess)
+    return false;
   *regs = a.numRegs;
-  *smem_bytes = int(a.sharedSizeBytes);
-  return cudaOccupancyMaxActiveBlocksPerMultiprocessor(blocks_per_sm, k, g.kind == 0 ? 256 : 384, 0) == cudaSuccess;
+  *smem_bytes = int(a.sharedSizeBytes) + bytes;  // static (region slots) + dynamic (tiles)
+  return cudaOccupancyMaxActiveBlocksPerMultiprocessor(blocks_per_sm, k, g.kind == 0 ? 256 : 384, bytes) == cudaSuccess;
 }
 
 void Probe(int records, int* out, cudaStream_t st) {

@@ -3,7 +3,7 @@
 //   region_overhead OUTDIR [--rounds R]
 //
 // 1. Overhead: the pipelined GEMM (2 and 3 stages) and the warp-specialized GEMM (2 and 3
-//    stages), 2048^3 fp32, plain (markers compiled out) against markers compiled in with no
+//    stages), k-steps 8 and 32 deep (4x the work between markers), 2048^3 fp32, plain (markers compiled out) against markers compiled in with no
 //    buffer, and recording per-stage (level 1) or full (level 2) markers into circular or flush
 //    lanes. cudaEvent time per launch; the variants alternate in rounds of 10 launches so that
 //    clock drift shifts them all alike; median of all launches. Registers, static shared memory
@@ -190,26 +190,27 @@ int main(int argc, char** argv) {
     int regs = 0, smem = 0, blocks = 0;
   };
   std::vector<Variant> vs;
-  for (int kind = 0; kind < 2; ++kind)
-    for (int stages = 2; stages <= 3; ++stages) {
-      const std::string base = std::string(KindName(kind)) + "_s" + std::to_string(stages);
-      GemmArgs g{A, B, C, M, N, K, kind, stages, 1, 0, loop};
-      vs.push_back({base + "/plain", g, 0, false});
-      GemmArgs g2 = g;
-      g2.level = 2;
-      vs.push_back({base + "/markers_no_buffer", g2, 1, false});
-      for (int level = 1; level <= 2; ++level)
-        for (int mode = 0; mode <= 1; ++mode) {
+  for (int bk : {8, 32})
+    for (int kind = 0; kind < 2; ++kind)
+      for (int stages = 2; stages <= 3; ++stages) {
+        const std::string base = std::string(KindName(kind)) + "_s" + std::to_string(stages) + (bk == 8 ? "" : "_k32");
+        GemmArgs g{A, B, C, M, N, K, kind, stages, 1, 0, bk, loop};
+        vs.push_back({base + "/plain", g, 0, false});
+        GemmArgs g2 = g;
+        g2.level = 2;
+        vs.push_back({base + "/markers_no_buffer", g2, 1, false});
+        for (int level = 1; level <= 2; ++level)
+          for (int mode = 0; mode <= (bk == 8 ? 1 : 0); ++mode) {
+            GemmArgs gi = g;
+            gi.level = level, gi.mode = mode;
+            vs.push_back({base + "/level" + std::to_string(level) + "_" + ModeName(mode), gi, 1, true});
+          }
+        for (int level = 1; bk == 8 && level <= 2; ++level) {
           GemmArgs gi = g;
-          gi.level = level, gi.mode = mode;
-          vs.push_back({base + "/level" + std::to_string(level) + "_" + ModeName(mode), gi, 1, true});
+          gi.level = level;
+          vs.push_back({base + "/level" + std::to_string(level) + "_circular256_relaxed", gi, 2, true});
         }
-      for (int level = 1; level <= 2; ++level) {
-        GemmArgs gi = g;
-        gi.level = level;
-        vs.push_back({base + "/level" + std::to_string(level) + "_circular256_relaxed", gi, 2, true});
       }
-    }
   reference(M, N, K);
   cudaEvent_t e0, e1;
   CK(cudaEventCreate(&e0));
@@ -221,7 +222,11 @@ int main(int argc, char** argv) {
   auto launch = [&](const Variant& v) {
     return v.build == 0 ? off::Gemm(v.g, st) : v.build == 1 ? on::Gemm(v.g, st) : rel::Gemm(v.g, st);
   };
-  for (auto& v : vs) describe(v, &v.regs, &v.smem, &v.blocks);
+  for (auto& v : vs)
+    if (!describe(v, &v.regs, &v.smem, &v.blocks)) {
+      std::fprintf(stderr, "%s: cannot set up the kernel\n", v.name.c_str());
+      return 1;
+    }
   for (int r = 0; r < rounds + 1; ++r) {  // round 0 warms up
     for (auto& v : vs) {
       if (v.build == 1) on::SetBuffer(v.buffer ? buf.dev : nullptr, v.buffer ? buf.capacity : 0);
@@ -286,10 +291,16 @@ int main(int argc, char** argv) {
   std::fprintf(fa, "{\"device\": \"%s\", \"date\": \"%s\", \"cycles_per_ns\": %.5f, \"problem\": [%d, %d, %d], "
                "\"names\": \"%s\", \"cases\": [", prop.name, date, cycles_per_ns, MA, NA, KA, on::Names());
   int ci = 0;
+  for (int bk : {8, 32})
   for (int kind = 0; kind < 2; ++kind)
     for (int stages = 2; stages <= 3; ++stages)
       for (int level = 1; level <= 2; ++level) {
-        GemmArgs g{A, B, C, MA, NA, KA, kind, stages, level, 2, loop};
+        GemmArgs g{A, B, C, MA, NA, KA, kind, stages, level, 2, bk, loop};
+        int regs_, smem_, blocks_;
+        if (!on::Describe(g, &regs_, &smem_, &blocks_) || !off::Describe(g, &regs_, &smem_, &blocks_)) {
+          std::fprintf(stderr, "no kernel for the accuracy case\n");
+          return 1;
+        }
         const int lanes = (MA / 128) * (NA / 128) * (kind == 0 ? 2 : 3);
         std::vector<unsigned long long> truth, instr(lanes), h(lanes);
         for (int rep = 0; rep < 5; ++rep) {
@@ -305,11 +316,11 @@ int main(int argc, char** argv) {
         CK(cudaMemcpy(instr.data(), loop, lanes * 8, cudaMemcpyDeviceToHost));
         const double on_err = check();
         const std::string name = std::string("acc_") + KindName(kind) + "_s" + std::to_string(stages) + "_l" +
-                                 std::to_string(level);
+                                 std::to_string(level) + (bk == 8 ? "" : "_k32");
         WriteFile(out + "/" + name + ".bin", buf.Read());
-        std::fprintf(fa, "%s\n  {\"name\": \"%s\", \"kind\": \"%s\", \"stages\": %d, \"level\": %d, \"lanes_per_block\": %d, "
+        std::fprintf(fa, "%s\n  {\"name\": \"%s\", \"kind\": \"%s\", \"stages\": %d, \"level\": %d, \"bk\": %d, \"lanes_per_block\": %d, "
                      "\"max_rel_err\": [%.3e, %.3e],\n   \"plain_loop_cycles\": [%s],\n   \"instrumented_loop_cycles\": [%s]}",
-                     ci++ ? "," : "", name.c_str(), KindName(kind), stages, level, kind == 0 ? 2 : 3, plain_err, on_err,
+                     ci++ ? "," : "", name.c_str(), KindName(kind), stages, level, bk, kind == 0 ? 2 : 3, plain_err, on_err,
                      Join(truth).c_str(), Join(instr).c_str());
         std::printf("accuracy case %s written (max_rel_err plain %.2e, instrumented %.2e)\n", name.c_str(), plain_err,
                     on_err);
