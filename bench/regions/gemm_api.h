@@ -28,3 +28,4 @@ struct GemmArgs {
 STRATA_BENCH_API(on)
 STRATA_BENCH_API(off)
 STRATA_BENCH_API(rel)
+STRATA_BENCH_API(skip)

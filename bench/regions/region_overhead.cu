@@ -179,7 +179,8 @@ int main(int argc, char** argv) {
   }
 
   // ---- 1. Overhead.
-  // build: 0 markers compiled out, 1 markers (default order), 2 markers (STRATA_REGIONS_RELAXED)
+  // build: 0 markers compiled out, 1 markers (default order), 2 markers (STRATA_REGIONS_RELAXED),
+  // 3 markers (STRATA_REGIONS_WARP_SKIP)
   struct Variant {
     std::string name;
     GemmArgs g;
@@ -210,6 +211,11 @@ int main(int argc, char** argv) {
           gi.level = level;
           vs.push_back({base + "/level" + std::to_string(level) + "_circular256_relaxed", gi, 2, true});
         }
+        for (int level = 1; level <= 2; ++level) {
+          GemmArgs gi = g;
+          gi.level = level;
+          vs.push_back({base + "/level" + std::to_string(level) + "_circular256_warpskip", gi, 3, true});
+        }
       }
   reference(M, N, K);
   cudaEvent_t e0, e1;
@@ -217,10 +223,13 @@ int main(int argc, char** argv) {
   CK(cudaEventCreate(&e1));
   const size_t zero_bytes = 64u << 20;  // what the densest variant writes (level 2 flush, 768 lanes)
   auto describe = [](const Variant& v, int* r, int* s, int* b) {
-    return v.build == 0 ? off::Describe(v.g, r, s, b) : v.build == 1 ? on::Describe(v.g, r, s, b) : rel::Describe(v.g, r, s, b);
+    return v.build == 0   ? off::Describe(v.g, r, s, b)
+           : v.build == 1 ? on::Describe(v.g, r, s, b)
+           : v.build == 2 ? rel::Describe(v.g, r, s, b)
+                          : skip::Describe(v.g, r, s, b);
   };
   auto launch = [&](const Variant& v) {
-    return v.build == 0 ? off::Gemm(v.g, st) : v.build == 1 ? on::Gemm(v.g, st) : rel::Gemm(v.g, st);
+    return v.build == 0 ? off::Gemm(v.g, st) : v.build == 1 ? on::Gemm(v.g, st) : v.build == 2 ? rel::Gemm(v.g, st) : skip::Gemm(v.g, st);
   };
   for (auto& v : vs)
     if (!describe(v, &v.regs, &v.smem, &v.blocks)) {
@@ -231,6 +240,7 @@ int main(int argc, char** argv) {
     for (auto& v : vs) {
       if (v.build == 1) on::SetBuffer(v.buffer ? buf.dev : nullptr, v.buffer ? buf.capacity : 0);
       if (v.build == 2) rel::SetBuffer(v.buffer ? buf.dev : nullptr, v.buffer ? buf.capacity : 0);
+      if (v.build == 3) skip::SetBuffer(v.buffer ? buf.dev : nullptr, v.buffer ? buf.capacity : 0);
       for (int i = 0; i < 10; ++i) {
         if (v.buffer) CK(cudaMemsetAsync(buf.dev, 0, zero_bytes, st));
         CK(cudaEventRecord(e0, st));
@@ -291,13 +301,15 @@ int main(int argc, char** argv) {
   std::fprintf(fa, "{\"device\": \"%s\", \"date\": \"%s\", \"cycles_per_ns\": %.5f, \"problem\": [%d, %d, %d], "
                "\"names\": \"%s\", \"cases\": [", prop.name, date, cycles_per_ns, MA, NA, KA, on::Names());
   int ci = 0;
+  for (int build : {1, 3})  // default markers; warp-skip markers (level 1 only)
   for (int bk : {8, 32})
   for (int kind = 0; kind < 2; ++kind)
     for (int stages = 2; stages <= 3; ++stages)
-      for (int level = 1; level <= 2; ++level) {
+      for (int level = 1; level <= (build == 1 ? 2 : 1); ++level) {
         GemmArgs g{A, B, C, MA, NA, KA, kind, stages, level, 2, bk, loop};
         int regs_, smem_, blocks_;
-        if (!on::Describe(g, &regs_, &smem_, &blocks_) || !off::Describe(g, &regs_, &smem_, &blocks_)) {
+        const bool ok = build == 1 ? on::Describe(g, &regs_, &smem_, &blocks_) : skip::Describe(g, &regs_, &smem_, &blocks_);
+        if (!ok || !off::Describe(g, &regs_, &smem_, &blocks_)) {
           std::fprintf(stderr, "no kernel for the accuracy case\n");
           return 1;
         }
@@ -310,13 +322,18 @@ int main(int argc, char** argv) {
         }
         const double plain_err = check();
         CK(cudaMemset(buf.dev, 0, zero_bytes));
-        on::SetBuffer(buf.dev, buf.capacity);
-        on::Gemm(g, st);
+        if (build == 1) {
+          on::SetBuffer(buf.dev, buf.capacity);
+          on::Gemm(g, st);
+        } else {
+          skip::SetBuffer(buf.dev, buf.capacity);
+          skip::Gemm(g, st);
+        }
         CK(cudaDeviceSynchronize());
         CK(cudaMemcpy(instr.data(), loop, lanes * 8, cudaMemcpyDeviceToHost));
         const double on_err = check();
         const std::string name = std::string("acc_") + KindName(kind) + "_s" + std::to_string(stages) + "_l" +
-                                 std::to_string(level) + (bk == 8 ? "" : "_k32");
+                                 std::to_string(level) + (bk == 8 ? "" : "_k32") + (build == 1 ? "" : "_warpskip");
         WriteFile(out + "/" + name + ".bin", buf.Read());
         std::fprintf(fa, "%s\n  {\"name\": \"%s\", \"kind\": \"%s\", \"stages\": %d, \"level\": %d, \"bk\": %d, \"lanes_per_block\": %d, "
                      "\"max_rel_err\": [%.3e, %.3e],\n   \"plain_loop_cycles\": [%s],\n   \"instrumented_loop_cycles\": [%s]}",

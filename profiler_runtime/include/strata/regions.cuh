@@ -31,6 +31,8 @@
 //
 // #define STRATA_REGIONS_DISABLED before including (or -DSTRATA_REGIONS_DISABLED) and every
 // macro below compiles to nothing: no shared memory, no registers, no global variable.
+// STRATA_REGIONS_RELAXED: the clock read is no compiler memory barrier. STRATA_REGIONS_WARP_SKIP:
+// warps that hold no recording thread skip the markers (for sparse markers; see below).
 // Launched without a buffer (strata_region_buffer.ptr == 0, the state after module load), the
 // markers record nothing: each still costs its few straight-line instructions (clock read, slot
 // arithmetic, a store that is switched off), so the kernel computes the same and runs nearly as fast.
@@ -260,12 +262,22 @@ class Recorder {
       gt_start_ = GlobalTimer();
       clk_start_ = Clock64();
     }
+#if defined(STRATA_REGIONS_WARP_SKIP)
+    // Warps without a recording thread branch over the marker code (a warp-uniform flag, no
+    // convergence barrier). Measured on GEMMs (docs/benchmarks.md): a little cheaper and more
+    // accurate where markers are sparse, costlier where they are dense (the branches split the
+    // caller's basic blocks), hence not the default.
+    warp_records_ = __any_sync(__activemask(), active_);
+#endif
   }
   // Branch-free in circular mode: every thread of the lane reads the clock and advances the
   // count, only the leader's store is enabled. A branch around the record (the first version)
   // split the caller's code into basic blocks at every marker, which cost GEMMs 7-15% with no
   // buffer at all (H100, docs/benchmarks.md); straight-line code leaves ptxas free to schedule.
   __device__ __forceinline__ void Mark(uint32_t tag) {
+#if defined(STRATA_REGIONS_WARP_SKIP)
+    if (!warp_records_) return;
+#endif
     uint32_t s;
     if (Cfg::kMode == kCircular) {
       s = count_ & (Cfg::kCapacity - 1u);
@@ -383,6 +395,9 @@ class Recorder {
   uint32_t count_, seq_, lost_;
   uint32_t group_, grouping_;
   bool active_;
+#if defined(STRATA_REGIONS_WARP_SKIP)
+  bool warp_records_;
+#endif
   uint64_t gt_start_, clk_start_;
 };
 
