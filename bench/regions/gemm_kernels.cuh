@@ -82,6 +82,16 @@ __device__ __forceinline__ void MmaStep(const float (*As)[BK], const float (*Bs)
   }
 }
 
+// A thread's 8x8 outputs, rows r0.., columns c0.. of C (row length N).
+__device__ __forceinline__ void StoreTile(float* C, int N, int r0, int c0, const float (&acc)[TM][TN]) {
+#pragma unroll
+  for (int i = 0; i < TM; ++i) {
+    float* c = C + (size_t)(r0 + i) * N + c0;
+    *reinterpret_cast<float4*>(c) = make_float4(acc[i][0], acc[i][1], acc[i][2], acc[i][3]);
+    *reinterpret_cast<float4*>(c + 4) = make_float4(acc[i][4], acc[i][5], acc[i][6], acc[i][7]);
+  }
+}
+
 template <int Stages, int Level, int BK, class Cfg>
 __global__ void __launch_bounds__(256) PipelinedGemm(const float* __restrict__ A, const float* __restrict__ B,
                                                      float* __restrict__ C, int M, int N, int K,
@@ -139,12 +149,7 @@ __global__ void __launch_bounds__(256) PipelinedGemm(const float* __restrict__ A
   const unsigned long long t1 = Clk64();
   if (tid % 128 == 0) loop_cycles[(blockIdx.y * gridDim.x + blockIdx.x) * 2 + tid / 128] = t1 - t0;
   STRATA_REGION_START(prof, kEpilogue);
-#pragma unroll
-  for (int i = 0; i < TM; ++i) {
-    float* c = C + (size_t)(m0 + ty * TM + i) * N + n0 + tx * TN;
-    *reinterpret_cast<float4*>(c) = make_float4(acc[i][0], acc[i][1], acc[i][2], acc[i][3]);
-    *reinterpret_cast<float4*>(c + 4) = make_float4(acc[i][4], acc[i][5], acc[i][6], acc[i][7]);
-  }
+  StoreTile(C, N, m0 + ty * TM, n0 + tx * TN, acc);
   STRATA_REGION_END(prof, kEpilogue);
   STRATA_REGIONS_FINALIZE(prof);
 }
@@ -210,12 +215,7 @@ __global__ void __launch_bounds__(384) WarpSpecGemm(const float* __restrict__ A,
     }
     STRATA_REGION_END(prof, kConsLoop);
     t1 = Clk64();
-#pragma unroll
-    for (int i = 0; i < TM; ++i) {
-      float* c = C + (size_t)(m0 + half * 64 + ty * TM + i) * N + n0 + tx * TN;
-      *reinterpret_cast<float4*>(c) = make_float4(acc[i][0], acc[i][1], acc[i][2], acc[i][3]);
-      *reinterpret_cast<float4*>(c + 4) = make_float4(acc[i][4], acc[i][5], acc[i][6], acc[i][7]);
-    }
+    StoreTile(C, N, m0 + half * 64 + ty * TM, n0 + tx * TN, acc);
   }
   if (t == 0) loop_cycles[(blockIdx.y * gridDim.x + blockIdx.x) * 3 + wg] = t1 - t0;
   STRATA_REGIONS_FINALIZE(prof);
@@ -235,22 +235,8 @@ __global__ void RecordProbe(int* out) {
 }
 
 // ---- host side
-void SetBuffer(void* ptr, size_t capacity) {
-#if !defined(STRATA_REGIONS_DISABLED)
-  strata::regions::BufferDesc d{reinterpret_cast<unsigned long long>(ptr), capacity, 0u, 0u};
-  cudaMemcpyToSymbol(strata_region_buffer, &d, sizeof d);
-#else
-  (void)ptr;
-  (void)capacity;
-#endif
-}
-const char* Names() {
-#if !defined(STRATA_REGIONS_DISABLED)
-  return strata_region_names_host;
-#else
-  return "";
-#endif
-}
+void SetBuffer(void* ptr, size_t capacity) { strata::regions::SetModuleBuffer(ptr, capacity); }
+const char* Names() { return strata_region_names_host; }
 
 using KernelFn = void (*)(const float*, const float*, float*, int, int, int, unsigned long long*);
 using L2Circ = Circ2;

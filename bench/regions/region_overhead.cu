@@ -26,16 +26,8 @@
 #include <string>
 #include <vector>
 
+#include "cuda_harness.h"
 #include "gemm_api.h"
-
-#define CK(x)                                                                               \
-  do {                                                                                      \
-    cudaError_t e_ = (x);                                                                   \
-    if (e_ != cudaSuccess) {                                                                \
-      std::fprintf(stderr, "%s:%d %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_)); \
-      std::exit(1);                                                                         \
-    }                                                                                       \
-  } while (0)
 
 namespace {
 
@@ -45,22 +37,6 @@ __global__ void ReferenceGemm(const float* A, const float* B, float* C, int M, i
   float s = 0.f;
   for (int k = 0; k < K; ++k) s += A[(size_t)r * K + k] * B[(size_t)k * N + c];
   C[(size_t)r * N + c] = s;
-}
-
-__global__ void ClockRateKernel(unsigned long long ns, unsigned long long* out) {
-  unsigned long long g0, c0, g1, c1;
-  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(g0)::"memory");
-  asm volatile("mov.u64 %0, %%clock64;" : "=l"(c0)::"memory");
-  do {
-    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(g1)::"memory");
-  } while (g1 - g0 < ns);
-  asm volatile("mov.u64 %0, %%clock64;" : "=l"(c1)::"memory");
-  out[0] = g0, out[1] = c0, out[2] = g1, out[3] = c1;
-}
-
-double Median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v.empty() ? 0 : v[v.size() / 2];
 }
 
 struct DeviceBuffer {
@@ -119,21 +95,7 @@ int main(int argc, char** argv) {
   }
   cudaStream_t st = 0;
 
-  // clock64 cycles per globaltimer ns (20 ms, median of 5).
-  double cycles_per_ns;
-  {
-    unsigned long long* d;
-    CK(cudaMalloc(&d, 32));
-    std::vector<double> r;
-    for (int i = 0; i < 5; ++i) {
-      ClockRateKernel<<<1, 1>>>(20000000ull, d);
-      unsigned long long h[4];
-      CK(cudaMemcpy(h, d, 32, cudaMemcpyDeviceToHost));
-      r.push_back(double(h[3] - h[1]) / double(h[2] - h[0]));
-    }
-    cycles_per_ns = Median(r);
-    cudaFree(d);
-  }
+  const double cycles_per_ns = MeasureCyclesPerNs();  // clock64 cycles per globaltimer ns
 
   const int M = 2048, N = 2048, K = 2048;
   std::vector<float> hA((size_t)M * K), hB((size_t)K * N);

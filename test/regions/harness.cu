@@ -18,16 +18,8 @@
 #include <string>
 #include <vector>
 
+#include "cuda_harness.h"
 #include "kernels_api.h"
-
-#define CK(x)                                                                             \
-  do {                                                                                    \
-    cudaError_t e_ = (x);                                                                 \
-    if (e_ != cudaSuccess) {                                                              \
-      std::fprintf(stderr, "%s:%d %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_)); \
-      std::exit(1);                                                                       \
-    }                                                                                     \
-  } while (0)
 
 namespace {
 
@@ -36,20 +28,6 @@ std::string g_device;
 int g_sms = 0, g_clock_khz = 0, g_driver = 0, g_runtime = 0;
 double g_cycles_per_ns = 0, g_cycles_per_record = 0;
 std::string g_date;
-
-__global__ void ClockRateKernel(unsigned long long ns, unsigned long long* out) {
-  unsigned long long g0, c0, g1, c1;
-  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(g0)::"memory");
-  asm volatile("mov.u64 %0, %%clock64;" : "=l"(c0)::"memory");
-  do {
-    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(g1)::"memory");
-  } while (g1 - g0 < ns);
-  asm volatile("mov.u64 %0, %%clock64;" : "=l"(c1)::"memory");
-  out[0] = g0;
-  out[1] = c0;
-  out[2] = g1;
-  out[3] = c1;
-}
 
 std::string JsonEscape(const std::string& s) {
   std::string o;
@@ -138,11 +116,6 @@ double MaxErr(const std::vector<float>& a, const float* dev, size_t n) {
   return m;
 }
 
-double Median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v.empty() ? 0 : v[v.size() / 2];
-}
-
 // Cycles per record from a calibration buffer (strata::regions::CalibrationKernel): the three
 // passes are regions 1, 2, 3 on the one lane; c = (D2 - D1) / 2n, back to back = (D3 - c) / 2n.
 bool CalibrationCycles(const std::vector<uint8_t>& b, uint32_t n, double* c, double* b2b) {
@@ -188,20 +161,7 @@ int main(int argc, char** argv) {
   }
   cudaStream_t st = 0;
 
-  // Clock rate: clock64 cycles per globaltimer ns over 20 ms, median of 5.
-  {
-    unsigned long long* d;
-    CK(cudaMalloc(&d, 32));
-    std::vector<double> r;
-    for (int i = 0; i < 5; ++i) {
-      ClockRateKernel<<<1, 1>>>(20000000ull, d);
-      unsigned long long h[4];
-      CK(cudaMemcpy(h, d, 32, cudaMemcpyDeviceToHost));
-      r.push_back(double(h[3] - h[1]) / double(h[2] - h[0]));
-    }
-    g_cycles_per_ns = Median(r);
-    CK(cudaFree(d));
-  }
+  g_cycles_per_ns = MeasureCyclesPerNs();  // clock64 cycles per globaltimer ns
   // Calibration: cycles per record (median of 7 runs); the first buffer is kept as a fixture.
   const uint32_t kCalN = 200;
   std::vector<double> cal_runs, b2b_runs;

@@ -274,22 +274,8 @@ __global__ void WrapKernel(unsigned long long step, int iters, int* out) {
 }
 
 // ---- host side
-void SetBuffer(void* ptr, size_t capacity) {
-#if !defined(STRATA_REGIONS_DISABLED)
-  strata::regions::BufferDesc d{reinterpret_cast<unsigned long long>(ptr), capacity, 0u, 0u};
-  cudaMemcpyToSymbol(strata_region_buffer, &d, sizeof d);
-#else
-  (void)ptr;
-  (void)capacity;
-#endif
-}
-const char* Names() {
-#if !defined(STRATA_REGIONS_DISABLED)
-  return strata_region_names_host;
-#else
-  return "";
-#endif
-}
+void SetBuffer(void* ptr, size_t capacity) { strata::regions::SetModuleBuffer(ptr, capacity); }
+const char* Names() { return strata_region_names_host; }
 void Gemm(const float* A, const float* B, float* C, int M, int N, int K, int variant, cudaStream_t st) {
   const dim3 grid(N / BN, M / BM);
   if (variant == 0) GemmKernel<GemmCirc><<<grid, 256, 0, st>>>(A, B, C, M, N, K);

@@ -83,7 +83,8 @@ struct Config {};  // the same spelling compiles; nothing is kept
 }  // namespace regions
 }  // namespace strata
 
-#define STRATA_REGION_NAMES(table)
+// The names stay on the host (a harness still knows them); nothing goes into the module.
+#define STRATA_REGION_NAMES(table) static const char strata_region_names_host[] = table
 #define STRATA_REGIONS_SHARED(Cfg, name)
 #define STRATA_REGIONS_BEGIN(Cfg, prof, storage, lane)
 #define STRATA_REGION_START(prof, id) ((void)0)
@@ -92,6 +93,12 @@ struct Config {};  // the same spelling compiles; nothing is kept
 #define STRATA_ITER_START(prof, id, iter) ((void)0)
 #define STRATA_ITER_END(prof, id, iter) ((void)0)
 #define STRATA_REGIONS_FINALIZE(prof) ((void)0)
+
+namespace strata {
+namespace regions {
+static inline cudaError_t SetModuleBuffer(void*, size_t) { return cudaSuccess; }
+}  // namespace regions
+}  // namespace strata
 
 #else  // recording compiled in
 
@@ -111,6 +118,14 @@ static __device__ strata::regions::BufferDesc strata_region_buffer;
 
 namespace strata {
 namespace regions {
+
+// Host side, for harnesses and tests: hand this translation unit's kernels a zeroed buffer of
+// `capacity` bytes (nullptr: markers record nothing). Under `strata record --regions` the
+// runtime does this itself, per launch, through cuModuleGetGlobal.
+static inline cudaError_t SetModuleBuffer(void* ptr, size_t capacity) {
+  const BufferDesc d{reinterpret_cast<unsigned long long>(ptr), static_cast<unsigned long long>(capacity), 0u, 0u};
+  return cudaMemcpyToSymbol(strata_region_buffer, &d, sizeof d);
+}
 
 // ---- Lanes: which threads share a record stream, and which one of them records.
 struct LaneSpec {
