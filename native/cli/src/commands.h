@@ -45,6 +45,7 @@ struct RegionsOptions {
   std::string names;                // "1=name;2=name"
   std::string names_file;           // a harness sidecar JSON ("names") or a bare table
   std::string calibration;          // a calibration buffer: replay with its record cost
+  double record_cost = 0;           // cycles per record given outright (e.g. measured in context)
   std::string format = "text";      // text | json | chrome
   std::string output;               // "" = stdout
   double cycles_per_ns = 0;         // the device's clock64 rate; 0: measured from the lanes

@@ -80,8 +80,13 @@ int main(int argc, char** argv) {
   regions->add_option("--names", reg.names, "Region names: \"1=load;2=compute\"");
   regions->add_option("--names-file", reg.names_file, "A file with the names table (or a harness JSON sidecar)")
       ->check(CLI::ExistingFile);
-  regions->add_option("--calibration", reg.calibration, "A calibration buffer: replay removes its per-record cost")
-      ->check(CLI::ExistingFile);
+  CLI::Option* reg_cal = regions->add_option("--calibration", reg.calibration,
+                                             "A calibration buffer: replay removes its per-record cost")
+                             ->check(CLI::ExistingFile);
+  regions->add_option("--record-cost", reg.record_cost,
+                      "Cycles one record costs, given outright (e.g. measured on this kernel); replay removes it")
+      ->check(CLI::PositiveNumber)
+      ->excludes(reg_cal);
   regions->add_option("--format", reg.format, "text, json or chrome (Chrome/Perfetto trace)")
       ->check(CLI::IsMember({"text", "json", "chrome"}));
   regions->add_option("-o,--output", reg.output, "Write here instead of stdout (atomically)");

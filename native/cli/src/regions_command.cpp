@@ -34,7 +34,7 @@ std::string Summary(const rg::Trace& t, const std::map<uint16_t, std::string>& n
   std::string out;
   std::snprintf(line, sizeof line, "%zu lanes, %zu intervals, %.4f cycles/ns, record cost %.1f cycles%s\n",
                 t.lanes.size(), t.intervals.size(), t.cycles_per_ns, t.record_cost_cycles,
-                t.record_cost_cycles > 0 ? " (replayed)" : " (no replay: give --calibration)");
+                t.record_cost_cycles > 0 ? " (replayed)" : " (no replay: give --calibration or --record-cost)");
   out += first_line.empty() ? std::string(line) : first_line;
   out += "region                          count    total us     mean ns      max ns   raw mean ns   wait mean ns\n";
   for (const auto& [id, a] : by_region) {
@@ -172,6 +172,7 @@ int RunRegions(const RegionsOptions& options) {
   }
   rg::DecodeOptions decode;
   decode.cycles_per_ns = options.cycles_per_ns;
+  decode.record_cost_cycles = options.record_cost;
   if (!options.calibration.empty()) {
     rg::Trace cal = rg::DecodeFile(options.calibration);
     decode.record_cost_cycles = rg::CalibrateRecordCost(cal);

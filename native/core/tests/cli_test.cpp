@@ -203,3 +203,26 @@ TEST(CliRegions, DecodesAnH100Buffer) {
   EXPECT_EQ(bad.status, 1);
   EXPECT_NE(bad.err.find("not a region buffer"), std::string::npos) << bad.err;
 }
+
+TEST(CliRegions, RecordCostGivenOutright) {
+  const std::string cli = Quote(STRATA_CLI), dir = std::string(STRATA_REGIONS_FIXTURES) + "/gemm_bench";
+  auto json = RunShell(cli + " regions " + Quote(dir + "/acc_pipelined_s2_l1.bin") +
+                       " --format json --cycles-per-ns 1.98 --record-cost 24.5");
+  ASSERT_EQ(json.status, 0) << json.err;
+  auto doc = nlohmann::json::parse(json.out);
+  EXPECT_DOUBLE_EQ(doc["record_cost_cycles"].get<double>(), 24.5);
+  // The k-loop interval (region 1) loses 513 records' worth: 4 per k-step x 128, plus its start.
+  bool found = false;
+  for (const auto& iv : doc["intervals"]) {
+    if (iv["region"] != 1 || iv["lane"] != 0) continue;
+    const double removed = ((iv["raw_end_ns"].get<double>() - iv["raw_start_ns"].get<double>()) -
+                            (iv["end_ns"].get<double>() - iv["start_ns"].get<double>())) * 1.98;
+    EXPECT_NEAR(removed, 24.5 * 513, 0.5);
+    found = true;
+  }
+  EXPECT_TRUE(found);
+  auto both = RunShell(cli + " regions " + Quote(dir + "/acc_pipelined_s2_l1.bin") + " --record-cost 20 --calibration " +
+                       Quote(dir + "/calibration.bin"));
+  EXPECT_EQ(both.status, 2) << both.err;  // one or the other
+  EXPECT_EQ(strata::test::CountLines(both.err), 1u) << both.err;
+}
