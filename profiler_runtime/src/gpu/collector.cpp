@@ -94,6 +94,7 @@ std::vector<uint64_t>* g_queue = nullptr;
 std::atomic<uint64_t> g_queue_dropped{0};
 bool g_take_paths = true;                   // STRATA_GPU_CALLPATHS=0: API frames at the root
 bool g_pcs = false;                         // PC sampling on (pc_sampling.h)
+bool g_pcs_serialized = false;              // ... one launch at a time, samples tagged by launch
 bool g_regions = false;                     // region buffers handed to launches (region_capture.h)
 std::mutex g_ignore_mu;
 std::unordered_set<uint32_t>* g_ignored = nullptr;  // correlation ids of the runtime's own calls
@@ -104,7 +105,6 @@ bool IsLaunchCbid(CUpti_CallbackDomain d, CUpti_CallbackId id) {
          (id == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel || id == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz ||
           id == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx || id == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz);
 }
-bool g_pcs_serialized = false;
 std::atomic<uint64_t> g_path_ns{0}, g_paths{0};  // cost of taking launch paths (status line)
 
 std::mutex g_buf_mu;
@@ -681,7 +681,7 @@ void Emit(Join& j, Cct::Unlocked& u, const GpuEvent& ev, uint32_t api_node, bool
         j.kernel_nodes[ev.name][node] += double(ev.duration) + 1.0;  // +1: zero-length kernels count
         if (g_pcs_serialized) j.kernel_of_corr[ev.corr] = node;
       }
-      if (g_regions) j.kernel_of_corr[ev.corr] = node;
+      if (g_regions && regions::Captured(ev.corr)) j.kernel_of_corr[ev.corr] = node;
       u.AddAt(node, j.m_grid, double(ev.grid));
       u.AddAt(node, j.m_block, double(ev.block));
       u.AddAt(node, j.m_regs, double(ev.regs));
@@ -830,7 +830,6 @@ void EmitPcSamples(Join& j, Cct::Unlocked& u) {
   std::vector<uint32_t> m_stall(names.size());
   for (size_t i = 0; i < names.size(); ++i) m_stall[i] = u.Metric("stall_" + names[i], "count");
   std::unordered_map<uint64_t, uint32_t> modules;  // crc -> module
-  std::unordered_map<uint64_t, uint32_t> frames;   // crc ^ pc ^ function -> frame (checked below)
   uint32_t unknown_kernel = 0;
   for (const pcs::PcRecord& r : recs) {
     uint64_t total = 0;
@@ -873,7 +872,6 @@ void EmitPcSamples(Join& j, Cct::Unlocked& u) {
         if (r.counts[s]) u.AddAt(node, m_stall[s], double(r.counts[s]) * share);
     }
   }
-  (void)frames;
 }
 
 // Captured region buffers, decoded (native/core/src/regions) into region frames under the

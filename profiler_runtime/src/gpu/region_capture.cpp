@@ -7,6 +7,7 @@
 #include <cstring>
 #include <mutex>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "common/log.h"
 #include "common/tls.h"
@@ -125,6 +126,7 @@ std::unordered_map<CUmodule, Module>* g_modules = nullptr;
 std::unordered_map<std::string, Kernel>* g_kernels = nullptr;
 std::vector<InFlight>* g_inflight = nullptr;
 std::vector<Capture>* g_done = nullptr;
+std::unordered_set<uint32_t>* g_captured_corrs = nullptr;  // launches handed a buffer (both ids)
 uint64_t g_captured = 0, g_failed = 0, g_instrumented_launches = 0, g_launches_seen = 0;
 int g_last_lookup_error = 0;
 std::string* g_why = nullptr;
@@ -303,6 +305,7 @@ bool Configure() {
   g_kernels = new std::unordered_map<std::string, Kernel>();
   g_inflight = new std::vector<InFlight>();
   g_done = new std::vector<Capture>();
+  g_captured_corrs = new std::unordered_set<uint32_t>();
   g_on = true;
   return true;
 }
@@ -359,6 +362,8 @@ void OnLaunchEnter(CUpti_CallbackId cbid, const CUpti_CallbackData* cb, uint32_t
     return;
   }
   ++k.captured;
+  g_captured_corrs->insert(corr);
+  g_captured_corrs->insert(outer);
   t_armed.on = true;
   t_armed.desc = mod.desc;
   t_armed.stream = stream;
@@ -414,6 +419,12 @@ void Harvest(bool wait) {
     g_drv->MemFree(f.buf);
   }
   g_inflight->swap(still);
+}
+
+bool Captured(uint32_t corr) {
+  if (!g_on) return false;
+  std::lock_guard<std::mutex> lock(g_mu);
+  return g_captured_corrs->count(corr) != 0;
 }
 
 std::vector<Capture> TakeCaptures() {

@@ -41,6 +41,9 @@ struct Capture {
   std::vector<uint8_t> bytes;  // header + entries, as read back
 };
 std::vector<Capture> TakeCaptures();  // aggregator thread
+// Whether a launch with this correlation id (driver launch or the API call around it) was
+// handed a buffer: the collector keeps kernel nodes by id for those only.
+bool Captured(uint32_t corr);
 // Cycles one marker costs (calibration kernel or STRATA_REGIONS_RECORD_CYCLES); 0: no replay.
 double RecordCostCycles();
 std::string StatusLine();             // meta "regions"
