@@ -138,7 +138,10 @@ test('analyze(): findings of the recorded profile, rule-file errors, bad thresho
   assert.equal(all.format_version, 1);
   const hot = all.findings.filter((f) => f.rule === 'hotspot');
   assert.ok(hot.length > 0, JSON.stringify(all));
-  assert.ok(hot.some((f) => f.location.file.endsWith('busy.py') && f.location.line > 0), JSON.stringify(hot[0]));
+  // The hottest leaf may be the interpreter's own C code (samples land in x_add or the
+  // allocator as often as on the Python line), so ask for busy.py on the path, not as the leaf.
+  const inBusy = (fr) => fr.file.endsWith('busy.py') && fr.line > 0;
+  assert.ok(hot.some((f) => inBusy(f.location) || f.path.some(inBusy)), JSON.stringify(hot[0]));
   assert.ok(['error', 'warning', 'note'].includes(hot[0].severity));
   assert.ok(Array.isArray(hot[0].path) && hot[0].path.length > 0);
   // A rule file with an error: the error names file and line; the built-ins still ran.
