@@ -114,5 +114,8 @@ def run_guarded(fn):
     try:
         fn()
     except Exception as e:  # one line, non-zero: the recording script goes on with the next case
+        if os.environ.get("PROTON_TRACEBACK"):
+            import traceback
+            traceback.print_exc()
         print(f"error: {type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}", file=sys.stderr)
         sys.exit(1)

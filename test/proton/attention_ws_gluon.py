@@ -1,0 +1,172 @@
+"""A warp-specialized attention-style kernel written in Gluon (issue 7, part 4): flash-attention
+forward (Q·Kᵀ, online softmax, P·V) where a one-warp producer partition streams K and V tiles
+by TMA into a 2-deep shared-memory ring and the default four-warp partition computes with
+wgmma; the two meet at mbarriers (ready: loaded; empty: consumed). Triton 3.6's automatic
+warp specialization (`tl.range(warp_specialize=True)`, attention_ws.py --ws) does not run on
+Hopper here, so the partitions are written out by hand, as Gluon asks.
+
+Proton scopes: producer `wait_slot` (ring full) and `issue_kv`; consumer `wait_kv` (data not
+there yet), `qk`, `softmax`, `pv`, and `store`; `load_q` before the partitions split.
+2 heads x 1024 tokens x 64 dims in 64-row blocks: 32 CTAs, 16 iterations each.
+
+  python3 attention_ws_gluon.py [--proton OUT [--hatchet]] [--bench plain|proton]
+"""
+import inspect
+
+import torch
+import triton
+import triton.profiler.language as pl
+from triton.experimental import gluon
+from triton.experimental.gluon import language as gl
+from triton.experimental.gluon.language.nvidia.hopper import mbarrier, tma, warpgroup_mma
+from triton.experimental.gluon.nvidia.hopper import TensorDescriptor
+
+import proton_common as pc
+
+# Gluon's API moved between releases: take whichever spelling this Triton has.
+TMA_NEW = hasattr(tma, "async_load")
+WS_NEW = list(inspect.signature(gl.warp_specialize).parameters)[0] != "default_args"
+
+
+@gluon.jit
+def _load_tile(desc, coord, bar, dst, TMA_NEW: gl.constexpr):
+    if TMA_NEW:
+        tma.async_load(desc, coord, bar, dst)
+    else:
+        tma.async_copy_global_to_shared(desc, coord, bar, dst)
+
+
+@gluon.jit
+def _producer(desc_k, desc_v, k_bufs, v_bufs, ready, empty, kv0, n_iter,
+              BN: gl.constexpr, SCOPES: gl.constexpr, TMA_NEW: gl.constexpr):
+    NB: gl.constexpr = k_bufs.type.shape[0]
+    for i in range(n_iter):
+        idx = i % NB
+        ph = (i // NB) & 1
+        if SCOPES:
+            pl.enter_scope("wait_slot")
+        # A fresh mbarrier counts as phase 1 complete: the first NB waits pass at once.
+        mbarrier.wait(empty.index(idx), ph ^ 1)
+        if SCOPES:
+            pl.exit_scope("wait_slot")
+            pl.enter_scope("issue_kv")
+        bar = ready.index(idx)
+        mbarrier.expect(bar, desc_k.block_type.nbytes + desc_v.block_type.nbytes)
+        _load_tile(desc_k, [kv0 + i * BN, 0], bar, k_bufs.index(idx), TMA_NEW)
+        _load_tile(desc_v, [kv0 + i * BN, 0], bar, v_bufs.index(idx), TMA_NEW)
+        if SCOPES:
+            pl.exit_scope("issue_kv")
+
+
+@gluon.jit
+def _consumer(q_smem, k_bufs, v_bufs, ready, empty, o_ptr, row0, n_iter, qk_scale,
+              BM: gl.constexpr, BN: gl.constexpr, D: gl.constexpr, SCOPES: gl.constexpr):
+    NB: gl.constexpr = k_bufs.type.shape[0]
+    mma: gl.constexpr = gl.NVMMADistributedLayout(version=[3, 0], warps_per_cta=[4, 1], instr_shape=[16, BN, 16])
+    p_layout: gl.constexpr = gl.DotOperandLayout(operand_index=0, parent=mma, k_width=2)
+    row: gl.constexpr = gl.SliceLayout(1, mma)
+    m_i = gl.full([BM], float("-inf"), gl.float32, layout=row)
+    l_i = gl.zeros([BM], gl.float32, layout=row)
+    acc = gl.zeros([BM, D], gl.float32, layout=mma)
+    zero_s = gl.zeros([BM, BN], gl.float32, layout=mma)
+    for i in range(n_iter):
+        idx = i % NB
+        ph = (i // NB) & 1
+        if SCOPES:
+            pl.enter_scope("wait_kv")
+        mbarrier.wait(ready.index(idx), ph)
+        if SCOPES:
+            pl.exit_scope("wait_kv")
+            pl.enter_scope("qk")
+        qk = warpgroup_mma(q_smem, k_bufs.index(idx).permute((1, 0)), zero_s, use_acc=False)
+        if SCOPES:
+            pl.exit_scope("qk")
+            pl.enter_scope("softmax")
+        m_ij = gl.maximum(m_i, gl.max(qk, 1) * qk_scale)
+        p = gl.exp2(qk * qk_scale - m_ij[:, None])
+        alpha = gl.exp2(m_i - m_ij)
+        l_i = l_i * alpha + gl.sum(p, 1)
+        acc = acc * alpha[:, None]
+        m_i = m_ij
+        p16 = gl.convert_layout(p.to(gl.float16), p_layout)
+        if SCOPES:
+            pl.exit_scope("softmax")
+            pl.enter_scope("pv")
+        acc = warpgroup_mma(p16, v_bufs.index(idx), acc)
+        if SCOPES:
+            pl.exit_scope("pv")
+        # The wgmma above is synchronous: K and V of this slot are no longer read.
+        mbarrier.arrive(empty.index(idx), count=1)
+    if SCOPES:
+        pl.enter_scope("store")
+    acc = acc / l_i[:, None]
+    offs_m = row0 + gl.arange(0, BM, layout=row)
+    offs_d = gl.arange(0, D, layout=gl.SliceLayout(0, mma))
+    gl.store(o_ptr + offs_m[:, None] * D + offs_d[None, :], acc.to(gl.float16))
+    if SCOPES:
+        pl.exit_scope("store")
+
+
+@gluon.jit
+def attn_fwd_ws_gluon(desc_q, desc_k, desc_v, o_ptr, qk_scale, N_CTX,
+                      BM: gl.constexpr, BN: gl.constexpr, D: gl.constexpr, NB: gl.constexpr,
+                      SCOPES: gl.constexpr, TMA_NEW: gl.constexpr, WS_NEW: gl.constexpr):
+    row0 = gl.program_id(1) * N_CTX + gl.program_id(0) * BM
+    kv0 = gl.program_id(1) * N_CTX
+    q_smem = gl.allocate_shared_memory(desc_q.dtype, desc_q.block_type.shape, desc_q.layout)
+    k_bufs = gl.allocate_shared_memory(desc_k.dtype, [NB] + desc_k.block_type.shape, desc_k.layout)
+    v_bufs = gl.allocate_shared_memory(desc_v.dtype, [NB] + desc_v.block_type.shape, desc_v.layout)
+    ready = gl.allocate_shared_memory(gl.int64, [NB, 1], mbarrier.MBarrierLayout())
+    empty = gl.allocate_shared_memory(gl.int64, [NB, 1], mbarrier.MBarrierLayout())
+    q_bar = gl.allocate_shared_memory(gl.int64, [1], mbarrier.MBarrierLayout())
+    for s in gl.static_range(NB):
+        mbarrier.init(ready.index(s), count=1)
+        mbarrier.init(empty.index(s), count=1)
+    mbarrier.init(q_bar, count=1)
+    if SCOPES:
+        pl.enter_scope("load_q")
+    mbarrier.expect(q_bar, desc_q.block_type.nbytes)
+    _load_tile(desc_q, [row0, 0], q_bar, q_smem, TMA_NEW)
+    mbarrier.wait(q_bar, 0)
+    if SCOPES:
+        pl.exit_scope("load_q")
+    n_iter = N_CTX // BN
+    consumer_args = (q_smem, k_bufs, v_bufs, ready, empty, o_ptr, row0, n_iter, qk_scale, BM, BN, D, SCOPES)
+    producer_args = (desc_k, desc_v, k_bufs, v_bufs, ready, empty, kv0, n_iter, BN, SCOPES, TMA_NEW)
+    if WS_NEW:
+        gl.warp_specialize([(_consumer, consumer_args), (_producer, producer_args)], [1], [48])
+    else:
+        gl.warp_specialize(consumer_args, _consumer, producer_args, [_producer], [1], [48])
+
+
+def main():
+    args = pc.parse_args(__doc__.splitlines()[0],
+                         lambda p: p.add_argument("--no-scopes", action="store_true", help="no Proton scopes at all"))
+    H, N_CTX, D, BM, BN, NB = 2, 1024, 64, 64, 64, 2
+    torch.manual_seed(0)
+    q, k, v = (torch.randn(H, N_CTX, D, device="cuda", dtype=torch.float16) for _ in range(3))
+    o = torch.empty_like(q)
+    sm_scale = D ** -0.5
+    grid = (triton.cdiv(N_CTX, BM), H)
+    lay = gl.NVMMASharedLayout.get_default_for([BM, D], gl.float16)
+    dq, dk, dv = (TensorDescriptor.from_tensor(t.view(H * N_CTX, D), [BM, D], lay) for t in (q, k, v))
+
+    def launch():
+        kern = attn_fwd_ws_gluon[grid](dq, dk, dv, o, sm_scale * 1.44269504, N_CTX, BM=BM, BN=BN, D=D, NB=NB,
+                                       SCOPES=not args.no_scopes, TMA_NEW=TMA_NEW, WS_NEW=WS_NEW, num_warps=4)
+        if not getattr(launch, "shown", False):
+            ptx = kern.asm.get("ptx", "")
+            print(f"attn_fwd_ws_gluon: {kern.metadata.num_warps} warps in the launch, "
+                  f"setmaxnreg {ptx.count('setmaxnreg')}x in the PTX, shared {kern.metadata.shared} B "
+                  f"(tma.async_load: {TMA_NEW}, list-form warp_specialize: {WS_NEW})", flush=True)
+            launch.shown = True
+
+    def check():
+        ref = torch.softmax((q.float() @ k.float().transpose(1, 2)) * sm_scale, dim=-1) @ v.float()
+        torch.testing.assert_close(o.float(), ref, rtol=2e-2, atol=2e-2)
+
+    pc.main("attention_ws_gluon", launch, check, args)
+
+
+if __name__ == "__main__":
+    pc.run_guarded(main)
