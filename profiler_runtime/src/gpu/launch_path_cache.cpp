@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <memory>
+#include <mutex>
 #include <vector>
 
 #include "common/tls.h"
@@ -27,12 +28,37 @@ struct Entry {
   int n = 0;
   std::vector<uint64_t> words;
 };
+// Counts are per thread (written by their thread only, read by the status line) so that
+// launching threads never share a cache line per launch; a thread's counts go to the totals
+// when it exits.
+struct Counts {
+  std::atomic<uint64_t> hits{0}, lookups{0}, mismatch{0};
+};
+inline void Bump(std::atomic<uint64_t>& c) { c.store(c.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed); }
+
+struct Cache;
+std::mutex* g_caches_mu = new std::mutex;            // leaked: threads may exit during teardown
+std::vector<Cache*>* g_caches = new std::vector<Cache*>;
+Counts* g_exited = new Counts;                       // counts of the threads that have exited
+
 struct Cache {
   Entry e[kEntries];
+  Counts counts;
+  Cache() {
+    std::lock_guard<std::mutex> lock(*g_caches_mu);
+    g_caches->push_back(this);
+  }
+  ~Cache() {
+    std::lock_guard<std::mutex> lock(*g_caches_mu);
+    g_exited->hits += counts.hits.load();
+    g_exited->lookups += counts.lookups.load();
+    g_exited->mismatch += counts.mismatch.load();
+    for (auto& c : *g_caches)
+      if (c == this) { c = g_caches->back(); g_caches->pop_back(); break; }
+  }
 };
 
 int g_mode = 1;  // 0 off, 1 on, 2 verify
-std::atomic<uint64_t> g_hits{0}, g_lookups{0}, g_mismatch{0};
 thread_local std::unique_ptr<Cache> t_cache;
 
 inline void Mix(uint64_t* h, uint64_t v) {
@@ -76,18 +102,18 @@ int LaunchPath(ThreadSlot* slot, uint64_t* out, int max) {
   if (!t_cache) t_cache.reset(new Cache());
   uint64_t key = Key();
   Entry& e = t_cache->e[key % kEntries];
-  g_lookups.fetch_add(1, std::memory_order_relaxed);
+  Counts& c = t_cache->counts;
+  Bump(c.lookups);
   bool hit = e.key == key && e.n > 0 && e.n <= max;
   if (hit && g_mode == 1) {
-    g_hits.fetch_add(1, std::memory_order_relaxed);
+    Bump(c.hits);
     memcpy(out, e.words.data(), sizeof(uint64_t) * size_t(e.n));
     return e.n;
   }
   int n = CollectPath(nullptr, slot, 1, out, max).depth;
   if (hit) {  // verify mode: would the cached path have been right?
-    g_hits.fetch_add(1, std::memory_order_relaxed);
-    if (e.n != n || memcmp(e.words.data(), out, sizeof(uint64_t) * size_t(n)) != 0)
-      g_mismatch.fetch_add(1, std::memory_order_relaxed);
+    Bump(c.hits);
+    if (e.n != n || memcmp(e.words.data(), out, sizeof(uint64_t) * size_t(n)) != 0) Bump(c.mismatch);
   }
   if (n > 0 && n <= kMaxDepth) {
     e.key = key;
@@ -99,8 +125,15 @@ int LaunchPath(ThreadSlot* slot, uint64_t* out, int max) {
 
 std::string LaunchPathCacheStatus() {
   if (g_mode == 0) return "path cache off";
-  std::string s = "path cache: " + std::to_string(g_hits.load()) + " hits of " + std::to_string(g_lookups.load());
-  if (g_mode == 2) s += " (verify: " + std::to_string(g_mismatch.load()) + " mismatches)";
+  uint64_t hits, lookups, mismatch;
+  {
+    std::lock_guard<std::mutex> lock(*g_caches_mu);
+    hits = g_exited->hits.load(), lookups = g_exited->lookups.load(), mismatch = g_exited->mismatch.load();
+    for (const Cache* c : *g_caches)
+      hits += c->counts.hits.load(), lookups += c->counts.lookups.load(), mismatch += c->counts.mismatch.load();
+  }
+  std::string s = "path cache: " + std::to_string(hits) + " hits of " + std::to_string(lookups);
+  if (g_mode == 2) s += " (verify: " + std::to_string(mismatch) + " mismatches)";
   return s;
 }
 
