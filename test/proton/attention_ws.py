@@ -130,10 +130,7 @@ def main():
                          lambda p: (p.add_argument("--ws", action="store_true", help="warp-specialize the KV loop"),
                                     p.add_argument("--no-scopes", action="store_true", help="with --ws: no Proton scopes at all")))
     H, N_CTX, D, BM, BN = 2, 1024, 64, 128, 64
-    torch.manual_seed(0)
-    q, k, v = (torch.randn(H, N_CTX, D, device="cuda", dtype=torch.float16) for _ in range(3))
-    o = torch.empty_like(q)
-    sm_scale = D ** -0.5
+    q, k, v, o, sm_scale = pc.attention_inputs(H, N_CTX, D)
     grid = (triton.cdiv(N_CTX, BM), H)
 
     if args.ws:
@@ -144,20 +141,13 @@ def main():
         if args.ws:
             kern = attn_fwd_ws[grid](dq, dk, dv, o, sm_scale, N_CTX, BM=BM, BN=BN, D=D,
                                      LOOP_SCOPES=not args.no_loop_scopes, SCOPES=not args.no_scopes, num_warps=4)
-            if not getattr(launch, "shown", False):
-                # What warp specialization made of it: the partitions' warps and register split.
-                ptx = kern.asm.get("ptx", "")
-                print(f"attn_fwd_ws: {kern.metadata.num_warps} warps in the launch, "
-                      f"setmaxnreg {ptx.count('setmaxnreg')}x in the PTX, "
-                      f"shared {kern.metadata.shared} B", flush=True)
-                launch.shown = True
+            pc.describe_once(launch, kern)
         else:
             attn_fwd[grid](q, k, v, o, sm_scale, N_CTX, BM=BM, BN=BN, D=D, WS=False,
                            LOOP_SCOPES=not args.no_loop_scopes, num_warps=4)
 
     def check():
-        ref = torch.softmax((q.float() @ k.float().transpose(1, 2)) * sm_scale, dim=-1) @ v.float()
-        torch.testing.assert_close(o.float(), ref, rtol=2e-2, atol=2e-2)
+        pc.check_attention(q, k, v, o, sm_scale)
 
     pc.main("attention_ws" if args.ws else "attention", launch, check, args)
 

@@ -143,10 +143,7 @@ def main():
     args = pc.parse_args(__doc__.splitlines()[0],
                          lambda p: p.add_argument("--no-scopes", action="store_true", help="no Proton scopes at all"))
     H, N_CTX, D, BM, BN, NB = 2, 1024, 64, 64, 64, 2
-    torch.manual_seed(0)
-    q, k, v = (torch.randn(H, N_CTX, D, device="cuda", dtype=torch.float16) for _ in range(3))
-    o = torch.empty_like(q)
-    sm_scale = D ** -0.5
+    q, k, v, o, sm_scale = pc.attention_inputs(H, N_CTX, D)
     grid = (triton.cdiv(N_CTX, BM), H)
     lay = gl.NVMMASharedLayout.get_default_for([BM, D], gl.float16)
     dq, dk, dv = (TensorDescriptor.from_tensor(t.view(H * N_CTX, D), [BM, D], lay) for t in (q, k, v))
@@ -154,16 +151,10 @@ def main():
     def launch():
         kern = attn_fwd_ws_gluon[grid](dq, dk, dv, o, sm_scale * 1.44269504, N_CTX, BM=BM, BN=BN, D=D, NB=NB,
                                        SCOPES=not args.no_scopes, TMA_NEW=TMA_NEW, WS_NEW=WS_NEW, num_warps=4)
-        if not getattr(launch, "shown", False):
-            ptx = kern.asm.get("ptx", "")
-            print(f"attn_fwd_ws_gluon: {kern.metadata.num_warps} warps in the launch, "
-                  f"setmaxnreg {ptx.count('setmaxnreg')}x in the PTX, shared {kern.metadata.shared} B "
-                  f"(tma.async_load: {TMA_NEW}, list-form warp_specialize: {WS_NEW})", flush=True)
-            launch.shown = True
+        pc.describe_once(launch, kern, f" (tma.async_load: {TMA_NEW}, list-form warp_specialize: {WS_NEW})")
 
     def check():
-        ref = torch.softmax((q.float() @ k.float().transpose(1, 2)) * sm_scale, dim=-1) @ v.float()
-        torch.testing.assert_close(o.float(), ref, rtol=2e-2, atol=2e-2)
+        pc.check_attention(q, k, v, o, sm_scale)
 
     pc.main("attention_ws_gluon", launch, check, args)
 

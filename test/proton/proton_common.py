@@ -110,6 +110,28 @@ def main(name, launch, check, args):
     print(f"{name}: ok")
 
 
+def attention_inputs(H, N_CTX, D):
+    """q, k, v, o (H x N_CTX x D, fp16) and the softmax scale of the attention examples."""
+    torch.manual_seed(0)
+    q, k, v = (torch.randn(H, N_CTX, D, device="cuda", dtype=torch.float16) for _ in range(3))
+    return q, k, v, torch.empty_like(q), D ** -0.5
+
+
+def check_attention(q, k, v, o, sm_scale):
+    ref = torch.softmax((q.float() @ k.float().transpose(1, 2)) * sm_scale, dim=-1) @ v.float()
+    torch.testing.assert_close(o.float(), ref, rtol=2e-2, atol=2e-2)
+
+
+def describe_once(launch, kern, extra=""):
+    """What warp specialization made of a kernel (warps, register split, shared memory): once."""
+    if getattr(launch, "shown", False):
+        return
+    ptx = kern.asm.get("ptx", "")
+    print(f"{getattr(kern.metadata, 'name', 'kernel')}: {kern.metadata.num_warps} warps in the launch, setmaxnreg {ptx.count('setmaxnreg')}x "
+          f"in the PTX, shared {kern.metadata.shared} B{extra}", flush=True)
+    launch.shown = True
+
+
 def run_guarded(fn):
     try:
         fn()
