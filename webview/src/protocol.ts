@@ -54,6 +54,7 @@ export interface RegionInterval {
   lane: number;               // index into lanes
   region: number;             // region id (0..4095)
   name?: string;
+  location?: string;          // "file:line" of the region's marker, where the names gave one
   depth: number;
   parent?: number;
   start_ns: number;

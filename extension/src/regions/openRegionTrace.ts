@@ -52,13 +52,15 @@ function readJson(p: string): unknown {
   try { return JSON.parse(fs.readFileSync(p, 'utf8')); } catch { return undefined; }
 }
 
-/** Interval names that carry `@file:line` (names embedded in a module): the location moves to
- *  the names table, the name is shown without it. */
+/** Marker locations that came with the decoded names (names embedded in a module, or a
+ *  profile's region frames): the CLI gives them as `location` ("file:line"), older CLIs left
+ *  `@file:line` in the name. They go to the names table; the name is shown without them. */
 function takeEmbeddedLocations(data: RegionTraceData, names: Map<number, RegionName>): void {
   for (const iv of data.intervals) {
-    if (typeof iv.name !== 'string' || !iv.name.includes('@')) continue;
-    const n = splitLocation(iv.name);
-    if (!n.file) continue;
+    if (typeof iv.name !== 'string') continue;
+    const n = typeof iv.location === 'string' ? splitLocation(`${iv.name}@${iv.location}`)
+      : iv.name.includes('@') ? splitLocation(iv.name) : undefined;
+    if (!n?.file) continue;
     iv.name = n.name;
     if (!names.get(iv.region)?.file) names.set(iv.region, n);
   }

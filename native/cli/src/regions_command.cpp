@@ -39,7 +39,7 @@ std::string Summary(const rg::Trace& t, const std::map<uint16_t, std::string>& n
   out += "region                          count    total us     mean ns      max ns   raw mean ns   wait mean ns\n";
   for (const auto& [id, a] : by_region) {
     auto it = names.find(id);
-    std::string name = (it != names.end() ? it->second : "region") + " (" + std::to_string(id) + ")";
+    std::string name = (it != names.end() ? rg::SplitNameLocation(it->second).name : "region") + " (" + std::to_string(id) + ")";
     std::snprintf(line, sizeof line, "%-30.30s %7zu %11.1f %11.1f %11.1f %13.1f %14s\n", name.c_str(), a.n, a.ns / 1e3,
                   a.ns / double(a.n), a.max_ns, a.raw_ns / double(a.n),
                   a.waits ? std::to_string(int64_t(a.wait_ns / double(a.waits))).c_str() : "-");

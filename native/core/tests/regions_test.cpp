@@ -309,6 +309,36 @@ TEST(RegionsDecode, NamesTableAndExports) {
   EXPECT_EQ(c["traceEvents"][1]["ph"], "X");
 }
 
+TEST(RegionsNames, FileTablesAndMarkerLocations) {
+  // A names file: one entry per line, comments, spaces, ';' still allowed inside a line.
+  auto n = ParseNames("# gemm.names\n1 = kernel\r\n3=load (cp.async)@../src/kernels.cuh:75; 4=compute\n#5=x\n\n6=at@x\n");
+  ASSERT_EQ(n.size(), 4u);
+  EXPECT_EQ(n[1], "kernel");
+  EXPECT_EQ(n[3], "load (cp.async)@../src/kernels.cuh:75");
+  EXPECT_EQ(n[4], "compute");
+  EXPECT_EQ(n.count(5), 0u);
+  NameLocation l = SplitNameLocation(n[3]);
+  EXPECT_EQ(l.name, "load (cp.async)");
+  EXPECT_EQ(l.file, "../src/kernels.cuh");
+  EXPECT_EQ(l.line, 75);
+  // Not locations: no line, a zero line, nothing between '@' and ':', text after the line.
+  for (const char* plain : {"at@x", "a@f.cu:0", "a@:12", "a@f.cu:12x", "mail me@host", "a:12"}) {
+    NameLocation p = SplitNameLocation(plain);
+    EXPECT_EQ(p.name, plain);
+    EXPECT_TRUE(p.file.empty()) << plain;
+  }
+  EXPECT_EQ(SplitNameLocation("x@C:/src/k.cu:9").file, "C:/src/k.cu");
+  // The outputs show the name alone and the location beside it.
+  auto b = Build({Lane2({{0, 3, 0, 10100}, {1, 3, 0, 10300}})});
+  Trace t = Decode(b.data(), b.size());
+  auto j = nlohmann::json::parse(ToJson(t, n));
+  EXPECT_EQ(j["intervals"][0]["name"], "load (cp.async)");
+  EXPECT_EQ(j["intervals"][0]["location"], "../src/kernels.cuh:75");
+  auto c = nlohmann::json::parse(ToChromeTrace(t, n));
+  EXPECT_EQ(c["traceEvents"][1]["name"], "load (cp.async)");
+  EXPECT_EQ(c["traceEvents"][1]["args"]["location"], "../src/kernels.cuh:75");
+}
+
 // ---- Real buffers from the H100.
 
 std::string Fixture(const std::string& name) { return std::string(STRATA_REGION_FIXTURES) + "/" + name; }

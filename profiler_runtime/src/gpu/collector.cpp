@@ -911,9 +911,10 @@ void EmitRegions(Join& j, Cct::Unlocked& u) {
       const cr::Interval& iv = t.intervals[i];
       uint32_t parent = iv.parent >= 0 && size_t(iv.parent) < i ? node[size_t(iv.parent)] : kernel;
       auto n = names.find(iv.region);
-      std::string name = n != names.end() ? n->second : "region " + std::to_string(iv.region);
-      if (iv.iteration >= 0) name += " (iteration)";  // loop iterations nest inside their loop
-      uint32_t f = u.Frame(Cct::FrameKind::kRegion, strata::format::kNone, iv.region, name, "", 0);
+      // A names entry's "@file:line" (the marker's line) becomes the frame's source line.
+      cr::NameLocation nl = cr::SplitNameLocation(n != names.end() ? n->second : "region " + std::to_string(iv.region));
+      if (iv.iteration >= 0) nl.name += " (iteration)";  // loop iterations nest inside their loop
+      uint32_t f = u.Frame(Cct::FrameKind::kRegion, strata::format::kNone, iv.region, nl.name, nl.file, uint32_t(nl.line));
       node[i] = ChildNode(j, u, parent, f);
       u.AddAt(node[i], m_time, iv.duration_ns());
       u.AddAt(node[i], m_raw, iv.raw_duration_ns());

@@ -104,6 +104,8 @@ ProfileRegions ReadProfileRegions(const unsigned char* data, size_t size) {
                      name.compare(name.size() - kIterationSuffix.size(), kIterationSuffix.size(), kIterationSuffix) == 0;
     if (iteration) name.resize(name.size() - kIterationSuffix.size());
     if (name.empty() || name == "region " + std::to_string(id)) continue;
+    // The marker's line, where the names table gave one, is the frame's source line.
+    if (f.line > 0 && !r.string(f.file).empty()) name += "@" + std::string(r.string(f.file)) + ":" + std::to_string(f.line);
     if (!iteration || !out.names.count(id)) out.names[id] = name;
   }
   if (out.launches.empty()) return out;

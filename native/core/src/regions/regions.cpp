@@ -545,17 +545,44 @@ Trace DecodeFile(const std::string& path, const DecodeOptions& options) {
 
 std::map<uint16_t, std::string> ParseNames(const std::string& table) {
   std::map<uint16_t, std::string> names;
-  std::stringstream ss(table);
+  auto trim = [](std::string v) {
+    const size_t b = v.find_first_not_of(" \t\r"), e = v.find_last_not_of(" \t\r");
+    return b == std::string::npos ? std::string() : v.substr(b, e - b + 1);
+  };
+  // Entries end at ';' or at a line's end; '#' starts a comment entry (as the extension reads them).
+  std::string all = table;
+  std::replace(all.begin(), all.end(), '\n', ';');
+  std::stringstream ss(all);
   std::string item;
   while (std::getline(ss, item, ';')) {
+    item = trim(item);
+    if (item.empty() || item[0] == '#') continue;
     const auto eq = item.find('=');
     if (eq == std::string::npos || eq == 0) continue;
-    char* endp = nullptr;
-    const long id = std::strtol(item.c_str(), &endp, 10);
-    if (endp != item.c_str() + eq || id < 0 || id > 4095) continue;
-    names[static_cast<uint16_t>(id)] = item.substr(eq + 1);
+    const std::string id_text = trim(item.substr(0, eq));
+    if (id_text.empty() || id_text.size() > 4 || id_text.find_first_not_of("0123456789") != std::string::npos) continue;
+    const long id = std::strtol(id_text.c_str(), nullptr, 10);
+    if (id > 4095) continue;
+    names[static_cast<uint16_t>(id)] = trim(item.substr(eq + 1));
   }
   return names;
+}
+
+NameLocation SplitNameLocation(const std::string& entry) {
+  NameLocation out{entry, "", 0};
+  const size_t at = entry.rfind('@'), colon = entry.rfind(':');
+  if (at == std::string::npos || colon == std::string::npos || colon < at + 2 || colon + 1 >= entry.size()) return out;
+  long line = 0;
+  for (size_t i = colon + 1; i < entry.size(); ++i) {
+    if (entry[i] < '0' || entry[i] > '9' || line > 100000000) return out;
+    line = line * 10 + (entry[i] - '0');
+  }
+  if (line <= 0) return out;
+  out.name = entry.substr(0, at);
+  while (!out.name.empty() && (out.name.back() == ' ' || out.name.back() == '\t')) out.name.pop_back();
+  out.file = entry.substr(at + 1, colon - at - 1);
+  out.line = int(line);
+  return out;
 }
 
 double CalibrateRecordCost(const Trace& cal) {
@@ -614,7 +641,11 @@ std::string ToJson(const Trace& t, const std::map<uint16_t, std::string>& names)
               {"parent", iv.parent},   {"start_ns", iv.start_ns}, {"end_ns", iv.end_ns},
               {"raw_start_ns", iv.raw_start_ns}, {"raw_end_ns", iv.raw_end_ns}};
     auto n = names.find(iv.region);
-    if (n != names.end()) o["name"] = n->second;
+    if (n != names.end()) {
+      const NameLocation nl = SplitNameLocation(n->second);
+      o["name"] = nl.name;
+      if (!nl.file.empty()) o["location"] = nl.file + ":" + std::to_string(nl.line);
+    }
     if (iv.iteration >= 0) o["iteration"] = iv.iteration;
     if (iv.wait_ns >= 0) o["wait_ns"] = iv.wait_ns;
     if (iv.unmatched) o["unmatched"] = true;
@@ -642,9 +673,11 @@ std::string ToChromeTrace(const Trace& t, const std::map<uint16_t, std::string>&
   for (const Interval& iv : t.intervals) {
     const Lane& l = t.lanes[iv.lane];
     auto n = names.find(iv.region);
-    std::string name = n != names.end() ? n->second : "region " + std::to_string(iv.region);
+    const NameLocation nl = SplitNameLocation(n != names.end() ? n->second : "region " + std::to_string(iv.region));
+    std::string name = nl.name;
     if (iv.iteration >= 0) name += " #" + std::to_string(iv.iteration);
     json args = {{"depth", iv.depth}, {"raw_ns", iv.raw_duration_ns()}};
+    if (!nl.file.empty()) args["location"] = nl.file + ":" + std::to_string(nl.line);
     if (iv.wait_ns >= 0) args["wait_ns"] = iv.wait_ns;
     if (iv.unmatched) args["unmatched"] = true;
     ev.push_back({{"ph", "X"}, {"name", name}, {"pid", l.meta.block_linear}, {"tid", l.meta.group},

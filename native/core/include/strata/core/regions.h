@@ -131,8 +131,19 @@ struct Trace {
 Trace Decode(const uint8_t* data, size_t size, const DecodeOptions& options = {});
 Trace DecodeFile(const std::string& path, const DecodeOptions& options = {});
 
-// "id=name;id=name" (regions.cuh STRATA_REGION_NAMES) -> map.
+// "id=name;id=name" (regions.cuh STRATA_REGION_NAMES) or one entry per line (a .names file;
+// lines starting with '#' are comments) -> map. Entries are kept whole, a trailing
+// "@file:line" (the marker's source line) included: SplitNameLocation takes it apart.
 std::map<uint16_t, std::string> ParseNames(const std::string& table);
+
+// "load@kernels.cuh:75" -> {"load", "kernels.cuh", 75}; an entry without a location (or with
+// something else after an '@') is all name.
+struct NameLocation {
+  std::string name;
+  std::string file;  // empty: no location
+  int line = 0;
+};
+NameLocation SplitNameLocation(const std::string& entry);
 
 // Cycles per record from a decoded calibration buffer (strata::regions::CalibrationKernel):
 // (D2 - D1) / (2n) with D1, D2 the raw spans of regions 1 and 2 and n the start/end pairs of
@@ -140,6 +151,7 @@ std::map<uint16_t, std::string> ParseNames(const std::string& table);
 double CalibrateRecordCost(const Trace& calibration);
 
 // JSON (the lanes, intervals and issues) and a Chrome/Perfetto trace (one track per lane).
+// Names are shown without their location; it goes to "location" ("file:line") beside them.
 std::string ToJson(const Trace& trace, const std::map<uint16_t, std::string>& names = {});
 std::string ToChromeTrace(const Trace& trace, const std::map<uint16_t, std::string>& names = {});
 
