@@ -1,9 +1,9 @@
-// WebGL (regl) rectangle renderer: every visible frame is one instance of a unit quad, drawn in
-// a single instanced draw call. Positions are in CSS pixels; the canvas backing store is scaled
-// by devicePixelRatio. Outlines (host 'highlight') are drawn in the fragment shader.
-import createREGL from 'regl';
+// WebGL (regl) flame graph renderer: every visible frame is one instanced rectangle in a row;
+// rows scroll by a uniform, so scrolling draws without uploading again. Outlines (host
+// 'highlight') and the focus edge are drawn in the fragment shader.
 import type { RGBA } from '../ui/theme';
-import { createInstancedRegl, initError, resizeCanvas, WebGLUnavailableError } from './webglContext';
+import { InstancedRects, rgbaUniform } from './instancedRects';
+import { WebGLUnavailableError } from './webglContext';
 
 export const FLAG_OUTLINE = 1;
 export const FLAG_FOCUS = 2;
@@ -36,22 +36,12 @@ interface Uniforms {
 }
 
 export class FlameRenderer {
-  private regl: createREGL.Regl;
-  private rectBuf: createREGL.Buffer;
-  private colorBuf: createREGL.Buffer;
-  private draw: createREGL.DrawCommand;
-  private count = 0;
-  private lost = false;
+  private rects: InstancedRects<Uniforms>;
 
   /** `onRestored` is called after a lost WebGL context comes back (regl restores its objects). */
   constructor(readonly canvas: HTMLCanvasElement, onRestored: () => void = () => {}) {
-    try {
-      this.regl = createInstancedRegl(canvas, (lost) => { this.lost = lost; }, onRestored);
-      this.rectBuf = this.regl.buffer({ usage: 'dynamic', type: 'float', length: 16 });
-      this.colorBuf = this.regl.buffer({ usage: 'dynamic', type: 'uint8', length: 4 });
-      const corners = this.regl.buffer([0, 0, 1, 0, 0, 1, 0, 1, 1, 0, 1, 1]);
-      this.draw = this.regl<Uniforms>({
-        vert: `
+    this.rects = new InstancedRects<Uniforms>(canvas, 'flame graph', {
+      vert: `
         precision highp float;
         attribute vec2 aCorner;
         attribute vec4 aRect;
@@ -73,7 +63,7 @@ export class FlameRenderer {
           vFlags = aRect.w;
           gl_Position = vec4(pos.x / uViewport.x * 2.0 - 1.0, 1.0 - pos.y / uViewport.y * 2.0, 0.0, 1.0);
         }`,
-        frag: `
+      frag: `
         precision mediump float;
         uniform vec4 uOutline;
         uniform float uDpr;
@@ -92,57 +82,25 @@ export class FlameRenderer {
             gl_FragColor = vColor;
           }
         }`,
-        attributes: {
-          aCorner: { buffer: corners, divisor: 0 },
-          aRect: { buffer: this.rectBuf, divisor: 1, size: 4 },
-          aColor: { buffer: this.colorBuf, divisor: 1, size: 4, normalized: true },
-        },
-        uniforms: {
-          uViewport: this.regl.prop<Uniforms, 'uViewport'>('uViewport'),
-          uRowH: this.regl.prop<Uniforms, 'uRowH'>('uRowH'),
-          uScrollY: this.regl.prop<Uniforms, 'uScrollY'>('uScrollY'),
-          uDpr: this.regl.prop<Uniforms, 'uDpr'>('uDpr'),
-          uOutline: this.regl.prop<Uniforms, 'uOutline'>('uOutline'),
-        },
-        primitive: 'triangles',
-        count: 6,
-        instances: () => this.count,
-        depth: { enable: false },
-        blend: { enable: false },
-      });
-    } catch (e) {
-      throw initError(e, 'flame graph');
-    }
+      attributes: [{ name: 'aRect', size: 4, type: 'float' }, { name: 'aColor', size: 4, type: 'uint8' }],
+      uniforms: ['uViewport', 'uRowH', 'uScrollY', 'uDpr', 'uOutline'],
+    }, onRestored);
   }
 
-  get contextLost(): boolean { return this.lost; }
+  get contextLost(): boolean { return this.rects.contextLost; }
 
   /** Resizes the backing store to CSS size × devicePixelRatio. */
-  resize(width: number, height: number, dpr: number): void {
-    resizeCanvas(this.canvas, width, height, dpr);
-  }
+  resize(width: number, height: number, dpr: number): void { this.rects.resize(width, height, dpr); }
 
   upload(batch: RectBatch): void {
-    this.count = batch.count;
-    if (batch.count === 0) return;
-    this.rectBuf({ usage: 'dynamic', type: 'float', data: batch.rects.subarray(0, batch.count * 4) });
-    this.colorBuf({ usage: 'dynamic', type: 'uint8', data: batch.colors.subarray(0, batch.count * 4) });
+    this.rects.upload(batch.count, { aRect: batch.rects, aColor: batch.colors });
   }
 
   render(p: FrameParams): void {
-    if (this.lost) return;
-    this.regl.poll();
-    const bg = p.background;
-    this.regl.clear({ color: [bg[0] / 255, bg[1] / 255, bg[2] / 255, 1] });
-    if (this.count === 0) return;
-    this.draw({
-      uViewport: [p.width, p.height],
-      uRowH: p.rowHeight,
-      uScrollY: p.scrollY,
-      uDpr: p.dpr,
-      uOutline: [p.outline[0] / 255, p.outline[1] / 255, p.outline[2] / 255, 1],
+    this.rects.render(p.background, {
+      uViewport: [p.width, p.height], uRowH: p.rowHeight, uScrollY: p.scrollY, uDpr: p.dpr, uOutline: rgbaUniform(p.outline),
     });
   }
 
-  destroy(): void { this.regl.destroy(); }
+  destroy(): void { this.rects.destroy(); }
 }

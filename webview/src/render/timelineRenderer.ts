@@ -2,9 +2,8 @@
 // drawn in a single instanced draw call (like the flame renderer, but rects have any y and
 // height, since timeline rows differ in height). Positions are in CSS pixels of the canvas;
 // the backing store is scaled by devicePixelRatio. The hovered interval gets an outline.
-import createREGL from 'regl';
 import type { RGBA } from '../ui/theme';
-import { createInstancedRegl, initError, resizeCanvas } from './webglContext';
+import { InstancedRects, rgbaUniform } from './instancedRects';
 
 export const TL_FLAG_HOVER = 1;
 
@@ -36,23 +35,11 @@ interface Uniforms {
 }
 
 export class TimelineRenderer {
-  private regl: createREGL.Regl;
-  private rectBuf: createREGL.Buffer;
-  private colorBuf: createREGL.Buffer;
-  private flagBuf: createREGL.Buffer;
-  private draw: createREGL.DrawCommand;
-  private count = 0;
-  private lost = false;
+  private rects: InstancedRects<Uniforms>;
 
   constructor(readonly canvas: HTMLCanvasElement, onRestored: () => void = () => {}) {
-    try {
-      this.regl = createInstancedRegl(canvas, (lost) => { this.lost = lost; }, onRestored);
-      this.rectBuf = this.regl.buffer({ usage: 'dynamic', type: 'float', length: 16 });
-      this.colorBuf = this.regl.buffer({ usage: 'dynamic', type: 'uint8', length: 4 });
-      this.flagBuf = this.regl.buffer({ usage: 'dynamic', type: 'float', length: 4 });
-      const corners = this.regl.buffer([0, 0, 1, 0, 0, 1, 0, 1, 1, 0, 1, 1]);
-      this.draw = this.regl<Uniforms>({
-        vert: `
+    this.rects = new InstancedRects<Uniforms>(canvas, 'timeline', {
+      vert: `
         precision highp float;
         attribute vec2 aCorner;
         attribute vec4 aRect;
@@ -77,7 +64,7 @@ export class TimelineRenderer {
           vFlags = aFlags;
           gl_Position = vec4(pos.x / uViewport.x * 2.0 - 1.0, 1.0 - pos.y / uViewport.y * 2.0, 0.0, 1.0);
         }`,
-        frag: `
+      frag: `
         precision mediump float;
         uniform vec4 uOutline;
         varying vec4 vColor;
@@ -90,54 +77,24 @@ export class TimelineRenderer {
           if (mod(vFlags, 2.0) >= 1.0 && edge < 1.5) gl_FragColor = uOutline;
           else gl_FragColor = vColor;
         }`,
-        attributes: {
-          aCorner: { buffer: corners, divisor: 0 },
-          aRect: { buffer: this.rectBuf, divisor: 1, size: 4 },
-          aColor: { buffer: this.colorBuf, divisor: 1, size: 4, normalized: true },
-          aFlags: { buffer: this.flagBuf, divisor: 1, size: 1 },
-        },
-        uniforms: {
-          uViewport: this.regl.prop<Uniforms, 'uViewport'>('uViewport'),
-          uDpr: this.regl.prop<Uniforms, 'uDpr'>('uDpr'),
-          uOutline: this.regl.prop<Uniforms, 'uOutline'>('uOutline'),
-        },
-        primitive: 'triangles',
-        count: 6,
-        instances: () => this.count,
-        depth: { enable: false },
-        blend: { enable: false },
-      });
-    } catch (e) {
-      throw initError(e, 'timeline');
-    }
+      attributes: [
+        { name: 'aRect', size: 4, type: 'float' }, { name: 'aColor', size: 4, type: 'uint8' }, { name: 'aFlags', size: 1, type: 'float' },
+      ],
+      uniforms: ['uViewport', 'uDpr', 'uOutline'],
+    }, onRestored);
   }
 
-  get contextLost(): boolean { return this.lost; }
+  get contextLost(): boolean { return this.rects.contextLost; }
 
-  resize(width: number, height: number, dpr: number): void {
-    resizeCanvas(this.canvas, width, height, dpr);
-  }
+  resize(width: number, height: number, dpr: number): void { this.rects.resize(width, height, dpr); }
 
   upload(batch: TimelineBatch): void {
-    this.count = batch.count;
-    if (batch.count === 0) return;
-    this.rectBuf({ usage: 'dynamic', type: 'float', data: batch.rects.subarray(0, batch.count * 4) });
-    this.colorBuf({ usage: 'dynamic', type: 'uint8', data: batch.colors.subarray(0, batch.count * 4) });
-    this.flagBuf({ usage: 'dynamic', type: 'float', data: batch.flags.subarray(0, batch.count) });
+    this.rects.upload(batch.count, { aRect: batch.rects, aColor: batch.colors, aFlags: batch.flags });
   }
 
   render(p: TimelineFrame): void {
-    if (this.lost) return;
-    this.regl.poll();
-    const bg = p.background;
-    this.regl.clear({ color: [bg[0] / 255, bg[1] / 255, bg[2] / 255, 1] });
-    if (this.count === 0) return;
-    this.draw({
-      uViewport: [p.width, p.height],
-      uDpr: p.dpr,
-      uOutline: [p.outline[0] / 255, p.outline[1] / 255, p.outline[2] / 255, 1],
-    });
+    this.rects.render(p.background, { uViewport: [p.width, p.height], uDpr: p.dpr, uOutline: rgbaUniform(p.outline) });
   }
 
-  destroy(): void { this.regl.destroy(); }
+  destroy(): void { this.rects.destroy(); }
 }
