@@ -16,32 +16,39 @@ import time
 import torch
 
 
+def _train_step(m, loss, lr=0.01, momentum=0.0):
+    """One SGD training step of model `m` on the loss of its output."""
+    opt = torch.optim.SGD(m.parameters(), lr=lr, momentum=momentum)
+
+    def step():
+        opt.zero_grad(set_to_none=True)
+        loss(m).backward()
+        opt.step()
+    return step
+
+
+def _classify(m, batch, size, classes, **sgd):
+    x = torch.randn(batch, 3, size, size, device="cuda")
+    y = torch.randint(0, classes, (batch,), device="cuda")
+    return _train_step(m, lambda m: torch.nn.functional.cross_entropy(m(x), y), **sgd)
+
+
+def _encoder(d, heads, ff, batch, seq):
+    m = torch.nn.TransformerEncoderLayer(d, heads, ff, batch_first=True).cuda()
+    x = torch.randn(batch, seq, d, device="cuda")
+    return _train_step(m, lambda m: m(x).square().mean())
+
+
 def cnn():
     m = torch.nn.Sequential(
         torch.nn.Conv2d(3, 32, 3, padding=1), torch.nn.BatchNorm2d(32), torch.nn.ReLU(),
         torch.nn.Conv2d(32, 64, 3, padding=1), torch.nn.BatchNorm2d(64), torch.nn.ReLU(),
         torch.nn.AdaptiveAvgPool2d(1), torch.nn.Flatten(), torch.nn.Linear(64, 10)).cuda()
-    opt = torch.optim.SGD(m.parameters(), lr=0.01)
-    x = torch.randn(64, 3, 64, 64, device="cuda")
-    y = torch.randint(0, 10, (64,), device="cuda")
-
-    def step():
-        opt.zero_grad(set_to_none=True)
-        torch.nn.functional.cross_entropy(m(x), y).backward()
-        opt.step()
-    return step
+    return _classify(m, 64, 64, 10)
 
 
 def transformer():
-    m = torch.nn.TransformerEncoderLayer(512, 8, 2048, batch_first=True).cuda()
-    opt = torch.optim.SGD(m.parameters(), lr=0.01)
-    x = torch.randn(16, 256, 512, device="cuda")
-
-    def step():
-        opt.zero_grad(set_to_none=True)
-        m(x).square().mean().backward()
-        opt.step()
-    return step
+    return _encoder(512, 8, 2048, batch=16, seq=256)
 
 
 def _conv_bn_relu(cin, cout, stride):
@@ -55,27 +62,11 @@ def cnn_large():
         layers += _conv_bn_relu(cin, cout, 2 if cin != cout else 1) + _conv_bn_relu(cout, cout, 1)
     m = torch.nn.Sequential(*layers, torch.nn.AdaptiveAvgPool2d(1), torch.nn.Flatten(),
                             torch.nn.Linear(256, 1000)).cuda()
-    opt = torch.optim.SGD(m.parameters(), lr=0.01, momentum=0.9)
-    x = torch.randn(128, 3, 128, 128, device="cuda")
-    y = torch.randint(0, 1000, (128,), device="cuda")
-
-    def step():
-        opt.zero_grad(set_to_none=True)
-        torch.nn.functional.cross_entropy(m(x), y).backward()
-        opt.step()
-    return step
+    return _classify(m, 128, 128, 1000, momentum=0.9)
 
 
 def transformer_large():
-    m = torch.nn.TransformerEncoderLayer(1024, 16, 4096, batch_first=True).cuda()
-    opt = torch.optim.SGD(m.parameters(), lr=0.01)
-    x = torch.randn(8, 1024, 1024, device="cuda")
-
-    def step():
-        opt.zero_grad(set_to_none=True)
-        m(x).square().mean().backward()
-        opt.step()
-    return step
+    return _encoder(1024, 16, 4096, batch=8, seq=1024)
 
 
 def small():
