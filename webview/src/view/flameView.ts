@@ -5,11 +5,11 @@ import type { FlameData } from '../protocol';
 import { FlameModel, SearchResult } from '../model/flameModel';
 import { formatPercent, formatValue, kindName } from '../model/format';
 import { computeNodeColors, mix } from '../render/colors';
-import { FLAG_FOCUS, FLAG_OUTLINE, FlameRenderer, RectBatch, WebGLUnavailableError } from '../render/flameRenderer';
+import { FLAG_FOCUS, FLAG_OUTLINE, FlameRenderer, RectBatch } from '../render/flameRenderer';
 import { Label, LabelLayer, MIN_LABEL_WIDTH } from '../render/labels';
 import type { Theme } from '../ui/theme';
 import { Tooltip } from '../ui/tooltip';
-import { el } from '../ui/dom';
+import { GraphStage } from './graphStage';
 
 export const ROW_HEIGHT = 18;
 const MIN_RECT_PX = 0.5;
@@ -39,14 +39,8 @@ export interface FlameViewStats {
 
 export class FlameView {
   readonly root: HTMLElement;
-  private stage: HTMLElement;
-  private glCanvas: HTMLCanvasElement;
-  private labelCanvas: HTMLCanvasElement;
-  private spacer: HTMLElement;
-  private placeholder: HTMLElement;
-  private renderer: FlameRenderer | null = null;
+  private g: GraphStage<FlameRenderer>;
   private labels: LabelLayer;
-  readonly webglError: string | null = null;
 
   model: FlameModel | null = null;
   private colors: Uint8Array | null = null;
@@ -55,10 +49,6 @@ export class FlameView {
   private hovered = -1;
   private batch: RectBatch = { rects: new Float32Array(0), colors: new Uint8Array(0), count: 0 };
   private labelList: Label[] = [];
-  private scheduled = false;
-  private dpr = 1;
-  private width = 1;
-  private height = 1;
   private lastMouse: { x: number; y: number } | null = null;
   readonly stats: FlameViewStats = {
     frames: 0, instances: 0, labels: 0, buildMs: 0, drawMs: 0, loadMs: 0, focus: 0, nodes: 0,
@@ -66,39 +56,22 @@ export class FlameView {
   };
 
   constructor(private theme: Theme, private tooltip: Tooltip, private h: FlameViewHandlers) {
-    this.glCanvas = el('canvas', { className: 'strata-gl' });
-    this.labelCanvas = el('canvas', { className: 'strata-labels', attrs: { 'aria-hidden': 'true' } });
-    this.placeholder = el('div', { className: 'strata-placeholder', text: 'Waiting for a profile…' });
-    this.stage = el('div', { className: 'strata-stage' }, this.glCanvas, this.labelCanvas, this.placeholder);
-    this.spacer = el('div', { className: 'strata-spacer' });
-    this.root = el('div', {
-      className: 'strata-graph',
-      attrs: { tabindex: '0', role: 'img', 'aria-label': 'Flame graph' },
-    }, this.stage, this.spacer);
-    this.labels = new LabelLayer(this.labelCanvas);
-    try {
-      this.renderer = new FlameRenderer(this.glCanvas, () => this.schedule());
-      this.stats.webgl = true;
-    } catch (e) {
-      this.webglError = e instanceof WebGLUnavailableError ? e.message : `WebGL initialisation failed: ${String(e)}`;
-      this.glCanvas.hidden = true;
-      this.placeholder.textContent = `${this.webglError} The flame graph cannot be drawn.`;
-      this.placeholder.classList.add('strata-placeholder-error');
-    }
-    this.root.addEventListener('scroll', () => this.schedule(), { passive: true });
-    this.stage.addEventListener('mousemove', (e) => this.onMove(e));
-    this.stage.addEventListener('mouseleave', () => { this.lastMouse = null; this.setHover(-1); this.tooltip.hide(); });
-    this.stage.addEventListener('click', (e) => this.onClick(e));
-    new ResizeObserver(() => this.schedule()).observe(this.root);
-    window.addEventListener('resize', () => this.schedule());
-    this.watchDpr();
+    this.g = new GraphStage<FlameRenderer>({
+      rootClass: 'strata-graph', stageClass: 'strata-stage', rootAttrs: { 'aria-label': 'Flame graph' },
+      waiting: 'Waiting for a profile…', what: 'flame graph',
+      makeRenderer: (canvas, onRestored) => new FlameRenderer(canvas, onRestored),
+      frame: () => this.frame(),
+    });
+    this.root = this.g.root;
+    this.stats.webgl = this.g.renderer !== null;
+    this.labels = new LabelLayer(this.g.overlayCanvas);
+    this.g.stage.addEventListener('mousemove', (e) => this.onMove(e));
+    this.g.stage.addEventListener('mouseleave', () => { this.lastMouse = null; this.setHover(-1); this.tooltip.hide(); });
+    this.g.stage.addEventListener('click', (e) => this.onClick(e));
   }
 
-  private watchDpr(): void {
-    const mq = window.matchMedia(`(resolution: ${window.devicePixelRatio}dppx)`);
-    const onChange = () => { mq.removeEventListener('change', onChange); this.watchDpr(); this.schedule(); };
-    mq.addEventListener('change', onChange);
-  }
+  /** Why WebGL could not be used (then nothing is drawn), or null. */
+  get webglError(): string | null { return this.g.webglError; }
 
   // ---- data -------------------------------------------------------------------------------
 
@@ -118,7 +91,7 @@ export class FlameView {
     if (prevPath) m.layout(this.findPath(m, prevPath));
     this.searchResult = query ? m.search(query) : null;
     this.stats.loadMs = performance.now() - t0;
-    this.placeholder.hidden = !this.webglError;
+    this.g.placeholder.hidden = !this.webglError;
     this.tooltip.hide();
     this.h.focusChanged();
     this.schedule();
@@ -207,13 +180,13 @@ export class FlameView {
   private nodeAt(clientX: number, clientY: number): number {
     const m = this.model;
     if (!m) return -1;
-    const r = this.stage.getBoundingClientRect();
+    const r = this.g.stage.getBoundingClientRect();
     const x = clientX - r.left;
     const y = clientY - r.top + this.root.scrollTop;
-    if (y < 0 || this.width <= 0) return -1;
+    if (y < 0 || this.g.width <= 0) return -1;
     const row = Math.floor(y / ROW_HEIGHT);
     if (y - row * ROW_HEIGHT > ROW_HEIGHT - 1) return -1; // the gap between rows
-    return m.hitTest(x / this.width, row, MIN_RECT_PX / this.width);
+    return m.hitTest(x / this.g.width, row, MIN_RECT_PX / this.g.width);
   }
 
   private onMove(e: MouseEvent): void {
@@ -254,7 +227,7 @@ export class FlameView {
   private setHover(node: number): void {
     if (node === this.hovered) return;
     this.hovered = node;
-    this.stage.style.cursor = node >= 0 ? 'pointer' : 'default';
+    this.g.stage.style.cursor = node >= 0 ? 'pointer' : 'default';
     this.schedule();
   }
 
@@ -271,49 +244,38 @@ export class FlameView {
 
   // ---- drawing -----------------------------------------------------------------------------
 
-  schedule(): void {
-    if (this.scheduled) return;
-    this.scheduled = true;
-    requestAnimationFrame(() => { this.scheduled = false; this.frame(); });
-  }
+  schedule(): void { this.g.schedule(); }
 
   /** Synchronous redraw (also used by tests through the debug hook). */
   frame(): void {
     const m = this.model;
-    const vw = this.root.clientWidth, vh = this.root.clientHeight;
-    this.width = Math.max(1, vw);
-    this.height = Math.max(1, vh);
-    this.dpr = Math.max(0.25, window.devicePixelRatio || 1);
-    this.stage.style.height = `${this.height}px`;
-    const contentH = m ? (m.maxDepth + 1) * ROW_HEIGHT + 4 : 0;
-    this.spacer.style.height = `${Math.max(0, contentH - this.height)}px`;
-    const scrollY = this.root.scrollTop;
+    const scrollY = this.g.measure(m ? (m.maxDepth + 1) * ROW_HEIGHT + 4 : 0);
     const t0 = performance.now();
     if (m) this.build(m, scrollY); else { this.batch.count = 0; this.labelList = []; }
     const t1 = performance.now();
-    if (this.renderer) {
-      this.renderer.resize(this.width, this.height, this.dpr);
-      this.renderer.upload(this.batch);
-      this.renderer.render({
-        width: this.width, height: this.height, dpr: this.dpr, rowHeight: ROW_HEIGHT, scrollY,
+    if (this.g.renderer) {
+      this.g.renderer.resize(this.g.width, this.g.height, this.g.dpr);
+      this.g.renderer.upload(this.batch);
+      this.g.renderer.render({
+        width: this.g.width, height: this.g.height, dpr: this.g.dpr, rowHeight: ROW_HEIGHT, scrollY,
         background: this.theme.background, outline: this.theme.foreground,
       });
     }
-    this.labels.resize(this.width, this.height, this.dpr);
-    this.labels.draw(this.renderer ? this.labelList : [], {
-      dpr: this.dpr, rowHeight: ROW_HEIGHT, scrollY, fontFamily: this.theme.fontFamily, fontSize: this.theme.fontSize,
+    this.labels.resize(this.g.width, this.g.height, this.g.dpr);
+    this.labels.draw(this.g.renderer ? this.labelList : [], {
+      dpr: this.g.dpr, rowHeight: ROW_HEIGHT, scrollY, fontFamily: this.theme.fontFamily, fontSize: this.theme.fontSize,
     });
     const t2 = performance.now();
     Object.assign(this.stats, {
       frames: this.stats.frames + 1, instances: this.batch.count, labels: this.labelList.length,
-      buildMs: t1 - t0, drawMs: t2 - t1, focus: m ? m.focus : 0, width: this.width, height: this.height, dpr: this.dpr,
+      buildMs: t1 - t0, drawMs: t2 - t1, focus: m ? m.focus : 0, width: this.g.width, height: this.g.height, dpr: this.g.dpr,
     });
   }
 
   private build(m: FlameModel, scrollY: number): void {
-    const W = this.width;
+    const W = this.g.width;
     const rowTop = Math.floor(scrollY / ROW_HEIGHT);
-    const rowBottom = Math.ceil((scrollY + this.height) / ROW_HEIGHT);
+    const rowBottom = Math.ceil((scrollY + this.g.height) / ROW_HEIGHT);
     const { rects, colors: out } = this.batch;
     const base = this.colors!;
     const match = this.searchResult?.matches ?? null;

@@ -6,13 +6,12 @@
 // a pixel that fall on a pixel already drawn at their depth are skipped) and a 2D overlay.
 import { TimelineModel } from '../model/timelineModel';
 import { formatValue } from '../model/format';
-import { WebGLUnavailableError } from '../render/flameRenderer';
 import { TimelineColors } from '../render/timelineColors';
 import { IntervalLabel, MIN_INTERVAL_LABEL_WIDTH, RowLabel, TimelineOverlay, niceTicks } from '../render/timelineLabels';
 import { TL_FLAG_HOVER, TimelineBatch, TimelineRenderer, makeTimelineBatch } from '../render/timelineRenderer';
 import type { Theme } from '../ui/theme';
 import type { Tooltip, TooltipContent } from '../ui/tooltip';
-import { el } from '../ui/dom';
+import { GraphStage } from './graphStage';
 
 export const LEVEL_HEIGHT = 16;
 export const AXIS_HEIGHT = 22;
@@ -49,14 +48,8 @@ export interface TimelineViewStats {
 
 export class TimelineView {
   readonly root: HTMLElement;
-  private stage: HTMLElement;
-  private glCanvas: HTMLCanvasElement;
-  private overlayCanvas: HTMLCanvasElement;
-  private spacer: HTMLElement;
-  private placeholder: HTMLElement;
-  private renderer: TimelineRenderer | null = null;
+  private g: GraphStage<TimelineRenderer>;
   private overlay: TimelineOverlay;
-  readonly webglError: string | null = null;
 
   model: TimelineModel | null = null;
   private unit = 'ns';
@@ -64,10 +57,6 @@ export class TimelineView {
   private batch: TimelineBatch = makeTimelineBatch(0);
   private intervalLabels: IntervalLabel[] = [];
   private hovered = -1;
-  private scheduled = false;
-  private width = 1;
-  private height = 1;
-  private dpr = 1;
   private lastMouse: { x: number; y: number } | null = null;
   private drag: { x: number; y: number; v0: number; scroll: number; moved: boolean } | null = null;
   readonly stats: TimelineViewStats = {
@@ -77,33 +66,24 @@ export class TimelineView {
 
   constructor(private theme: Theme, private tooltip: Tooltip, private h: TimelineViewHandlers) {
     this.colors = new TimelineColors(theme);
-    this.glCanvas = el('canvas', { className: 'strata-gl' });
-    this.overlayCanvas = el('canvas', { className: 'strata-labels', attrs: { 'aria-hidden': 'true' } });
-    this.placeholder = el('div', { className: 'strata-placeholder', text: 'Waiting for a region trace…' });
-    this.stage = el('div', { className: 'strata-stage strata-timeline-stage' }, this.glCanvas, this.overlayCanvas, this.placeholder);
-    this.spacer = el('div', { className: 'strata-spacer' });
-    this.root = el('div', {
-      className: 'strata-graph strata-timeline',
-      attrs: { tabindex: '0', role: 'img', 'aria-label': 'Timeline', 'data-rows': '0', 'data-intervals': '0', 'data-drawn': '0' },
-    }, this.stage, this.spacer);
-    this.overlay = new TimelineOverlay(this.overlayCanvas);
-    try {
-      this.renderer = new TimelineRenderer(this.glCanvas, () => this.schedule());
-      this.stats.webgl = true;
-    } catch (e) {
-      this.webglError = e instanceof WebGLUnavailableError ? e.message : `WebGL initialisation failed: ${String(e)}`;
-      this.glCanvas.hidden = true;
-      this.placeholder.textContent = `${this.webglError} The timeline cannot be drawn.`;
-      this.placeholder.classList.add('strata-placeholder-error');
-    }
-    this.root.addEventListener('scroll', () => this.schedule(), { passive: true });
-    this.stage.addEventListener('wheel', (e) => this.onWheel(e), { passive: false });
-    this.stage.addEventListener('mousedown', (e) => this.onDown(e));
-    this.stage.addEventListener('mousemove', (e) => { if (!this.drag) this.onMove(e.clientX, e.clientY); });
-    this.stage.addEventListener('mouseleave', () => { if (!this.drag) { this.lastMouse = null; this.setHover(-1); this.tooltip.hide(); } });
-    new ResizeObserver(() => this.schedule()).observe(this.root);
-    window.addEventListener('resize', () => this.schedule());
+    this.g = new GraphStage<TimelineRenderer>({
+      rootClass: 'strata-graph strata-timeline', stageClass: 'strata-stage strata-timeline-stage',
+      rootAttrs: { 'aria-label': 'Timeline', 'data-rows': '0', 'data-intervals': '0', 'data-drawn': '0' },
+      waiting: 'Waiting for a region trace…', what: 'timeline',
+      makeRenderer: (canvas, onRestored) => new TimelineRenderer(canvas, onRestored),
+      frame: () => this.frame(),
+    });
+    this.root = this.g.root;
+    this.stats.webgl = this.g.renderer !== null;
+    this.overlay = new TimelineOverlay(this.g.overlayCanvas);
+    this.g.stage.addEventListener('wheel', (e) => this.onWheel(e), { passive: false });
+    this.g.stage.addEventListener('mousedown', (e) => this.onDown(e));
+    this.g.stage.addEventListener('mousemove', (e) => { if (!this.drag) this.onMove(e.clientX, e.clientY); });
+    this.g.stage.addEventListener('mouseleave', () => { if (!this.drag) { this.lastMouse = null; this.setHover(-1); this.tooltip.hide(); } });
   }
+
+  /** Why WebGL could not be used (then nothing is drawn), or null. */
+  get webglError(): string | null { return this.g.webglError; }
 
   // ---- data ------------------------------------------------------------------------------
 
@@ -118,8 +98,8 @@ export class TimelineView {
     this.stats.intervals = model.n;
     this.root.dataset.rows = String(model.rowCount);
     this.root.dataset.intervals = String(model.n);
-    this.placeholder.hidden = !this.webglError;
-    if (!this.webglError && model.n === 0) { this.placeholder.hidden = false; this.placeholder.textContent = 'The trace has no intervals.'; }
+    this.g.placeholder.hidden = !this.webglError;
+    if (!this.webglError && model.n === 0) { this.g.placeholder.hidden = false; this.g.placeholder.textContent = 'The trace has no intervals.'; }
     this.tooltip.hide();
     this.h.windowChanged();
     this.schedule();
@@ -149,7 +129,7 @@ export class TimelineView {
     const a = Math.max(0, m.xAt(m.start[i], plotW)), b = Math.min(plotW, m.xAt(m.end[i], plotW));
     if (b < a) return null;
     const y = AXIS_HEIGHT + m.rowY[m.row[i]] + m.depth[i] * LEVEL_HEIGHT - this.root.scrollTop + LEVEL_HEIGHT / 2;
-    if (y < AXIS_HEIGHT || y > this.height) return null;
+    if (y < AXIS_HEIGHT || y > this.g.height) return null;
     return { x: GUTTER + (a + b) / 2, y };
   }
 
@@ -163,7 +143,7 @@ export class TimelineView {
     this.frame();
   }
 
-  private get plotWidth(): number { return Math.max(1, this.width - GUTTER); }
+  private get plotWidth(): number { return Math.max(1, this.g.width - GUTTER); }
 
   // ---- pointer -----------------------------------------------------------------------------
 
@@ -171,7 +151,7 @@ export class TimelineView {
   intervalAt(clientX: number, clientY: number): number {
     const m = this.model;
     if (!m) return -1;
-    const r = this.stage.getBoundingClientRect();
+    const r = this.g.stage.getBoundingClientRect();
     const x = clientX - r.left - GUTTER;
     const y = clientY - r.top - AXIS_HEIGHT + this.root.scrollTop;
     if (x < 0 || clientY - r.top < AXIS_HEIGHT) return -1;
@@ -191,7 +171,7 @@ export class TimelineView {
   }
 
   private setHover(i: number): void {
-    this.stage.style.cursor = i >= 0 ? 'pointer' : 'grab';
+    this.g.stage.style.cursor = i >= 0 ? 'pointer' : 'grab';
     if (i === this.hovered) return;
     this.hovered = i;
     this.stats.hovered = i;
@@ -202,9 +182,9 @@ export class TimelineView {
     const m = this.model;
     if (!m) return;
     e.preventDefault();
-    const scale = e.deltaMode === 1 ? 16 : e.deltaMode === 2 ? this.height : 1;
+    const scale = e.deltaMode === 1 ? 16 : e.deltaMode === 2 ? this.g.height : 1;
     const dx = e.deltaX * scale, dy = e.deltaY * scale;
-    const r = this.stage.getBoundingClientRect();
+    const r = this.g.stage.getBoundingClientRect();
     const x = e.clientX - r.left - GUTTER;
     if (e.shiftKey || x < 0) {
       // Rows: over the labels, or with Shift.
@@ -228,7 +208,7 @@ export class TimelineView {
       if (!d || !this.model) return;
       const dx = ev.clientX - d.x, dy = ev.clientY - d.y;
       if (!d.moved && Math.abs(dx) < DRAG_PX && Math.abs(dy) < DRAG_PX) return;
-      if (!d.moved) { d.moved = true; this.tooltip.hide(); this.stage.style.cursor = 'grabbing'; }
+      if (!d.moved) { d.moved = true; this.tooltip.hide(); this.g.stage.style.cursor = 'grabbing'; }
       const mm = this.model;
       mm.pan(d.v0 - (dx * mm.span) / this.plotWidth - mm.v0);
       this.root.scrollTop = d.scroll - dy;
@@ -271,46 +251,36 @@ export class TimelineView {
 
   // ---- drawing -----------------------------------------------------------------------------
 
-  schedule(): void {
-    if (this.scheduled) return;
-    this.scheduled = true;
-    requestAnimationFrame(() => { this.scheduled = false; this.frame(); });
-  }
+  schedule(): void { this.g.schedule(); }
 
   /** Synchronous redraw (also used by tests through the debug hook). */
   frame(): void {
     const m = this.model;
-    this.width = Math.max(1, this.root.clientWidth);
-    this.height = Math.max(1, this.root.clientHeight);
-    this.dpr = Math.max(0.25, window.devicePixelRatio || 1);
-    this.stage.style.height = `${this.height}px`;
-    const contentH = m ? AXIS_HEIGHT + m.contentHeight + 8 : 0;
-    this.spacer.style.height = `${Math.max(0, contentH - this.height)}px`;
-    const scrollY = this.root.scrollTop;
+    const scrollY = this.g.measure(m ? AXIS_HEIGHT + m.contentHeight + 8 : 0);
     const t0 = performance.now();
     const rowLabels: RowLabel[] = [];
     if (m) this.build(m, scrollY, rowLabels); else { this.batch.count = 0; this.intervalLabels = []; }
     const t1 = performance.now();
-    if (this.renderer) {
-      this.renderer.resize(this.width, this.height, this.dpr);
-      this.renderer.upload(this.batch);
-      this.renderer.render({ width: this.width, height: this.height, dpr: this.dpr, background: this.theme.background, outline: this.theme.foreground });
+    if (this.g.renderer) {
+      this.g.renderer.resize(this.g.width, this.g.height, this.g.dpr);
+      this.g.renderer.upload(this.batch);
+      this.g.renderer.render({ width: this.g.width, height: this.g.height, dpr: this.g.dpr, background: this.theme.background, outline: this.theme.foreground });
     }
     const ticks: { x: number; text: string }[] = [];
     if (m) {
       const { ticks: ts } = niceTicks(m.v0 - m.t0, m.v1 - m.t0, Math.max(1, Math.floor(this.plotWidth / 110)));
       for (const t of ts) ticks.push({ x: m.xAt(t + m.t0, this.plotWidth), text: formatValue(t, this.unit) });
     }
-    this.overlay.resize(this.width, this.height, this.dpr);
-    this.overlay.draw(this.renderer ? this.intervalLabels : [], m ? rowLabels : [], {
-      width: this.width, height: this.height, dpr: this.dpr, gutter: GUTTER, axisHeight: AXIS_HEIGHT,
+    this.overlay.resize(this.g.width, this.g.height, this.g.dpr);
+    this.overlay.draw(this.g.renderer ? this.intervalLabels : [], m ? rowLabels : [], {
+      width: this.g.width, height: this.g.height, dpr: this.g.dpr, gutter: GUTTER, axisHeight: AXIS_HEIGHT,
       fontFamily: this.theme.fontFamily, fontSize: this.theme.fontSize,
       background: this.theme.background, foreground: this.theme.foreground, ticks,
     });
     const t2 = performance.now();
     Object.assign(this.stats, {
       frames: this.stats.frames + 1, drawn: this.batch.count, labels: this.intervalLabels.length,
-      v0: m ? m.v0 : 0, v1: m ? m.v1 : 0, buildMs: t1 - t0, drawMs: t2 - t1, width: this.width, height: this.height,
+      v0: m ? m.v0 : 0, v1: m ? m.v1 : 0, buildMs: t1 - t0, drawMs: t2 - t1, width: this.g.width, height: this.g.height,
     });
     this.root.dataset.drawn = String(this.batch.count);
   }
@@ -320,7 +290,7 @@ export class TimelineView {
     const plotW = this.plotWidth;
     const scale = plotW / m.span;
     const v0 = m.v0, v1 = m.v1;
-    const W = this.width;
+    const W = this.g.width;
     const labels: IntervalLabel[] = [];
     let k = 0;
     const push = (i: number, a: number, b: number, y: number) => {
@@ -336,7 +306,7 @@ export class TimelineView {
     let hoverRect: [number, number, number] | null = null;
     for (let r = m.firstRowBelow(scrollY); r < m.rowCount; r++) {
       const top = AXIS_HEIGHT + m.rowY[r] - scrollY;
-      if (top >= this.height) break;
+      if (top >= this.g.height) break;
       rowLabels.push({ y: top, h: m.rowH[r], text: m.input.rows[r].label, groupStart: r > 0 && m.input.rows[r].group !== m.input.rows[r - 1].group });
       lastEnd.fill(-Infinity);
       for (let q = m.rowStart[r], e = m.rowStart[r + 1]; q < e; q++) {
@@ -348,7 +318,7 @@ export class TimelineView {
         const a = Math.max(GUTTER, GUTTER + (s - v0) * scale), b = Math.min(W + 1, GUTTER + (en - v0) * scale);
         const d = m.depth[i];
         const y = top + d * LEVEL_HEIGHT;
-        if (y + LEVEL_HEIGHT <= AXIS_HEIGHT || y >= this.height) continue;
+        if (y + LEVEL_HEIGHT <= AXIS_HEIGHT || y >= this.g.height) continue;
         if (i === this.hovered) hoverRect = [a, b, y];
         const dl = d < 64 ? d : 63;
         // Sub-pixel intervals on a pixel already covered at this depth add nothing visible.
