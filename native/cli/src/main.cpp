@@ -1,9 +1,26 @@
 // strata: record a program with the Strata runtime, report and analyze a profile.
 #include <CLI/CLI.hpp>
 #include <cstdio>
+#include <cstdlib>
+#include <string>
 #include <exception>
 
 #include "commands.h"
+
+namespace {
+
+// CLI11's NonNegativeNumber / PositiveNumber say "not in range 0 to 1.79769e+308" in full:
+// these say what is wanted.
+std::string NumberCheck(const std::string& v, bool positive) {
+  char* end = nullptr;
+  const double d = std::strtod(v.c_str(), &end);
+  const bool ok = end != v.c_str() && *end == '\0' && (positive ? d > 0 : d >= 0);
+  return ok ? "" : "must be a " + std::string(positive ? "positive" : "non-negative") + " number, not " + v;
+}
+const CLI::Validator kPositive([](std::string& v) { return NumberCheck(v, true); }, "POSITIVE", "positive");
+const CLI::Validator kNonNegative([](std::string& v) { return NumberCheck(v, false); }, "NONNEGATIVE", "non-negative");
+
+}  // namespace
 
 int main(int argc, char** argv) {
   using namespace strata::cli;
@@ -49,7 +66,7 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"top-down", "bottom-up", "flat"}));
   report->add_option("--format", rep.format, "text or json")->check(CLI::IsMember({"text", "json"}));
   report->add_option("--limit", rep.limit, "Keep the N heaviest nodes and their ancestors (0: all)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(kNonNegative);
   report->add_option("--metric", rep.metric, "Metric to order and limit by (default: the first)");
   report->add_option("--symbol-path", rep.symbol_paths,
                      "Folder with the modules of a profile recorded elsewhere, matched by build id "
@@ -72,7 +89,7 @@ int main(int argc, char** argv) {
   CLI::Option* reg_list =
       regions->add_flag("--list", reg.list, "A profile: list its captured launches (index, kernel, correlation id, bytes)");
   regions->add_option("--launch", reg.launch, "A profile: decode its Nth captured launch (default 0)")
-      ->check(CLI::NonNegativeNumber)
+      ->check(kNonNegative)
       ->excludes(reg_list);
   regions->add_option("--proton", reg.proton, "A Triton kernel's Proton trace (name.chrome_trace) or name.hatchet")
       ->check(CLI::ExistingFile)
@@ -85,13 +102,13 @@ int main(int argc, char** argv) {
                              ->check(CLI::ExistingFile);
   regions->add_option("--record-cost", reg.record_cost,
                       "Cycles one record costs, given outright (e.g. measured on this kernel); replay removes it")
-      ->check(CLI::PositiveNumber)
+      ->check(kPositive)
       ->excludes(reg_cal);
   regions->add_option("--format", reg.format, "text, json or chrome (Chrome/Perfetto trace)")
       ->check(CLI::IsMember({"text", "json", "chrome"}));
   regions->add_option("-o,--output", reg.output, "Write here instead of stdout (atomically)");
   regions->add_option("--cycles-per-ns", reg.cycles_per_ns, "The device's clock64 rate (SM clock kHz / 1e6); default: measured")
-      ->check(CLI::PositiveNumber);
+      ->check(kPositive);
 
   SassOptions sas;
   CLI::App* sass = app.add_subcommand("sass", "Embed the SASS listings of a profile's GPU code (runs nvdisasm)");

@@ -225,4 +225,9 @@ TEST(CliRegions, RecordCostGivenOutright) {
                        Quote(dir + "/calibration.bin"));
   EXPECT_EQ(both.status, 2) << both.err;  // one or the other
   EXPECT_EQ(strata::test::CountLines(both.err), 1u) << both.err;
+  // A bad number says what is wanted, briefly.
+  auto negative = RunShell(cli + " regions " + Quote(dir + "/acc_pipelined_s2_l1.bin") + " --record-cost -5");
+  EXPECT_EQ(negative.status, 2);
+  EXPECT_NE(negative.err.find("--record-cost: must be a positive number, not -5"), std::string::npos) << negative.err;
+  EXPECT_LT(negative.err.size(), 120u) << negative.err;
 }
