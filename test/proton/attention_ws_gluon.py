@@ -29,11 +29,12 @@ WS_NEW = list(inspect.signature(gl.warp_specialize).parameters)[0] != "default_a
 
 
 @gluon.jit
-def _load_tile(desc, coord, bar, dst, TMA_NEW: gl.constexpr):
+def _load_rows(desc, row, bar, dst, TMA_NEW: gl.constexpr):
+    """TMA of the descriptor's block at [row, 0] into `dst`, completing on `bar`."""
     if TMA_NEW:
-        tma.async_load(desc, coord, bar, dst)
+        tma.async_load(desc, [row, 0], bar, dst)
     else:
-        tma.async_copy_global_to_shared(desc, coord, bar, dst)
+        tma.async_copy_global_to_shared(desc, [row, 0], bar, dst)
 
 
 @gluon.jit
@@ -52,8 +53,8 @@ def _producer(desc_k, desc_v, k_bufs, v_bufs, ready, empty, kv0, n_iter,
             pl.enter_scope("issue_kv")
         bar = ready.index(idx)
         mbarrier.expect(bar, desc_k.block_type.nbytes + desc_v.block_type.nbytes)
-        _load_tile(desc_k, [kv0 + i * BN, 0], bar, k_bufs.index(idx), TMA_NEW)
-        _load_tile(desc_v, [kv0 + i * BN, 0], bar, v_bufs.index(idx), TMA_NEW)
+        _load_rows(desc_k, kv0 + i * BN, bar, k_bufs.index(idx), TMA_NEW)
+        _load_rows(desc_v, kv0 + i * BN, bar, v_bufs.index(idx), TMA_NEW)
         if SCOPES:
             pl.exit_scope("issue_kv")
 
@@ -126,7 +127,7 @@ def attn_fwd_ws_gluon(desc_q, desc_k, desc_v, o_ptr, qk_scale, N_CTX,
     if SCOPES:
         pl.enter_scope("load_q")
     mbarrier.expect(q_bar, desc_q.block_type.nbytes)
-    _load_tile(desc_q, [row0, 0], q_bar, q_smem, TMA_NEW)
+    _load_rows(desc_q, row0, q_bar, q_smem, TMA_NEW)
     mbarrier.wait(q_bar, 0)
     if SCOPES:
         pl.exit_scope("load_q")
