@@ -23,6 +23,7 @@ void KernelFusion(const AnalysisContext&, const RuleParams&, std::vector<Finding
 void ForwardBackward(const AnalysisContext&, const RuleParams&, std::vector<Finding>&);
 void Stall(const AnalysisContext&, const RuleParams&, std::vector<Finding>&);
 void CpuLatency(const AnalysisContext&, const RuleParams&, std::vector<Finding>&);
+void RegionWait(const AnalysisContext&, const RuleParams&, std::vector<Finding>&);
 
 const std::vector<BuiltinRule>& BuiltinRules();
 
