@@ -6,6 +6,7 @@
 #include <fstream>
 #include <map>
 #include <string>
+#include <vector>
 
 #include "commands.h"
 #include "strata/core/api.h"
@@ -19,11 +20,51 @@ namespace rg = strata::core::regions;
 
 namespace {
 
+std::string RegionLabel(const std::map<uint16_t, std::string>& names, uint16_t id, bool iteration) {
+  auto it = names.find(id);
+  return (it != names.end() ? rg::SplitNameLocation(it->second).name : "region") + (iteration ? " (iteration)" : "") +
+         " (" + std::to_string(id) + ")";
+}
+
+// Per lane group (warp group, warp or thread set): how many lanes, and the share of the lanes'
+// outermost regions that each region takes. In a warp-specialized kernel this is what each role
+// spends its time on (a producer waiting on empty slots, a consumer on full ones).
+std::string GroupBreakdown(const rg::Trace& t, const std::map<uint16_t, std::string>& names) {
+  struct Group { std::vector<uint32_t> lanes; double top_ns = 0; std::map<uint16_t, double> region_ns; std::vector<uint16_t> order; };
+  std::map<uint32_t, Group> groups;
+  for (uint32_t i = 0; i < t.lanes.size(); ++i) groups[t.lanes[i].meta.group].lanes.push_back(i);
+  if (groups.size() < 2) return "";
+  for (const auto& iv : t.intervals) {
+    Group& g = groups[t.lanes[iv.lane].meta.group];
+    if (iv.depth == 0) g.top_ns += iv.duration_ns();
+    if (iv.iteration >= 0) continue;  // a loop counts once, not once more per iteration
+    if (!g.region_ns.count(iv.region)) g.order.push_back(iv.region);
+    g.region_ns[iv.region] += iv.duration_ns();
+  }
+  const char* kind = t.lanes.front().meta.grouping == 0 ? "warp group" : t.lanes.front().meta.grouping == 1 ? "warp" : "lane group";
+  // Regions nest and async loads overlap the work: the shares do not add up to 100%.
+  std::string out = "per " + std::string(kind) + " (time in each region / its lanes' outermost regions):\n";
+  for (const auto& [id, g] : groups) {
+    out += "  " + std::string(kind) + " " + std::to_string(id) + " (" + std::to_string(g.lanes.size()) + " lanes):";
+    if (g.top_ns <= 0) { out += " no regions\n"; continue; }
+    std::vector<uint16_t> order = g.order;
+    std::stable_sort(order.begin(), order.end(), [&](uint16_t a, uint16_t b) { return g.region_ns.at(a) > g.region_ns.at(b); });
+    for (size_t i = 0; i < order.size(); ++i) {
+      char share[32];
+      std::snprintf(share, sizeof share, " %.1f%%", 100.0 * g.region_ns.at(order[i]) / g.top_ns);
+      out += (i ? "," : "") + std::string(" ") + RegionLabel(names, order[i], false) + share;
+    }
+    out += "\n";
+  }
+  return out;
+}
+
 std::string Summary(const rg::Trace& t, const std::map<uint16_t, std::string>& names, const std::string& first_line = "") {
   struct Acc { size_t n = 0; double ns = 0, raw_ns = 0, wait_ns = 0, max_ns = 0; size_t waits = 0; };
-  std::map<uint16_t, Acc> by_region;
+  // A loop and its iterations share a region id: separate rows, as in the profile's frames.
+  std::map<std::pair<uint16_t, bool>, Acc> by_region;
   for (const auto& iv : t.intervals) {
-    Acc& a = by_region[iv.region];
+    Acc& a = by_region[{iv.region, iv.iteration >= 0}];
     ++a.n;
     a.ns += iv.duration_ns();
     a.raw_ns += iv.raw_duration_ns();
@@ -36,15 +77,15 @@ std::string Summary(const rg::Trace& t, const std::map<uint16_t, std::string>& n
                 t.lanes.size(), t.intervals.size(), t.cycles_per_ns, t.record_cost_cycles,
                 t.record_cost_cycles > 0 ? " (replayed)" : " (no replay: give --calibration or --record-cost)");
   out += first_line.empty() ? std::string(line) : first_line;
-  out += "region                          count    total us     mean ns      max ns   raw mean ns   wait mean ns\n";
-  for (const auto& [id, a] : by_region) {
-    auto it = names.find(id);
-    std::string name = (it != names.end() ? rg::SplitNameLocation(it->second).name : "region") + " (" + std::to_string(id) + ")";
-    std::snprintf(line, sizeof line, "%-30.30s %7zu %11.1f %11.1f %11.1f %13.1f %14s\n", name.c_str(), a.n, a.ns / 1e3,
+  out += "region                                    count    total us     mean ns      max ns   raw mean ns   wait mean ns\n";
+  for (const auto& [key, a] : by_region) {
+    std::string name = RegionLabel(names, key.first, key.second);
+    std::snprintf(line, sizeof line, "%-40.40s %7zu %11.1f %11.1f %11.1f %13.1f %14s\n", name.c_str(), a.n, a.ns / 1e3,
                   a.ns / double(a.n), a.max_ns, a.raw_ns / double(a.n),
                   a.waits ? std::to_string(int64_t(a.wait_ns / double(a.waits))).c_str() : "-");
     out += line;
   }
+  out += GroupBreakdown(t, names);
   for (const auto& is : t.issues) {
     std::snprintf(line, sizeof line, "issue: %s%s: %s\n", rg::IssueName(is.kind),
                   is.lane >= 0 ? (" (lane " + std::to_string(is.lane) + ")").c_str() : "", is.message.c_str());

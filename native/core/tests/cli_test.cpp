@@ -189,6 +189,17 @@ TEST(CliRegions, DecodesAnH100Buffer) {
   EXPECT_NE(text.out.find("128 lanes"), std::string::npos) << text.out;
   EXPECT_NE(text.out.find("k-loop (2)"), std::string::npos) << text.out;
   EXPECT_NE(text.out.find("(replayed)"), std::string::npos) << text.out;
+  // A loop and its iterations are separate rows (32 iterations in each of the 128 lanes).
+  EXPECT_NE(text.out.find("k-loop (iteration) (2)                      4096"), std::string::npos) << text.out;
+  // The warp-specialized GEMM: what each warp group spends its time on (the producer waits for
+  // empty slots more than half the time, the consumer computes: the kernel is MMA-bound).
+  auto ws = RunShell(cli + " regions " + Quote(dir + "/warpspec.bin") + " --names-file " + Quote(dir + "/warpspec.json") +
+                     " --calibration " + Quote(dir + "/calibration.bin"));
+  ASSERT_EQ(ws.status, 0) << ws.err;
+  EXPECT_NE(ws.out.find("warp group 0 (64 lanes): producer loop (10) 100.0%, wait empty (11) 52.8%, load tile (12) 27.7%"),
+            std::string::npos) << ws.out;
+  EXPECT_NE(ws.out.find("warp group 1 (64 lanes): consumer loop (13) 100.0%, mma (15) 83.3%, wait full (14) 9.0%"),
+            std::string::npos) << ws.out;
   std::string out = std::string(::testing::TempDir()) + "/regions.trace.json";
   auto chrome = RunShell(cli + " regions " + Quote(dir + "/gemm_nested_loop.bin") + " --format chrome -o " + Quote(out));
   ASSERT_EQ(chrome.status, 0) << chrome.err;
