@@ -5,7 +5,8 @@
 import type { HostMessage, RegionInterval } from './protocol';
 import type { HostApi } from './host';
 import { formatValue } from './model/format';
-import { RegionTimeline, intervalName, laneLabel, regionTimeline } from './model/regionTimeline';
+import { GroupShare, groupHeadline, groupShares } from './model/groupShares';
+import { RegionTimeline, groupingPrefix, intervalName, laneLabel, regionTimeline } from './model/regionTimeline';
 import { TimelineModel } from './model/timelineModel';
 import { TimelineView } from './view/timelineView';
 import { TimelineToolbar } from './ui/timelineToolbar';
@@ -19,6 +20,7 @@ export class TimelineApp {
   readonly toolbar: TimelineToolbar;
   readonly view: TimelineView;
   private trace: RegionTimeline | null = null;
+  private shares = new Map<number, GroupShare>();
   private sources: Record<string, string> = {};
 
   constructor(theme: Theme, tooltip: Tooltip, private host: HostApi, private message: MessageBar) {
@@ -46,8 +48,12 @@ export class TimelineApp {
     const model = new TimelineModel(trace.input);
     this.view.setModel(model, 'ns');
     const issues = Array.isArray(m.data.issues) ? m.data.issues : [];
+    // What each lane group (e.g. a warp-specialized kernel's producer and consumer) spends its time on.
+    const shares = groupShares(trace.lanes, trace.intervals);
+    this.shares = new Map(shares.map((g) => [g.group, g]));
+    const headline = groupHeadline(shares, groupingPrefix(trace.lanes[0]?.grouping));
     this.toolbar.setSummary(`${trace.lanes.length} lane${trace.lanes.length === 1 ? '' : 's'} · ${trace.intervals.length} intervals` +
-      (issues.length ? ` · ${issues.length} issue${issues.length === 1 ? '' : 's'}` : ''));
+      (issues.length ? ` · ${issues.length} issue${issues.length === 1 ? '' : 's'}` : '') + (headline ? ` · ${headline}` : ''));
     if (issues.length) {
       const shown = issues.slice(0, 4).map((x) => `${x.kind}: ${x.message}`);
       if (issues.length > 4) shown.push(`… and ${issues.length - 4} more`);
@@ -69,6 +75,8 @@ export class TimelineApp {
     if (typeof iv.wait_ns === 'number' && iv.wait_ns >= 0) rows.push(['Async wait', formatValue(iv.wait_ns, 'ns')]);
     rows.push(['Start', formatValue(iv.start_ns, 'ns')]);
     rows.push(['Region', `${iv.region}, depth ${iv.depth}`]);
+    const share = lane ? this.shares.get(lane.group)?.regions.find((r) => r.region === iv.region) : undefined;
+    if (lane && share) rows.push([`In ${groupingPrefix(lane.grouping)} ${lane.group}`, `${(share.share * 100).toFixed(1)}% of its lanes' time`]);
     const source = this.sources[String(iv.region)] ?? '';
     return {
       name: intervalName(iv),

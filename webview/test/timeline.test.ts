@@ -8,6 +8,7 @@ import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { TimelineModel } from '../src/model/timelineModel';
 import { intervalName, laneLabel, regionTimeline } from '../src/model/regionTimeline';
+import { groupHeadline, groupShares } from '../src/model/groupShares';
 import { niceTicks } from '../src/render/timelineLabels';
 import { TimelineColors } from '../src/render/timelineColors';
 import type { RegionTraceData } from '../src/protocol';
@@ -187,3 +188,40 @@ for (const name of ['gemm_nested_loop', 'warpspec', 'gemm_overflow']) {
     assert.ok(t.intervals.every((iv) => typeof iv.name === 'string' && iv.name.length > 0));
   });
 }
+
+test('group shares: each lane group\'s time per region, loops once, and the headline', () => {
+  const lanes = [
+    { block: 0, group: 0, smid: 0, grouping: 'warp-group', start_ns: 0, end_ns: 1000 },
+    { block: 0, group: 1, smid: 0, grouping: 'warp-group', start_ns: 0, end_ns: 1000 },
+  ];
+  const intervals = [
+    { lane: 0, region: 10, name: 'producer', depth: 0, start_ns: 0, end_ns: 1000 },
+    { lane: 0, region: 11, name: 'wait empty', depth: 1, start_ns: 0, end_ns: 600 },
+    { lane: 0, region: 10, name: 'producer', depth: 1, start_ns: 0, end_ns: 500, iteration: 0 },
+    { lane: 1, region: 13, name: 'consumer', depth: 0, start_ns: 0, end_ns: 1000 },
+    { lane: 1, region: 15, name: 'mma', depth: 1, start_ns: 100, end_ns: 900 },
+  ];
+  const g = groupShares(lanes, intervals);
+  assert.equal(g.length, 2);
+  assert.deepEqual(g[0].regions.map((r) => [r.name, r.share, r.outermost]), [['producer', 1, true], ['wait empty', 0.6, false]]);
+  assert.deepEqual(g[1].regions.map((r) => [r.name, r.share]), [['consumer', 1], ['mma', 0.8]]);
+  assert.equal(groupHeadline(g, 'wg'), 'wg 0: wait empty 60% · wg 1: mma 80%');
+  assert.deepEqual(groupShares(lanes.slice(0, 1), intervals.slice(0, 3)), [], 'one group: nothing to compare');
+});
+
+test('group shares on the H100 warp-specialized GEMM agree with strata regions', { skip: cli() ? false : 'the strata CLI is not built' }, () => {
+  const args = ['regions', resolve(FIXTURES, 'warpspec.bin'), '--names-file', resolve(FIXTURES, 'warpspec.json')];
+  const data = JSON.parse(execFileSync(cli()!, [...args, '--format', 'json'], { maxBuffer: 256 << 20 }).toString()) as RegionTraceData;
+  const text = execFileSync(cli()!, args).toString();
+  const t = regionTimeline(data);
+  const g = groupShares(t.lanes, t.intervals);
+  assert.equal(g.length, 2);
+  for (const grp of g) {
+    const line = text.split('\n').find((l) => l.trim().startsWith(`warp group ${grp.group} (${grp.lanes} lanes):`));
+    assert.ok(line, `the CLI prints warp group ${grp.group}: ${text}`);
+    const cliShares = [...line!.matchAll(/ ([^,:]+?) \((\d+)\) ([\d.]+)%/g)].map((m) => [m[1], Number(m[3])]);
+    assert.deepEqual(grp.regions.map((r) => [r.name, Math.round(r.share * 1000) / 10]), cliShares, line);
+  }
+  // The producer (warp group 0) mostly waits for empty slots; the consumer computes.
+  assert.match(groupHeadline(g, 'wg'), /^wg 0: wait empty \d+% · wg 1: mma \d+%$/);
+});

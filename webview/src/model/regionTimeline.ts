@@ -18,7 +18,7 @@ export interface RegionTimeline {
 const num = (v: unknown, fallback = 0): number => (typeof v === 'number' && Number.isFinite(v) ? v : fallback);
 
 /** Short name of a lane grouping: warp group, warp, custom group. */
-function groupingPrefix(g: string | undefined): string {
+export function groupingPrefix(g: string | undefined): string {
   return g === 'warp' ? 'warp' : g === 'custom' ? 'group' : 'wg';
 }
 

@@ -1,0 +1,61 @@
+// What each lane group (warp group, warp or thread set) of a region trace spends its time on:
+// per group, each region's time over the group's outermost regions (a loop counts once, not once
+// more per iteration; regions nest and async loads overlap, so shares do not add up to 100%).
+// In a warp-specialized kernel this tells which role waits for which. The same numbers as the
+// `strata regions` text summary (native/cli/src/regions_command.cpp).
+import type { RegionInterval, RegionLane } from '../protocol';
+
+export interface RegionShare {
+  region: number;
+  name: string;
+  /** Time in the region / the group's outermost time. */
+  share: number;
+  /** The region is outermost in some lane of the group (its share is the group's frame). */
+  outermost: boolean;
+}
+
+export interface GroupShare {
+  group: number;
+  lanes: number;
+  /** Regions, largest share first. */
+  regions: RegionShare[];
+}
+
+/** Per lane group, ordered by group; empty when all lanes are in one group. */
+export function groupShares(lanes: RegionLane[], intervals: RegionInterval[]): GroupShare[] {
+  interface Acc { lanes: number; top: number; ns: Map<number, number>; names: Map<number, string>; outer: Set<number> }
+  const groups = new Map<number, Acc>();
+  const get = (g: number): Acc => {
+    let a = groups.get(g);
+    if (!a) { a = { lanes: 0, top: 0, ns: new Map(), names: new Map(), outer: new Set() }; groups.set(g, a); }
+    return a;
+  };
+  for (const l of lanes) get(l.group).lanes++;
+  if (groups.size < 2) return [];
+  for (const iv of intervals) {
+    const a = get(lanes[iv.lane].group);
+    const d = iv.end_ns - iv.start_ns;
+    if (iv.depth === 0) { a.top += d; a.outer.add(iv.region); }
+    if (typeof iv.iteration === 'number' && iv.iteration >= 0) continue;
+    a.ns.set(iv.region, (a.ns.get(iv.region) ?? 0) + d);
+    if (!a.names.has(iv.region)) a.names.set(iv.region, typeof iv.name === 'string' && iv.name ? iv.name : `region ${iv.region}`);
+  }
+  return [...groups.entries()].sort((x, y) => x[0] - y[0]).map(([group, a]) => ({
+    group,
+    lanes: a.lanes,
+    regions: a.top > 0
+      ? [...a.ns.entries()].map(([region, ns]) => ({ region, name: a.names.get(region)!, share: ns / a.top, outermost: a.outer.has(region) }))
+        .sort((x, y) => y.share - x.share)
+      : [],
+  }));
+}
+
+/** "wg 0: wait empty 53% · wg 1: mma 83%": each group's largest region inside its outermost ones. */
+export function groupHeadline(shares: GroupShare[], prefix: string): string {
+  const parts: string[] = [];
+  for (const g of shares) {
+    const top = g.regions.find((r) => !r.outermost);
+    if (top) parts.push(`${prefix} ${g.group}: ${top.name} ${Math.round(top.share * 100)}%`);
+  }
+  return parts.join(' · ');
+}
