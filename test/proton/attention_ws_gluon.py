@@ -23,9 +23,12 @@ from triton.experimental.gluon.nvidia.hopper import TensorDescriptor
 
 import proton_common as pc
 
-# Gluon's API moved between releases: take whichever spelling this Triton has.
+# Gluon's API moved between releases: take whichever spelling this Triton has. warp_specialize
+# has been (args, default_partition, worker_partitions, ...) with one argument tuple for all,
+# (default_args, default_partition, worker_args, worker_partitions, ...), and
+# ([(function, args), ...], ...): both partitions here take the same arguments, so all three fit.
 TMA_NEW = hasattr(tma, "async_load")
-WS_NEW = list(inspect.signature(gl.warp_specialize).parameters)[0] != "default_args"
+WS_API = {"functions_and_args": 0, "default_args": 1, "args": 2}.get(list(inspect.signature(gl.warp_specialize).parameters)[0], 0)
 
 
 @gluon.jit
@@ -38,8 +41,8 @@ def _load_rows(desc, row, bar, dst, TMA_NEW: gl.constexpr):
 
 
 @gluon.jit
-def _producer(desc_k, desc_v, k_bufs, v_bufs, ready, empty, kv0, n_iter,
-              BN: gl.constexpr, SCOPES: gl.constexpr, TMA_NEW: gl.constexpr):
+def _producer(q_smem, k_bufs, v_bufs, ready, empty, desc_k, desc_v, o_ptr, row0, kv0, n_iter, qk_scale,
+              BM: gl.constexpr, BN: gl.constexpr, D: gl.constexpr, SCOPES: gl.constexpr, TMA_NEW: gl.constexpr):
     NB: gl.constexpr = k_bufs.type.shape[0]
     for i in range(n_iter):
         idx = i % NB
@@ -60,8 +63,8 @@ def _producer(desc_k, desc_v, k_bufs, v_bufs, ready, empty, kv0, n_iter,
 
 
 @gluon.jit
-def _consumer(q_smem, k_bufs, v_bufs, ready, empty, o_ptr, row0, n_iter, qk_scale,
-              BM: gl.constexpr, BN: gl.constexpr, D: gl.constexpr, SCOPES: gl.constexpr):
+def _consumer(q_smem, k_bufs, v_bufs, ready, empty, desc_k, desc_v, o_ptr, row0, kv0, n_iter, qk_scale,
+              BM: gl.constexpr, BN: gl.constexpr, D: gl.constexpr, SCOPES: gl.constexpr, TMA_NEW: gl.constexpr):
     NB: gl.constexpr = k_bufs.type.shape[0]
     mma: gl.constexpr = gl.NVMMADistributedLayout(version=[3, 0], warps_per_cta=[4, 1], instr_shape=[16, BN, 16])
     p_layout: gl.constexpr = gl.DotOperandLayout(operand_index=0, parent=mma, k_width=2)
@@ -111,7 +114,7 @@ def _consumer(q_smem, k_bufs, v_bufs, ready, empty, o_ptr, row0, n_iter, qk_scal
 @gluon.jit
 def attn_fwd_ws_gluon(desc_q, desc_k, desc_v, o_ptr, qk_scale, N_CTX,
                       BM: gl.constexpr, BN: gl.constexpr, D: gl.constexpr, NB: gl.constexpr,
-                      SCOPES: gl.constexpr, TMA_NEW: gl.constexpr, WS_NEW: gl.constexpr):
+                      SCOPES: gl.constexpr, TMA_NEW: gl.constexpr, WS_API: gl.constexpr):
     row0 = gl.program_id(1) * N_CTX + gl.program_id(0) * BM
     kv0 = gl.program_id(1) * N_CTX
     q_smem = gl.allocate_shared_memory(desc_q.dtype, desc_q.block_type.shape, desc_q.layout)
@@ -132,12 +135,16 @@ def attn_fwd_ws_gluon(desc_q, desc_k, desc_v, o_ptr, qk_scale, N_CTX,
     if SCOPES:
         pl.exit_scope("load_q")
     n_iter = N_CTX // BN
-    consumer_args = (q_smem, k_bufs, v_bufs, ready, empty, o_ptr, row0, n_iter, qk_scale, BM, BN, D, SCOPES)
-    producer_args = (desc_k, desc_v, k_bufs, v_bufs, ready, empty, kv0, n_iter, BN, SCOPES, TMA_NEW)
-    if WS_NEW:
-        gl.warp_specialize([(_consumer, consumer_args), (_producer, producer_args)], [1], [48])
+    args = (q_smem, k_bufs, v_bufs, ready, empty, desc_k, desc_v, o_ptr, row0, kv0, n_iter, qk_scale,
+            BM, BN, D, SCOPES, TMA_NEW)
+    # The consumer is the default partition (the kernel's num_warps = 4 warps, one warp group);
+    # the producer one more warp with few registers.
+    if WS_API == 0:
+        gl.warp_specialize([(_consumer, args), (_producer, args)], [1], [48])
+    elif WS_API == 1:
+        gl.warp_specialize(args, _consumer, args, [_producer], [1], [48])
     else:
-        gl.warp_specialize(consumer_args, _consumer, producer_args, [_producer], [1], [48])
+        gl.warp_specialize(args, _consumer, [_producer], [1], [48])
 
 
 def main():
@@ -151,8 +158,8 @@ def main():
 
     def launch():
         kern = attn_fwd_ws_gluon[grid](dq, dk, dv, o, sm_scale * 1.44269504, N_CTX, BM=BM, BN=BN, D=D, NB=NB,
-                                       SCOPES=not args.no_scopes, TMA_NEW=TMA_NEW, WS_NEW=WS_NEW, num_warps=4)
-        pc.describe_once(launch, kern, f" (tma.async_load: {TMA_NEW}, list-form warp_specialize: {WS_NEW})")
+                                       SCOPES=not args.no_scopes, TMA_NEW=TMA_NEW, WS_API=WS_API, num_warps=4)
+        pc.describe_once(launch, kern, f" (tma.async_load: {TMA_NEW}, warp_specialize form {WS_API})")
 
     def check():
         pc.check_attention(q, k, v, o, sm_scale)
