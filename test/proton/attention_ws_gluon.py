@@ -100,7 +100,7 @@ def _consumer(q_smem, k_bufs, v_bufs, ready, empty, desc_k, desc_v, o_ptr, row0,
         if SCOPES:
             pl.exit_scope("pv")
         # The wgmma above is synchronous: K and V of this slot are no longer read.
-        mbarrier.arrive(empty.index(idx), count=1)
+        mbarrier.arrive(empty.index(idx))  # count 1 (some Gluon versions take no count)
     if SCOPES:
         pl.enter_scope("store")
     acc = acc / l_i[:, None]
