@@ -207,6 +207,10 @@ test('group shares: each lane group\'s time per region, loops once, and the head
   assert.deepEqual(g[1].regions.map((r) => [r.name, r.share]), [['consumer', 1], ['mma', 0.8]]);
   assert.equal(groupHeadline(g, 'wg'), 'wg 0: wait empty 60% · wg 1: mma 80%');
   assert.deepEqual(groupShares(lanes.slice(0, 1), intervals.slice(0, 3)), [], 'one group: nothing to compare');
+  // Repeated instances without an interval of their own id around them (Proton's scopes) count.
+  const proton = [...intervals, { lane: 1, region: 16, name: 'softmax', depth: 1, start_ns: 100, end_ns: 200, iteration: 0 },
+    { lane: 1, region: 16, name: 'softmax', depth: 1, start_ns: 300, end_ns: 400, iteration: 1 }];
+  assert.deepEqual(groupShares(lanes, proton)[1].regions.map((r) => [r.name, r.share]), [['consumer', 1], ['mma', 0.8], ['softmax', 0.2]]);
 });
 
 test('group shares on the H100 warp-specialized GEMM agree with strata regions', { skip: cli() ? false : 'the strata CLI is not built' }, () => {

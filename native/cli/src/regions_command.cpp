@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <fstream>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -34,10 +35,17 @@ std::string GroupBreakdown(const rg::Trace& t, const std::map<uint16_t, std::str
   std::map<uint32_t, Group> groups;
   for (uint32_t i = 0; i < t.lanes.size(); ++i) groups[t.lanes[i].meta.group].lanes.push_back(i);
   if (groups.size() < 2) return "";
+  // A loop marked with its iterations counts once, by its own interval, not once more per
+  // iteration; instances without an enclosing interval of their id (Proton's repeated scopes)
+  // count themselves.
+  std::map<uint32_t, std::set<uint16_t>> looped;  // group -> regions with a non-iteration interval
+  for (const auto& iv : t.intervals)
+    if (iv.iteration < 0) looped[t.lanes[iv.lane].meta.group].insert(iv.region);
   for (const auto& iv : t.intervals) {
-    Group& g = groups[t.lanes[iv.lane].meta.group];
+    const uint32_t gid = t.lanes[iv.lane].meta.group;
+    Group& g = groups[gid];
     if (iv.depth == 0) g.top_ns += iv.duration_ns();
-    if (iv.iteration >= 0) continue;  // a loop counts once, not once more per iteration
+    if (iv.iteration >= 0 && looped[gid].count(iv.region)) continue;
     if (!g.region_ns.count(iv.region)) g.order.push_back(iv.region);
     g.region_ns[iv.region] += iv.duration_ns();
   }

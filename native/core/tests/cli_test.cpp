@@ -200,6 +200,11 @@ TEST(CliRegions, DecodesAnH100Buffer) {
             std::string::npos) << ws.out;
   EXPECT_NE(ws.out.find("warp group 1 (64 lanes): consumer loop (13) 100.0%, mma (15) 83.3%, wait full (14) 9.0%"),
             std::string::npos) << ws.out;
+  // Proton's repeated scopes (no enclosing interval of their id) count in the per-warp shares.
+  auto proton = RunShell(cli + " regions --proton " + Quote(std::string(STRATA_REGIONS_FIXTURES) + "/../proton/attention.chrome_trace") +
+                         " --cycles-per-ns 1.98");
+  ASSERT_EQ(proton.status, 0) << proton.err;
+  EXPECT_NE(proton.out.find("warp 0 (16 lanes): kernel (1) 100.0%, softmax (5) 35.7%"), std::string::npos) << proton.out;
   std::string out = std::string(::testing::TempDir()) + "/regions.trace.json";
   auto chrome = RunShell(cli + " regions " + Quote(dir + "/gemm_nested_loop.bin") + " --format chrome -o " + Quote(out));
   ASSERT_EQ(chrome.status, 0) << chrome.err;

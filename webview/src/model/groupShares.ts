@@ -1,6 +1,7 @@
 // What each lane group (warp group, warp or thread set) of a region trace spends its time on:
-// per group, each region's time over the group's outermost regions (a loop counts once, not once
-// more per iteration; regions nest and async loads overlap, so shares do not add up to 100%).
+// per group, each region's time over the group's outermost regions (a loop with an interval of
+// its own counts once, not once more per iteration; regions nest and async loads overlap, so
+// shares do not add up to 100%).
 // In a warp-specialized kernel this tells which role waits for which. The same numbers as the
 // `strata regions` text summary (native/cli/src/regions_command.cpp).
 import type { RegionInterval, RegionLane } from '../protocol';
@@ -32,11 +33,16 @@ export function groupShares(lanes: RegionLane[], intervals: RegionInterval[]): G
   };
   for (const l of lanes) get(l.group).lanes++;
   if (groups.size < 2) return [];
+  // A loop marked with its iterations counts once, by its own interval; instances without an
+  // enclosing interval of their id (Proton's repeated scopes) count themselves.
+  const isIteration = (iv: RegionInterval) => typeof iv.iteration === 'number' && iv.iteration >= 0;
+  const looped = new Set<string>();
+  for (const iv of intervals) if (!isIteration(iv)) looped.add(`${lanes[iv.lane].group}:${iv.region}`);
   for (const iv of intervals) {
     const a = get(lanes[iv.lane].group);
     const d = iv.end_ns - iv.start_ns;
     if (iv.depth === 0) { a.top += d; a.outer.add(iv.region); }
-    if (typeof iv.iteration === 'number' && iv.iteration >= 0) continue;
+    if (isIteration(iv) && looped.has(`${lanes[iv.lane].group}:${iv.region}`)) continue;
     a.ns.set(iv.region, (a.ns.get(iv.region) ?? 0) + d);
     if (!a.names.has(iv.region)) a.names.set(iv.region, typeof iv.name === 'string' && iv.name ? iv.name : `region ${iv.region}`);
   }
