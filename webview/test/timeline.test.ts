@@ -206,6 +206,9 @@ test('group shares: each lane group\'s time per region, loops once, and the head
   assert.deepEqual(g[0].regions.map((r) => [r.name, r.share, r.outermost]), [['producer', 1, true], ['wait empty', 0.6, false]]);
   assert.deepEqual(g[1].regions.map((r) => [r.name, r.share]), [['consumer', 1], ['mma', 0.8]]);
   assert.equal(groupHeadline(g, 'wg'), 'wg 0: wait empty 60% · wg 1: mma 80%');
+  // Every group in the same region: one phrase with the range.
+  const same = [{ ...g[0], regions: [{ ...g[1].regions[1], share: 0.61 }] }, { ...g[1], regions: [{ ...g[1].regions[1], share: 0.634 }] }];
+  assert.equal(groupHeadline(same, 'wg'), 'each wg: mma 61–63%');
   assert.deepEqual(groupShares(lanes.slice(0, 1), intervals.slice(0, 3)), [], 'one group: nothing to compare');
   // Repeated instances without an interval of their own id around them (Proton's scopes) count.
   const proton = [...intervals, { lane: 1, region: 16, name: 'softmax', depth: 1, start_ns: 100, end_ns: 200, iteration: 0 },
@@ -228,4 +231,10 @@ test('group shares on the H100 warp-specialized GEMM agree with strata regions',
   }
   // The producer (warp group 0) mostly waits for empty slots; the consumer computes.
   assert.match(groupHeadline(g, 'wg'), /^wg 0: wait empty \d+% · wg 1: mma \d+%$/);
+  // The pipelined GEMM: both warp groups do the same; the headline skips the kernel and k-loop
+  // (containers) and the async load (it overlaps the compute).
+  const nested = JSON.parse(execFileSync(cli()!, ['regions', resolve(FIXTURES, 'gemm_nested_loop.bin'), '--names-file',
+    resolve(FIXTURES, 'gemm_nested_loop.json'), '--format', 'json'], { maxBuffer: 256 << 20 }).toString()) as RegionTraceData;
+  const nt = regionTimeline(nested);
+  assert.match(groupHeadline(groupShares(nt.lanes, nt.intervals), 'wg'), /^each wg: compute \d+(–\d+)?%$/);
 });
