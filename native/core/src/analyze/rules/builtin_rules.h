@@ -24,6 +24,7 @@ void ForwardBackward(const AnalysisContext&, const RuleParams&, std::vector<Find
 void Stall(const AnalysisContext&, const RuleParams&, std::vector<Finding>&);
 void CpuLatency(const AnalysisContext&, const RuleParams&, std::vector<Finding>&);
 void RegionWait(const AnalysisContext&, const RuleParams&, std::vector<Finding>&);
+void RegionImbalance(const AnalysisContext&, const RuleParams&, std::vector<Finding>&);
 
 const std::vector<BuiltinRule>& BuiltinRules();
 
