@@ -23,7 +23,7 @@ namespace {
 
 std::string RegionLabel(const std::map<uint16_t, std::string>& names, uint16_t id, bool iteration) {
   auto it = names.find(id);
-  return (it != names.end() ? rg::SplitNameLocation(it->second).name : "region") + (iteration ? " (iteration)" : "") +
+  return (it != names.end() ? rg::SplitNameLocation(it->second).name : "region") + (iteration ? std::string(rg::kIterationSuffix) : "") +
          " (" + std::to_string(id) + ")";
 }
 

@@ -913,7 +913,7 @@ void EmitRegions(Join& j, Cct::Unlocked& u) {
       auto n = names.find(iv.region);
       // A names entry's "@file:line" (the marker's line) becomes the frame's source line.
       cr::NameLocation nl = cr::SplitNameLocation(n != names.end() ? n->second : "region " + std::to_string(iv.region));
-      if (iv.iteration >= 0) nl.name += " (iteration)";  // loop iterations nest inside their loop
+      if (iv.iteration >= 0) nl.name += cr::kIterationSuffix;  // loop iterations nest inside their loop
       uint32_t f = u.Frame(Cct::FrameKind::kRegion, strata::format::kNone, iv.region, nl.name, nl.file, uint32_t(nl.line));
       node[i] = ChildNode(j, u, parent, f);
       u.AddAt(node[i], m_time, iv.duration_ns());

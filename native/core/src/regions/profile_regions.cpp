@@ -21,7 +21,6 @@ namespace fmt = strata::format;
 namespace {
 
 constexpr std::string_view kModulePrefix = "regions:";
-constexpr std::string_view kIterationSuffix = " (iteration)";
 
 // "regions:<mangled>#<corr>" -> mangled, corr. false when the path is not of that form.
 bool ParseModulePath(std::string_view path, std::string* mangled, uint64_t* corr) {
@@ -100,8 +99,7 @@ ProfileRegions ReadProfileRegions(const unsigned char* data, size_t size) {
     if (f.kind != uint32_t(fmt::FrameKind::kRegion) || f.address > 0xFFFF) continue;
     std::string name(r.string(f.name));
     const uint16_t id = uint16_t(f.address);
-    bool iteration = name.size() > kIterationSuffix.size() &&
-                     name.compare(name.size() - kIterationSuffix.size(), kIterationSuffix.size(), kIterationSuffix) == 0;
+    const bool iteration = HasIterationSuffix(name);
     if (iteration) name.resize(name.size() - kIterationSuffix.size());
     if (name.empty() || name == "region " + std::to_string(id)) continue;
     // The marker's line, where the names table gave one, is the frame's source line.

@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace strata::core::regions {
@@ -144,6 +145,13 @@ struct NameLocation {
   int line = 0;
 };
 NameLocation SplitNameLocation(const std::string& entry);
+
+// A loop's iterations share the loop's region id; their frames in a profile carry this suffix
+// (the runtime adds it, readers and rules take it off).
+inline constexpr std::string_view kIterationSuffix = " (iteration)";
+inline bool HasIterationSuffix(std::string_view name) {
+  return name.size() > kIterationSuffix.size() && name.substr(name.size() - kIterationSuffix.size()) == kIterationSuffix;
+}
 
 // Cycles per record from a decoded calibration buffer (strata::regions::CalibrationKernel):
 // (D2 - D1) / (2n) with D1, D2 the raw spans of regions 1 and 2 and n the start/end pairs of
