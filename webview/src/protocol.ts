@@ -69,12 +69,17 @@ export interface RegionInterval {
 export interface RegionIssue { kind: string; count: number; message: string; lane?: number; region?: number }
 
 /** v3: the decoded trace as the CLI writes it (extra fields are ignored). */
+/** Per lane group, each region's share of the group's time (the core's GroupShares). */
+export interface RegionShare { region: number; name: string; share: number; outermost: boolean; container: boolean; async: boolean }
+export interface RegionGroupShare { group: number; lanes: number; regions: RegionShare[] }
+
 export interface RegionTraceData {
   cycles_per_ns?: number;
   record_cost_cycles?: number;
   lanes: RegionLane[];
   intervals: RegionInterval[];
   issues?: RegionIssue[];
+  groups?: RegionGroupShare[];  // several lane groups only; largest share first
 }
 
 /** extension -> webview */

@@ -2,10 +2,10 @@
 // with the generic timeline view; the region-specific parts live here: what the tooltip says
 // (region, replayed and raw duration, iteration, async wait, lane), a click asking the host to
 // open the marker's source line, the decoder's issues as a banner, and the Chrome export.
-import type { HostMessage, RegionInterval } from './protocol';
+import type { HostMessage, RegionGroupShare, RegionInterval } from './protocol';
 import type { HostApi } from './host';
 import { formatValue } from './model/format';
-import { GroupShare, groupHeadline, groupShares } from './model/groupShares';
+import { groupHeadline, groupShares } from './model/groupShares';
 import { RegionTimeline, groupingPrefix, intervalName, laneLabel, regionTimeline } from './model/regionTimeline';
 import { TimelineModel } from './model/timelineModel';
 import { TimelineView } from './view/timelineView';
@@ -20,7 +20,7 @@ export class TimelineApp {
   readonly toolbar: TimelineToolbar;
   readonly view: TimelineView;
   private trace: RegionTimeline | null = null;
-  private shares = new Map<number, GroupShare>();
+  private shares = new Map<number, RegionGroupShare>();
   private sources: Record<string, string> = {};
 
   constructor(theme: Theme, tooltip: Tooltip, private host: HostApi, private message: MessageBar) {
@@ -49,7 +49,7 @@ export class TimelineApp {
     this.view.setModel(model, 'ns');
     const issues = Array.isArray(m.data.issues) ? m.data.issues : [];
     // What each lane group (e.g. a warp-specialized kernel's producer and consumer) spends its time on.
-    const shares = groupShares(trace.lanes, trace.intervals);
+    const shares = groupShares(m.data.groups);
     this.shares = new Map(shares.map((g) => [g.group, g]));
     const headline = groupHeadline(shares, groupingPrefix(trace.lanes[0]?.grouping));
     this.toolbar.setSummary(`${trace.lanes.length} lane${trace.lanes.length === 1 ? '' : 's'} · ${trace.intervals.length} intervals` +

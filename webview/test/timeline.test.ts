@@ -11,7 +11,7 @@ import { intervalName, laneLabel, regionTimeline } from '../src/model/regionTime
 import { groupHeadline, groupShares } from '../src/model/groupShares';
 import { niceTicks } from '../src/render/timelineLabels';
 import { TimelineColors } from '../src/render/timelineColors';
-import type { RegionTraceData } from '../src/protocol';
+import type { RegionShare, RegionTraceData } from '../src/protocol';
 import type { Theme } from '../src/ui/theme';
 
 const REPO = resolve(__dirname, '..', '..', '..');   // test/out/ → repo
@@ -189,39 +189,32 @@ for (const name of ['gemm_nested_loop', 'warpspec', 'gemm_overflow']) {
   });
 }
 
-test('group shares: each lane group\'s time per region, loops once, and the headline', () => {
-  const lanes = [
-    { block: 0, group: 0, smid: 0, grouping: 'warp-group', start_ns: 0, end_ns: 1000 },
-    { block: 0, group: 1, smid: 0, grouping: 'warp-group', start_ns: 0, end_ns: 1000 },
-  ];
-  const intervals = [
-    { lane: 0, region: 10, name: 'producer', depth: 0, start_ns: 0, end_ns: 1000 },
-    { lane: 0, region: 11, name: 'wait empty', depth: 1, start_ns: 0, end_ns: 600 },
-    { lane: 0, region: 10, name: 'producer', depth: 1, start_ns: 0, end_ns: 500, iteration: 0 },
-    { lane: 1, region: 13, name: 'consumer', depth: 0, start_ns: 0, end_ns: 1000 },
-    { lane: 1, region: 15, name: 'mma', depth: 1, start_ns: 100, end_ns: 900 },
-  ];
-  const g = groupShares(lanes, intervals);
+test('group shares: parsed from the trace, malformed entries left out; the headline', () => {
+  const share = (region: number, name: string, v: number, more: Partial<RegionShare> = {}): RegionShare =>
+    ({ region, name, share: v, outermost: false, container: false, async: false, ...more });
+  const g = groupShares([
+    { group: 0, lanes: 64, regions: [share(10, 'producer', 1, { outermost: true, container: true }), share(11, 'wait empty', 0.6), { region: 'x' }] },
+    { group: 1, lanes: 64, regions: [share(13, 'consumer', 1, { outermost: true, container: true }), share(17, 'load', 0.9, { async: true }), share(15, 'mma', 0.8)] },
+    'junk',
+  ]);
   assert.equal(g.length, 2);
-  assert.deepEqual(g[0].regions.map((r) => [r.name, r.share, r.outermost]), [['producer', 1, true], ['wait empty', 0.6, false]]);
-  assert.deepEqual(g[1].regions.map((r) => [r.name, r.share]), [['consumer', 1], ['mma', 0.8]]);
-  assert.equal(groupHeadline(g, 'wg'), 'wg 0: wait empty 60% · wg 1: mma 80%');
+  assert.equal(g[0].regions.length, 2, 'the entry without a numeric region is left out');
+  assert.equal(groupHeadline(g, 'wg'), 'wg 0: wait empty 60% · wg 1: mma 80%', 'containers and async loads are skipped');
+  assert.deepEqual(groupShares(undefined), []);
   // Every group in the same region: one phrase with the range.
-  const same = [{ ...g[0], regions: [{ ...g[1].regions[1], share: 0.61 }] }, { ...g[1], regions: [{ ...g[1].regions[1], share: 0.634 }] }];
+  const same = [{ group: 0, lanes: 1, regions: [share(15, 'mma', 0.61)] }, { group: 1, lanes: 1, regions: [share(15, 'mma', 0.634)] }];
   assert.equal(groupHeadline(same, 'wg'), 'each wg: mma 61–63%');
-  assert.deepEqual(groupShares(lanes.slice(0, 1), intervals.slice(0, 3)), [], 'one group: nothing to compare');
-  // Repeated instances without an interval of their own id around them (Proton's scopes) count.
-  const proton = [...intervals, { lane: 1, region: 16, name: 'softmax', depth: 1, start_ns: 100, end_ns: 200, iteration: 0 },
-    { lane: 1, region: 16, name: 'softmax', depth: 1, start_ns: 300, end_ns: 400, iteration: 1 }];
-  assert.deepEqual(groupShares(lanes, proton)[1].regions.map((r) => [r.name, r.share]), [['consumer', 1], ['mma', 0.8], ['softmax', 0.2]]);
+  // Outermost regions side by side (no enclosing one) are phases: they count.
+  const phases = [{ group: 0, lanes: 8, regions: [share(30, 'work', 0.81, { outermost: true }), share(31, 'reduce', 0.19, { outermost: true })] },
+    { group: 1, lanes: 8, regions: [share(30, 'work', 0.85, { outermost: true }), share(31, 'reduce', 0.15, { outermost: true })] }];
+  assert.equal(groupHeadline(phases, 'group'), 'each group: work 81–85%');
 });
 
-test('group shares on the H100 warp-specialized GEMM agree with strata regions', { skip: cli() ? false : 'the strata CLI is not built' }, () => {
+test('group shares on the H100 warp-specialized GEMM: the JSON the timeline reads says what the text says', { skip: cli() ? false : 'the strata CLI is not built' }, () => {
   const args = ['regions', resolve(FIXTURES, 'warpspec.bin'), '--names-file', resolve(FIXTURES, 'warpspec.json')];
   const data = JSON.parse(execFileSync(cli()!, [...args, '--format', 'json'], { maxBuffer: 256 << 20 }).toString()) as RegionTraceData;
   const text = execFileSync(cli()!, args).toString();
-  const t = regionTimeline(data);
-  const g = groupShares(t.lanes, t.intervals);
+  const g = groupShares(data.groups);
   assert.equal(g.length, 2);
   for (const grp of g) {
     const line = text.split('\n').find((l) => l.trim().startsWith(`warp group ${grp.group} (${grp.lanes} lanes):`));
@@ -235,6 +228,9 @@ test('group shares on the H100 warp-specialized GEMM agree with strata regions',
   // (containers) and the async load (it overlaps the compute).
   const nested = JSON.parse(execFileSync(cli()!, ['regions', resolve(FIXTURES, 'gemm_nested_loop.bin'), '--names-file',
     resolve(FIXTURES, 'gemm_nested_loop.json'), '--format', 'json'], { maxBuffer: 256 << 20 }).toString()) as RegionTraceData;
-  const nt = regionTimeline(nested);
-  assert.match(groupHeadline(groupShares(nt.lanes, nt.intervals), 'wg'), /^each wg: compute \d+(–\d+)?%$/);
+  assert.match(groupHeadline(groupShares(nested.groups), 'wg'), /^each wg: compute \d+(–\d+)?%$/);
+  // Proton's attention trace: per warp, its repeated scopes count.
+  const proton = JSON.parse(execFileSync(cli()!, ['regions', '--proton', resolve(REPO, 'test/fixtures/h100/proton/attention.chrome_trace'),
+    '--format', 'json'], { maxBuffer: 256 << 20 }).toString()) as RegionTraceData;
+  assert.match(groupHeadline(groupShares(proton.groups), 'warp'), /^each warp: softmax \d+(–\d+)?%$/);
 });

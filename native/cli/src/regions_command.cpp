@@ -5,7 +5,6 @@
 #include <cstdio>
 #include <fstream>
 #include <map>
-#include <set>
 #include <string>
 #include <vector>
 
@@ -27,40 +26,20 @@ std::string RegionLabel(const std::map<uint16_t, std::string>& names, uint16_t i
          " (" + std::to_string(id) + ")";
 }
 
-// Per lane group (warp group, warp or thread set): how many lanes, and the share of the lanes'
-// outermost regions that each region takes. In a warp-specialized kernel this is what each role
-// spends its time on (a producer waiting on empty slots, a consumer on full ones).
+// Per lane group (rg::GroupShares): in a warp-specialized kernel, what each role spends its
+// time on (a producer waiting on empty slots, a consumer on full ones).
 std::string GroupBreakdown(const rg::Trace& t, const std::map<uint16_t, std::string>& names) {
-  struct Group { std::vector<uint32_t> lanes; double top_ns = 0; std::map<uint16_t, double> region_ns; std::vector<uint16_t> order; };
-  std::map<uint32_t, Group> groups;
-  for (uint32_t i = 0; i < t.lanes.size(); ++i) groups[t.lanes[i].meta.group].lanes.push_back(i);
-  if (groups.size() < 2) return "";
-  // A loop marked with its iterations counts once, by its own interval, not once more per
-  // iteration; instances without an enclosing interval of their id (Proton's repeated scopes)
-  // count themselves.
-  std::map<uint32_t, std::set<uint16_t>> looped;  // group -> regions with a non-iteration interval
-  for (const auto& iv : t.intervals)
-    if (iv.iteration < 0) looped[t.lanes[iv.lane].meta.group].insert(iv.region);
-  for (const auto& iv : t.intervals) {
-    const uint32_t gid = t.lanes[iv.lane].meta.group;
-    Group& g = groups[gid];
-    if (iv.depth == 0) g.top_ns += iv.duration_ns();
-    if (iv.iteration >= 0 && looped[gid].count(iv.region)) continue;
-    if (!g.region_ns.count(iv.region)) g.order.push_back(iv.region);
-    g.region_ns[iv.region] += iv.duration_ns();
-  }
+  const std::vector<rg::GroupShare> groups = rg::GroupShares(t);
+  if (groups.empty()) return "";
   const char* kind = t.lanes.front().meta.grouping == 0 ? "warp group" : t.lanes.front().meta.grouping == 1 ? "warp" : "lane group";
-  // Regions nest and async loads overlap the work: the shares do not add up to 100%.
   std::string out = "per " + std::string(kind) + " (time in each region / its lanes' outermost regions):\n";
-  for (const auto& [id, g] : groups) {
-    out += "  " + std::string(kind) + " " + std::to_string(id) + " (" + std::to_string(g.lanes.size()) + " lanes):";
-    if (g.top_ns <= 0) { out += " no regions\n"; continue; }
-    std::vector<uint16_t> order = g.order;
-    std::stable_sort(order.begin(), order.end(), [&](uint16_t a, uint16_t b) { return g.region_ns.at(a) > g.region_ns.at(b); });
-    for (size_t i = 0; i < order.size(); ++i) {
+  for (const rg::GroupShare& g : groups) {
+    out += "  " + std::string(kind) + " " + std::to_string(g.group) + " (" + std::to_string(g.lanes) + " lanes):";
+    if (g.regions.empty()) out += " no regions";
+    for (size_t i = 0; i < g.regions.size(); ++i) {
       char share[32];
-      std::snprintf(share, sizeof share, " %.1f%%", 100.0 * g.region_ns.at(order[i]) / g.top_ns);
-      out += (i ? "," : "") + std::string(" ") + RegionLabel(names, order[i], false) + share;
+      std::snprintf(share, sizeof share, " %.1f%%", 100.0 * g.regions[i].share);
+      out += (i ? "," : "") + std::string(" ") + RegionLabel(names, g.regions[i].region, false) + share;
     }
     out += "\n";
   }

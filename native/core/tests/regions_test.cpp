@@ -309,6 +309,51 @@ TEST(RegionsDecode, NamesTableAndExports) {
   EXPECT_EQ(c["traceEvents"][1]["ph"], "X");
 }
 
+TEST(RegionsGroupShares, PerGroupLoopsOnceRepeatsCountFlags) {
+  Trace t;
+  t.lanes.resize(2);
+  t.lanes[1].meta.group = 1;
+  auto iv = [&](uint32_t lane, uint16_t region, uint32_t depth, int32_t parent, double s, double e, int64_t it = -1,
+                double wait = -1) {
+    Interval v;
+    v.lane = lane, v.region = region, v.depth = depth, v.parent = parent, v.start_ns = s, v.end_ns = e;
+    v.iteration = it, v.wait_ns = wait;
+    t.intervals.push_back(v);
+  };
+  iv(0, 10, 0, -1, 0, 1000);          // 0: producer loop
+  iv(0, 10, 1, 0, 0, 500, 0);         // 1: its iteration 0 (not counted again)
+  iv(0, 11, 2, 1, 0, 600);            // 2: wait empty, inside the iteration
+  iv(1, 13, 0, -1, 0, 1000);          // 3: consumer
+  iv(1, 15, 1, 3, 100, 900);          // 4: mma
+  iv(1, 16, 1, 3, 100, 200, 0);       // 5, 6: softmax instances without a loop interval: counted
+  iv(1, 16, 1, 3, 300, 400, 1);
+  iv(1, 17, 1, 3, 0, 500, -1, 50);    // 7: an async load
+  auto g = GroupShares(t);
+  ASSERT_EQ(g.size(), 2u);
+  ASSERT_EQ(g[0].regions.size(), 2u);
+  EXPECT_EQ(g[0].regions[0].region, 10);
+  EXPECT_DOUBLE_EQ(g[0].regions[0].share, 1.0);
+  EXPECT_TRUE(g[0].regions[0].outermost && g[0].regions[0].container);
+  EXPECT_EQ(g[0].regions[1].region, 11);
+  EXPECT_DOUBLE_EQ(g[0].regions[1].share, 0.6);
+  EXPECT_FALSE(g[0].regions[1].outermost || g[0].regions[1].container || g[0].regions[1].async);
+  ASSERT_EQ(g[1].regions.size(), 4u);
+  EXPECT_EQ(g[1].regions[1].region, 15);
+  EXPECT_DOUBLE_EQ(g[1].regions[1].share, 0.8);
+  EXPECT_EQ(g[1].regions[2].region, 17);
+  EXPECT_TRUE(g[1].regions[2].async);
+  EXPECT_EQ(g[1].regions[3].region, 16);
+  EXPECT_DOUBLE_EQ(g[1].regions[3].share, 0.2);
+  // In the JSON the timeline reads, with names.
+  auto j = nlohmann::json::parse(ToJson(t, {{15, "mma@k.cu:9"}}));
+  EXPECT_EQ(j["groups"][1]["regions"][1]["name"], "mma");
+  EXPECT_EQ(j["groups"][1]["regions"][2]["async"], true);
+  // One group: nothing to compare, no "groups".
+  t.lanes[1].meta.group = 0;
+  EXPECT_TRUE(GroupShares(t).empty());
+  EXPECT_FALSE(nlohmann::json::parse(ToJson(t))["groups"].is_array());
+}
+
 TEST(RegionsNames, FileTablesAndMarkerLocations) {
   // A names file: one entry per line, comments, spaces, ';' still allowed inside a line.
   auto n = ParseNames("# gemm.names\n1 = kernel\r\n3=load (cp.async)@../src/kernels.cuh:75; 4=compute\n#5=x\n\n6=at@x\n");

@@ -660,6 +660,17 @@ std::string ToJson(const Trace& t, const std::map<uint16_t, std::string>& names)
     is.push_back(std::move(o));
   }
   j["issues"] = is;
+  json groups = json::array();
+  for (const GroupShare& g : GroupShares(t)) {
+    json rs = json::array();
+    for (const RegionShare& r : g.regions) {
+      auto n = names.find(r.region);
+      rs.push_back({{"region", r.region}, {"name", n != names.end() ? SplitNameLocation(n->second).name : "region " + std::to_string(r.region)},
+                    {"share", r.share}, {"outermost", r.outermost}, {"container", r.container}, {"async", r.async}});
+    }
+    groups.push_back({{"group", g.group}, {"lanes", g.lanes}, {"regions", rs}});
+  }
+  if (!groups.empty()) j["groups"] = groups;
   return j.dump(1);
 }
 

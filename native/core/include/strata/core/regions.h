@@ -158,7 +158,25 @@ inline bool HasIterationSuffix(std::string_view name) {
 // region 0 inside region 2. Returns 0 when the trace is not a calibration trace.
 double CalibrateRecordCost(const Trace& calibration);
 
-// JSON (the lanes, intervals and issues) and a Chrome/Perfetto trace (one track per lane).
+// Per lane group (warp group, warp or thread set), each region's share of the group's time:
+// its intervals' time over the group's outermost intervals (a loop with an interval of its own
+// counts once, not per iteration; repeated instances without one, e.g. Proton's scopes, count
+// themselves). Empty when all lanes are in one group. Regions largest share first.
+struct RegionShare {
+  uint16_t region = 0;
+  double share = 0;
+  bool outermost = false;  // outermost in some lane of the group
+  bool container = false;  // other regions nest inside it
+  bool async = false;      // an async region (issue to arrival): overlaps the work
+};
+struct GroupShare {
+  uint32_t group = 0;
+  uint32_t lanes = 0;
+  std::vector<RegionShare> regions;
+};
+std::vector<GroupShare> GroupShares(const Trace& trace);
+
+// JSON (the lanes, intervals, issues and, for several lane groups, "groups": GroupShares) and a Chrome/Perfetto trace (one track per lane).
 // Names are shown without their location; it goes to "location" ("file:line") beside them.
 std::string ToJson(const Trace& trace, const std::map<uint16_t, std::string>& names = {});
 std::string ToChromeTrace(const Trace& trace, const std::map<uint16_t, std::string>& names = {});
