@@ -12,6 +12,7 @@ there yet), `qk`, `softmax`, `pv`, and `store`; `load_q` before the partitions s
   python3 attention_ws_gluon.py [--proton OUT [--hatchet]] [--bench plain|proton]
 """
 import inspect
+import sys
 
 import torch
 import triton
@@ -27,23 +28,30 @@ import proton_common as pc
 # has been (args, default_partition, worker_partitions, ...) with one argument tuple for all,
 # (default_args, default_partition, worker_args, worker_partitions, ...), and
 # ([(function, args), ...], ...): both partitions here take the same arguments, so all three fit.
+# The TMA load is picked here, not under a constexpr `if` in the kernel: Triton's dependency
+# finder resolves every attribute in a jit function's source, taken branch or not.
+_tma_load = getattr(tma, "async_load", None) or tma.async_copy_global_to_shared
 TMA_NEW = hasattr(tma, "async_load")
+# Whether the partitions carry scopes: a module constant, since a constexpr passed through
+# warp_specialize's argument tuple arrives in the partition as a tensor.
+SCOPES = gl.constexpr("--no-scopes" not in sys.argv)
 WS_API = {"functions_and_args": 0, "default_args": 1, "args": 2}.get(list(inspect.signature(gl.warp_specialize).parameters)[0], 0)
 
 
 @gluon.jit
-def _load_rows(desc, row, bar, dst, TMA_NEW: gl.constexpr):
+def _load_rows(desc, row, bar, dst):
     """TMA of the descriptor's block at [row, 0] into `dst`, completing on `bar`."""
-    if TMA_NEW:
-        tma.async_load(desc, [row, 0], bar, dst)
-    else:
-        tma.async_copy_global_to_shared(desc, [row, 0], bar, dst)
+    _tma_load(desc, [row, 0], bar, dst)
 
 
 @gluon.jit
-def _producer(q_smem, k_bufs, v_bufs, ready, empty, desc_k, desc_v, o_ptr, row0, kv0, n_iter, qk_scale,
-              BM: gl.constexpr, BN: gl.constexpr, D: gl.constexpr, SCOPES: gl.constexpr, TMA_NEW: gl.constexpr):
+def _producer(q_smem, k_bufs, v_bufs, ready, empty, desc_k, desc_v, o_ptr, row0, kv0, n_iter, qk_scale):
+    # Block sizes come from the buffers' shapes: constexprs passed through warp_specialize's
+    # argument tuple arrive as tensors.
     NB: gl.constexpr = k_bufs.type.shape[0]
+    BM: gl.constexpr = q_smem.type.shape[0]
+    BN: gl.constexpr = k_bufs.type.shape[1]
+    D: gl.constexpr = k_bufs.type.shape[2]
     for i in range(n_iter):
         idx = i % NB
         ph = (i // NB) & 1
@@ -56,16 +64,20 @@ def _producer(q_smem, k_bufs, v_bufs, ready, empty, desc_k, desc_v, o_ptr, row0,
             pl.enter_scope("issue_kv")
         bar = ready.index(idx)
         mbarrier.expect(bar, desc_k.block_type.nbytes + desc_v.block_type.nbytes)
-        _load_rows(desc_k, kv0 + i * BN, bar, k_bufs.index(idx), TMA_NEW)
-        _load_rows(desc_v, kv0 + i * BN, bar, v_bufs.index(idx), TMA_NEW)
+        _load_rows(desc_k, kv0 + i * BN, bar, k_bufs.index(idx))
+        _load_rows(desc_v, kv0 + i * BN, bar, v_bufs.index(idx))
         if SCOPES:
             pl.exit_scope("issue_kv")
 
 
 @gluon.jit
-def _consumer(q_smem, k_bufs, v_bufs, ready, empty, desc_k, desc_v, o_ptr, row0, kv0, n_iter, qk_scale,
-              BM: gl.constexpr, BN: gl.constexpr, D: gl.constexpr, SCOPES: gl.constexpr, TMA_NEW: gl.constexpr):
+def _consumer(q_smem, k_bufs, v_bufs, ready, empty, desc_k, desc_v, o_ptr, row0, kv0, n_iter, qk_scale):
+    # Block sizes come from the buffers' shapes: constexprs passed through warp_specialize's
+    # argument tuple arrive as tensors.
     NB: gl.constexpr = k_bufs.type.shape[0]
+    BM: gl.constexpr = q_smem.type.shape[0]
+    BN: gl.constexpr = k_bufs.type.shape[1]
+    D: gl.constexpr = k_bufs.type.shape[2]
     mma: gl.constexpr = gl.NVMMADistributedLayout(version=[3, 0], warps_per_cta=[4, 1], instr_shape=[16, BN, 16])
     p_layout: gl.constexpr = gl.DotOperandLayout(operand_index=0, parent=mma, k_width=2)
     row: gl.constexpr = gl.SliceLayout(1, mma)
@@ -114,7 +126,7 @@ def _consumer(q_smem, k_bufs, v_bufs, ready, empty, desc_k, desc_v, o_ptr, row0,
 @gluon.jit
 def attn_fwd_ws_gluon(desc_q, desc_k, desc_v, o_ptr, qk_scale, N_CTX,
                       BM: gl.constexpr, BN: gl.constexpr, D: gl.constexpr, NB: gl.constexpr,
-                      SCOPES: gl.constexpr, TMA_NEW: gl.constexpr, WS_API: gl.constexpr):
+                      WS_API: gl.constexpr):
     row0 = gl.program_id(1) * N_CTX + gl.program_id(0) * BM
     kv0 = gl.program_id(1) * N_CTX
     q_smem = gl.allocate_shared_memory(desc_q.dtype, desc_q.block_type.shape, desc_q.layout)
@@ -130,13 +142,12 @@ def attn_fwd_ws_gluon(desc_q, desc_k, desc_v, o_ptr, qk_scale, N_CTX,
     if SCOPES:
         pl.enter_scope("load_q")
     mbarrier.expect(q_bar, desc_q.block_type.nbytes)
-    _load_rows(desc_q, row0, q_bar, q_smem, TMA_NEW)
+    _load_rows(desc_q, row0, q_bar, q_smem)
     mbarrier.wait(q_bar, 0)
     if SCOPES:
         pl.exit_scope("load_q")
     n_iter = N_CTX // BN
-    args = (q_smem, k_bufs, v_bufs, ready, empty, desc_k, desc_v, o_ptr, row0, kv0, n_iter, qk_scale,
-            BM, BN, D, SCOPES, TMA_NEW)
+    args = (q_smem, k_bufs, v_bufs, ready, empty, desc_k, desc_v, o_ptr, row0, kv0, n_iter, qk_scale)
     # The consumer is the default partition (the kernel's num_warps = 4 warps, one warp group);
     # the producer one more warp with few registers.
     if WS_API == 0:
@@ -158,7 +169,7 @@ def main():
 
     def launch():
         kern = attn_fwd_ws_gluon[grid](dq, dk, dv, o, sm_scale * 1.44269504, N_CTX, BM=BM, BN=BN, D=D, NB=NB,
-                                       SCOPES=not args.no_scopes, TMA_NEW=TMA_NEW, WS_API=WS_API, num_warps=4)
+                                       WS_API=WS_API, num_warps=4)
         pc.describe_once(launch, kern, f" (tma.async_load: {TMA_NEW}, warp_specialize form {WS_API})")
 
     def check():

@@ -54,7 +54,7 @@ strata_run() {  # OUT_TAG SCRIPT ARGS...: the example under Strata's runtime (ST
   LD_LIBRARY_PATH="/tmp/strata-unwind/usr/lib/x86_64-linux-gnu" "$B/strata_rt_dump_profile" "$W/strata_$tag.strata" 40 2>&1 |
     grep -E "^(gpu|pc_sampling|mode|python)|kernel|attn|matmul" | head -24
 }
-PARTS="${PARTS:-1 2}"  # 1: Proton cases and overhead; 2: Strata's runtime on the same kernels; 3: larger Proton buffer; 4: Triton's own WS
+PARTS="${PARTS:-1 2}"  # 1: Proton cases and overhead; 2: Strata's runtime on the same kernels; 3: larger Proton buffer; 4: Triton's own WS; 5: the Gluon WS kernel alone (Proton and Strata)
 on() { [[ " $PARTS " == *" $1 "* ]]; }
 if on 1; then
   case_runs matmul_pipelined matmul_pipelined.py
@@ -71,6 +71,11 @@ if on 3; then  # Proton's default buffer keeps 128 of the matmul's 132 records p
 fi
 if on 4; then
   TIMEOUT=30 run attention_ws.plain attention_ws_tl attention_ws.py --ws --bench plain
+fi
+if on 5; then
+  case_runs attention_ws_gluon attention_ws_gluon.py
+  strata_run attn_ws_gluon attention_ws_gluon.py --bench plain
+  strata_run attn_ws_gluon_proton attention_ws_gluon.py --bench proton
 fi
 if on 2; then
   strata_run mm_plain matmul_pipelined.py --bench plain

@@ -150,6 +150,50 @@ TEST(ProtonImport, HatchetTable) {
   EXPECT_FALSE(ImportProtonHatchet("{}").error.empty());
 }
 
+TEST(ProtonImport, ProducerWarpsLackingConsumerScopesAreNotLosses) {
+  // A warp-specialized kernel: warp 0 computes (kernel ⊃ dot × 3), warp 4 only loads. The
+  // producer never runs "kernel": it is another role, not a lane that lost its records.
+  json ev = json::array();
+  for (int cta = 0; cta < 2; ++cta) {
+    const std::string pid = "ws Core" + std::to_string(cta) + " CTA" + std::to_string(cta);
+    ev.push_back(Ev("kernel", pid, 0, 0, 1000));
+    for (int i = 0; i < 3; ++i) {
+      ev.push_back(Ev("dot", pid, 0, 100 + 300 * i, 150));
+      ev.push_back(Ev("load", pid, 4, 50 + 300 * i, 100));
+    }
+  }
+  ProtonTrace p = ImportProtonTrace(json{{"traceEvents", ev}}.dump());
+  ASSERT_TRUE(p.ok);
+  EXPECT_EQ(p.trace.lanes.size(), 4u);
+  EXPECT_FALSE(p.trace.HasIssue(IssueKind::kOverflow)) << p.trace.issues.size();
+}
+
+TEST(ProtonImport, FullLanesWithUnequalLoopScopesAreReported) {
+  // Proton's buffer holds 2^k records per warp and keeps the newest: with 16 iterations of
+  // load + dot (64 records) in a 64-record buffer and a kernel scope around them, the kernel's
+  // start and the first load are gone (Proton drops the orphaned ends). Every lane lost the
+  // same records, so only the fill level and the unequal counts show it.
+  json ev = json::array();
+  for (int w = 0; w < 2; ++w) {
+    const std::string pid = "mm Core0 CTA0";
+    for (int i = 1; i < 16; ++i) ev.push_back(Ev("load", pid, w, 100 * i, 40));
+    for (int i = 0; i < 16; ++i) ev.push_back(Ev("dot", pid, w, 100 * i + 50, 40));
+  }
+  ProtonTrace p = ImportProtonTrace(json{{"traceEvents", ev}}.dump());
+  ASSERT_TRUE(p.ok);
+  ASSERT_EQ(p.trace.CountIssues(IssueKind::kOverflow), 1u);
+  for (const Issue& is : p.trace.issues)
+    if (is.kind == IssueKind::kOverflow) {
+      EXPECT_EQ(is.count, 2u);
+      EXPECT_NE(is.message.find("load 15 times, dot 16"), std::string::npos) << is.message;
+    }
+  // Not full: the same lanes with half the iterations are not reported.
+  json half = json::array();
+  for (const json& e : ev)
+    if (e["ts"].get<double>() < 0.8) half.push_back(e);
+  EXPECT_FALSE(ImportProtonTrace(json{{"traceEvents", half}}.dump()).trace.HasIssue(IssueKind::kOverflow));
+}
+
 // ---- H100, Triton 3.6 (test/fixtures/h100/proton/README.md).
 
 TEST(ProtonImportH100, PipelinedMatmulTrace) {
@@ -219,6 +263,51 @@ TEST(ProtonImportH100, AttentionTraceNestsStagesInTheKernelScope) {
   EXPECT_EQ(j["lanes"].size(), 64u);
   EXPECT_EQ(j["lanes"][0]["kernel"], "attn_fwd");
   EXPECT_FALSE(ToChromeTrace(p.trace, p.names).empty());
+}
+
+TEST(ProtonImportH100, WarpSpecializedGluonAttention) {
+  // test/proton/attention_ws_gluon.py: 32 CTAs, a 4-warp consumer (warps 0-3: wait_kv, qk,
+  // softmax, pv per KV block, store) and a 1-warp TMA producer (warp 6 in Proton's numbering:
+  // wait_slot, issue_kv), meeting at a 2-deep mbarrier ring. 16 KV blocks per CTA.
+  ProtonImportOptions o;
+  o.cycles_per_ns = 1.98;
+  ProtonTrace p = ImportProtonFile(std::string(STRATA_PROTON_FIXTURES) + "/attention_ws_gluon.chrome_trace", o);
+  ASSERT_TRUE(p.ok);
+  EXPECT_EQ(p.kernels, std::vector<std::string>{"attn_fwd_ws_gluon"});
+  ASSERT_EQ(p.trace.lanes.size(), 160u);
+  std::map<uint32_t, std::set<std::string>> scopes_of_warp;
+  std::map<std::string, size_t> count;
+  std::map<std::string, double> total;
+  for (const Interval& iv : p.trace.intervals) {
+    const std::string& n = p.names[iv.region];
+    scopes_of_warp[p.trace.lanes[iv.lane].meta.group].insert(n);
+    ++count[n];
+    total[n] += iv.duration_ns();
+    EXPECT_EQ(iv.depth, 0u) << n;  // no kernel-level scope: the partitions' scopes are outermost
+  }
+  // The two partitions' scopes never meet on a warp.
+  const std::set<std::string> consumer{"wait_kv", "qk", "softmax", "pv", "store"}, producer{"wait_slot", "issue_kv"};
+  for (uint32_t w : {0u, 1u, 2u, 3u}) EXPECT_EQ(scopes_of_warp[w], consumer) << w;
+  EXPECT_EQ(scopes_of_warp[6], producer);
+  EXPECT_EQ(scopes_of_warp.size(), 5u);
+  for (const char* n : {"qk", "softmax", "pv"}) EXPECT_EQ(count[n], 128u * 16) << n;
+  EXPECT_EQ(count["wait_slot"], 32u * 16);
+  // Proton's 128-record buffer held 128 of each consumer warp's 132 records (stderr said so:
+  // record_log_3.txt): load_q and the first wait_kv are gone. The producer warps, which have no
+  // "store", are not taken for lanes that lost it.
+  EXPECT_EQ(count["wait_kv"], 128u * 15);
+  EXPECT_EQ(count.count("load_q"), 0u);
+  ASSERT_EQ(p.trace.CountIssues(IssueKind::kOverflow), 1u);
+  for (const Issue& is : p.trace.issues)
+    if (is.kind == IssueKind::kOverflow) {
+      EXPECT_EQ(is.count, 128u) << is.message;
+      EXPECT_NE(is.message.find("wait_kv 15 times, qk 16"), std::string::npos) << is.message;
+    }
+  // The producer waits for a free slot most of its time: the consumer (softmax above all) sets
+  // the pace. Means at 1.98 cycles/ns: softmax 254 ns, qk 109, pv 96, wait_kv 58; wait_slot 482.
+  EXPECT_NEAR(total["softmax"] / count["softmax"], 254.4, 5);
+  EXPECT_NEAR(total["wait_slot"] / count["wait_slot"], 482.3, 10);
+  EXPECT_GT(total["wait_slot"], 20 * total["issue_kv"]);
 }
 
 TEST(ProtonImportH100, Hatchet) {

@@ -8,6 +8,7 @@
 #include <iterator>
 #include <nlohmann/json.hpp>
 #include <regex>
+#include <set>
 #include <tuple>
 
 namespace strata::core::regions {
@@ -67,28 +68,78 @@ void NestAndNumber(Trace& t) {
   }
 }
 
+std::string RegionName(const std::map<uint16_t, std::string>& names, uint16_t region) {
+  auto n = names.find(region);
+  return n != names.end() ? n->second : std::to_string(region);
+}
+
 // Proton's default buffer is circular: a lane that ran out keeps its newest records, and the
-// trace does not say so. A scope that most lanes have exactly once (the kernel-level scope) and
-// some lanes lack marks those lanes: their earliest records were overwritten (and their loop
-// scopes' iteration numbers start at the first kept one).
+// trace does not say so (Proton says it on stderr only). Two signs in the trace:
+// - a scope that most lanes of its role have exactly once (the kernel-level scope) and some lack.
+//   A role is the lanes whose scopes meet this one's: in a warp-specialized kernel the producer
+//   warps never run the consumer's scopes, and lacking them is not a loss.
+// - lanes filled to within one record per scope of a power of two (the buffer holds 2^k records;
+//   an interval whose start was overwritten is dropped with it) whose repeating scopes do not
+//   all repeat equally often: the first iteration lost some of its scopes. When every lane lost
+//   the same records, this is the only sign.
 void ReportLostRecords(Trace& t, const std::map<uint16_t, std::string>& names) {
-  std::map<uint16_t, std::vector<uint32_t>> per_lane;  // region -> count per lane
-  for (const Interval& iv : t.intervals) {
-    auto& v = per_lane[iv.region];
-    v.resize(t.lanes.size(), 0);
-    ++v[iv.lane];
-  }
-  for (const auto& [region, counts] : per_lane) {
-    size_t once = 0, missing = 0;
-    for (uint32_t c : counts) once += c == 1, missing += c == 0;
-    if (missing == 0 || once * 2 < counts.size()) continue;
-    auto n = names.find(region);
+  const size_t n_lanes = t.lanes.size();
+  std::vector<std::map<uint16_t, uint32_t>> lane_counts(n_lanes);
+  for (const Interval& iv : t.intervals) ++lane_counts[iv.lane][iv.region];
+  std::map<uint16_t, std::set<uint16_t>> meets;  // region -> regions sharing a lane with it
+  for (const auto& counts : lane_counts)
+    for (const auto& [a, ca] : counts)
+      for (const auto& [b, cb] : counts) meets[a].insert(b);
+
+  for (const auto& [region, partners] : meets) {
+    size_t role = 0, once = 0, missing = 0;
+    for (const auto& counts : lane_counts) {
+      const bool in_role = std::any_of(counts.begin(), counts.end(), [&](const auto& rc) { return partners.count(rc.first) > 0; });
+      if (!in_role) continue;
+      ++role;
+      auto it = counts.find(region);
+      const uint32_t c = it == counts.end() ? 0 : it->second;
+      once += c == 1, missing += c == 0;
+    }
+    if (missing == 0 || once * 2 < role) continue;
     t.issues.push_back(Issue{IssueKind::kOverflow, -1, int32_t(region), missing,
-                             std::to_string(missing) + " of " + std::to_string(counts.size()) + " lanes lack the scope \"" +
-                                 (n != names.end() ? n->second : std::to_string(region)) +
+                             std::to_string(missing) + " of " + std::to_string(role) + " lanes lack the scope \"" +
+                                 RegionName(names, region) +
                                  "\" that the others have once: Proton's circular buffer dropped their earliest records "
                                  "(give proton.mode a larger buffer_size)"});
   }
+
+  uint64_t max_records = 0;
+  for (const auto& counts : lane_counts) {
+    uint64_t r = 0;
+    for (const auto& [region, c] : counts) r += 2ull * c;
+    max_records = std::max(max_records, r);
+  }
+  uint64_t capacity = 64;  // smaller buffers are not Proton's
+  while (capacity < max_records) capacity *= 2;
+  size_t short_lanes = 0;
+  std::string example;
+  for (const auto& counts : lane_counts) {
+    uint64_t records = 0;
+    uint32_t lo = UINT32_MAX, hi = 0;
+    uint16_t lo_region = 0, hi_region = 0;
+    for (const auto& [region, c] : counts) {
+      records += 2ull * c;
+      if (c < 2) continue;
+      if (c < lo) lo = c, lo_region = region;
+      if (c > hi) hi = c, hi_region = region;
+    }
+    if (hi == 0 || lo == hi || records + 2 * counts.size() < capacity) continue;
+    if (short_lanes++ == 0)
+      example = RegionName(names, lo_region) + " " + std::to_string(lo) + " times, " + RegionName(names, hi_region) + " " +
+                std::to_string(hi);
+  }
+  if (short_lanes)
+    t.issues.push_back(Issue{IssueKind::kOverflow, -1, -1, short_lanes,
+                             std::to_string(short_lanes) + " of " + std::to_string(n_lanes) + " lanes are full (near " +
+                                 std::to_string(capacity) + " records) and their loop scopes repeat unequally (" + example +
+                                 "): Proton's circular buffer likely dropped their earliest records (give proton.mode a "
+                                 "larger buffer_size)"});
 }
 
 }  // namespace
