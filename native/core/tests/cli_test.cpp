@@ -192,13 +192,15 @@ TEST(CliRegions, DecodesAnH100Buffer) {
   // A loop and its iterations are separate rows (32 iterations in each of the 128 lanes).
   EXPECT_NE(text.out.find("k-loop (iteration) (2)                      4096"), std::string::npos) << text.out;
   // The warp-specialized GEMM: what each warp group spends its time on (the producer waits for
-  // empty slots more than half the time, the consumer computes: the kernel is MMA-bound).
+  // empty slots more than half the time, the consumer computes: the kernel is MMA-bound). The
+  // waits are named barriers: before markers synced the warp ahead of the clock read, ptxas's
+  // deferred BAR.SYNC let the clock run early and these waits read 1.6% and 1.1%.
   auto ws = RunShell(cli + " regions " + Quote(dir + "/warpspec.bin") + " --names-file " + Quote(dir + "/warpspec.json") +
                      " --calibration " + Quote(dir + "/calibration.bin"));
   ASSERT_EQ(ws.status, 0) << ws.err;
-  EXPECT_NE(ws.out.find("warp group 0 (64 lanes): producer loop (10) 100.0%, wait empty (11) 52.8%, load tile (12) 27.7%"),
+  EXPECT_NE(ws.out.find("warp group 0 (64 lanes): producer loop (10) 100.0%, wait empty (11) 59.5%, load tile (12) 31.7%"),
             std::string::npos) << ws.out;
-  EXPECT_NE(ws.out.find("warp group 1 (64 lanes): consumer loop (13) 100.0%, mma (15) 83.3%, wait full (14) 9.0%"),
+  EXPECT_NE(ws.out.find("warp group 1 (64 lanes): consumer loop (13) 100.0%, mma (15) 88.8%, wait full (14) 5.2%"),
             std::string::npos) << ws.out;
   // Proton's repeated scopes (no enclosing interval of their id) count in the per-warp shares.
   auto proton = RunShell(cli + " regions --proton " + Quote(std::string(STRATA_REGIONS_FIXTURES) + "/../proton/attention.chrome_trace") +

@@ -289,6 +289,15 @@ class Recorder {
   // count, only the leader's store is enabled. A branch around the record (the first version)
   // split the caller's code into basic blocks at every marker, which cost GEMMs 7-15% with no
   // buffer at all (H100, docs/benchmarks.md); straight-line code leaves ptxas free to schedule.
+  //
+  // Before the clock read, a warp sync over the active threads (no instruction of its own: ptxas
+  // emits a NOP that waits). ptxas lowers bar.sync to BAR.SYNC.DEFER_BLOCKING: the warp runs on
+  // past a barrier and stalls only at an instruction that needs it to be complete, so a clock
+  // read right after __syncthreads() or a named barrier read the time before the wait. On the
+  // H100 a producer's wait on its ring's empty slots measured 14 ns instead of 536 ns, the rest
+  // showing up as an unexplained gap (test/regions warpspec case). The sync costs 1.5 cycles a
+  // record (13.2 -> 14.7, docs/benchmarks.md). __activemask(), not a full mask: markers may sit
+  // in divergent code.
   __device__ __forceinline__ void Mark(uint32_t tag) {
 #if defined(STRATA_REGIONS_WARP_SKIP)
     if (!warp_records_) return;
@@ -303,6 +312,7 @@ class Recorder {
         s = count_ - seq_ * Cfg::kCapacity;
       }
     }
+    __syncwarp(__activemask());
     const uint32_t c = MarkerClock32();
     asm volatile(
         "{\n\t.reg .pred p;\n\tsetp.ne.u32 p, %3, 0;\n\t@p st.shared.v2.u32 [%0], {%1, %2};\n\t}" ::"r"(

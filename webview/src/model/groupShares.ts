@@ -20,7 +20,7 @@ export function groupShares(groups: unknown): RegionGroupShare[] {
     }));
 }
 
-/** "wg 0: wait empty 53% · wg 1: mma 83%": each group's largest innermost synchronous region
+/** "wg 0: wait empty 60% · wg 1: mma 89%": each group's largest innermost synchronous region
  *  (not a container of others, not an async load overlapping the work, not the group's one
  *  outermost region); "each wg: compute 61–63%" when every group names the same region. */
 export function groupHeadline(shares: RegionGroupShare[], prefix: string): string {
