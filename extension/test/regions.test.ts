@@ -33,7 +33,7 @@ test('names: id=name entries, optional @file:line, ; or newlines, comments', () 
 test('names files: a harness sidecar (names + clock rate) or a plain table; bad JSON says why', () => {
   const side = parseNamesFile(readFileSync(join(FIX, 'gemm_nested_loop.json'), 'utf8'));
   assert.equal(side.names.get(4)?.name, 'compute');
-  assert.equal(side.cyclesPerNs, 1.980001);
+  assert.equal(side.cyclesPerNs, 1.979991);
   assert.equal(parseNamesFile('1=a\n2=b@x.cu:3').names.get(2)?.line, 3);
   assert.throws(() => parseNamesFile('{"case": 1}'), /needs a "names" string/);
   assert.throws(() => parseNamesFile('{oops'), /not valid JSON/);
@@ -155,7 +155,7 @@ test('the CLI decodes an H100 buffer; a file that is not a buffer is one clear l
   { skip: cli() ? false : 'the strata CLI is not built' }, async () => {
     const out = await runRegions(cli()!, regionsArgs({ buffer: join(FIX, 'gemm_nested_loop.bin'), names: '4=compute', cyclesPerNs: 1.98, calibration: join(FIX, 'calibration.bin') }, 'json'));
     const data = JSON.parse(out);
-    assert.ok(data.record_cost_cycles > 20, `replayed with the calibrated cost (${data.record_cost_cycles} cycles)`);
+    assert.ok(data.record_cost_cycles > 10 && data.record_cost_cycles <= 16, `replayed with the calibrated cost (${data.record_cost_cycles} cycles)`);
     assert.equal(classifyJson(data), 'trace');
     assert.equal(data.lanes.length, 128);
     assert.ok(data.intervals.some((iv: { name?: string }) => iv.name === 'compute'));

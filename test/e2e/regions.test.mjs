@@ -86,6 +86,7 @@ describe('Strata region timeline (code-server)', { timeout: 300_000 }, () => {
     writeFileSync(path.join(traces, 'warpspec.names'), '# names of the warp-specialized gemm\n10=producer loop\n13=consumer loop\n14=wait full\n15=mma@../src/kernels.cuh:170\n');
     writeFileSync(path.join(traces, 'notes.bin'), 'not a region buffer\n'.repeat(20));
     copyFileSync(path.join(FIX, 'runtime_capture.strata'), path.join(traces, 'runtime_capture.strata'));
+    copyFileSync(path.join(FIX, '../proton/attention_ws_gluon.chrome_trace'), path.join(traces, 'attention_ws_gluon.chrome_trace'));
     await startSession({ 'strata.cliPath': cli });
   });
 
@@ -252,5 +253,23 @@ describe('Strata region timeline (code-server)', { timeout: 300_000 }, () => {
     await pickLaunch('Launch 2');
     await checkProfileTimeline('Strata: runtime_capture.strata · launch 2');
     await shot('r7-flame-region-timeline');
+  });
+
+  test('(r8) a Proton trace of a warp-specialized Gluon kernel: one row per warp, the headline names both partitions', { skip }, async () => {
+    await clearNotifications();
+    await runCommand('View: Close All Editors');
+    await openTrace(path.join(traces, 'attention_ws_gluon.chrome_trace'));
+    const { frame, stats } = await timelineFrame();
+    assert.equal(stats.rows, 160);  // 32 CTAs x (4 consumer warps + 1 producer warp)
+    const summary = await frame.evaluate(() => document.querySelector('.strata-timeline-summary')?.textContent);
+    // Issues: Proton's dropped records and no clock rate (Proton's 1 GHz axis: cycles).
+    assert.match(summary, /^160 lanes · 9216 intervals · 2 issues · warp 0–3: softmax \d+(–\d+)?% · warp 6: wait_slot 9\d%$/);
+    const at = await frame.evaluate(() => window.__strata.locate('wait_slot #3'));
+    assert.ok(at, 'a producer wait is drawn');
+    const tip = await tooltipOver(frame, { x: Math.round(at.x), y: Math.round(at.y) });
+    assert.equal(tip.name, 'wait_slot #3');
+    assert.match(tip.lane, /^SM \d+ · block \d+ · warp 6$/);
+    assert.equal(tip.rows.Iteration, '3');
+    await shot('r8-proton-gluon-ws');
   });
 });

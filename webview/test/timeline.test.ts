@@ -208,6 +208,13 @@ test('group shares: parsed from the trace, malformed entries left out; the headl
   const phases = [{ group: 0, lanes: 8, regions: [share(30, 'work', 0.81, { outermost: true }), share(31, 'reduce', 0.19, { outermost: true })] },
     { group: 1, lanes: 8, regions: [share(30, 'work', 0.85, { outermost: true }), share(31, 'reduce', 0.15, { outermost: true })] }];
   assert.equal(groupHeadline(phases, 'group'), 'each group: work 81–85%');
+  // Groups naming the same region share a phrase: a run of groups as a range, others listed.
+  const ws = [0, 1, 2, 3].map((w) => ({ group: w, lanes: 32, regions: [share(2, 'softmax', 0.47 + w * 0.003)] }))
+    .concat([{ group: 6, lanes: 32, regions: [share(6, 'wait_slot', 0.962)] }]);
+  assert.equal(groupHeadline(ws, 'warp'), 'warp 0–3: softmax 47–48% · warp 6: wait_slot 96%');
+  const split = [{ group: 0, lanes: 1, regions: [share(1, 'a', 0.5)] }, { group: 1, lanes: 1, regions: [share(2, 'b', 0.5)] },
+    { group: 2, lanes: 1, regions: [share(1, 'a', 0.5)] }];
+  assert.equal(groupHeadline(split, 'wg'), 'wg 0, 2: a 50% · wg 1: b 50%');
 });
 
 test('group shares on the H100 warp-specialized GEMM: the JSON the timeline reads says what the text says', { skip: cli() ? false : 'the strata CLI is not built' }, () => {
@@ -233,4 +240,9 @@ test('group shares on the H100 warp-specialized GEMM: the JSON the timeline read
   const proton = JSON.parse(execFileSync(cli()!, ['regions', '--proton', resolve(REPO, 'test/fixtures/h100/proton/attention.chrome_trace'),
     '--format', 'json'], { maxBuffer: 256 << 20 }).toString()) as RegionTraceData;
   assert.match(groupHeadline(groupShares(proton.groups), 'warp'), /^each warp: softmax \d+(–\d+)?%$/);
+  // The warp-specialized Gluon attention: four consumer warps in softmax, the producer warp
+  // waiting for a free slot.
+  const gluon = JSON.parse(execFileSync(cli()!, ['regions', '--proton', resolve(REPO, 'test/fixtures/h100/proton/attention_ws_gluon.chrome_trace'),
+    '--cycles-per-ns', '1.98', '--format', 'json'], { maxBuffer: 256 << 20 }).toString()) as RegionTraceData;
+  assert.equal(groupHeadline(groupShares(gluon.groups), 'warp'), 'warp 0–3: softmax 47–48% · warp 6: wait_slot 96%');
 });

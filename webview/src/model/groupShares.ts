@@ -22,7 +22,9 @@ export function groupShares(groups: unknown): RegionGroupShare[] {
 
 /** "wg 0: wait empty 60% · wg 1: mma 89%": each group's largest innermost synchronous region
  *  (not a container of others, not an async load overlapping the work, not the group's one
- *  outermost region); "each wg: compute 61–63%" when every group names the same region. */
+ *  outermost region). Groups naming the same region share one phrase: "each wg: compute 61–63%"
+ *  when all do, else "warp 0–3: softmax 47–48% · warp 6: wait_slot 96%" (a warp-specialized
+ *  kernel's consumer warps and its producer). */
 export function groupHeadline(shares: RegionGroupShare[], prefix: string): string {
   // An outermost region is the group's whole time unless the group has several (phases side by side).
   const tops = shares.map((g) => {
@@ -31,11 +33,28 @@ export function groupHeadline(shares: RegionGroupShare[], prefix: string): strin
   })
     .filter((x): x is { g: RegionGroupShare; r: RegionShare } => x.r !== undefined);
   if (!tops.length) return '';
-  const pct = (r: RegionShare) => `${Math.round(r.share * 100)}%`;
-  if (tops.length === shares.length && tops.every((x) => x.r.name === tops[0].r.name)) {
-    const ps = tops.map((x) => Math.round(x.r.share * 100));
+  const range = (ps: number[]) => {
     const lo = Math.min(...ps), hi = Math.max(...ps);
-    return `each ${prefix}: ${tops[0].r.name} ${lo === hi ? `${lo}%` : `${lo}–${hi}%`}`;
+    return lo === hi ? `${lo}%` : `${lo}–${hi}%`;
+  };
+  // By region name, in the order the groups come.
+  const byName = new Map<string, { groups: number[]; pcts: number[] }>();
+  for (const { g, r } of tops) {
+    const e = byName.get(r.name) ?? { groups: [], pcts: [] };
+    e.groups.push(g.group);
+    e.pcts.push(Math.round(r.share * 100));
+    byName.set(r.name, e);
   }
-  return tops.map((x) => `${prefix} ${x.g.group}: ${x.r.name} ${pct(x.r)}`).join(' · ');
+  if (tops.length === shares.length && byName.size === 1) {
+    const [[name, e]] = [...byName];
+    return `each ${prefix}: ${name} ${range(e.pcts)}`;
+  }
+  return [...byName].map(([name, e]) => `${prefix} ${groupList(e.groups)}: ${name} ${range(e.pcts)}`).join(' · ');
+}
+
+/** 0–3 for a run of consecutive groups, else 0, 2, 5. */
+function groupList(groups: number[]): string {
+  const sorted = [...groups].sort((a, b) => a - b);
+  const run = sorted.length > 1 && sorted.every((g, i) => i === 0 || g === sorted[i - 1] + 1);
+  return run ? `${sorted[0]}–${sorted[sorted.length - 1]}` : sorted.join(', ');
 }
