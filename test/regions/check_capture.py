@@ -7,7 +7,10 @@
   epilogue, as the markers nest in test/regions/kernels.cuh;
 - one `kernel` interval per lane: 3 launches x 16 blocks x 2 warp groups;
 - the mean `kernel` region lasts no longer than the kernel's CUPTI GPU time and most of it;
-- every captured raw buffer is kept in the profile (blobs, module regions:<kernel>#<corr>)."""
+- every captured raw buffer is kept in the profile (blobs, module regions:<kernel>#<corr>);
+- each region frame's source line (from plain_app's names table, `@kernels.cuh:N`) is the line
+  of that region's STRATA_REGION_START in test/regions/kernels.cuh."""
+import re
 import os
 import struct
 import sys
@@ -68,6 +71,15 @@ def main():
         print(f"kernel region mean {region_ns / 1000:.2f} us per lane, kernel GPU time {gpu_ns / 1000:.2f} us per launch")
         if not 0.5 * gpu_ns <= region_ns <= 1.02 * gpu_ns:
             errors.append(f"kernel region {region_ns:.0f} ns against GPU time {gpu_ns:.0f} ns")
+    # The markers' lines: the first STRATA_REGION_START of each GEMM region in kernels.cuh.
+    src = open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "kernels.cuh")).read().split("\n")
+    ids = {"kernel": "kKernel", "k-loop": "kKLoop", "load (cp.async)": "kLoad", "compute": "kCompute", "epilogue": "kEpilogue"}
+    for name, const in ids.items():
+        want = next(i + 1 for i, l in enumerate(src) if re.search(rf"STRATA_REGION_START\(prof, {const}\)", l))
+        frames = [n for n in d["nodes"] if n["kind"] == "region" and n["name"] == name]
+        got = {(os.path.basename(n.get("file", "")), n.get("line", 0)) for n in frames}
+        if got != {("kernels.cuh", want)}:
+            errors.append(f"region {name!r}: frames at {sorted(got)}, the marker is at kernels.cuh:{want}")
     blobs = region_blobs(profile)
     if len(blobs) != 3 or any(b[:4] != struct.pack("<I", 0x47455253) for b in blobs):
         errors.append(f"{len(blobs)} raw region buffers kept (expected 3 starting with the SREG magic)")

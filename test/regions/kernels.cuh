@@ -16,11 +16,15 @@ enum : unsigned {
   kNeverEnded = 40, kNeverStarted = 41, kBalanced = 42,
   kWrapLoop = 50, kLongGap = 51,
 };
-STRATA_REGION_NAMES(
-    "1=kernel;2=k-loop;3=load (cp.async);4=compute;5=epilogue;"
-    "10=producer loop;11=wait empty;12=load tile;13=consumer loop;14=wait full;15=mma;"
-    "20=outer;21=inner;30=work;31=reduce;40=never ended;41=never started;42=balanced;"
-    "50=wrap loop;51=long gap");
+// A program may give its own table (plain_app: with the markers' lines).
+#ifndef REGIONS_NAMES
+#define REGIONS_NAMES                                                                        \
+  "1=kernel;2=k-loop;3=load (cp.async);4=compute;5=epilogue;"                               \
+  "10=producer loop;11=wait empty;12=load tile;13=consumer loop;14=wait full;15=mma;"       \
+  "20=outer;21=inner;30=work;31=reduce;40=never ended;41=never started;42=balanced;"        \
+  "50=wrap loop;51=long gap"
+#endif
+STRATA_REGION_NAMES(REGIONS_NAMES);
 
 namespace REGIONS_NS {
 

@@ -4,6 +4,11 @@
 // without it the kernel records nothing and computes the same result.
 //   plain_app [launches]   prints one line with the result check
 #define REGIONS_NS app
+// The GEMM's regions with their markers' lines in kernels.cuh: the runtime makes them the region
+// frames' source lines (check_capture.py checks them against the markers).
+#define REGIONS_NAMES                                                                    \
+  "1=kernel@kernels.cuh:68;2=k-loop@kernels.cuh:78;3=load (cp.async)@kernels.cuh:79;"   \
+  "4=compute@kernels.cuh:91;5=epilogue@kernels.cuh:109"
 #include "kernels.cuh"
 
 #include <cstdio>

@@ -288,15 +288,19 @@ TEST(Analyze, RegionWaitTwinHiddenLoadFindsNothing) {
 
 TEST(Analyze, RegionWaitOnTheH100Gemm) {
   // strata record --regions on test/regions/plain_app.cu (2-stage cp.async SGEMM): the loads
-  // wait 173 us of the k-loop's 7.65 ms (2.3%): hidden well enough for the default threshold.
+  // wait 176 us of the k-loop's 7.7 ms (2.3%): hidden well enough for the default threshold.
   auto p = Profile::Open(std::string(STRATA_REGIONS_FIXTURES) + "/runtime_capture.strata");
   EXPECT_TRUE(Of(Analyze(*p), "region-wait").empty());
   AnalyzeOptions o;
   o.thresholds["region-wait.min_share"] = 0.02;
   auto f = Of(Analyze(*p, o), "region-wait");
   ASSERT_EQ(f.size(), 1u);
-  EXPECT_NE(f[0].message.find("`load (cp.async)` waits for its data 2.3% of `k-loop`'s time"), std::string::npos)
+  EXPECT_NE(f[0].message.find("`load (cp.async) (kernels.cuh:79)` waits for its data 2.3% of `k-loop`'s time"),
+            std::string::npos)
       << f[0].message;
+  // On the marker's line, from the program's names table.
+  EXPECT_EQ(f[0].location.file, "kernels.cuh");
+  EXPECT_EQ(f[0].location.line, 79u);
   double share = -1;
   for (const auto& e : f[0].evidence) if (e.name == "wait_share") share = e.value;
   EXPECT_NEAR(share, 0.0226, 0.0005);

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
+#include <map>
 #include <set>
 #include <string>
 #include <utility>
@@ -37,12 +38,20 @@ TEST(ProfileRegions, ListsTheCapturedLaunchesOfTheH100Fixture) {
     EXPECT_EQ(l.bytes.substr(0, 4), "SREG");
   }
   EXPECT_EQ(corrs.size(), 3u);
-  // Names from the region frames, " (iteration)" taken off.
+  // Names from the region frames, " (iteration)" taken off, with the marker's line from the
+  // program's names table (test/regions/plain_app.cu) as "@file:line".
   std::set<std::string> names;
-  for (const auto& [id, name] : pr.names) names.insert(name);
+  std::map<std::string, std::string> where;
+  for (const auto& [id, name] : pr.names) {
+    NameLocation nl = SplitNameLocation(name);
+    names.insert(nl.name);
+    where[nl.name] = nl.file + ":" + std::to_string(nl.line);
+  }
   for (const char* want : {"kernel", "k-loop", "compute", "load (cp.async)", "epilogue"})
     EXPECT_TRUE(names.count(want)) << want;
   EXPECT_FALSE(names.count("k-loop (iteration)"));
+  EXPECT_EQ(where["compute"], "kernels.cuh:91");
+  EXPECT_EQ(where["load (cp.async)"], "kernels.cuh:79");
   // The runtime decoded these with the H100's SM clock attribute (meta: "clock rate from the
   // device attribute"); recovered from region_raw_time it is a plausible SM clock.
   EXPECT_GT(pr.cycles_per_ns, 1.0);
