@@ -196,16 +196,25 @@ TEST(ProtonImport, FullLanesWithUnequalLoopScopesAreReported) {
 
 // ---- H100, Triton 3.6 (test/fixtures/h100/proton/README.md).
 
-TEST(ProtonImportH100, PipelinedMatmulTrace) {
+// A fixture's trace at the H100's SM clock (1.98 cycles/ns).
+ProtonTrace H100Trace(const std::string& file) {
   ProtonImportOptions o;
   o.cycles_per_ns = 1.98;
-  ProtonTrace p = ImportProtonFile(std::string(STRATA_PROTON_FIXTURES) + "/matmul_pipelined.chrome_trace", o);
+  return ImportProtonFile(std::string(STRATA_PROTON_FIXTURES) + "/" + file, o);
+}
+
+TEST(ProtonImportH100, PipelinedMatmulTrace) {
+  ProtonTrace p = H100Trace("matmul_pipelined.chrome_trace");
   ASSERT_TRUE(p.ok);
   EXPECT_EQ(p.kernels, std::vector<std::string>{"matmul_kernel"});
   // 16 CTAs x 8 warps; Proton's default buffer kept 128 of each warp's 132 records, so the
   // kernel scope (the first start) and the first iteration are gone from every lane.
   ASSERT_EQ(p.trace.lanes.size(), 128u);
   EXPECT_EQ(p.trace.intervals.size(), 7936u);
+  // The trace does not say so; the full lanes and their unequal loop scopes do.
+  ASSERT_EQ(p.trace.CountIssues(IssueKind::kOverflow), 1u);
+  for (const Issue& is : p.trace.issues)
+    if (is.kind == IssueKind::kOverflow) EXPECT_NE(is.message.find("dot 30 times, load 31"), std::string::npos) << is.message;
   std::set<std::string> names;
   for (const auto& [id, n] : p.names) names.insert(n);
   EXPECT_EQ(names, (std::set<std::string>{"load", "dot", "store"}));
@@ -235,9 +244,7 @@ TEST(ProtonImportH100, PipelinedMatmulTrace) {
 }
 
 TEST(ProtonImportH100, AttentionTraceNestsStagesInTheKernelScope) {
-  ProtonImportOptions o;
-  o.cycles_per_ns = 1.98;
-  ProtonTrace p = ImportProtonFile(std::string(STRATA_PROTON_FIXTURES) + "/attention.chrome_trace", o);
+  ProtonTrace p = H100Trace("attention.chrome_trace");
   ASSERT_TRUE(p.ok);
   EXPECT_EQ(p.kernels, std::vector<std::string>{"attn_fwd"});
   ASSERT_EQ(p.trace.lanes.size(), 64u);  // 16 CTAs x 4 warps
@@ -269,9 +276,7 @@ TEST(ProtonImportH100, WarpSpecializedGluonAttention) {
   // test/proton/attention_ws_gluon.py: 32 CTAs, a 4-warp consumer (warps 0-3: wait_kv, qk,
   // softmax, pv per KV block, store) and a 1-warp TMA producer (warp 6 in Proton's numbering:
   // wait_slot, issue_kv), meeting at a 2-deep mbarrier ring. 16 KV blocks per CTA.
-  ProtonImportOptions o;
-  o.cycles_per_ns = 1.98;
-  ProtonTrace p = ImportProtonFile(std::string(STRATA_PROTON_FIXTURES) + "/attention_ws_gluon.chrome_trace", o);
+  ProtonTrace p = H100Trace("attention_ws_gluon.chrome_trace");
   ASSERT_TRUE(p.ok);
   EXPECT_EQ(p.kernels, std::vector<std::string>{"attn_fwd_ws_gluon"});
   ASSERT_EQ(p.trace.lanes.size(), 160u);
