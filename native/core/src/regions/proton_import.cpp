@@ -82,14 +82,13 @@ std::string RegionName(const std::map<uint16_t, std::string>& names, uint16_t re
 //   an interval whose start was overwritten is dropped with it) whose repeating scopes do not
 //   all repeat equally often: the first iteration lost some of its scopes. When every lane lost
 //   the same records, this is the only sign.
-void ReportLostRecords(Trace& t, const std::map<uint16_t, std::string>& names) {
-  const size_t n_lanes = t.lanes.size();
-  std::vector<std::map<uint16_t, uint32_t>> lane_counts(n_lanes);
-  for (const Interval& iv : t.intervals) ++lane_counts[iv.lane][iv.region];
+using LaneCounts = std::vector<std::map<uint16_t, uint32_t>>;  // per lane: region -> instances
+
+void ReportMissingOnceScopes(Trace& t, const LaneCounts& lane_counts, const std::map<uint16_t, std::string>& names) {
   std::map<uint16_t, std::set<uint16_t>> meets;  // region -> regions sharing a lane with it
   for (const auto& counts : lane_counts)
-    for (const auto& [a, ca] : counts)
-      for (const auto& [b, cb] : counts) meets[a].insert(b);
+    for (const auto& a : counts)
+      for (const auto& b : counts) meets[a.first].insert(b.first);
 
   for (const auto& [region, partners] : meets) {
     size_t role = 0, once = 0, missing = 0;
@@ -108,7 +107,9 @@ void ReportLostRecords(Trace& t, const std::map<uint16_t, std::string>& names) {
                                  "\" that the others have once: Proton's circular buffer dropped their earliest records "
                                  "(give proton.mode a larger buffer_size)"});
   }
+}
 
+void ReportFullLanes(Trace& t, const LaneCounts& lane_counts, const std::map<uint16_t, std::string>& names) {
   uint64_t max_records = 0;
   for (const auto& counts : lane_counts) {
     uint64_t r = 0;
@@ -136,10 +137,17 @@ void ReportLostRecords(Trace& t, const std::map<uint16_t, std::string>& names) {
   }
   if (short_lanes)
     t.issues.push_back(Issue{IssueKind::kOverflow, -1, -1, short_lanes,
-                             std::to_string(short_lanes) + " of " + std::to_string(n_lanes) + " lanes are full (near " +
+                             std::to_string(short_lanes) + " of " + std::to_string(lane_counts.size()) + " lanes are full (near " +
                                  std::to_string(capacity) + " records) and their loop scopes repeat unequally (" + example +
                                  "): Proton's circular buffer likely dropped their earliest records (give proton.mode a "
                                  "larger buffer_size)"});
+}
+
+void ReportLostRecords(Trace& t, const std::map<uint16_t, std::string>& names) {
+  LaneCounts lane_counts(t.lanes.size());
+  for (const Interval& iv : t.intervals) ++lane_counts[iv.lane][iv.region];
+  ReportMissingOnceScopes(t, lane_counts, names);
+  ReportFullLanes(t, lane_counts, names);
 }
 
 }  // namespace
