@@ -910,9 +910,8 @@ void EmitRegions(Join& j, Cct::Unlocked& u) {
     for (size_t i = 0; i < t.intervals.size(); ++i) {
       const cr::Interval& iv = t.intervals[i];
       uint32_t parent = iv.parent >= 0 && size_t(iv.parent) < i ? node[size_t(iv.parent)] : kernel;
-      auto n = names.find(iv.region);
       // A names entry's "@file:line" (the marker's line) becomes the frame's source line.
-      cr::NameLocation nl = cr::SplitNameLocation(n != names.end() ? n->second : "region " + std::to_string(iv.region));
+      cr::NameLocation nl = cr::RegionNameLocation(names, iv.region);
       if (iv.iteration >= 0) nl.name += cr::kIterationSuffix;  // loop iterations nest inside their loop
       uint32_t f = u.Frame(Cct::FrameKind::kRegion, strata::format::kNone, iv.region, nl.name, nl.file, uint32_t(nl.line));
       node[i] = ChildNode(j, u, parent, f);

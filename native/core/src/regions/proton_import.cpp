@@ -68,11 +68,6 @@ void NestAndNumber(Trace& t) {
   }
 }
 
-std::string RegionName(const std::map<uint16_t, std::string>& names, uint16_t region) {
-  auto n = names.find(region);
-  return n != names.end() ? n->second : std::to_string(region);
-}
-
 // Proton's default buffer is circular: a lane that ran out keeps its newest records, and the
 // trace does not say so (Proton says it on stderr only). Two signs in the trace:
 // - a scope that most lanes of its role have exactly once (the kernel-level scope) and some lack.
@@ -103,7 +98,7 @@ void ReportMissingOnceScopes(Trace& t, const LaneCounts& lane_counts, const std:
     if (missing == 0 || once * 2 < role) continue;
     t.issues.push_back(Issue{IssueKind::kOverflow, -1, int32_t(region), missing,
                              std::to_string(missing) + " of " + std::to_string(role) + " lanes lack the scope \"" +
-                                 RegionName(names, region) +
+                                 RegionNameLocation(names, region).name +
                                  "\" that the others have once: Proton's circular buffer dropped their earliest records "
                                  "(give proton.mode a larger buffer_size)"});
   }
@@ -132,8 +127,8 @@ void ReportFullLanes(Trace& t, const LaneCounts& lane_counts, const std::map<uin
     }
     if (hi == 0 || lo == hi || records + 2 * counts.size() < capacity) continue;
     if (short_lanes++ == 0)
-      example = RegionName(names, lo_region) + " " + std::to_string(lo) + " times, " + RegionName(names, hi_region) + " " +
-                std::to_string(hi);
+      example = RegionNameLocation(names, lo_region).name + " " + std::to_string(lo) + " times, " +
+                RegionNameLocation(names, hi_region).name + " " + std::to_string(hi);
   }
   if (short_lanes)
     t.issues.push_back(Issue{IssueKind::kOverflow, -1, -1, short_lanes,

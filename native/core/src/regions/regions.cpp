@@ -585,6 +585,11 @@ NameLocation SplitNameLocation(const std::string& entry) {
   return out;
 }
 
+NameLocation RegionNameLocation(const std::map<uint16_t, std::string>& names, uint16_t id) {
+  auto n = names.find(id);
+  return SplitNameLocation(n != names.end() ? n->second : "region " + std::to_string(id));
+}
+
 double CalibrateRecordCost(const Trace& cal) {
   if (cal.lanes.size() != 1) return 0;
   int64_t d1 = -1, d2 = -1;
@@ -664,8 +669,7 @@ std::string ToJson(const Trace& t, const std::map<uint16_t, std::string>& names)
   for (const GroupShare& g : GroupShares(t)) {
     json rs = json::array();
     for (const RegionShare& r : g.regions) {
-      auto n = names.find(r.region);
-      rs.push_back({{"region", r.region}, {"name", n != names.end() ? SplitNameLocation(n->second).name : "region " + std::to_string(r.region)},
+      rs.push_back({{"region", r.region}, {"name", RegionNameLocation(names, r.region).name},
                     {"share", r.share}, {"outermost", r.outermost}, {"container", r.container}, {"async", r.async}});
     }
     groups.push_back({{"group", g.group}, {"lanes", g.lanes}, {"regions", rs}});
@@ -683,8 +687,7 @@ std::string ToChromeTrace(const Trace& t, const std::map<uint16_t, std::string>&
   }
   for (const Interval& iv : t.intervals) {
     const Lane& l = t.lanes[iv.lane];
-    auto n = names.find(iv.region);
-    const NameLocation nl = SplitNameLocation(n != names.end() ? n->second : "region " + std::to_string(iv.region));
+    const NameLocation nl = RegionNameLocation(names, iv.region);
     std::string name = nl.name;
     if (iv.iteration >= 0) name += " #" + std::to_string(iv.iteration);
     json args = {{"depth", iv.depth}, {"raw_ns", iv.raw_duration_ns()}};

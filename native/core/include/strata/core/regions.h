@@ -145,6 +145,8 @@ struct NameLocation {
   int line = 0;
 };
 NameLocation SplitNameLocation(const std::string& entry);
+// A region's name and location from a names table; "region <id>" when the table lacks it.
+NameLocation RegionNameLocation(const std::map<uint16_t, std::string>& names, uint16_t id);
 
 // A loop's iterations share the loop's region id; their frames in a profile carry this suffix
 // (the runtime adds it, readers and rules take it off).
