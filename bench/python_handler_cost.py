@@ -4,8 +4,9 @@ Each workload runs plain and with each given runtime preloaded (wall mode, 1 ms 
 1000 samples a second whatever the load); cost per sample = (CPU time profiled - plain) / samples
 (user + system of the whole process: the handler, the aggregator's drain, the timer thread).
 Workloads: a deep stack (200 Python frames in every sample, all code objects known: the cache's
-hit path) and many functions (100,000 distinct code objects, so most samples meet new names: the
-miss path). Prints a Markdown table; --record appends it to docs/benchmarks.md.
+hit path), 1,500 functions (few enough for the old fixed cache, so both name every frame), and
+100,000 functions (most samples meet new names: the miss path; an old runtime stops naming after
+2,048 code objects and so does less work there: more distinct frames and paths in the tree). Prints a Markdown table; --record appends it to docs/benchmarks.md.
 
 usage: bench/python_handler_cost.py [--runtime NAME=LIB ...] [--python PY] [--repeat 5] [--record]
        (default runtime: build/lib/libstrata_runtime.so)
@@ -34,7 +35,7 @@ def down(n, work):
         return s
     return down(n - 1, work) + 1
 for _ in range(int(sys.argv[1])):
-    down(200, 3000)
+    down(200, 30000)
 '''
 
 
@@ -65,9 +66,11 @@ def main():
         deep = os.path.join(tmp, "deep.py")
         with open(deep, "w") as f:
             f.write(DEEP)
+        many = os.path.join(ROOT, "profiler_runtime/tests/targets/many_functions.py")
         workloads = {
-            "deep stack (200 frames, known code)": [args.python, deep, "300"],
-            "100,000 functions (new code)": [args.python, os.path.join(ROOT, "profiler_runtime/tests/targets/many_functions.py")],
+            "deep stack (200 frames, known code)": [args.python, deep, "1000"],
+            "1,500 functions (fit the old 2,048-entry cache)": [args.python, many, "15", "100", "2000000"],
+            "100,000 functions (new code)": [args.python, many],
         }
         out = os.path.join(tmp, "p.strata")
         for wname, cmd in workloads.items():
