@@ -1,6 +1,9 @@
 # Writes, for a few functions, the data the linetable decoder test needs, one function per line:
-#   firstlineno <hex co_linetable> unit:line,unit:line,...   (line -1 = no location)
-# using co_lines() of the running interpreter as the expected answer.
+#   format firstlineno <hex table> offset:line,offset:line,...   (line -1 = no location)
+# format: "loc" (3.11+: co_linetable, offsets in code units), "lt310" (3.10: co_linetable,
+# byte offsets), "lnotab" (3.9: co_lnotab, byte offsets). Expected lines: co_lines() of the
+# running interpreter (3.10+), dis.findlinestarts() on 3.9.
+import dis
 import sys
 
 
@@ -33,10 +36,25 @@ exec(compile(src, "<far>", "exec"), ns)
 def dump(fn, out):
     co = fn.__code__
     pairs = []
-    for start, end, line in co.co_lines():
-        for b in range(start, end, 2):
-            pairs.append("%d:%d" % (b // 2, -1 if line is None else line))
-    out.write("%d %s %s\n" % (co.co_firstlineno, co.co_linetable.hex(), ",".join(pairs)))
+    if sys.version_info >= (3, 10):
+        fmt = "loc" if sys.version_info >= (3, 11) else "lt310"
+        table = co.co_linetable
+        for start, end, line in co.co_lines():
+            for b in range(start, end, 2):
+                off = b // 2 if fmt == "loc" else b
+                pairs.append("%d:%d" % (off, -1 if line is None else line))
+    else:
+        fmt = "lnotab"
+        table = co.co_lnotab
+        starts = sorted(dis.findlinestarts(co))
+        line = co.co_firstlineno
+        k = 0
+        for b in range(0, len(co.co_code), 2):
+            while k < len(starts) and starts[k][0] <= b:
+                line = starts[k][1]
+                k += 1
+            pairs.append("%d:%d" % (b, line))
+    out.write("%s %d %s %s\n" % (fmt, co.co_firstlineno, table.hex(), ",".join(pairs)))
 
 
 with open(sys.argv[1], "w") as out:

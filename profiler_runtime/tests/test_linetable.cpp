@@ -28,16 +28,19 @@ void CheckWithPython(const char* python) {
   while (std::getline(in, row)) {
     std::istringstream ss(row);
     int firstlineno;
-    std::string hex, pairs;
-    ss >> firstlineno >> hex >> pairs;
+    std::string fmt, hex, pairs;
+    ss >> fmt >> firstlineno >> hex >> pairs;
     std::vector<uint8_t> table = FromHex(hex);
     std::istringstream ps(pairs);
     std::string pair;
     while (std::getline(ps, pair, ',')) {
-      int unit = std::stoi(pair.substr(0, pair.find(':')));
+      int off = std::stoi(pair.substr(0, pair.find(':')));
       int line = std::stoi(pair.substr(pair.find(':') + 1));
-      EXPECT_EQ(strata::rt::python::LineForInstruction(table.data(), table.size(), firstlineno, unit), line)
-          << "function " << functions << " unit " << unit;
+      namespace py = strata::rt::python;
+      int got = fmt == "loc"     ? py::LineForInstruction(table.data(), table.size(), firstlineno, off)
+                : fmt == "lt310" ? py::LineForAddress310(table.data(), table.size(), firstlineno, off)
+                                 : py::LineForAddress39(table.data(), table.size(), firstlineno, off);
+      EXPECT_EQ(got, line) << python << " " << fmt << " function " << functions << " offset " << off;
       ++checked;
     }
     ++functions;
@@ -50,6 +53,21 @@ void CheckWithPython(const char* python) {
 }  // namespace
 
 TEST(LineTable, MatchesCoLinesSystemPython311) { CheckWithPython("/usr/bin/python3"); }
+
+// Every pyenv CPython the build found (3.9: co_lnotab, 3.10: its co_linetable, 3.11+: PEP 626).
+TEST(LineTable, MatchesEveryPyenvPython) {
+  std::stringstream ss(STRATA_TEST_PYTHONS);
+  std::string item;
+  int versions = 0;
+  while (std::getline(ss, item, ',')) {
+    size_t eq = item.find('=');
+    if (eq == std::string::npos) continue;
+    CheckWithPython(item.substr(eq + 1).c_str());
+    ++versions;
+  }
+  if (!versions) GTEST_SKIP() << "no pyenv CPython found";
+  printf("checked %d CPython versions: %s\n", versions, STRATA_TEST_PYTHONS);
+}
 
 TEST(LineTable, OutOfRangeAndNegative) {
   const uint8_t table[] = {0x80, 0x00};  // one short-form entry, 1 code unit, same line

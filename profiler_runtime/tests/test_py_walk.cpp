@@ -1,12 +1,13 @@
 // The in-handler Python stack walk and the native/Python merge, on synthetic interpreter frames
-// laid out with the 3.11 and the 3.12 offset tables (the 3.12 logic - frames owned by the C
-// stack delimiting evaluation calls - cannot be run against a real 3.12 on this machine).
+// laid out with the 3.11 and the 3.12 offset tables, names going through the handler's ring.
 #include <gtest/gtest.h>
 
 #include <cstring>
 #include <string>
 #include <vector>
 
+#include "python/code_names.h"
+#include "python/pending_names.h"
 #include "python/py_reader.h"
 #include "sampler/merge.h"
 #include "sampler/sample.h"
@@ -42,12 +43,12 @@ struct Fake {
   }
   // A code object whose location table maps units 0..7 to firstlineno + 2.
   uintptr_t Code(const char* file, const char* name, int firstlineno, int firsttraceable = 0) {
-    uintptr_t c = heap.Alloc(o.code_code_adaptive + 64);
+    uintptr_t c = heap.Alloc(uint32_t(o.code_code_adaptive) + 64);
     Put(c + o.ob_type, reinterpret_cast<uintptr_t>(g_code_type));
     Put(c + o.code_firstlineno, int32_t(firstlineno));
     Put(c + o.code_filename, Str(file));
-    Put(c + o.code_qualname, Str(name));
-    Put(c + o.code_firsttraceable, int32_t(firsttraceable));
+    Put(c + o.code_name, Str(name));
+    Put(c + uint32_t(o.code_firsttraceable), int32_t(firsttraceable));
     uintptr_t b = heap.Alloc(o.bytes_sval + 16);
     Put(b + o.var_size, int64_t(2));
     const uint8_t table[2] = {0x80 | (13 << 3) | 7, 0x04};  // no-column entry, 8 units, +2
@@ -58,16 +59,16 @@ struct Fake {
   uintptr_t Frame(uintptr_t code, int unit, int owner, bool is_entry = false) {
     uintptr_t f = heap.Alloc(128);
     Put(f + o.frame_code, code);
-    Put(f + o.frame_prev_instr, code + o.code_code_adaptive + uintptr_t(2 * unit));
-    Put(f + o.frame_owner, uint8_t(owner));
+    Put(f + o.frame_instr, code + uint32_t(o.code_code_adaptive) + uintptr_t(2 * unit));
+    Put(f + uint32_t(o.frame_owner), uint8_t(owner));
     if (o.frame_is_entry >= 0) Put(f + uint32_t(o.frame_is_entry), uint8_t(is_entry));
     return f;
   }
   void Link(uintptr_t f, uintptr_t prev) { Put(f + o.frame_previous, prev); }
   void SetCurrent(uintptr_t frame) {
     uintptr_t cf = heap.Alloc(32), ts = heap.Alloc(256);
-    Put(cf + o.cframe_current_frame, frame);
-    Put(ts + o.tstate_cframe, cf);
+    Put(cf + uint32_t(o.cframe_current_frame), frame);
+    Put(ts + o.tstate_frame, cf);
     g_tstate = ts;
   }
   py::Runtime Runtime() {
@@ -82,12 +83,28 @@ struct Fake {
   }
 };
 
-std::string Name(const py::CodeCache& cache, uint64_t w) {
-  const py::CodeEntry* e = cache.Entry(strata::rt::PyWordCode(w));
-  return e ? std::string(cache.Arena() + e->name_off, e->name_len) : "?";
+py::CodeCache g_cache;
+py::NameRing g_ring;
+py::PendingNames g_pending;
+
+// What the aggregator does with a word: pending -> drain the ring -> code id -> name.
+std::string Name(uint64_t w) {
+  uint32_t id = 0;
+  if (strata::rt::IsPendingPyWord(w)) {
+    g_pending.Drain(g_cache, g_ring);
+    if (!g_pending.Find(strata::rt::PendingPySeq(w), &id)) return "?";
+  } else {
+    id = strata::rt::GlobalPyCode(w);
+  }
+  std::string file, name;
+  return py::CodeOf(id, &file, &name) ? name : "?";
 }
 
-py::CodeCache g_cache;
+void Reset() {
+  g_cache.Clear();
+  g_ring.Clear();
+  g_pending.Clear();
+}
 
 }  // namespace
 
@@ -101,15 +118,15 @@ TEST(PyWalk, Groups312ByCStackFrames) {
   f.Link(A, B); f.Link(B, C); f.Link(C, D); f.Link(D, E);
   f.SetCurrent(A);
   py::Runtime rt = f.Runtime();
-  g_cache.Clear();
+  Reset();
   py::PyStack ps;
-  ASSERT_TRUE(py::WalkCurrentThread(&rt, &g_cache, &ps));
+  ASSERT_TRUE(py::WalkCurrentThread(&rt, &g_cache, &g_ring, &ps));
   ASSERT_EQ(ps.nwords, 3);
   ASSERT_EQ(ps.ngroups, 2);
   EXPECT_EQ(ps.group_start[1], 2);
-  EXPECT_EQ(Name(g_cache, ps.words[0]), "inner");
+  EXPECT_EQ(Name(ps.words[0]), "inner");
   EXPECT_EQ(strata::rt::PyWordLine(ps.words[0]), 12u);
-  EXPECT_EQ(Name(g_cache, ps.words[2]), "outer");
+  EXPECT_EQ(Name(ps.words[2]), "outer");
   EXPECT_EQ(strata::rt::PyWordLine(ps.words[2]), 32u);
 
   // Merge: leaf, eval, native, eval, root  ->  leaf, inner, middle, native, outer, root
@@ -142,18 +159,21 @@ TEST(PyWalk, Groups311ByEntryFramesAndSkipsIncomplete) {
   f.Link(A, B); f.Link(B, X); f.Link(X, C);
   f.SetCurrent(A);
   py::Runtime rt = f.Runtime();
-  g_cache.Clear();
+  Reset();
   py::PyStack ps;
-  ASSERT_TRUE(py::WalkCurrentThread(&rt, &g_cache, &ps));
+  ASSERT_TRUE(py::WalkCurrentThread(&rt, &g_cache, &g_ring, &ps));
   ASSERT_EQ(ps.nwords, 3);  // X skipped: its prev_instr is before _co_firsttraceable
   ASSERT_EQ(ps.ngroups, 2);
   EXPECT_EQ(ps.group_start[1], 2);
-  EXPECT_EQ(Name(g_cache, ps.words[1]), "entry");
-  EXPECT_EQ(Name(g_cache, ps.words[2]), "outer");
-  // The same code object seen again reuses its cache entry.
+  EXPECT_EQ(Name(ps.words[1]), "entry");
+  EXPECT_EQ(Name(ps.words[2]), "outer");
+  // Seen again after the aggregator's drain: the entry now holds the interned id, no new record.
   py::PyStack again;
-  ASSERT_TRUE(py::WalkCurrentThread(&rt, &g_cache, &again));
-  EXPECT_EQ(again.words[0], ps.words[0]);
+  ASSERT_TRUE(py::WalkCurrentThread(&rt, &g_cache, &g_ring, &again));
+  EXPECT_TRUE(strata::rt::IsGlobalPyWord(again.words[0]));
+  EXPECT_EQ(Name(again.words[0]), "inner");
+  EXPECT_EQ(strata::rt::PyWordLine(again.words[0]), strata::rt::PyWordLine(ps.words[0]));
+  EXPECT_EQ(g_ring.Peek(), nullptr);
 }
 
 TEST(PyWalk, NoThreadStateNoFrames) {
@@ -161,6 +181,6 @@ TEST(PyWalk, NoThreadStateNoFrames) {
   py::Runtime rt = f.Runtime();
   g_tstate = 0;
   py::PyStack ps;
-  EXPECT_FALSE(py::WalkCurrentThread(&rt, &g_cache, &ps));
+  EXPECT_FALSE(py::WalkCurrentThread(&rt, &g_cache, &g_ring, &ps));
   EXPECT_EQ(ps.nwords, 0);
 }

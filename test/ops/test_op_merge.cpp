@@ -38,17 +38,18 @@ py::PyStack OneGroup(uint64_t a, uint64_t b) {  // one eval call running two Pyt
 }  // namespace
 
 TEST(OpMerge, WordKindsStayApart) {
-  uint64_t native = 0x7f0012345678, pyw = rt::PyFrameWord(17, 42), op = rt::OpFrameWord(5),
-           gpy = rt::GlobalPyWord(9, 7), unknown = rt::PyFrameWord(rt::kPyUnknownCode, 3);
+  uint64_t native = 0x7f0012345678, pyw = rt::PendingPyWord(17, 42), op = rt::OpFrameWord(5),
+           gpy = rt::GlobalPyWord(9, 7), unknown = rt::PendingPyWord(0x3FFFFFFFu, 3);
   EXPECT_TRUE(rt::IsNativeWord(native) && !rt::IsPyFrameWord(native) && !rt::IsSpecialWord(native));
   EXPECT_TRUE(rt::IsPyFrameWord(pyw) && !rt::IsSpecialWord(pyw));
   EXPECT_TRUE(rt::IsPyFrameWord(unknown) && !rt::IsSpecialWord(unknown));
-  EXPECT_EQ(rt::PyWordCode(pyw), 17u);
+  EXPECT_EQ(rt::PendingPySeq(pyw), 17u);
   EXPECT_EQ(rt::PyWordLine(pyw), 42u);
   EXPECT_TRUE(rt::IsSpecialWord(op) && !rt::IsPyFrameWord(op));
   EXPECT_EQ(rt::SpecialKindOf(op), uint32_t(rt::kSpecialOp));
   EXPECT_EQ(rt::OpWordName(op), 5u);
   EXPECT_EQ(rt::SpecialKindOf(gpy), uint32_t(rt::kSpecialPy));
+  EXPECT_TRUE(rt::IsPyFrameWord(gpy) && rt::IsGlobalPyWord(gpy) && !rt::IsPendingPyWord(gpy));
   EXPECT_EQ(rt::GlobalPyCode(gpy), 9u);
   EXPECT_EQ(rt::PyWordLine(gpy), 7u);
 }
@@ -59,14 +60,14 @@ TEST(OpMerge, WordKindsStayApart) {
 TEST(OpMerge, OperatorBetweenPythonAndItsNativeFrames) {
   std::vector<uint64_t> pcs = {0x100, 0x200, 0x300, 0x400, kEval, 0x600};
   std::vector<uint64_t> sps = {100, 200, 300, 400, 500, 600};
-  py::PyStack ps = OneGroup(rt::PyFrameWord(1, 10), rt::PyFrameWord(2, 20));
+  py::PyStack ps = OneGroup(rt::PendingPyWord(1, 10), rt::PendingPyWord(2, 20));
   rt::ops::OpEntry e[1] = {{rt::OpFrameWord(3), 350, 350, 0, 0}};
   rt::OpMarks m;
   m.e = e;
   m.n = 1;
   auto out = Merge(pcs, sps, &ps, &m);
-  std::vector<uint64_t> want = {0x100, 0x200, 0x300, rt::OpFrameWord(3), rt::PyFrameWord(1, 10),
-                                rt::PyFrameWord(2, 20), 0x600};
+  std::vector<uint64_t> want = {0x100, 0x200, 0x300, rt::OpFrameWord(3), rt::PendingPyWord(1, 10),
+                                rt::PendingPyWord(2, 20), 0x600};
   EXPECT_EQ(out, want);
 }
 
@@ -74,14 +75,14 @@ TEST(OpMerge, OperatorBetweenPythonAndItsNativeFrames) {
 TEST(OpMerge, NestedOperatorsDropFramesBetween) {
   std::vector<uint64_t> pcs = {0x100, 0x200, 0x300, 0x400, kEval};
   std::vector<uint64_t> sps = {100, 200, 300, 400, 500};
-  py::PyStack ps = OneGroup(rt::PyFrameWord(1, 10), rt::PyFrameWord(2, 20));
+  py::PyStack ps = OneGroup(rt::PendingPyWord(1, 10), rt::PendingPyWord(2, 20));
   rt::ops::OpEntry e[2] = {{rt::OpFrameWord(1), 350, 1, 0, 0}, {rt::OpFrameWord(2), 150, 2, 0, 0}};
   rt::OpMarks m;
   m.e = e;
   m.n = 2;
   auto out = Merge(pcs, sps, &ps, &m);
-  std::vector<uint64_t> want = {0x100, rt::OpFrameWord(2), rt::OpFrameWord(1), rt::PyFrameWord(1, 10),
-                                rt::PyFrameWord(2, 20)};
+  std::vector<uint64_t> want = {0x100, rt::OpFrameWord(2), rt::OpFrameWord(1), rt::PendingPyWord(1, 10),
+                                rt::PendingPyWord(2, 20)};
   EXPECT_EQ(out, want);
 }
 
@@ -107,14 +108,14 @@ TEST(OpMerge, AdoptedForwardPathReplacesCallers) {
 TEST(OpMerge, NoStackPointersPutsOperatorsBelowPython) {
   std::vector<uint64_t> pcs = {0x100};
   std::vector<uint64_t> out(16);
-  py::PyStack ps = OneGroup(rt::PyFrameWord(1, 10), rt::PyFrameWord(2, 20));
+  py::PyStack ps = OneGroup(rt::PendingPyWord(1, 10), rt::PendingPyWord(2, 20));
   rt::ops::OpEntry e[1] = {{rt::OpFrameWord(3), 350, 3, 0, 0}};
   rt::OpMarks m;
   m.e = e;
   m.n = 1;
   int n = rt::MergeStacks(pcs.data(), nullptr, 1, kEvalBegin, kEvalEnd, &ps, &m, out.data(), 16);
   out.resize(size_t(n));
-  std::vector<uint64_t> want = {0x100, rt::OpFrameWord(3), rt::PyFrameWord(1, 10), rt::PyFrameWord(2, 20)};
+  std::vector<uint64_t> want = {0x100, rt::OpFrameWord(3), rt::PendingPyWord(1, 10), rt::PendingPyWord(2, 20)};
   EXPECT_EQ(out, want);
 }
 
@@ -122,7 +123,7 @@ TEST(OpMerge, NoStackPointersPutsOperatorsBelowPython) {
 TEST(OpMerge, NoOperatorsIsThePlainMerge) {
   std::vector<uint64_t> pcs = {0x100, kEval, 0x600};
   std::vector<uint64_t> sps = {100, 500, 600};
-  py::PyStack ps = OneGroup(rt::PyFrameWord(1, 10), rt::PyFrameWord(2, 20));
-  std::vector<uint64_t> want = {0x100, rt::PyFrameWord(1, 10), rt::PyFrameWord(2, 20), 0x600};
+  py::PyStack ps = OneGroup(rt::PendingPyWord(1, 10), rt::PendingPyWord(2, 20));
+  std::vector<uint64_t> want = {0x100, rt::PendingPyWord(1, 10), rt::PendingPyWord(2, 20), 0x600};
   EXPECT_EQ(Merge(pcs, sps, &ps, nullptr), want);
 }

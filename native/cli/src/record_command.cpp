@@ -262,6 +262,10 @@ int RunRecord(const RecordOptions& options) {
     else samples = std::to_string(profile->total_count(0));
     std::fprintf(stderr, "strata: target %s\nstrata: profile written to %s (%s samples)\n", how.c_str(),
                  shown.c_str(), samples.c_str());
+    // A Python the runtime cannot read (meta "python": "3.8.18 (unsupported: ...)", a
+    // free-threaded build) leaves its samples without Python frames: say so, last.
+    if (auto py = profile->meta("python"); py && py->find("unsupported") != std::string::npos)
+      std::fprintf(stderr, "strata: warning: Python frames not recorded: python %s\n", py->c_str());
   } catch (const core::Error& e) {
     std::fprintf(stderr, "strata: %s: %s\n", shown.c_str(), e.what());
     return code != 0 ? code : kExitError;

@@ -9,6 +9,7 @@
 
 #include "common/clock.h"
 #include "common/tls.h"
+#include "python/code_names.h"
 #include "python/py_reader.h"
 #include "sampler/thread_registry.h"
 
@@ -23,8 +24,7 @@ constexpr uint64_t kPythonRecheckNs = 200000000;      // 200 ms
 bool Aggregator::Start() {
   sem_init(&wake_, 0, 0);
   sem_init(&done_, 0, 0);
-  python_cache_.resize(registry::kMaxSlots);
-  python_cache_gen_.assign(registry::kMaxSlots, 0);
+  pending_names_.resize(registry::kMaxSlots);
   modules_.Refresh();
   pthread_t t;
   if (RealPthreadCreate(&t, nullptr, &Aggregator::ThreadMain, this) != 0) return false;
@@ -105,6 +105,8 @@ void Aggregator::DrainAll(bool final) {
       ThreadSlot& s = slots[i];
       int state = s.state.load(std::memory_order_acquire);
       if (state == kSlotFree) continue;
+      // Names first: the samples below may carry the sequence numbers of these records.
+      pending_names_[i].Drain(s.code_cache, s.names);
       while (const SampleRecord* rec = s.ring.Peek()) {
         AddRecord(i, s, *rec, u);
         s.ring.Pop();
@@ -112,7 +114,7 @@ void Aggregator::DrainAll(bool final) {
       // Dead means the thread ran its exit destructor: no more records will come.
       if (state == kSlotDead) {
         roles_.Retire(i);
-        python_cache_[i].clear();
+        pending_names_[i].Clear();
         registry::Recycle(&s);
       }
     }
@@ -133,8 +135,10 @@ void Aggregator::ResolveWords(uint32_t slot_index, const ThreadSlot& slot, const
                               int n, uint32_t* ids, Cct::Unlocked& u) {
   for (int k = 0; k < n; ++k) {
     uint64_t w = words[k];
-    ids[n - 1 - k] = IsSpecialWord(w) ? SpecialFrame(w, u)  // operators (aggregator/op_frames.cpp)
-                     : IsPyFrameWord(w) ? PythonFrame(slot_index, slot, w, u) : NativeFrame(w, u);
+    if (IsPendingPyWord(w)) w = InternedWord(slot_index, w);
+    ids[n - 1 - k] = IsGlobalPyWord(w) ? PythonFrame(w, u)
+                     : IsSpecialWord(w) ? SpecialFrame(w, u)  // operators (aggregator/op_frames.cpp)
+                                        : NativeFrame(w, u);
   }
 }
 
@@ -161,24 +165,25 @@ uint32_t Aggregator::NativeFrame(uint64_t pc, Cct::Unlocked& u) {
   return id;
 }
 
-uint32_t Aggregator::PythonFrame(uint32_t slot_index, const ThreadSlot& slot, uint64_t word,
-                                 Cct::Unlocked& u) {
-  auto& cache = python_cache_[slot_index];
-  if (python_cache_gen_[slot_index] != slot.generation) {
-    cache.clear();
-    python_cache_gen_[slot_index] = slot.generation;
+uint64_t Aggregator::InternedWord(uint32_t slot_index, uint64_t word) {
+  uint32_t seq = PendingPySeq(word), id = python::kUnknownCodeId;
+  python::PendingNames& names = pending_names_[slot_index];
+  if (!names.Find(seq, &id)) {
+    // Published after this drain's pass over the ring: the sample's publication made it visible.
+    ThreadSlot& s = registry::Slots()[slot_index];
+    names.Drain(s.code_cache, s.names);
+    if (!names.Find(seq, &id)) unresolved_names_.fetch_add(1, std::memory_order_relaxed);
   }
-  uint64_t key = word & ~kPyFrameTag;
-  auto it = cache.find(key);
-  if (it != cache.end()) return it->second;
-  uint32_t code = PyWordCode(word), line = PyWordLine(word);
-  std::string_view file = "<?>", name = "<?>";
-  if (const python::CodeEntry* e = slot.code_cache.Entry(code); e && code != kPyUnknownCode && e->code) {
-    file = std::string_view(slot.code_cache.Arena() + e->file_off, e->file_len);
-    name = std::string_view(slot.code_cache.Arena() + e->name_off, e->name_len);
-  }
-  uint32_t id = u.Frame(Cct::FrameKind::kPython, strata::format::kNone, 0, name, file, line);
-  cache.emplace(key, id);
+  return GlobalPyWord(id, PyWordLine(word));
+}
+
+uint32_t Aggregator::PythonFrame(uint64_t word, Cct::Unlocked& u) {
+  auto it = python_frames_.find(word);
+  if (it != python_frames_.end()) return it->second;
+  std::string file, name;
+  if (!python::CodeOf(GlobalPyCode(word), &file, &name)) file = name = "<?>";
+  uint32_t id = u.Frame(Cct::FrameKind::kPython, strata::format::kNone, 0, name, file, PyWordLine(word));
+  python_frames_.emplace(word, id);
   roles_.ClassifyPython(id, file, name);
   return id;
 }

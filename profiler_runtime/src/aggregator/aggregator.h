@@ -1,6 +1,7 @@
 // Background thread that drains the per-thread sample rings into the CCT every few ms, turns
-// PCs into (module, address) frames and Python code-cache references into file/name/line
-// frames, and performs the final drain + write when asked.
+// PCs into (module, address) frames and Python frame words into file/name/line frames (draining
+// each thread's name ring first, python/pending_names.h), and performs the final drain + write
+// when asked.
 #pragma once
 
 #include <semaphore.h>
@@ -14,6 +15,7 @@
 #include "aggregator/module_map.h"
 #include "aggregator/thread_roles.h"
 #include "cct/cct.h"
+#include "python/pending_names.h"
 #include "sampler/sample.h"
 
 namespace strata::rt {
@@ -35,6 +37,8 @@ class Aggregator {
   bool WaitFinished(uint64_t timeout_ns) const;
   bool Finished() const { return finished_.load(std::memory_order_acquire); }
   uint64_t SamplesAggregated() const { return aggregated_.load(std::memory_order_relaxed); }
+  // Python frames whose name record could not be found (expected 0; see pending_names.h).
+  uint64_t UnresolvedNames() const { return unresolved_names_.load(std::memory_order_relaxed); }
   bool IsAggregatorThread() const;
 
   // Maps one collected path (SampleRecord frame words, leaf first, from `slot`) to CCT frame
@@ -57,7 +61,9 @@ class Aggregator {
   void AddRecord(uint32_t slot_index, const ThreadSlot& slot, const SampleRecord& rec,
                  Cct::Unlocked& u);
   uint32_t NativeFrame(uint64_t pc, Cct::Unlocked& u);
-  uint32_t PythonFrame(uint32_t slot_index, const ThreadSlot& slot, uint64_t word, Cct::Unlocked& u);
+  // Interned Python words (GlobalPyWord); pending ones are first looked up in their slot.
+  uint32_t PythonFrame(uint64_t word, Cct::Unlocked& u);
+  uint64_t InternedWord(uint32_t slot_index, uint64_t pending_word);
 
   Cct* cct_;
   uint32_t metric_;
@@ -70,13 +76,14 @@ class Aggregator {
   mutable sem_t wake_;
   mutable sem_t done_;
   std::atomic<uint64_t> aggregated_{0};
+  std::atomic<uint64_t> unresolved_names_{0};
   unsigned long thread_ = 0;
 
   DrainHook drain_hook_ = nullptr;
   ModuleMap modules_;
   std::unordered_map<uint64_t, uint32_t> native_cache_;                 // pc -> frame
-  std::vector<std::unordered_map<uint64_t, uint32_t>> python_cache_;    // per slot
-  std::vector<uint32_t> python_cache_gen_;
+  std::unordered_map<uint64_t, uint32_t> python_frames_;               // interned word -> frame
+  std::vector<python::PendingNames> pending_names_;                     // per slot
   ThreadRoles roles_;  // what each thread was for (metric `threads`)
 };
 

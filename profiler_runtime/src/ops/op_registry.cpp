@@ -4,6 +4,8 @@
 #include <mutex>
 #include <unordered_map>
 
+#include "python/code_names.h"
+
 namespace strata::rt::ops {
 namespace {
 
@@ -11,8 +13,6 @@ struct Registry {
   std::mutex mu;
   std::unordered_map<std::string, uint32_t> name_ids;
   std::deque<std::string> names{"<operator>"};
-  std::unordered_map<std::string, uint32_t> code_ids;  // file + '\0' + qualname
-  std::deque<std::pair<std::string, std::string>> codes{{"<?>", "<?>"}};
   std::string plugin_status = "not recorded: torch not loaded";
   bool recording = false;
 };
@@ -37,19 +37,7 @@ uint32_t InternName(std::string_view name) {
 }
 
 uint32_t InternCode(std::string_view file, std::string_view qualname) {
-  Registry& r = R();
-  std::string key;
-  key.reserve(file.size() + qualname.size() + 1);
-  key.append(file).push_back('\0');
-  key.append(qualname);
-  std::lock_guard<std::mutex> lock(r.mu);
-  auto it = r.code_ids.find(key);
-  if (it != r.code_ids.end()) return it->second;
-  uint32_t id = uint32_t(r.codes.size());
-  if (id >= (1u << 26)) return 0;  // the word's field is full: unknown from here on
-  r.codes.emplace_back(std::string(file), std::string(qualname));
-  r.code_ids.emplace(std::move(key), id);
-  return id;
+  return python::InternCode(file, qualname);
 }
 
 bool NameOf(uint32_t id, std::string* name) {
@@ -61,12 +49,7 @@ bool NameOf(uint32_t id, std::string* name) {
 }
 
 bool CodeOf(uint32_t id, std::string* file, std::string* qualname) {
-  Registry& r = R();
-  std::lock_guard<std::mutex> lock(r.mu);
-  if (id >= r.codes.size()) return false;
-  *file = r.codes[id].first;
-  *qualname = r.codes[id].second;
-  return true;
+  return python::CodeOf(id, file, qualname);
 }
 
 Counters& GetCounters() {

@@ -1,5 +1,5 @@
-// Process-wide interning for operator frames: operator names and Python code locations (file,
-// qualified name) that must be meaningful outside the thread slot that saw them. Normal code
+// Process-wide interning for operator frames: operator names (Python code locations (file,
+// qualified name) are python/code_names.h; the two functions below forward there). Normal code
 // only (a mutex); the SIGPROF handler never calls in here, it copies words that already hold
 // the ids. Also keeps the counters and the status line behind the profile's meta "operators".
 #pragma once

@@ -55,7 +55,6 @@ OpStack* OwnStack() {
   s->entry_n = 0;
   s->tid = pid_t(syscall(SYS_gettid));
   s->slot = slot;
-  memset(s->xlate, 0, sizeof(s->xlate));
   std::atomic_signal_fence(std::memory_order_seq_cst);
   t_ops = s;
   return s;
@@ -108,26 +107,6 @@ struct SpinGuard {
 };
 
 // ---- contexts ---------------------------------------------------------------------------------
-uint64_t Globalize(OpStack* s, uint64_t w) {
-  if (!IsPyFrameWord(w)) return w;
-  uint32_t code = PyWordCode(w);
-  uint32_t gid = 0;
-  if (code < python::CodeCache::kEntries) {
-    if (s->xlate[code]) {
-      gid = s->xlate[code] - 1;
-    } else {
-      const python::CodeEntry* e = s->slot->code_cache.Entry(code);
-      if (e && e->code) {
-        const char* arena = s->slot->code_cache.Arena();
-        gid = InternCode(std::string_view(arena + e->file_off, e->file_len),
-                         std::string_view(arena + e->name_off, e->name_len));
-        s->xlate[code] = gid + 1;
-      }
-    }
-  }
-  return GlobalPyWord(gid, PyWordLine(w));
-}
-
 // Writes this op's forward path: the operator chain from entry d outwards (leaf first), then
 // the adopted prefix (inside a backward operator) or this thread's context.
 int ForwardPath(OpStack* s, int d, uint64_t* out, int max) {
@@ -209,7 +188,8 @@ bool PythonContext(OpStack* s) {
   bool failed = false;
   const python::Runtime* py = python::Current();
   python::PyStack ps;
-  if (!py || !python::WalkCurrentThread(py, &s->slot->code_cache, &ps) || ps.nwords <= 0) {
+  // Normal code: the walk interns names itself, so its words are meaningful process-wide.
+  if (!py || !python::WalkCurrentThread(py, &s->slot->code_cache, nullptr, &ps) || ps.nwords <= 0) {
     s->ctx_n = -2;
     return false;
   }
@@ -225,7 +205,7 @@ bool PythonContext(OpStack* s) {
   int m = MergeStacks(pcs, npcs, py->eval_begin, py->eval_end, &ps, words, kMaxDepth);
   int p = 0, n = 0;
   while (p < m && !IsPyFrameWord(words[p])) ++p;
-  for (int i = p; i < m && n < kMaxCtx; ++i) s->ctx[n++] = Globalize(s, words[i]);
+  for (int i = p; i < m && n < kMaxCtx; ++i) s->ctx[n++] = words[i];
   s->ctx_n = n;
   return true;
 }

@@ -15,8 +15,6 @@
 
 #include <cstdint>
 
-#include "python/code_cache.h"
-
 namespace strata::rt {
 struct ThreadSlot;
 }
@@ -56,7 +54,6 @@ struct OpStack {
   uint64_t entry[kMaxEntry];
   pid_t tid;
   ThreadSlot* slot;
-  uint32_t xlate[python::CodeCache::kEntries];  // thread code index -> global code id + 1
 };
 
 // Handler-safe: this thread's stack, or nullptr when it never ran an operator.

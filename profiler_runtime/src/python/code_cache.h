@@ -1,74 +1,84 @@
-// Per-thread cache of the Python code objects a thread's samples have seen. The SIGPROF
-// handler copies co_filename / co_qualname into a preallocated arena the first time it meets a
-// code object, so the aggregator never dereferences Python objects (they may be gone by then).
-// Fixed open-addressing table, keyed by the code pointer plus firstlineno and the filename/name
-// object pointers: a new code object at a recycled address gets its own entry.
+// Per-thread map from a code object's identity to what a frame word can say about its name:
+// the process-wide code id (python/code_names.h) once the aggregator has interned the name, or
+// the sequence number of the name record still waiting in the thread's name ring. Only the
+// identity is kept here, never strings, and entries are evicted (4-way sets, rotating victim),
+// so a program with more code objects than entries re-sends a name instead of losing it.
+//
+// Writers: the owning thread (the SIGPROF handler, or normal code holding a PathScope, which
+// keeps the handler out) installs entries; the aggregator only moves an entry's state from
+// "pending seq" to "code id" (CAS), so a lookup never sees a torn entry.
 #pragma once
 
-#include <cstddef>
+#include <atomic>
 #include <cstdint>
 #include <cstring>
 
 namespace strata::rt::python {
 
-struct CodeEntry {
-  uintptr_t code;          // 0 = empty
-  uintptr_t filename_obj;
-  uintptr_t name_obj;
+// Code objects are told apart by address plus firstlineno and the filename/name object
+// pointers: a new code object at a recycled address gets its own entry.
+struct CodeKey {
+  uintptr_t code, file, name;
   int32_t firstlineno;
-  uint32_t file_off, file_len;
-  uint32_t name_off, name_len;
 };
+
+struct CodeEntry {
+  uintptr_t code, file, name;
+  int32_t firstlineno;
+  uint32_t reserved;
+  std::atomic<uint64_t> state;  // 0 = empty, kInterned | code id, kPending | seq
+};
+
+inline constexpr uint64_t kInterned = 1ull << 63;
+inline constexpr uint64_t kPending = 1ull << 62;
 
 class CodeCache {
  public:
-  static constexpr uint32_t kEntries = 2048;     // power of two
-  static constexpr uint32_t kArenaBytes = 96 * 1024;
-  static constexpr uint32_t kMaxProbe = 32;
-  static constexpr uint32_t kMaxString = 400;    // longer names are truncated
+  static constexpr uint32_t kWays = 4;
+  static constexpr uint32_t kSets = 1024;  // power of two
+  static constexpr uint32_t kEntries = kWays * kSets;
 
-  // Handler side. Index of the entry for this key, or kMiss when absent.
-  static constexpr uint32_t kMiss = 0xFFFFFFFFu;
-  uint32_t Find(uintptr_t code, uintptr_t file, uintptr_t name, int32_t firstlineno,
-                uint32_t* free_slot) const {
-    uint32_t h = Hash(code);
-    *free_slot = kMiss;
-    for (uint32_t i = 0; i < kMaxProbe; ++i) {
-      uint32_t idx = (h + i) & (kEntries - 1);
-      const CodeEntry& e = entries_[idx];
-      if (e.code == 0) { *free_slot = idx; return kMiss; }
-      if (e.code == code && e.filename_obj == file && e.name_obj == name &&
-          e.firstlineno == firstlineno)
-        return idx;
+  // Owner: the entry for `k`, or nullptr and in *victim the entry to (re)use.
+  CodeEntry* Find(const CodeKey& k, uint32_t* victim) {
+    uint32_t base = (Hash(k.code) & (kSets - 1)) * kWays;
+    uint32_t free_way = kWays;
+    for (uint32_t w = 0; w < kWays; ++w) {
+      CodeEntry& e = entries_[base + w];
+      uint64_t st = e.state.load(std::memory_order_acquire);
+      if (!st) { if (free_way == kWays) free_way = w; continue; }
+      if (e.code == k.code && e.file == k.file && e.name == k.name && e.firstlineno == k.firstlineno)
+        return &e;
     }
-    return kMiss;
+    *victim = base + (free_way < kWays ? free_way : (rotate_++ & (kWays - 1)));
+    return nullptr;
   }
-  // Handler side: copies bytes into the arena; false when it is full.
-  bool Store(uint32_t idx, uintptr_t code, uintptr_t file, uintptr_t name, int32_t firstlineno,
-             const char* f, uint32_t flen, const char* n, uint32_t nlen) {
-    if (flen > kMaxString) flen = kMaxString;
-    if (nlen > kMaxString) nlen = kMaxString;
-    if (arena_used_ + flen + nlen > kArenaBytes) return false;
+  // Owner: entry `idx` now holds `k` in `state`. Emptied first, so the aggregator's CAS for the
+  // previous occupant fails.
+  void Install(uint32_t idx, const CodeKey& k, uint64_t state) {
     CodeEntry& e = entries_[idx];
-    e.file_off = arena_used_; memcpy(arena_ + arena_used_, f, flen); arena_used_ += flen;
-    e.name_off = arena_used_; memcpy(arena_ + arena_used_, n, nlen); arena_used_ += nlen;
-    e.file_len = flen; e.name_len = nlen;
-    e.filename_obj = file; e.name_obj = name; e.firstlineno = firstlineno;
-    // The code pointer is written last: the entry only becomes findable once complete. The
-    // aggregator reads it after the ring's release/acquire handoff of a record naming it.
-    __atomic_store_n(&e.code, code, __ATOMIC_RELEASE);
-    ++used_;
-    return true;
+    e.state.store(0, std::memory_order_relaxed);
+    std::atomic_signal_fence(std::memory_order_seq_cst);
+    e.code = k.code; e.file = k.file; e.name = k.name; e.firstlineno = k.firstlineno;
+    e.state.store(state, std::memory_order_release);
+    used_ = true;
+  }
+  // Owner: the next name record's sequence number (30 bits, as in PendingPyWord).
+  uint32_t NextSeq() { return next_seq_++ & 0x3FFFFFFFu; }
+  uint32_t Index(const CodeEntry* e) const { return uint32_t(e - entries_); }
+
+  // Aggregator (or the owner): the name of record `seq` is code `id`, if entry `idx` still
+  // waits for it.
+  void Resolve(uint32_t idx, uint32_t seq, uint32_t id) {
+    if (idx >= kEntries) return;
+    uint64_t expected = kPending | seq;
+    entries_[idx].state.compare_exchange_strong(expected, kInterned | id, std::memory_order_acq_rel);
   }
 
-  // Aggregator side.
-  const CodeEntry* Entry(uint32_t idx) const { return idx < kEntries ? &entries_[idx] : nullptr; }
-  const char* Arena() const { return arena_; }
   // Slots are recycled per thread: only touch (and so commit) the table if it was used.
   void Clear() {
-    if (used_) memset(entries_, 0, sizeof(entries_));
-    used_ = 0;
-    arena_used_ = 0;
+    if (used_) memset(static_cast<void*>(entries_), 0, sizeof(entries_));
+    used_ = false;
+    next_seq_ = 0;
   }
 
  private:
@@ -78,9 +88,9 @@ class CodeCache {
     return uint32_t(x >> 32);
   }
   CodeEntry entries_[kEntries];
-  uint32_t arena_used_ = 0;
-  uint32_t used_ = 0;
-  char arena_[kArenaBytes];
+  uint32_t next_seq_ = 0;
+  uint32_t rotate_ = 0;
+  bool used_ = false;
 };
 
 }  // namespace strata::rt::python

@@ -62,3 +62,33 @@ int LineForInstruction(const uint8_t* table, size_t size, int firstlineno, int u
 }
 
 }  // namespace strata::rt::python
+
+namespace strata::rt::python {
+
+int LineForAddress310(const uint8_t* table, size_t size, int firstlineno, int addr) {
+  if (addr < 0) return firstlineno;
+  // (byte delta, line delta) ranges; -128 = the range has no line. Empty ranges only move the
+  // line (CPython skips them the same way).
+  int line = firstlineno, end = 0;
+  for (size_t i = 0; i + 1 < size; i += 2) {
+    int start = end;
+    end += table[i];
+    int8_t d = int8_t(table[i + 1]);
+    int cur = -1;
+    if (d != -128) { line += d; cur = line; }
+    if (end > start && addr < end) return cur;
+  }
+  return -1;
+}
+
+int LineForAddress39(const uint8_t* table, size_t size, int firstlineno, int addr) {
+  int line = firstlineno, a = 0;
+  for (size_t i = 0; i + 1 < size; i += 2) {
+    a += table[i];
+    if (a > addr) break;
+    line += int8_t(table[i + 1]);
+  }
+  return line;
+}
+
+}  // namespace strata::rt::python

@@ -142,7 +142,9 @@ CollectedPath CollectPath(ucontext_t* uc, ThreadSlot* slot, int skip, uint64_t* 
     if (npcs == kMaxDepth) r.flags |= kSampleTruncated;
   }
   python::PyStack ps;
-  bool have_py = py && slot && python::WalkCurrentThread(py, &slot->code_cache, &ps);
+  // The handler queues new names in the thread's ring; normal code interns them itself.
+  bool have_py = py && slot && python::WalkCurrentThread(py, &slot->code_cache, uc ? &slot->names : nullptr, &ps);
+  if (ps.names_dropped) r.flags |= kSampleNamesDropped;
   bool pc_only = (r.flags & kSamplePcOnly) != 0;
   r.depth = MergeStacks(pcs, pc_only ? nullptr : sps, npcs, eval_begin, eval_end,
                         have_py ? &ps : nullptr, have_ops ? &marks : nullptr, out, max);

@@ -10,26 +10,30 @@ inline constexpr int kMaxDepth = 256;
 // A frame word is one of three kinds, told apart by the top two bits:
 //   0x : native PC (bit 63 clear; caller frames already hold return address - 1, the
 //        interrupted frame holds the PC as is);
-//   10 : Python frame of this thread: bits 32..61 index the thread's code cache, bits 0..31
-//        hold the line (only meaningful together with its thread slot);
+//   10 : Python frame of this thread whose name the aggregator has not interned yet: bits
+//        32..61 = the thread's name sequence number (python/name_ring.h), bits 0..31 = line
+//        (only meaningful together with its thread slot; only the SIGPROF handler writes them);
 //   11 : special word, meaningful process-wide: bits 58..61 = sub-kind, bits 0..57 = payload.
 //        kSpecialOp: an operator frame, payload = interned operator name id (ops/op_registry);
-//        kSpecialPy: a Python frame resolved to a process-wide code id (bits 32..57) + line
-//        (bits 0..31), used where a path outlives or leaves its thread (operator context,
+//        kSpecialPy: a Python frame resolved to a process-wide code id (python/code_names.h,
+//        bits 32..57) + line (bits 0..31): what a walk emits once the code object's name is
+//        interned, and what paths that outlive or leave their thread carry (operator context,
 //        forward paths adopted by backward operators on the autograd thread).
 inline constexpr uint64_t kPyFrameTag = 1ull << 63;
 inline constexpr uint64_t kSpecialTag = 3ull << 62;
-inline constexpr uint32_t kPyUnknownCode = 0x3FFFFFFFu;  // code cache full / unreadable
 
-inline uint64_t PyFrameWord(uint32_t code_index, uint32_t line) {
-  return kPyFrameTag | (uint64_t(code_index & 0x3FFFFFFFu) << 32) | line;
+inline uint64_t PendingPyWord(uint32_t seq, uint32_t line) {
+  return kPyFrameTag | (uint64_t(seq & 0x3FFFFFFFu) << 32) | line;
 }
-inline bool IsPyFrameWord(uint64_t w) { return (w >> 62) == 2; }
-inline uint32_t PyWordCode(uint64_t w) { return uint32_t((w >> 32) & 0x3FFFFFFFu); }
+inline bool IsPendingPyWord(uint64_t w) { return (w >> 62) == 2; }
+inline uint32_t PendingPySeq(uint64_t w) { return uint32_t((w >> 32) & 0x3FFFFFFFu); }
 inline uint32_t PyWordLine(uint64_t w) { return uint32_t(w); }
 
 enum SpecialKind : uint32_t { kSpecialOp = 1, kSpecialPy = 2 };
 inline bool IsSpecialWord(uint64_t w) { return (w >> 62) == 3; }
+inline bool IsGlobalPyWord(uint64_t w) { return (w >> 62) == 3 && ((w >> 58) & 0xF) == kSpecialPy; }
+// Any Python frame, pending or interned.
+inline bool IsPyFrameWord(uint64_t w) { return IsPendingPyWord(w) || IsGlobalPyWord(w); }
 inline bool IsNativeWord(uint64_t w) { return (w >> 63) == 0; }
 inline uint32_t SpecialKindOf(uint64_t w) { return uint32_t((w >> 58) & 0xF); }
 inline uint64_t OpFrameWord(uint32_t name_id) { return kSpecialTag | (uint64_t(kSpecialOp) << 58) | name_id; }
@@ -43,6 +47,7 @@ enum SampleFlags : uint16_t {
   kSampleUnwindFailed = 1,  // libunwind reported an error before reaching the root
   kSamplePcOnly = 2,        // the loader was busy: only the interrupted PC was taken
   kSampleTruncated = 4,     // depth bound hit
+  kSampleNamesDropped = 8,  // the thread's name ring was full: the sample is dropped, not kept unnamed
 };
 
 struct SampleRecord {

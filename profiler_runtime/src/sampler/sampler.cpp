@@ -62,6 +62,7 @@ void TakeSample(ucontext_t* uc) {
   if (g_fault_every && ++g_fault_count % g_fault_every == 0) (void)*g_fault_page;
   CollectedPath path = CollectPath(uc, slot, 0, rec->frames, kMaxDepth);
   uint16_t flags = path.flags;
+  if (flags & kSampleNamesDropped) { g_dropped.fetch_add(1, std::memory_order_relaxed); return; }
   rec->value = value;
   rec->flags = flags;
   rec->depth = uint16_t(path.depth);

@@ -77,6 +77,7 @@ void RegisterCurrentThread() {
 void Recycle(ThreadSlot* slot) {
   slot->ring.Reset();
   slot->code_cache.Clear();
+  slot->names.Clear();
   slot->generation++;
   slot->tid = 0;
   slot->state.store(kSlotFree, std::memory_order_release);

@@ -10,6 +10,7 @@
 #include <cstdint>
 
 #include "python/code_cache.h"
+#include "python/name_ring.h"
 #include "sampler/ring.h"
 #include "sampler/sample.h"
 
@@ -23,7 +24,8 @@ struct ThreadSlot {
   uint32_t generation = 0;     // bumped on recycle: invalidates aggregator-side caches
   uint64_t last_ns = 0;        // handler-private: clock at this thread's previous sample
   SpscRing<SampleRecord, 32> ring;
-  python::CodeCache code_cache;
+  python::CodeCache code_cache;  // code identity -> name (python/code_cache.h)
+  python::NameRing names;        // new names, handler -> aggregator (python/name_ring.h)
 };
 
 namespace registry {
