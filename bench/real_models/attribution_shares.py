@@ -2,7 +2,11 @@
 nearest Python frame is named (and the share with no Python frame at all), and the share of CPU
 time under unnamed Python frames ("<?>").
 
-  python3 bench/real_models/attribution_shares.py STRATA_CLI PROFILE [PROFILE ...]"""
+  python3 bench/real_models/attribution_shares.py STRATA_CLI PROFILE [PROFILE ...]
+      [--min-named SHARE] [--max-unnamed-cpu SHARE]
+
+With the limits it exits 1 when a profile misses them (ctest guards the H100 fixtures so)."""
+import argparse
 import json
 import subprocess
 import sys
@@ -63,10 +67,25 @@ def shares(cli, path):
 
 
 def main():
-    if len(sys.argv) < 3:
-        raise SystemExit(__doc__)
-    for p in sys.argv[2:]:
-        print(json.dumps(shares(sys.argv[1], p)))
+    ap = argparse.ArgumentParser()
+    ap.add_argument("cli")
+    ap.add_argument("profiles", nargs="+")
+    ap.add_argument("--min-named", type=float, help="least share of kernel time under a named Python frame")
+    ap.add_argument("--max-unnamed-cpu", type=float, help="largest share of CPU time under unnamed frames")
+    args = ap.parse_args()
+    ok = True
+    for p in args.profiles:
+        s = shares(args.cli, p)
+        print(json.dumps(s))
+        named = s.get("kernel_time_named_python")
+        if args.min_named is not None and (named is None or named < args.min_named):
+            print(f"{p}: {named} of kernel time under named Python frames, want >= {args.min_named}")
+            ok = False
+        unnamed = max((v for k, v in s.items() if k.endswith("_under_unnamed")), default=0.0)
+        if args.max_unnamed_cpu is not None and unnamed > args.max_unnamed_cpu:
+            print(f"{p}: {unnamed} of CPU time under unnamed frames, want <= {args.max_unnamed_cpu}")
+            ok = False
+    sys.exit(0 if ok else 1)
 
 
 if __name__ == "__main__":
