@@ -227,7 +227,8 @@ TEST(Views, ConcurrentBuildView) {
   EXPECT_EQ(ok.load(), 160);
 }
 
-// Performance: a 1M-node tree shaped like a real program: 5000 functions, each calling a
+// A 1M-node tree shaped like a real program (the times are printed, not checked: timings belong
+// in benchmarks): 5000 functions, each calling a
 // few fixed callees (a call graph), paths up to 40 deep, a third of the nodes sampled. (The
 // bottom-up view is as large as the sum of the sampled nodes' depths when paths share few
 // suffixes, as here: several million nodes.)
@@ -268,7 +269,6 @@ TEST(Views, MillionNodes) {
       std::printf("BuildView(%s, expand=%d) over %zu nodes: %zu view nodes in %.3f s\n",
                   strata::core::ViewKindName(kind), int(expand), p->node_count(), v.size(), s);
       EXPECT_NEAR(v.metric(0, 0).inclusive, p->total(0), 1e-3);
-      if (kind == ViewKind::kTopDown && !expand) EXPECT_LT(s, 2.0);  // loose: loaded CI machines
     }
 }
 
