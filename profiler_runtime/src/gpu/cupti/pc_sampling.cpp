@@ -1,4 +1,4 @@
-#include "gpu/pc_sampling.h"
+#include "gpu/cupti/pc_sampling.h"
 
 #include <cupti_pcsampling.h>
 
@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "common/log.h"
-#include "gpu/cupti_loader.h"
+#include "gpu/cupti/cupti_loader.h"
 
 namespace strata::rt::gpu::pcs {
 namespace {

@@ -1,4 +1,4 @@
-#include "gpu/region_capture.h"
+#include "gpu/cupti/region_capture.h"
 
 #include <cupti.h>  // brings cuda.h and the launch parameter structs (generated_cuda_meta.h)
 #include <dlfcn.h>

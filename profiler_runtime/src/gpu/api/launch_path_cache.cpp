@@ -1,4 +1,4 @@
-#include "gpu/launch_path_cache.h"
+#include "gpu/api/launch_path_cache.h"
 
 #include <atomic>
 #include <cstdlib>
