@@ -1,5 +1,5 @@
 #include "aggregator/aggregator.h"
-#include "aggregator/op_frames.h"
+#include "ops/op_frames.h"
 
 #include <pthread.h>
 #include <signal.h>
@@ -9,11 +9,11 @@
 
 #include "common/clock.h"
 #include "common/tls.h"
+#include "interpose/pthread_create.h"
 #include "python/py_reader.h"
 #include "sampler/thread_registry.h"
 
 namespace strata::rt {
-int RealPthreadCreate(pthread_t*, const pthread_attr_t*, void* (*)(void*), void*);
 
 namespace {
 constexpr uint64_t kDrainIntervalNs = 5000000;        // 5 ms
@@ -133,7 +133,7 @@ void Aggregator::ResolveWords(uint32_t slot_index, const ThreadSlot& slot, const
                               int n, uint32_t* ids, Cct::Unlocked& u) {
   for (int k = 0; k < n; ++k) {
     uint64_t w = words[k];
-    ids[n - 1 - k] = IsSpecialWord(w) ? SpecialFrame(w, u)  // operators (aggregator/op_frames.cpp)
+    ids[n - 1 - k] = IsSpecialWord(w) ? SpecialFrame(w, u)  // operators (ops/op_frames.cpp)
                      : IsPyFrameWord(w) ? PythonFrame(slot_index, slot, w, u) : NativeFrame(w, u);
   }
 }
