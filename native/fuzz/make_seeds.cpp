@@ -1,5 +1,6 @@
 // Writes a seed corpus of valid profiles (ProfileWriter) into the directory given.
 #include <cstdio>
+#include <cstring>
 #include <string>
 
 #include "strata/format/writer.h"
@@ -11,6 +12,36 @@ fmt::MetricStats Stats(std::initializer_list<double> values) {
   fmt::MetricStats s;
   for (double v : values) s.Add(v);
   return s;
+}
+
+// A small decodable region buffer (docs/regions.md "The buffer"): one lane, a region around a
+// loop of two iterations.
+std::string RegionBuffer() {
+  std::string b(64 + 96, '\0');
+  auto put32 = [&b](size_t at, uint32_t v) { std::memcpy(&b[at], &v, 4); };
+  auto put64 = [&b](size_t at, uint64_t v) { std::memcpy(&b[at], &v, 8); };
+  const uint32_t records[][3] = {{0, 1, 0}, {2, 2, 0}, {3, 2, 0}, {2, 2, 1}, {3, 2, 1}, {1, 1, 0}};  // kind, id, iter
+  const uint32_t n = sizeof records / sizeof records[0];
+  put32(0, 0x47455253u);  // "SREG"
+  put32(4, 1);
+  put64(8, 4096);
+  put64(16, 96 + 8 * n);
+  put32(24, 1);
+  put32(64, 1);  // a lane entry
+  put32(68, 96 + 8 * n);
+  put32(64 + 48, n);
+  put32(64 + 52, n);
+  put32(64 + 40, 64);
+  put64(64 + 64, 1000000);  // globaltimer start / clock64 start, end
+  put64(64 + 72, 5000);
+  put64(64 + 80, 1100000);
+  put64(64 + 88, 5000 + 180000);
+  for (uint32_t i = 0; i < n; ++i) {
+    uint64_t tag = (uint64_t(records[i][0]) << 28) | (uint64_t(records[i][1]) << 16) | records[i][2];
+    uint64_t word = tag | (uint64_t(5000 + 1000 * (i + 1)) << 32);
+    b.append(reinterpret_cast<const char*>(&word), 8);
+  }
+  return b;
 }
 
 bool Write(const std::string& dir, const char* name, const fmt::ProfileWriter& w) {
@@ -90,6 +121,28 @@ int main(int argc, char** argv) {
       w.AddStats(n, stall, Stats({2}));
     }
     ok &= Write(dir, "pc.strata", w);
+  }
+  {
+    fmt::ProfileWriter w;  // region launches (two of one kernel, one names table) and a loop's iteration frames
+    uint32_t time = w.Metric("region_time", "ns");
+    uint32_t k = w.Child(0, w.Frame(fmt::FrameKind::kKernel, fmt::kNone, 0, "gemm(float*)", "", 0));
+    uint32_t loop = w.Child(k, w.Frame(fmt::FrameKind::kRegion, fmt::kNone, 2, "k-loop", "/src/k.cu", 40));
+    uint32_t it = w.Child(loop, w.Frame(fmt::FrameKind::kRegion, fmt::kNone, 2, "k-loop", "/src/k.cu", 40,
+                                        fmt::kFrameFlagIteration));
+    w.AddStats(loop, time, Stats({2000}));
+    w.AddStats(it, time, Stats({1000, 1000}));
+    for (uint64_t corr : {5, 6}) {
+      fmt::RegionLaunch l;
+      l.kernel = "_Z4gemmPf";
+      l.correlation_id = corr;
+      l.sm_clock_khz = 1980000;
+      l.cycles_per_ns = corr == 5 ? 1.8 : 0;
+      l.record_cost_cycles = 14.7;
+      l.names = {{1, "kernel", "", 0}, {2, "k-loop", "/src/k.cu", 40}};
+      l.buffer = RegionBuffer();
+      w.AddRegionLaunch(l);
+    }
+    ok &= Write(dir, "regions.strata", w);
   }
   return ok ? 0 : 1;
 }

@@ -1,4 +1,5 @@
-// libFuzzer target: arbitrary bytes through the reader, the three views and both reports.
+// libFuzzer target: arbitrary bytes through the reader, the three views and both reports, and
+// the region decoder on the region launches the profile carries.
 // Any crash, sanitizer report, leak or exception other than strata::core::Error is a bug.
 #include <cstddef>
 #include <cstdint>
@@ -7,12 +8,18 @@
 
 #include "strata/core/api.h"
 #include "strata/core/report.h"
+#include "regions/legacy_region_form.h"
 #include "strata/format/layout.h"
+#include "strata/format/reader.h"
+#include "strata/region_decoder/calibration.h"
+#include "strata/region_decoder/decode.h"
+#include "strata/region_decoder/group_shares.h"
 
 namespace {
 
 void Exercise(std::vector<unsigned char> bytes) {
   using namespace strata::core;
+  const std::vector<unsigned char> bytes_copy = bytes;  // 8-aligned (operator new)
   std::unique_ptr<Profile> profile;
   try {
     profile = Profile::FromBytes(std::move(bytes));
@@ -21,6 +28,18 @@ void Exercise(std::vector<unsigned char> bytes) {
   }
   profile->meta();
   profile->meta("command");
+  {  // Validated by FromBytes already: Parse does not throw here.
+    auto r = strata::format::ProfileReader::Parse(bytes_copy.data(), bytes_copy.size());
+    namespace rd = strata::region_decoder;
+    for (size_t i = 0; i < r.region_launch_count(); ++i) {
+      std::string_view b = r.region_launch(i).buffer;
+      rd::Trace t = rd::Decode(reinterpret_cast<const uint8_t*>(b.data()), b.size());
+      rd::GroupShares(t);
+      rd::CalibrateRecordCost(t);
+    }
+    for (const auto& l : strata::core::regions::detail::LegacyLaunches(r))  // the old form's blobs
+      rd::GroupShares(rd::Decode(reinterpret_cast<const uint8_t*>(l.bytes.data()), l.bytes.size()));
+  }
   for (ViewKind kind : {ViewKind::kTopDown, ViewKind::kBottomUp, ViewKind::kFlat}) {
     try {
       ViewOptions options;

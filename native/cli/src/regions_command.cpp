@@ -20,15 +20,14 @@ namespace rg = strata::core::regions;
 
 namespace {
 
-std::string RegionLabel(const std::map<uint16_t, std::string>& names, uint16_t id, bool iteration) {
+std::string RegionLabel(const rg::RegionNames& names, uint16_t id, bool iteration) {
   auto it = names.find(id);
-  return (it != names.end() ? rg::SplitNameLocation(it->second).name : "region") + (iteration ? std::string(rg::kIterationSuffix) : "") +
-         " (" + std::to_string(id) + ")";
+  return rg::RegionFrameLabel(it != names.end() ? it->second.name : "region", iteration) + " (" + std::to_string(id) + ")";
 }
 
 // Per lane group (rg::GroupShares): in a warp-specialized kernel, what each role spends its
 // time on (a producer waiting on empty slots, a consumer on full ones).
-std::string GroupBreakdown(const rg::Trace& t, const std::map<uint16_t, std::string>& names) {
+std::string GroupBreakdown(const rg::Trace& t, const rg::RegionNames& names) {
   const std::vector<rg::GroupShare> groups = rg::GroupShares(t);
   if (groups.empty()) return "";
   const char* kind = t.lanes.front().meta.grouping == 0 ? "warp group" : t.lanes.front().meta.grouping == 1 ? "warp" : "lane group";
@@ -46,7 +45,7 @@ std::string GroupBreakdown(const rg::Trace& t, const std::map<uint16_t, std::str
   return out;
 }
 
-std::string Summary(const rg::Trace& t, const std::map<uint16_t, std::string>& names, const std::string& first_line = "") {
+std::string Summary(const rg::Trace& t, const rg::RegionNames& names, const std::string& first_line = "") {
   struct Acc { size_t n = 0; double ns = 0, raw_ns = 0, wait_ns = 0, max_ns = 0; size_t waits = 0; };
   // A loop and its iterations share a region id: separate rows, as in the profile's frames.
   std::map<std::pair<uint16_t, bool>, Acc> by_region;
@@ -183,7 +182,7 @@ int RunRegions(const RegionsOptions& options) {
     return kExitError;
   }
   if (!options.proton.empty()) return RunProton(options);
-  std::map<uint16_t, std::string> names = rg::ParseNames(options.names);
+  rg::RegionNames names = rg::ParseNameTable(options.names);
   if (!options.names_file.empty()) {
     std::string text;
     if (!ReadSmall(options.names_file, &text)) {
@@ -196,7 +195,7 @@ int RunRegions(const RegionsOptions& options) {
       size_t q1 = text.find('"', text.find(':', key) + 1), q2 = q1 == std::string::npos ? q1 : text.find('"', q1 + 1);
       if (q1 != std::string::npos && q2 != std::string::npos) text = text.substr(q1 + 1, q2 - q1 - 1);
     }
-    for (const auto& [id, name] : rg::ParseNames(text)) names.emplace(id, name);
+    for (const auto& [id, name] : rg::ParseNameTable(text)) names.emplace(id, name);
   }
   rg::DecodeOptions decode;
   decode.cycles_per_ns = options.cycles_per_ns;

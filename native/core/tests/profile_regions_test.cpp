@@ -1,17 +1,25 @@
-// Region buffers carried by a profile (issue 7): the launches `strata record --regions` kept as
-// blobs, listed and decoded again, names from the region frames, the runtime's clock rate
+// Region launches carried by a profile: the launches `strata record --regions` kept, listed and
+// decoded again, names from the launches and the region frames, the runtime's clock rate
 // recovered; `strata regions PROFILE --list / --launch N`. On the H100 fixture
-// test/fixtures/h100/regions/runtime_capture.strata (3 launches, 16 blocks x 2 warp groups).
+// test/fixtures/h100/regions/runtime_capture.strata (3 launches, 16 blocks x 2 warp groups),
+// written in the old form (blobs, a frame name suffix), and on the same profile rewritten in the
+// region launches section with iteration flags: the two read the same.
 #include <gtest/gtest.h>
 
+#include <fstream>
+#include <iterator>
 #include <nlohmann/json.hpp>
 #include <map>
 #include <set>
 #include <string>
 #include <utility>
 
+#include "strata/core/analyze.h"
 #include "strata/core/api.h"
 #include "strata/core/profile_regions.h"
+#include "strata/core/report.h"
+#include "strata/format/reader.h"
+#include "strata/format/writer.h"
 #include "test_util.h"
 
 namespace {
@@ -20,7 +28,70 @@ using namespace strata::core::regions;
 using strata::test::Quote;
 using strata::test::RunShell;
 
+namespace fmt = strata::format;
+
 const std::string kFixture = std::string(STRATA_REGION_FIXTURES) + "/runtime_capture.strata";
+
+std::vector<unsigned char> ReadBytes(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  return std::vector<unsigned char>((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+}
+
+// The old-form fixture as the runtime writes profiles now, through the writer's typed API: the
+// launches in the region launches section (from the core's reading of the old form), iteration
+// frames flagged instead of suffixed, no "regions:" modules or region blobs; every other
+// record as it was.
+std::vector<unsigned char> RewrittenInTheNewForm(const std::vector<unsigned char>& old) {
+  fmt::ProfileReader r = fmt::ProfileReader::Parse(old.data(), old.size());
+  fmt::ProfileWriter w;
+  for (const fmt::MetaEntry& m : r.meta()) w.Meta(r.string(m.key), r.string(m.value));
+  std::vector<uint32_t> module(r.modules().size, fmt::kNone);
+  for (size_t i = 0; i < r.modules().size; ++i) {
+    const fmt::ModuleRecord& m = r.modules()[i];
+    if (r.string(m.path).rfind("regions:", 0) == 0) continue;
+    module[i] = w.Module(r.string(m.path), r.string(m.build_id), m.load_bias);
+  }
+  const std::string suffix(kIterationSuffix);
+  std::vector<uint32_t> frame(r.frames().size);
+  for (size_t i = 0; i < r.frames().size; ++i) {
+    const fmt::FrameRecord& f = r.frames()[i];
+    std::string name(r.string(f.name));
+    uint32_t flags = 0;
+    if (f.kind == uint32_t(fmt::FrameKind::kRegion) && name.size() > suffix.size() &&
+        name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0) {
+      name.resize(name.size() - suffix.size());
+      flags = fmt::kFrameFlagIteration;
+    }
+    frame[i] = w.Frame(fmt::FrameKind(f.kind), f.module == fmt::kNone ? fmt::kNone : module[f.module], f.address, name,
+                       r.string(f.file), f.line, flags);
+  }
+  std::vector<uint32_t> node(r.nodes().size, 0);
+  for (size_t i = 1; i < r.nodes().size; ++i) node[i] = w.Child(node[r.nodes()[i].parent], frame[r.nodes()[i].frame]);
+  std::vector<uint32_t> metric;
+  for (const fmt::MetricDescriptor& m : r.metrics()) metric.push_back(w.Metric(r.string(m.name), r.string(m.unit)));
+  for (const fmt::NodeMetricRecord& m : r.node_metrics()) {
+    fmt::MetricStats s;
+    s.count = m.count, s.sum = m.sum, s.min = m.min, s.max = m.max, s.m2 = m.m2;
+    w.AddStats(node[m.node], metric[m.metric], s);
+  }
+  for (size_t i = 0; i < r.blob_count(); ++i) {
+    fmt::BlobView b = r.blob(i);
+    if (b.kind == fmt::BlobKind::kRegionBuffer || b.kind == fmt::BlobKind::kRegionInfo) continue;
+    w.Blob(module[b.module], b.kind, b.bytes);
+  }
+  for (const CapturedLaunch& l : ReadProfileRegions(old.data(), old.size()).launches) {
+    fmt::RegionLaunch nl;
+    nl.kernel = l.mangled;
+    nl.correlation_id = l.correlation_id;
+    nl.sm_clock_khz = 1980000;
+    nl.cycles_per_ns = l.cycles_per_ns;
+    nl.record_cost_cycles = l.record_cost_cycles;
+    for (const auto& [id, n] : l.names) nl.names.push_back({id, n.name, n.file, n.line});
+    nl.buffer = l.bytes;
+    w.AddRegionLaunch(nl);
+  }
+  return w.Serialize();
+}
 
 TEST(ProfileRegions, ListsTheCapturedLaunchesOfTheH100Fixture) {
   ProfileRegions pr = ReadProfileRegions(kFixture);
@@ -31,21 +102,23 @@ TEST(ProfileRegions, ListsTheCapturedLaunchesOfTheH100Fixture) {
     EXPECT_EQ(l.index, i);
     EXPECT_EQ(l.mangled.rfind("_Z", 0), 0u) << l.mangled;
     EXPECT_NE(l.kernel.find("app::GemmKernel<"), std::string::npos) << l.kernel;
-    EXPECT_EQ(l.module, "regions:" + l.mangled + "#" + std::to_string(l.correlation_id));
+    EXPECT_GT(l.cycles_per_ns, 1.0);  // from its region_info blob
+    EXPECT_NEAR(l.record_cost_cycles, 14.7, 0.1);
+    EXPECT_EQ(l.sm_clock_khz, 0u);     // not in the old form
+    EXPECT_EQ(NameOf(l.names, 1).name, "kernel");
     EXPECT_GT(l.correlation_id, 0u);
     corrs.insert(l.correlation_id);
     ASSERT_GE(l.bytes.size(), 64u);
     EXPECT_EQ(l.bytes.substr(0, 4), "SREG");
   }
   EXPECT_EQ(corrs.size(), 3u);
-  // Names from the region frames, " (iteration)" taken off, with the marker's line from the
-  // program's names table (test/regions/plain_app.cu) as "@file:line".
+  // Names from the launches and the region frames, " (iteration)" taken off, with the marker's
+  // line from the program's names table (test/regions/plain_app.cu).
   std::set<std::string> names;
   std::map<std::string, std::string> where;
-  for (const auto& [id, name] : pr.names) {
-    NameLocation nl = SplitNameLocation(name);
-    names.insert(nl.name);
-    where[nl.name] = nl.file + ":" + std::to_string(nl.line);
+  for (const auto& [id, n] : pr.names) {
+    names.insert(n.name);
+    where[n.name] = n.file + ":" + std::to_string(n.line);
   }
   for (const char* want : {"kernel", "k-loop", "compute", "load (cp.async)", "epilogue"})
     EXPECT_TRUE(names.count(want)) << want;
@@ -113,12 +186,88 @@ TEST(ProfileRegions, NamesAndRateFromAWrittenProfile) {
   ASSERT_EQ(pr.launches.size(), 1u);
   EXPECT_EQ(pr.launches[0].kernel, "foo(float*)");
   EXPECT_EQ(pr.launches[0].correlation_id, 42u);
-  EXPECT_EQ(pr.names, (std::map<uint16_t, std::string>{{7, "seven"}}));
+  EXPECT_EQ(pr.names, (RegionNames{{7, RegionName{"seven", "", 0}}}));
   EXPECT_NEAR(pr.cycles_per_ns, 2.0, 1e-9);
   nlohmann::json j = nlohmann::json::parse(LaunchesToJson(pr));
   EXPECT_EQ(j["launches"][0]["kernel"], "foo(float*)");
   EXPECT_EQ(j["launches"][0]["correlation_id"], 42);
   EXPECT_EQ(j["names"]["7"], "seven");
+}
+
+TEST(ProfileRegions, TheNewFormReadsAsTheOldFormConverted) {
+  const std::vector<unsigned char> old = ReadBytes(kFixture);
+  const std::vector<unsigned char> now = RewrittenInTheNewForm(old);
+  {  // It is the new form: a region launches section, flags, no region blobs or suffixes.
+    fmt::ProfileReader r = fmt::ProfileReader::Parse(now.data(), now.size());
+    EXPECT_EQ(r.region_launches_version(), fmt::kRegionLaunchesVersion);
+    EXPECT_EQ(r.region_launch_count(), 3u);
+    size_t flagged = 0;
+    for (const fmt::FrameRecord& f : r.frames()) {
+      flagged += (f.flags & fmt::kFrameFlagIteration) != 0;
+      EXPECT_EQ(std::string(r.string(f.name)).find("(iteration)"), std::string::npos);
+    }
+    EXPECT_GT(flagged, 0u);
+    for (size_t i = 0; i < r.blob_count(); ++i) EXPECT_NE(r.blob(i).kind, fmt::BlobKind::kRegionBuffer);
+  }
+  ProfileRegions a = ReadProfileRegions(old.data(), old.size()), b = ReadProfileRegions(now.data(), now.size());
+  ASSERT_EQ(a.launches.size(), b.launches.size());
+  for (size_t i = 0; i < a.launches.size(); ++i) {
+    EXPECT_EQ(a.launches[i].kernel, b.launches[i].kernel);
+    EXPECT_EQ(a.launches[i].mangled, b.launches[i].mangled);
+    EXPECT_EQ(a.launches[i].correlation_id, b.launches[i].correlation_id);
+    EXPECT_EQ(a.launches[i].cycles_per_ns, b.launches[i].cycles_per_ns);
+    EXPECT_EQ(a.launches[i].record_cost_cycles, b.launches[i].record_cost_cycles);
+    EXPECT_EQ(a.launches[i].names, b.launches[i].names);
+    EXPECT_EQ(a.launches[i].bytes, b.launches[i].bytes);
+    EXPECT_EQ(b.launches[i].sm_clock_khz, 1980000u);
+    EXPECT_EQ(ToJson(DecodeLaunch(a, i), a.names), ToJson(DecodeLaunch(b, i), b.names));
+  }
+  EXPECT_EQ(a.names, b.names);
+  EXPECT_EQ(a.cycles_per_ns, b.cycles_per_ns);
+  EXPECT_EQ(LaunchesToJson(a), LaunchesToJson(b));
+  // Views, reports and findings: the same text, " (iteration)" included.
+  auto pa = strata::core::Profile::FromBytes(old), pb = strata::core::Profile::FromBytes(now);
+  for (auto kind : {strata::core::ViewKind::kTopDown, strata::core::ViewKind::kBottomUp, strata::core::ViewKind::kFlat}) {
+    auto va = pa->BuildView(kind), vb = pb->BuildView(kind);
+    EXPECT_EQ(strata::core::JsonReport(*pa, va, {}), strata::core::JsonReport(*pb, vb, {}));
+    EXPECT_EQ(strata::core::TextReport(*pa, va, {}), strata::core::TextReport(*pb, vb, {}));
+  }
+  const std::string findings = strata::core::FindingsJson(strata::core::Analyze(*pa));
+  EXPECT_EQ(findings, strata::core::FindingsJson(strata::core::Analyze(*pb)));
+  auto top = pb->BuildView(strata::core::ViewKind::kTopDown);
+  size_t iterations = 0;
+  for (size_t i = 0; i < top.size(); ++i) {
+    const auto& f = top.frame(i);
+    EXPECT_EQ(f.iteration, f.kind == "region" && f.name.size() > 12 && f.name.substr(f.name.size() - 12) == " (iteration)") << f.name;
+    iterations += f.iteration;
+  }
+  EXPECT_GT(iterations, 0u);
+  // And through the CLI, from a file.
+  const std::string path = strata::test::TempDir() + "/new_form.strata", cli = Quote(STRATA_CLI);
+  strata::test::WriteFile(path, now);
+  for (const std::string args : {" --list", " --list --format json", " --launch 1", " --launch 2 --format json",
+                                 " --launch 0 --format chrome"}) {
+    auto x = RunShell(cli + " regions " + Quote(kFixture) + args), y = RunShell(cli + " regions " + Quote(path) + args);
+    ASSERT_EQ(x.status, 0) << x.err;
+    EXPECT_EQ(x.out, y.out) << args;
+  }
+}
+
+TEST(ProfileRegions, NewerRegionLaunchesVersion) {
+  std::vector<unsigned char> b = RewrittenInTheNewForm(ReadBytes(kFixture));
+  auto* h = reinterpret_cast<fmt::FileHeader*>(b.data());
+  auto* table = reinterpret_cast<fmt::SectionEntry*>(b.data() + h->section_table_offset);
+  for (uint32_t i = 0; i < h->section_count; ++i)
+    if (table[i].kind == uint32_t(fmt::SectionKind::kRegionLaunches))
+      reinterpret_cast<fmt::RegionLaunchesHeader*>(b.data() + table[i].offset)->version = 2;
+  h->checksum = fmt::Fnv1a(b.data() + sizeof *h, b.size() - sizeof *h);
+  EXPECT_NO_THROW(strata::core::Profile::FromBytes(b)->BuildView(strata::core::ViewKind::kTopDown));  // the rest opens
+  try {
+    ReadProfileRegions(b.data(), b.size());
+    ADD_FAILURE() << "no error";
+  } catch (const strata::core::Error& e) {
+    EXPECT_STREQ(e.what(), "the profile's region launches are of format version 2, newer than this Strata reads (1)");
+  }
 }
 
 TEST(CliRegions, ListsAndDecodesTheLaunchesOfAProfile) {

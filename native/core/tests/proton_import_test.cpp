@@ -53,9 +53,9 @@ TEST(ProtonImport, LanesNamesAndNesting) {
   EXPECT_EQ(p.kernels, std::vector<std::string>{"mm_kernel"});
   ASSERT_EQ(p.trace.lanes.size(), 4u);
   EXPECT_EQ(p.trace.intervals.size(), 4u * 7);
-  EXPECT_EQ(p.names.at(1), "kernel");
-  EXPECT_EQ(p.names.at(2), "load");
-  EXPECT_EQ(p.names.at(3), "dot");
+  EXPECT_EQ(p.names.at(1).name, "kernel");
+  EXPECT_EQ(p.names.at(2).name, "load");
+  EXPECT_EQ(p.names.at(3).name, "dot");
   const Lane& l2 = p.trace.lanes[2];
   EXPECT_EQ(l2.meta.smid, 6u);
   EXPECT_EQ(l2.meta.block_linear, 1u);
@@ -216,7 +216,7 @@ TEST(ProtonImportH100, PipelinedMatmulTrace) {
   for (const Issue& is : p.trace.issues)
     if (is.kind == IssueKind::kOverflow) EXPECT_NE(is.message.find("dot 30 times, load 31"), std::string::npos) << is.message;
   std::set<std::string> names;
-  for (const auto& [id, n] : p.names) names.insert(n);
+  for (const auto& [id, n] : p.names) names.insert(n.name);
   EXPECT_EQ(names, (std::set<std::string>{"load", "dot", "store"}));
   std::set<uint32_t> ctas, sms;
   for (const Lane& l : p.trace.lanes) {
@@ -237,9 +237,9 @@ TEST(ProtonImportH100, PipelinedMatmulTrace) {
   // Scope means at 1.98 cycles/ns (docs/benchmarks.md): dot ~61 ns, load ~25 ns, store ~367 ns.
   for (const auto& [id, a] : by_region) {
     const double mean = a.first / double(a.second);
-    if (p.names[id] == "dot") EXPECT_NEAR(mean, 60.6, 3);
-    if (p.names[id] == "load") EXPECT_NEAR(mean, 24.9, 3);
-    if (p.names[id] == "store") EXPECT_NEAR(mean, 367.2, 10);
+    if (p.names[id].name == "dot") EXPECT_NEAR(mean, 60.6, 3);
+    if (p.names[id].name == "load") EXPECT_NEAR(mean, 24.9, 3);
+    if (p.names[id].name == "store") EXPECT_NEAR(mean, 367.2, 10);
   }
 }
 
@@ -251,7 +251,7 @@ TEST(ProtonImportH100, AttentionTraceNestsStagesInTheKernelScope) {
   EXPECT_TRUE(p.trace.issues.empty());
   std::map<std::string, size_t> count;
   for (const Interval& iv : p.trace.intervals) {
-    const std::string& n = p.names[iv.region];
+    const std::string& n = p.names[iv.region].name;
     ++count[n];
     if (n == "kernel") {
       EXPECT_EQ(iv.depth, 0u);
@@ -259,7 +259,7 @@ TEST(ProtonImportH100, AttentionTraceNestsStagesInTheKernelScope) {
     } else {
       EXPECT_EQ(iv.depth, 1u) << n;
       ASSERT_GE(iv.parent, 0);
-      EXPECT_EQ(p.names[p.trace.intervals[iv.parent].region], "kernel");
+      EXPECT_EQ(p.names[p.trace.intervals[iv.parent].region].name, "kernel");
     }
     if (n == "qk") EXPECT_GE(iv.iteration, 0);
   }
@@ -284,7 +284,7 @@ TEST(ProtonImportH100, WarpSpecializedGluonAttention) {
   std::map<std::string, size_t> count;
   std::map<std::string, double> total;
   for (const Interval& iv : p.trace.intervals) {
-    const std::string& n = p.names[iv.region];
+    const std::string& n = p.names[iv.region].name;
     scopes_of_warp[p.trace.lanes[iv.lane].meta.group].insert(n);
     ++count[n];
     total[n] += iv.duration_ns();

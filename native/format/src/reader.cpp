@@ -58,6 +58,7 @@ const char* SectionKindName(uint32_t kind) {
     case SectionKind::kMetrics: return "metrics";
     case SectionKind::kNodeMetrics: return "node metrics";
     case SectionKind::kBlobs: return "blobs";
+    case SectionKind::kRegionLaunches: return "region launches";
   }
   return nullptr;
 }
@@ -118,7 +119,7 @@ ProfileReader ProfileReader::Parse(const unsigned char* data, size_t size) {
   struct Range { uint64_t begin, end; std::string what; };
   std::vector<Range> ranges;
   ranges.push_back({h->section_table_offset, table_end, "the section table"});
-  const SectionEntry* known[9] = {};  // indexed by known kind (1..8)
+  const SectionEntry* known[10] = {};  // indexed by known kind (1..9)
   for (size_t i = 0; i < r.sections_.size; ++i) {
     const SectionEntry& s = r.sections_[i];
     const char* name = SectionKindName(s.kind);
@@ -202,6 +203,8 @@ ProfileReader ProfileReader::Parse(const unsigned char* data, size_t size) {
       Corrupt("frame " + U(i) + " refers to module " + U(f.module) + ", there are " + U(r.modules_.size));
     check_string(f.name, "frame", i);
     check_string(f.file, "frame", i);
+    if ((f.flags & kFrameFlagIteration) && f.kind != uint32_t(FrameKind::kRegion))
+      Corrupt("frame " + U(i) + " is marked as a loop iteration but is not a region frame");
   }
   if (r.nodes_.size == 0) Corrupt("no root node");
   if (r.nodes_.size >= kNone) Corrupt("too many nodes");
@@ -279,7 +282,83 @@ ProfileReader ProfileReader::Parse(const unsigned char* data, size_t size) {
     r.blob_entries_ = Span<BlobEntry>{entries, bh->count};
     r.blob_data_ = reinterpret_cast<const char*>(blob_data);
   }
+
+  // --- Region launches ----------------------------------------------------------------------
+  if (const SectionEntry* s = section(SectionKind::kRegionLaunches)) {
+    if (s->record_size != 0) Corrupt("region launches section has record size " + U(s->record_size) + ", expected 0");
+    if (s->size < sizeof(RegionLaunchesHeader)) Corrupt("region launches section is too small for its header");
+    const auto* rh = reinterpret_cast<const RegionLaunchesHeader*>(data + s->offset);
+    r.region_launches_version_ = rh->version;
+    if (rh->version == 0) Corrupt("region launches section has version 0");
+    if (rh->version <= kRegionLaunchesVersion) {
+      if (rh->launch_count != s->count)
+        Corrupt("region launches section header says " + U(rh->launch_count) + " launches, section table says " + U(s->count));
+      // u32 counts times 64 / 16 bytes: no overflow in 64 bits.
+      const uint64_t launch_bytes = uint64_t(rh->launch_count) * sizeof(RegionLaunchRecord);
+      const uint64_t name_bytes = uint64_t(rh->name_count) * sizeof(RegionNameRecord);
+      const uint64_t room = s->size - sizeof(RegionLaunchesHeader);
+      if (launch_bytes > room || name_bytes > room - launch_bytes)
+        Corrupt("region launches section (" + U(s->size) + " bytes) is too small for " + U(rh->launch_count) +
+                " launches and " + U(rh->name_count) + " names");
+      const unsigned char* base = data + s->offset + sizeof(RegionLaunchesHeader);
+      const auto* launches = reinterpret_cast<const RegionLaunchRecord*>(base);
+      const auto* names = reinterpret_cast<const RegionNameRecord*>(base + launch_bytes);
+      const unsigned char* buffers = base + launch_bytes + name_bytes;
+      const uint64_t data_size = room - launch_bytes - name_bytes;
+      for (uint32_t i = 0; i < rh->name_count; ++i) {
+        const RegionNameRecord& n = names[i];
+        if (n.region > kMaxRegionId) Corrupt("region name " + U(i) + " has region id " + U(n.region) + ", more than " + U(kMaxRegionId));
+        check_string(n.name, "region name", i);
+        check_string(n.file, "region name", i);
+      }
+      std::vector<uint32_t> order(rh->launch_count);
+      for (uint32_t i = 0; i < rh->launch_count; ++i) {
+        const RegionLaunchRecord& l = launches[i];
+        order[i] = i;
+        check_string(l.kernel, "region launch", i);
+        if (!std::isfinite(l.cycles_per_ns) || l.cycles_per_ns < 0 || !std::isfinite(l.record_cost_cycles) ||
+            l.record_cost_cycles < 0)
+          Corrupt("region launch " + U(i) + " has a non-finite or negative clock rate or record cost");
+        if (uint64_t(l.first_name) + l.name_count > rh->name_count)
+          Corrupt("region launch " + U(i) + " refers to names " + U(l.first_name) + ".." +
+                  U(uint64_t(l.first_name) + l.name_count) + ", the section has " + U(rh->name_count));
+        for (uint32_t k = 1; k < l.name_count; ++k)
+          if (names[l.first_name + k].region <= names[l.first_name + k - 1].region)
+            Corrupt("region launch " + U(i) + ": its names are not in ascending region id order");
+        uint64_t end;
+        if (AddOverflows(l.offset, l.size, &end) || end > data_size)
+          Corrupt("region launch " + U(i) + " buffer (offset " + U(l.offset) + ", " + U(l.size) +
+                  " bytes) is outside the region launches section");
+        if (l.offset % 8 != 0) Corrupt("region launch " + U(i) + " buffer is not 8-byte aligned");
+        if (Fnv1a64(buffers + l.offset, l.size) != l.hash) Corrupt("region launch " + U(i) + " buffer hash mismatch");
+      }
+      std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) { return launches[a].offset < launches[b].offset; });
+      uint64_t reach = 0;
+      uint32_t reach_by = 0;
+      for (uint32_t i : order) {
+        if (launches[i].size == 0) continue;
+        if (reach > launches[i].offset) Corrupt("region launch " + U(reach_by) + " buffer overlaps that of launch " + U(i));
+        if (launches[i].offset + launches[i].size > reach) { reach = launches[i].offset + launches[i].size; reach_by = i; }
+      }
+      r.region_launches_ = Span<RegionLaunchRecord>{launches, rh->launch_count};
+      r.region_names_ = Span<RegionNameRecord>{names, rh->name_count};
+      r.region_data_ = reinterpret_cast<const char*>(buffers);
+    }
+  }
   return r;
+}
+
+RegionLaunchView ProfileReader::region_launch(size_t i) const {
+  const RegionLaunchRecord& l = region_launches_[i];
+  RegionLaunchView v;
+  v.kernel = string(l.kernel);
+  v.correlation_id = l.correlation_id;
+  v.sm_clock_khz = l.sm_clock_khz;
+  v.cycles_per_ns = l.cycles_per_ns;
+  v.record_cost_cycles = l.record_cost_cycles;
+  v.names = Span<RegionNameRecord>{region_names_.data + l.first_name, l.name_count};
+  v.buffer = std::string_view(region_data_ + l.offset, size_t(l.size));
+  return v;
 }
 
 }  // namespace strata::format

@@ -8,8 +8,10 @@
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
+#include <cmath>
 #include <cstring>
 #include <limits>
+#include <map>
 
 namespace strata::format {
 
@@ -39,7 +41,7 @@ void MetricStats::Merge(const MetricStats& o) {
 size_t ProfileWriter::FrameKeyHash::operator()(const FrameKey& k) const {
   uint64_t h = 1469598103934665603ull;
   auto mix = [&h](uint64_t v) { h ^= v; h *= 1099511628211ull; };
-  mix(k.kind); mix(k.module); mix(k.address); mix(k.name); mix(k.file); mix(k.line);
+  mix(k.kind); mix(k.module); mix(k.address); mix(k.name); mix(k.file); mix(k.line); mix(k.flags);
   return size_t(h);
 }
 
@@ -74,12 +76,12 @@ uint32_t ProfileWriter::Module(std::string_view path, std::string_view build_id,
 }
 
 uint32_t ProfileWriter::Frame(FrameKind kind, uint32_t module, uint64_t address,
-                              std::string_view name, std::string_view file, uint32_t line) {
-  FrameKey key{uint32_t(kind), module, address, String(name), String(file), line};
+                              std::string_view name, std::string_view file, uint32_t line, uint32_t flags) {
+  FrameKey key{uint32_t(kind), module, address, String(name), String(file), line, flags};
   auto it = frame_index_.find(key);
   if (it != frame_index_.end()) return it->second;
   uint32_t id = uint32_t(frames_.size());
-  frames_.push_back(FrameRecord{key.kind, key.module, key.address, key.name, key.file, key.line, 0});
+  frames_.push_back(FrameRecord{key.kind, key.module, key.address, key.name, key.file, key.line, key.flags});
   frame_index_.emplace(key, id);
   return id;
 }
@@ -132,6 +134,37 @@ void ProfileWriter::Blob(uint32_t module, BlobKind kind, std::string_view bytes)
   blobs_.push_back(PendingBlob{module, kind, std::string(bytes)});
 }
 
+void ProfileWriter::AddRegionLaunch(const RegionLaunch& launch) {
+  std::map<uint16_t, const RegionNameEntry*> by_id;  // ascending ids, the last entry of an id
+  for (const RegionNameEntry& n : launch.names)
+    if (n.region <= kMaxRegionId) by_id[n.region] = &n;
+  std::vector<RegionNameRecord> names;
+  for (const auto& [id, n] : by_id) names.push_back(RegionNameRecord{id, String(n->name), String(n->file), n->line});
+  // The same table as an earlier launch's (the kernel launched again): share its records.
+  uint32_t first = uint32_t(region_names_.size());
+  for (const PendingRegionLaunch& p : region_launches_) {
+    const RegionLaunchRecord& r = p.record;
+    if (r.name_count == names.size() &&
+        std::equal(names.begin(), names.end(), region_names_.begin() + r.first_name, [](const auto& a, const auto& b) {
+          return a.region == b.region && a.name == b.name && a.file == b.file && a.line == b.line;
+        })) {
+      first = r.first_name;
+      break;
+    }
+  }
+  if (first == region_names_.size()) region_names_.insert(region_names_.end(), names.begin(), names.end());
+  RegionLaunchRecord rec{};
+  rec.kernel = String(launch.kernel);
+  rec.sm_clock_khz = launch.sm_clock_khz;
+  rec.correlation_id = launch.correlation_id;
+  // The reader rejects what is not a finite, non-negative rate.
+  auto rate = [](double v) { return std::isfinite(v) && v > 0 ? v : 0.0; };
+  rec.cycles_per_ns = rate(launch.cycles_per_ns);
+  rec.record_cost_cycles = rate(launch.record_cost_cycles);
+  rec.first_name = first;
+  rec.name_count = uint32_t(names.size());
+  region_launches_.push_back(PendingRegionLaunch{rec, launch.buffer});
+}
 
 std::vector<unsigned char> ProfileWriter::Serialize() const {
   std::vector<unsigned char> out(sizeof(FileHeader), 0);
@@ -182,6 +215,29 @@ std::vector<unsigned char> ProfileWriter::Serialize() const {
     begin(SectionKind::kBlobs, 0, blobs_.size());
     std::vector<unsigned char> section = SerializeBlobsSection(views);
     out.insert(out.end(), section.begin(), section.end());
+    end();
+  }
+
+  if (!region_launches_.empty()) {  // optional, like blobs
+    begin(SectionKind::kRegionLaunches, 0, region_launches_.size());
+    Append(out, RegionLaunchesHeader{kRegionLaunchesVersion, uint32_t(region_launches_.size()),
+                                     uint32_t(region_names_.size()), 0});
+    uint64_t offset = 0;
+    for (const PendingRegionLaunch& p : region_launches_) {
+      RegionLaunchRecord r = p.record;
+      const auto* b = reinterpret_cast<const unsigned char*>(p.buffer.data());
+      r.offset = offset;
+      r.size = p.buffer.size();
+      r.hash = Fnv1a64(b, p.buffer.size());
+      Append(out, r);
+      offset += (p.buffer.size() + 7) & ~uint64_t(7);
+    }
+    for (const RegionNameRecord& n : region_names_) Append(out, n);
+    // Header and records are multiples of 8: the buffers start aligned; each padded to 8.
+    for (size_t i = 0; i < region_launches_.size(); ++i) {
+      if (i > 0) Align8(out);
+      out.insert(out.end(), region_launches_[i].buffer.begin(), region_launches_[i].buffer.end());
+    }
     end();
   }
 

@@ -1,15 +1,14 @@
-// The region buffers a profile carries (strata/core/profile_regions.h).
+// The region launches a profile carries (strata/core/profile_regions.h).
 #include "strata/core/profile_regions.h"
 
 #include <llvm/Demangle/Demangle.h>
 
-#include <cstdlib>
 #include <cstring>
 #include <nlohmann/json.hpp>
-#include <optional>
-#include <string_view>
 
 #include "../rewrite.h"
+#include "legacy_region_form.h"
+#include "region_frames.h"
 #include "strata/core/api.h"
 #include "strata/format/layout.h"
 #include "strata/format/reader.h"
@@ -19,21 +18,6 @@ namespace strata::core::regions {
 namespace fmt = strata::format;
 
 namespace {
-
-constexpr std::string_view kModulePrefix = "regions:";
-
-// "regions:<mangled>#<corr>" -> mangled, corr. false when the path is not of that form.
-bool ParseModulePath(std::string_view path, std::string* mangled, uint64_t* corr) {
-  if (path.substr(0, kModulePrefix.size()) != kModulePrefix) return false;
-  path.remove_prefix(kModulePrefix.size());
-  size_t hash = path.rfind('#');
-  if (hash == std::string_view::npos) return false;
-  *mangled = std::string(path.substr(0, hash));
-  std::string digits(path.substr(hash + 1));
-  char* end = nullptr;
-  *corr = digits.empty() ? 0 : std::strtoull(digits.c_str(), &end, 10);
-  return true;
-}
 
 double SumRaw(const Trace& t) {
   double s = 0;
@@ -64,47 +48,41 @@ ProfileRegions ReadProfileRegions(const unsigned char* data, size_t size) {
   } catch (const fmt::ReadError& e) {
     throw Error(e.what());
   }
-  std::map<uint32_t, std::string_view> info;  // module -> its region_info text
-  for (size_t i = 0; i < r.blob_count(); ++i)
-    if (r.blob(i).kind == fmt::BlobKind::kRegionInfo) info[r.blob(i).module] = r.blob(i).bytes;
-  for (size_t i = 0; i < r.blob_count(); ++i) {
-    fmt::BlobView b = r.blob(i);
-    if (b.kind != fmt::BlobKind::kRegionBuffer) continue;
-    CapturedLaunch l;
-    l.module = std::string(r.string(r.modules()[b.module].path));
-    if (!ParseModulePath(l.module, &l.mangled, &l.correlation_id)) l.mangled = l.module;
-    l.kernel = llvm::demangle(l.mangled);
-    l.bytes = std::string(b.bytes);
-    if (auto it = info.find(b.module); it != info.end()) {
-      std::string_view text = it->second;
-      while (!text.empty()) {
-        size_t nl = text.find('\n');
-        std::string_view line = text.substr(0, nl);
-        text = nl == std::string_view::npos ? std::string_view() : text.substr(nl + 1);
-        auto value = [&](std::string_view key) -> std::optional<std::string> {
-          if (line.substr(0, key.size()) != key) return std::nullopt;
-          return std::string(line.substr(key.size()));
-        };
-        if (auto v = value("names=")) l.names_table = *v;
-        else if (auto v = value("cycles_per_ns=")) l.cycles_per_ns = std::atof(v->c_str());
-        else if (auto v = value("record_cost_cycles=")) l.record_cost_cycles = std::atof(v->c_str());
-      }
-      for (const auto& [id, name] : ParseNames(l.names_table)) out.names[id] = name;
+  if (r.region_launches_version() > fmt::kRegionLaunchesVersion)
+    throw Error("the profile's region launches are of format version " + std::to_string(r.region_launches_version()) +
+                ", newer than this Strata reads (" + std::to_string(fmt::kRegionLaunchesVersion) + ")");
+  if (r.region_launches_version() == 0) {
+    out.launches = detail::LegacyLaunches(r);
+  } else {
+    for (size_t i = 0; i < r.region_launch_count(); ++i) {
+      const fmt::RegionLaunchView v = r.region_launch(i);
+      CapturedLaunch l;
+      l.mangled = std::string(v.kernel);
+      l.correlation_id = v.correlation_id;
+      l.sm_clock_khz = v.sm_clock_khz;
+      l.cycles_per_ns = v.cycles_per_ns;
+      l.record_cost_cycles = v.record_cost_cycles;
+      for (const fmt::RegionNameRecord& n : v.names)
+        l.names[uint16_t(n.region)] = RegionName{std::string(r.string(n.name)), std::string(r.string(n.file)), n.line};
+      l.bytes = std::string(v.buffer);
+      out.launches.push_back(std::move(l));
     }
-    l.index = out.launches.size();
-    out.launches.push_back(std::move(l));
   }
-  // Names: the region frames (address = id). A loop's iterations carry " (iteration)".
+  for (size_t i = 0; i < out.launches.size(); ++i) {
+    out.launches[i].index = i;
+    out.launches[i].kernel = llvm::demangle(out.launches[i].mangled);
+    for (const auto& [id, name] : out.launches[i].names) out.names[id] = name;
+  }
+  // Names from the region frames (address = id), the marker's line where the names table gave
+  // one; a loop's name from its own frame rather than an iteration's.
   for (const fmt::FrameRecord& f : r.frames()) {
     if (f.kind != uint32_t(fmt::FrameKind::kRegion) || f.address > 0xFFFF) continue;
-    std::string name(r.string(f.name));
+    const detail::StoredRegionFrame rf = detail::ReadRegionFrame(r, f);
     const uint16_t id = uint16_t(f.address);
-    const bool iteration = HasIterationSuffix(name);
-    if (iteration) name.resize(name.size() - kIterationSuffix.size());
-    if (name.empty() || name == "region " + std::to_string(id)) continue;
-    // The marker's line, where the names table gave one, is the frame's source line.
-    if (f.line > 0 && !r.string(f.file).empty()) name += "@" + std::string(r.string(f.file)) + ":" + std::to_string(f.line);
-    if (!iteration || !out.names.count(id)) out.names[id] = name;
+    if (rf.name.empty() || rf.name == "region " + std::to_string(id)) continue;
+    RegionName name{rf.name, "", 0};
+    if (f.line > 0 && !r.string(f.file).empty()) { name.file = std::string(r.string(f.file)); name.line = f.line; }
+    if (!rf.iteration || !out.names.count(id)) out.names[id] = name;
   }
   if (out.launches.empty()) return out;
   // The rate the runtime used where a buffer alone has none (the device's SM clock): every
@@ -134,7 +112,7 @@ ProfileRegions ReadProfileRegions(const unsigned char* data, size_t size) {
 }
 
 ProfileRegions ReadProfileRegions(const std::string& profile_path) {
-  std::vector<unsigned char> bytes = detail::ReadProfileBytes(profile_path);
+  std::vector<unsigned char> bytes = core::detail::ReadProfileBytes(profile_path);
   return ReadProfileRegions(bytes.data(), bytes.size());
 }
 
@@ -164,7 +142,8 @@ std::string LaunchesToJson(const ProfileRegions& regions) {
                         {"correlation_id", l.correlation_id},
                         {"bytes", l.bytes.size()}});
   json names = json::object();
-  for (const auto& [id, name] : regions.names) names[std::to_string(id)] = name;
+  for (const auto& [id, n] : regions.names)
+    names[std::to_string(id)] = n.file.empty() ? n.name : n.name + "@" + n.file + ":" + std::to_string(n.line);
   json j{{"launches", launches}, {"names", names}, {"cycles_per_ns", regions.cycles_per_ns}};
   return j.dump(1, ' ', false, json::error_handler_t::replace) + "\n";
 }

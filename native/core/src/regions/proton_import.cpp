@@ -79,7 +79,7 @@ void NestAndNumber(Trace& t) {
 //   the same records, this is the only sign.
 using LaneCounts = std::vector<std::map<uint16_t, uint32_t>>;  // per lane: region -> instances
 
-void ReportMissingOnceScopes(Trace& t, const LaneCounts& lane_counts, const std::map<uint16_t, std::string>& names) {
+void ReportMissingOnceScopes(Trace& t, const LaneCounts& lane_counts, const RegionNames& names) {
   std::map<uint16_t, std::set<uint16_t>> meets;  // region -> regions sharing a lane with it
   for (const auto& counts : lane_counts)
     for (const auto& a : counts)
@@ -98,13 +98,13 @@ void ReportMissingOnceScopes(Trace& t, const LaneCounts& lane_counts, const std:
     if (missing == 0 || once * 2 < role) continue;
     t.issues.push_back(Issue{IssueKind::kOverflow, -1, int32_t(region), missing,
                              std::to_string(missing) + " of " + std::to_string(role) + " lanes lack the scope \"" +
-                                 RegionNameLocation(names, region).name +
+                                 NameOf(names, region).name +
                                  "\" that the others have once: Proton's circular buffer dropped their earliest records "
                                  "(give proton.mode a larger buffer_size)"});
   }
 }
 
-void ReportFullLanes(Trace& t, const LaneCounts& lane_counts, const std::map<uint16_t, std::string>& names) {
+void ReportFullLanes(Trace& t, const LaneCounts& lane_counts, const RegionNames& names) {
   uint64_t max_records = 0;
   for (const auto& counts : lane_counts) {
     uint64_t r = 0;
@@ -127,8 +127,8 @@ void ReportFullLanes(Trace& t, const LaneCounts& lane_counts, const std::map<uin
     }
     if (hi == 0 || lo == hi || records + 2 * counts.size() < capacity) continue;
     if (short_lanes++ == 0)
-      example = RegionNameLocation(names, lo_region).name + " " + std::to_string(lo) + " times, " +
-                RegionNameLocation(names, hi_region).name + " " + std::to_string(hi);
+      example = NameOf(names, lo_region).name + " " + std::to_string(lo) + " times, " +
+                NameOf(names, hi_region).name + " " + std::to_string(hi);
   }
   if (short_lanes)
     t.issues.push_back(Issue{IssueKind::kOverflow, -1, -1, short_lanes,
@@ -138,7 +138,7 @@ void ReportFullLanes(Trace& t, const LaneCounts& lane_counts, const std::map<uin
                                  "larger buffer_size)"});
 }
 
-void ReportLostRecords(Trace& t, const std::map<uint16_t, std::string>& names) {
+void ReportLostRecords(Trace& t, const RegionNames& names) {
   LaneCounts lane_counts(t.lanes.size());
   for (const Interval& iv : t.intervals) ++lane_counts[iv.lane][iv.region];
   ReportMissingOnceScopes(t, lane_counts, names);
@@ -206,7 +206,7 @@ ProtonTrace ImportProtonTrace(const std::string& text, const ProtonImportOptions
     }
     const std::string name = e["name"].get<std::string>();
     auto [rit, new_region] = region_of.emplace(name, uint16_t(region_of.size() + 1));
-    if (new_region) out.names[rit->second] = name;
+    if (new_region) out.names[rit->second] = RegionName{name, "", 0};  // a scope name: no marker line
     events.push_back(Event{lit->second, rit->second, e["ts"].get<double>() * 1000.0, e["dur"].get<double>() * 1000.0});
   }
   if (out.proton_mhz <= 0) out.proton_mhz = 1000;

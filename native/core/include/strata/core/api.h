@@ -42,6 +42,8 @@ struct FrameInfo {
   uint32_t line = 0;    // 0 when unknown
   std::string module;   // module path or ""
   uint64_t address = 0; // address inside the module for native frames
+  bool iteration = false;  // a region frame that is one iteration of a loop (`name` then ends
+                           // in " (iteration)")
 };
 
 // A view is a tree in preorder: parent[i] < i, parent[0] == -1 (the root).

@@ -1,9 +1,10 @@
-// In-kernel region buffers carried by a profile (issue 7): `strata record --regions` keeps each
-// captured launch's raw buffer as a blob of kind `region_buffer` (docs/profile-format.md "Blobs")
-// on a ModuleRecord `regions:<mangled kernel>#<correlation id>`, and puts the decoded regions
-// under the kernel's node as `region` frames (address = region id, name = its name). This lists
-// those launches and gives back what decoding one again needs: the bytes, the names (from the
-// region frames) and the clock rate the runtime used (recovered from the profile's metrics).
+// In-kernel region launches carried by a profile: `strata record --regions` keeps each captured
+// launch (kernel, correlation id, how the runtime decoded it, the kernel's region names, the raw
+// buffer) in the region launches section (docs/profile-format.md), and puts the decoded regions
+// under the kernel's node as `region` frames (address = region id). Profiles written before
+// that section are read too (their blobs and frame name suffixes converted in one place,
+// src/regions/legacy_region_form.cpp). This lists the launches and gives back what decoding one
+// again needs.
 #pragma once
 
 #include <cstddef>
@@ -17,25 +18,25 @@
 namespace strata::core::regions {
 
 struct CapturedLaunch {
-  size_t index = 0;             // 0, 1, ... in the order of the profile's blobs
+  size_t index = 0;             // 0, 1, ... in the order the profile stores them
   std::string kernel;           // demangled (as the flame graph shows it)
-  std::string mangled;          // as recorded (the module path's kernel part)
+  std::string mangled;          // as launched
   uint64_t correlation_id = 0;  // CUPTI's, of the launch
-  std::string module;           // "regions:<mangled>#<correlation id>"
-  std::string bytes;            // the raw buffer (docs/regions.md "The buffer")
-  // How the runtime decoded it (blob kind region_info, when the runtime wrote one): DecodeLaunch
-  // uses these unless the caller gives its own.
+  uint32_t sm_clock_khz = 0;    // the device's SM clock attribute (0: unknown, as in older profiles)
+  // How the runtime decoded it (0: not recorded): DecodeLaunch uses these unless the caller
+  // gives its own.
   double cycles_per_ns = 0, record_cost_cycles = 0;
-  std::string names_table;      // the module's "id=name;..." table
+  RegionNames names;            // the kernel's region names, as the runtime had them
+  std::string bytes;            // the raw buffer (docs/regions.md "The buffer")
 };
 
 struct ProfileRegions {
   std::vector<CapturedLaunch> launches;
-  // Region id -> name from the profile's region frames (" (iteration)" taken off; the runtime's
-  // placeholder "region N" left out). Empty when the profile has no region frames.
-  std::map<uint16_t, std::string> names;
+  // Region id -> name: the launches' names, then the profile's region frames (their names and
+  // marker lines; the runtime's placeholder "region N" left out). Empty when there are neither.
+  RegionNames names;
   // clock64 cycles per ns of the launches the runtime could not measure a rate for (it used the
-  // device's SM clock attribute, which the profile does not store): recovered as the launches'
+  // device's SM clock attribute, which older profiles do not store): recovered as the launches'
   // raw cycles over the profile's `region_raw_time` total. 0 when no launch needs it or the
   // profile has no such metric.
   double cycles_per_ns = 0;
@@ -55,7 +56,8 @@ ProfileRegions ReadProfileRegions(const std::string& profile_path);
 Trace DecodeLaunch(const ProfileRegions& regions, size_t launch, const DecodeOptions& options = {});
 
 // JSON of the launches: {"launches": [{"index", "kernel", "mangled", "correlation_id",
-// "bytes"}], "names": {"1": "kernel", ...}, "cycles_per_ns": r}.
+// "bytes"}], "names": {"1": "kernel", "3": "load@kernels.cuh:75", ...}, "cycles_per_ns": r}
+// (a name with its marker line is written name@file:line, as the CLI always has).
 std::string LaunchesToJson(const ProfileRegions& regions);
 
 }  // namespace strata::core::regions

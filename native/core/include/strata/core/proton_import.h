@@ -30,7 +30,7 @@ struct ProtonImportOptions {
 
 struct ProtonTrace {
   Trace trace;                              // lanes: one per (kernel, CTA, warp); no replay
-  std::map<uint16_t, std::string> names;    // region id (first seen order, from 1) -> scope name
+  RegionNames names;                        // region id (first seen order, from 1) -> scope name
   std::vector<std::string> kernels;         // kernel names, first seen order
   std::vector<uint32_t> lane_kernel;        // per lane: index into kernels
   double proton_mhz = 0;                    // the frequency Proton assumed

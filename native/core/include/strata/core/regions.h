@@ -1,186 +1,87 @@
-// In-kernel regions (issue 7, part 3): decode the raw buffer that kernels instrumented with
-// profiler_runtime/include/strata/regions.cuh write (layout: docs/regions.md), pair starts and
-// ends into intervals, put every lane on one nanosecond axis, and replay the trace (take out the
-// calibrated per-record cost, deduce async waits). Nothing is hidden: overflowed buffers, lost
-// lanes, unmatched records and 32-bit clock wrap come back as issues.
-//
-// Pure C++ (no CUDA headers): the buffer is bytes, the names table a string.
+// In-kernel regions in the core: the region decoder's API (native/region_decoder: decode, replay,
+// names tables, calibration, per-group shares) under strata::core::regions, the trace exports
+// (JSON, Chrome/Perfetto: JSON stays out of the decoder) and how a loop iteration's region
+// frame reads. Buffer layout: docs/regions.md.
 #pragma once
 
-#include <cstddef>
 #include <cstdint>
 #include <map>
 #include <string>
 #include <string_view>
-#include <vector>
+
+#include "strata/region_decoder/calibration.h"
+#include "strata/region_decoder/decode.h"
+#include "strata/region_decoder/group_shares.h"
+#include "strata/region_decoder/names.h"
 
 namespace strata::core::regions {
 
-// ---- The contract (keep in step with regions.cuh and docs/regions.md).
-inline constexpr uint32_t kMagic = 0x47455253u;  // "SREG"
-inline constexpr uint32_t kAbiVersion = 1;
-inline constexpr uint32_t kHeaderBytes = 64;
-inline constexpr uint32_t kLaneEntryBytes = 96;
-inline constexpr uint32_t kChunkEntryBytes = 32;
-inline constexpr uint32_t kRecordBytes = 8;
-inline constexpr uint32_t kEntryLane = 1, kEntryChunk = 2;
-enum class RecordKind : uint8_t { kStart = 0, kEnd = 1, kIterStart = 2, kIterEnd = 3, kFlushBegin = 4, kFlushEnd = 5 };
-// The calibration kernel's region ids (strata::regions::CalibrationKernel).
-inline constexpr uint32_t kCalibBaseline = 1, kCalibMarked = 2, kCalibBackToBack = 3;
+// The decoder's names, as the core's users (CLI, addon, tests) spell them.
+using region_decoder::kAbiVersion;
+using region_decoder::kCalibBackToBack;
+using region_decoder::kCalibBaseline;
+using region_decoder::kCalibMarked;
+using region_decoder::kChunkEntryBytes;
+using region_decoder::kEntryChunk;
+using region_decoder::kEntryLane;
+using region_decoder::kHeaderBytes;
+using region_decoder::kLaneEntryBytes;
+using region_decoder::kMagic;
+using region_decoder::kMaxRegionId;
+using region_decoder::kRecordBytes;
+using region_decoder::CalibrateRecordCost;
+using region_decoder::Decode;
+using region_decoder::DecodeFile;
+using region_decoder::DecodeOptions;
+using region_decoder::GroupShare;
+using region_decoder::GroupShares;
+using region_decoder::Header;
+using region_decoder::Interval;
+using region_decoder::Issue;
+using region_decoder::IssueKind;
+using region_decoder::IssueName;
+using region_decoder::Lane;
+using region_decoder::LaneMeta;
+using region_decoder::NameOf;
+using region_decoder::ParseNameEntry;
+using region_decoder::ParseNameTable;
+using region_decoder::Record;
+using region_decoder::RecordKind;
+using region_decoder::RegionName;
+using region_decoder::RegionNames;
+using region_decoder::RegionShare;
+using region_decoder::Trace;
 
-struct Record {
-  RecordKind kind;
-  uint16_t region;     // 0..4095
-  uint16_t iter16;     // the iteration, modulo 2^16
-  uint32_t clock32;    // low 32 bits of %clock64
-  int64_t cycles = 0;  // unwrapped, on the lane's clock64 axis
-};
+// A loop's iterations share the loop's region id; their frames carry the loop's name and
+// format::kFrameFlagIteration, and read "<name> (iteration)" wherever a frame's name is shown
+// (views, reports, findings, the CLI's summary rows).
+inline constexpr std::string_view kIterationSuffix = " (iteration)";
+std::string RegionFrameLabel(std::string_view name, bool iteration);
 
-struct Header {
-  uint32_t magic = 0, version = 0;
-  uint64_t capacity = 0, used = 0;
-  uint32_t lanes_written = 0, lanes_dropped = 0;
-  uint64_t records_dropped = 0;
-  uint32_t chunks_written = 0, chunks_dropped = 0;
-};
+// JSON (the lanes, intervals, issues and, for several lane groups, "groups": GroupShares) and a
+// Chrome/Perfetto trace (one track per lane). Names are shown without their location; it goes
+// to "location" ("file:line") beside them.
+std::string ToJson(const Trace& trace, const RegionNames& names = {});
+std::string ToChromeTrace(const Trace& trace, const RegionNames& names = {});
 
-struct LaneMeta {
-  uint32_t block_linear = 0, group = 0;
-  uint32_t block[3] = {0, 0, 0};
-  uint32_t smid = 0;
-  uint32_t grouping = 0;  // 0 warp group, 1 warp, 2 custom
-  uint32_t mode = 0;      // 0 circular, 1 flush
-  uint32_t capacity = 0, leader_thread = 0;
-  uint32_t record_count = 0, records_here = 0, overflow_count = 0, chunks = 0;
-  uint64_t gt_start = 0, clk_start = 0, gt_end = 0, clk_end = 0;
-};
-
-struct Interval {
-  uint32_t lane = 0;           // index into Trace::lanes
-  uint16_t region = 0;
-  int64_t iteration = -1;      // loop iterations (unwrapped); -1 for plain regions
-  uint32_t depth = 0;          // intervals of the lane that enclose this one (by record order)
-  int32_t parent = -1;         // the innermost enclosing interval (index into Trace::intervals)
-  // Replayed times (record cost and flushes taken out), ns from Trace::origin_ns.
-  double start_ns = 0, end_ns = 0;
-  double raw_start_ns = 0, raw_end_ns = 0;  // as recorded
-  int64_t start_cycles = 0, end_cycles = 0; // raw, lane clock64
-  double wait_ns = -1;         // async: from the wait (second start) to the end, replayed; -1: none
-  double raw_wait_ns = -1;
-  uint32_t start_index = 0, end_index = 0;  // positions in the lane's records
-  bool unmatched = false;      // the start has no end (end = the lane's end)
-  double duration_ns() const { return end_ns - start_ns; }
-  double raw_duration_ns() const { return raw_end_ns - raw_start_ns; }
-};
-
-struct Lane {
-  LaneMeta meta;
-  std::vector<Record> records;  // program order; kept records only
-  uint64_t first_record_index = 0;  // the lane's index of records[0] (circular overflow)
-  double cycles_per_ns = 0;     // the rate used for this lane
-  double measured_cycles_per_ns = 0;  // from the lane's own globaltimer/clock64 pairs
-  double start_ns = 0, end_ns = 0;    // from Trace::origin_ns (end replayed)
-  double removed_cycles = 0;    // record cost + flush time taken out by replay
-};
-
-enum class IssueKind {
-  kEmpty,             // no buffer / nothing finalized
-  kBadHeader,         // not a region buffer, unknown version
-  kTruncated,         // the bytes stop inside an entry, or an entry is malformed
-  kLanesDropped,      // lanes that did not fit in the buffer
-  kChunksDropped,     // flush chunks that did not fit
-  kMissingChunk,      // a lane's flushed chunk is not in the buffer
-  kOverflow,          // a circular lane overwrote its oldest records
-  kUnmatchedStart,    // a start without its end
-  kUnmatchedEnd,      // an end without its start
-  kClockWrap,         // the 32-bit clock wrapped (unwrapped with the lane's clock64 pair)
-  kClockAmbiguous,    // a gap of 2^32 cycles or more: wraps may be missing
-  kExtraStart,        // a third start of one region without an end
-  kNoClockRate,       // no rate given and no lane long enough to measure one
-};
-const char* IssueName(IssueKind kind);
-
-struct Issue {
-  IssueKind kind;
-  int32_t lane = -1;     // -1: the whole buffer
-  int32_t region = -1;
-  uint64_t count = 1;    // records, lanes or wraps concerned
-  std::string message;
-};
-
-struct DecodeOptions {
-  double record_cost_cycles = 0;  // per record (CalibrateRecordCost); 0: no replay
-  double cycles_per_ns = 0;       // clock64 per ns on the device; 0: measured from the lanes
-  double min_span_ns_for_rate = 50000;  // lanes shorter than this do not set the rate
-};
-
-struct Trace {
-  Header header;
-  std::vector<Lane> lanes;
-  std::vector<Interval> intervals;  // lane by lane, in start order within a lane
-  std::vector<Issue> issues;
-  uint64_t origin_ns = 0;           // globaltimer of the earliest lane start
-  double cycles_per_ns = 0;         // the trace-wide rate (given or median of long lanes)
-  double record_cost_cycles = 0;
-  size_t bytes = 0;
-  bool HasIssue(IssueKind k) const;
-  size_t CountIssues(IssueKind k) const;
-};
-
-// Decode a raw buffer (header + arena, as read back after the launch). Never throws on bad
-// bytes: what cannot be read is an issue.
-Trace Decode(const uint8_t* data, size_t size, const DecodeOptions& options = {});
-Trace DecodeFile(const std::string& path, const DecodeOptions& options = {});
-
-// "id=name;id=name" (regions.cuh STRATA_REGION_NAMES) or one entry per line (a .names file;
-// lines starting with '#' are comments) -> map. Entries are kept whole, a trailing
-// "@file:line" (the marker's source line) included: SplitNameLocation takes it apart.
-std::map<uint16_t, std::string> ParseNames(const std::string& table);
-
-// "load@kernels.cuh:75" -> {"load", "kernels.cuh", 75}; an entry without a location (or with
-// something else after an '@') is all name.
+// Transitional, for profiler_runtime until it writes the region launches section (it keeps the
+// names table as text and a frame name suffix today): the table's entries whole, and one entry
+// taken apart. Nothing in native/ calls these; they go when the runtime has switched.
 struct NameLocation {
   std::string name;
-  std::string file;  // empty: no location
+  std::string file;
   int line = 0;
 };
-NameLocation SplitNameLocation(const std::string& entry);
-// A region's name and location from a names table; "region <id>" when the table lacks it.
-NameLocation RegionNameLocation(const std::map<uint16_t, std::string>& names, uint16_t id);
-
-// A loop's iterations share the loop's region id; their frames in a profile carry this suffix
-// (the runtime adds it, readers and rules take it off).
-inline constexpr std::string_view kIterationSuffix = " (iteration)";
-inline bool HasIterationSuffix(std::string_view name) {
-  return name.size() > kIterationSuffix.size() && name.substr(name.size() - kIterationSuffix.size()) == kIterationSuffix;
+inline std::map<uint16_t, std::string> ParseNames(const std::string& table) {
+  std::map<uint16_t, std::string> out;
+  for (const auto& [id, n] : ParseNameTable(table))
+    out[id] = n.file.empty() ? n.name : n.name + "@" + n.file + ":" + std::to_string(n.line);
+  return out;
 }
-
-// Cycles per record from a decoded calibration buffer (strata::regions::CalibrationKernel):
-// (D2 - D1) / (2n) with D1, D2 the raw spans of regions 1 and 2 and n the start/end pairs of
-// region 0 inside region 2. Returns 0 when the trace is not a calibration trace.
-double CalibrateRecordCost(const Trace& calibration);
-
-// Per lane group (warp group, warp or thread set), each region's share of the group's time:
-// its intervals' time over the group's outermost intervals (a loop with an interval of its own
-// counts once, not per iteration; repeated instances without one, e.g. Proton's scopes, count
-// themselves). Empty when all lanes are in one group. Regions largest share first.
-struct RegionShare {
-  uint16_t region = 0;
-  double share = 0;
-  bool outermost = false;  // outermost in some lane of the group
-  bool container = false;  // other regions nest inside it
-  bool async = false;      // an async region (issue to arrival): overlaps the work
-};
-struct GroupShare {
-  uint32_t group = 0;
-  uint32_t lanes = 0;
-  std::vector<RegionShare> regions;
-};
-std::vector<GroupShare> GroupShares(const Trace& trace);
-
-// JSON (the lanes, intervals, issues and, for several lane groups, "groups": GroupShares) and a Chrome/Perfetto trace (one track per lane).
-// Names are shown without their location; it goes to "location" ("file:line") beside them.
-std::string ToJson(const Trace& trace, const std::map<uint16_t, std::string>& names = {});
-std::string ToChromeTrace(const Trace& trace, const std::map<uint16_t, std::string>& names = {});
+inline NameLocation RegionNameLocation(const std::map<uint16_t, std::string>& names, uint16_t id) {
+  auto it = names.find(id);
+  const RegionName n = it != names.end() ? ParseNameEntry(it->second) : NameOf({}, id);
+  return NameLocation{n.name, n.file, int(n.line)};
+}
 
 }  // namespace strata::core::regions

@@ -4,7 +4,6 @@
 // the load feeds). The software pipeline does not hide that load. Reads the runtime's region
 // metrics: `region_wait_time` on the async region, `region_time` on the enclosing one.
 #include "../value_format.h"
-#include "strata/core/regions.h"
 #include "builtin_rules.h"
 
 namespace strata::core::detail {
@@ -21,7 +20,7 @@ void RegionWait(const AnalysisContext& cx, const RuleParams& p, std::vector<Find
     // The enclosing region: the nearest region above that is not one loop iteration (a load
     // issued inside an iteration feeds the loop).
     int32_t up = cx.parent(v);
-    while (up > 0 && cx.kind(size_t(up)) == Kind::kRegion && strata::core::regions::HasIterationSuffix(cx.frame(size_t(up)).name)) up = cx.parent(size_t(up));
+    while (up > 0 && cx.kind(size_t(up)) == Kind::kRegion && cx.frame(size_t(up)).iteration) up = cx.parent(size_t(up));
     if (up <= 0 || cx.kind(size_t(up)) != Kind::kRegion) continue;
     const double enclosing = cx.metric(size_t(up), *time).inclusive;
     if (enclosing <= 0) continue;

@@ -23,6 +23,8 @@ enum class SectionKind : uint32_t {
   kMetrics = 6,      // MetricDescriptor[count]
   kNodeMetrics = 7,  // NodeMetricRecord[count], sorted by (node, metric)
   kBlobs = 8,        // BlobsHeader + BlobEntry[count] + data (record_size 0, like kStrings)
+  kRegionLaunches = 9,  // RegionLaunchesHeader + RegionLaunchRecord[launches] +
+                        // RegionNameRecord[names] + buffers (record_size 0; count = launches)
 };
 
 struct FileHeader {            // at offset 0, 64 bytes
@@ -91,9 +93,14 @@ struct FrameRecord {           // 32 bytes
   uint32_t name;               // string index ("" when unknown)
   uint32_t file;               // string index ("" when unknown)
   uint32_t line;               // 0 when unknown
-  uint32_t flags;              // reserved, 0
+  uint32_t flags;              // kFrameFlag* bits; 0 for none
 };
 static_assert(sizeof(FrameRecord) == 32, "FrameRecord layout");
+
+// FrameRecord::flags. Readers ignore bits they do not know.
+// A kRegion frame that is one iteration of a loop: its name is the loop region's; iterations
+// nest inside the loop's frame (viewers show them as "<name> (iteration)").
+inline constexpr uint32_t kFrameFlagIteration = 1u;
 
 struct NodeRecord {            // 8 bytes; parents always precede children (parent < id)
   uint32_t parent;             // kNone for node 0 (root)
@@ -126,6 +133,8 @@ static_assert(sizeof(NodeMetricRecord) == 48, "NodeMetricRecord layout");
 enum class BlobKind : uint32_t {
   kCubin = 1,        // the ELF bytes of a CUDA module as loaded (ModuleRecord path "cubin:<crc>")
   kSassListing = 2,  // UTF-8 text of `nvdisasm -c -gi` run on the kCubin blob of the same module
+  // Superseded by the kRegionLaunches section; profiles written before it carry these (the core
+  // converts them on read, native/core/src/regions/legacy_region_blobs.cpp). Not written any more.
   kRegionBuffer = 3, // an in-kernel region buffer as read back after one launch (docs/regions.md;
                      // ModuleRecord path "regions:<kernel>#<correlation id>")
   kRegionInfo = 4,   // how the runtime decoded the kRegionBuffer of the same module: UTF-8 lines
@@ -145,6 +154,43 @@ struct BlobEntry {             // 32 bytes
   uint64_t hash;               // Fnv1a64 of the bytes
 };
 static_assert(sizeof(BlobEntry) == 32, "BlobEntry layout");
+
+// In-kernel region launches (docs/regions.md): per launch whose region buffer the runtime read
+// back, the kernel, its correlation id, how the runtime decoded the buffer (clock rate, record
+// cost) and the kernel's region names, then the raw buffer. Optional section; versioned on its
+// own: a reader skips a section of a newer version (region_launches_version() says so).
+inline constexpr uint32_t kRegionLaunchesVersion = 1;
+inline constexpr uint32_t kMaxRegionId = 4095;  // region ids are 12 bits (regions.cuh)
+
+struct RegionLaunchesHeader {  // 16 bytes, start of the kRegionLaunches section
+  uint32_t version;            // kRegionLaunchesVersion
+  uint32_t launch_count;       // RegionLaunchRecord records that follow (= SectionEntry::count)
+  uint32_t name_count;         // RegionNameRecord records after them
+  uint32_t reserved;           // 0
+};
+static_assert(sizeof(RegionLaunchesHeader) == 16, "RegionLaunchesHeader layout");
+
+struct RegionLaunchRecord {    // 64 bytes
+  uint32_t kernel;             // string index: the kernel's mangled name as launched
+  uint32_t sm_clock_khz;       // the device's SM clock attribute at capture (0: unknown)
+  uint64_t correlation_id;     // CUPTI's correlation id of the launch (0: unknown)
+  double cycles_per_ns;        // clock64 cycles per ns the runtime decoded with (0: none)
+  double record_cost_cycles;   // per-record cost the runtime replayed with (0: no replay)
+  uint32_t first_name;         // this launch's names: RegionNameRecord[first_name,
+  uint32_t name_count;         //   first_name + name_count), ids ascending (launches may share)
+  uint64_t offset;             // the raw buffer, from the start of the buffer data, 8-aligned
+  uint64_t size;               // bytes
+  uint64_t hash;               // Fnv1a64 of the buffer
+};
+static_assert(sizeof(RegionLaunchRecord) == 64, "RegionLaunchRecord layout");
+
+struct RegionNameRecord {      // 16 bytes: one entry of a kernel's region names table
+  uint32_t region;             // region id, <= kMaxRegionId
+  uint32_t name;               // string index
+  uint32_t file;               // string index: the marker's source file as given ("" none)
+  uint32_t line;               // the marker's line (0: none)
+};
+static_assert(sizeof(RegionNameRecord) == 16, "RegionNameRecord layout");
 
 // FNV-1a 64-bit, used for BlobEntry::hash.
 inline uint64_t Fnv1a64(const unsigned char* p, uint64_t n, uint64_t h = 14695981039346656037ull) {

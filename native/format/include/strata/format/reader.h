@@ -37,6 +37,17 @@ struct Span {
   bool empty() const { return size == 0; }
 };
 
+// One in-kernel region launch of the region launches section; views point into the profile.
+struct RegionLaunchView {
+  std::string_view kernel;          // mangled, as launched
+  uint64_t correlation_id = 0;
+  uint32_t sm_clock_khz = 0;
+  double cycles_per_ns = 0;         // what the runtime decoded with (0: none)
+  double record_cost_cycles = 0;
+  Span<RegionNameRecord> names;     // ids ascending, strings already checked
+  std::string_view buffer;          // the raw region buffer (hash already checked)
+};
+
 class ProfileReader {
  public:
   ProfileReader() = default;
@@ -65,6 +76,12 @@ class ProfileReader {
     return BlobView{e.module, BlobKind(e.kind), std::string_view(blob_data_ + e.offset, size_t(e.size))};
   }
 
+  // Region launches (optional section). region_launches_version(): 0 when the profile has no
+  // such section; a version newer than kRegionLaunchesVersion is skipped (no launches).
+  uint32_t region_launches_version() const { return region_launches_version_; }
+  size_t region_launch_count() const { return region_launches_.size; }
+  RegionLaunchView region_launch(size_t i) const;  // i < region_launch_count()
+
   const unsigned char* data() const { return data_; }
   size_t size() const { return size_; }
 
@@ -84,9 +101,13 @@ class ProfileReader {
   Span<NodeMetricRecord> node_metrics_;
   Span<BlobEntry> blob_entries_;
   const char* blob_data_ = nullptr;
+  uint32_t region_launches_version_ = 0;
+  Span<RegionLaunchRecord> region_launches_;
+  Span<RegionNameRecord> region_names_;
+  const char* region_data_ = nullptr;
 };
 
-// "cubin", "sass_listing", "region_buffer"; nullptr for a kind this version does not know.
+// "cubin", "sass_listing", "region_buffer", "region_info"; nullptr for a kind this version does not know.
 const char* BlobKindName(uint32_t kind);
 // "root", "python", "native", "operator", "gpu_api", "kernel", "pc", "region", "thread";
 // nullptr for a kind this version does not know.

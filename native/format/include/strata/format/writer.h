@@ -25,6 +25,25 @@ struct MetricStats {
 // shared by the writer and by profile rewrites that add blobs.
 std::vector<unsigned char> SerializeBlobsSection(const std::vector<BlobView>& blobs);
 
+// One entry of a kernel's region names table, the marker's source line apart from the name.
+struct RegionNameEntry {
+  uint16_t region = 0;        // <= kMaxRegionId (larger ids are left out)
+  std::string name;
+  std::string file;           // "" when the table gave no location
+  uint32_t line = 0;
+};
+
+// One launch whose in-kernel region buffer was read back (the region launches section).
+struct RegionLaunch {
+  std::string kernel;               // mangled, as launched
+  uint64_t correlation_id = 0;
+  uint32_t sm_clock_khz = 0;        // the device's SM clock attribute (0: unknown)
+  double cycles_per_ns = 0;         // what the buffer was decoded with (0: none)
+  double record_cost_cycles = 0;
+  std::vector<RegionNameEntry> names;  // any order; a repeated id: the last entry wins
+  std::string buffer;               // the raw buffer as read back
+};
+
 class ProfileWriter {
  public:
   ProfileWriter();
@@ -33,7 +52,7 @@ class ProfileWriter {
   uint32_t Module(std::string_view path, std::string_view build_id_hex, uint64_t load_bias);
   // Interned: the same (kind, module, address, name, file, line) returns the same index.
   uint32_t Frame(FrameKind kind, uint32_t module, uint64_t address, std::string_view name,
-                 std::string_view file, uint32_t line);
+                 std::string_view file, uint32_t line, uint32_t flags = 0);  // flags: kFrameFlag*
   uint32_t Metric(std::string_view name, std::string_view unit);
   // Node 0 (root) exists from the start. Children are interned per (parent, frame).
   uint32_t Child(uint32_t parent, uint32_t frame);
@@ -41,6 +60,9 @@ class ProfileWriter {
   // Attaches bytes to a module (a cubin, its SASS listing). One blob per (module, kind): a
   // second call replaces the first. Written to the optional blobs section.
   void Blob(uint32_t module, BlobKind kind, std::string_view bytes);
+  // Adds one captured region launch (written to the optional region launches section, in the
+  // order added; identical names tables are stored once).
+  void AddRegionLaunch(const RegionLaunch& launch);
 
   size_t node_count() const { return nodes_.size(); }
   // Serializes; on failure returns false and sets *error to one line; never leaves a partial
@@ -50,10 +72,10 @@ class ProfileWriter {
 
  private:
   struct FrameKey {
-    uint32_t kind, module; uint64_t address; uint32_t name, file, line;
+    uint32_t kind, module; uint64_t address; uint32_t name, file, line, flags;
     bool operator==(const FrameKey& o) const {
       return kind == o.kind && module == o.module && address == o.address && name == o.name &&
-             file == o.file && line == o.line;
+             file == o.file && line == o.line && flags == o.flags;
     }
   };
   struct FrameKeyHash { size_t operator()(const FrameKey& k) const; };
@@ -70,6 +92,9 @@ class ProfileWriter {
   std::vector<std::vector<std::pair<uint32_t, MetricStats>>> node_stats_;  // per node
   struct PendingBlob { uint32_t module; BlobKind kind; std::string bytes; };
   std::vector<PendingBlob> blobs_;
+  struct PendingRegionLaunch { RegionLaunchRecord record; std::string buffer; };
+  std::vector<PendingRegionLaunch> region_launches_;  // record.offset/size/hash set on Serialize
+  std::vector<RegionNameRecord> region_names_;
 };
 
 }  // namespace strata::format

@@ -1,5 +1,5 @@
-// In-kernel regions (issue 7): the decoder and replay on synthetic buffers (the arithmetic) and on
-// real buffers recorded on the H100 (test/fixtures/h100/regions, made by test/regions/run_h100.sh).
+// The region decoder and replay on synthetic buffers (the arithmetic) and on real buffers
+// recorded on the H100 (test/fixtures/h100/regions, made by test/regions/run_h100.sh).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -11,104 +11,15 @@
 #include <string>
 #include <vector>
 
-#include "strata/core/regions.h"
+#include "buffer_builder.h"
+#include "strata/region_decoder/calibration.h"
+#include "strata/region_decoder/decode.h"
+#include "strata/region_decoder/group_shares.h"
 
 namespace {
 
-using namespace strata::core::regions;
-
-// ---- A writer of buffers in the layout of docs/regions.md (what the device writes).
-struct Rec {
-  uint32_t kind, id, iter;
-  uint64_t clk;  // 64-bit; the record keeps the low 32 bits
-};
-struct LaneSpec {
-  uint32_t block = 0, group = 0, mode = 0, capacity = 64, overflow = 0, chunks = 0, record_count = 0;
-  uint64_t gt_start = 1000000, clk_start = 0, gt_end = 0, clk_end = 0;
-  std::vector<Rec> recs;
-};
-struct ChunkSpec {
-  uint32_t block = 0, group = 0, seq = 0, first = 0;
-  std::vector<Rec> recs;
-};
-
-uint64_t Word(const Rec& r) {
-  const uint32_t tag = (r.kind << 28) | ((r.id & 0xFFF) << 16) | (r.iter & 0xFFFF);
-  return (uint64_t(uint32_t(r.clk)) << 32) | tag;
-}
-template <class T>
-void Put(std::vector<uint8_t>& b, size_t off, T v) {
-  if (b.size() < off + sizeof v) b.resize(off + sizeof v);
-  std::memcpy(b.data() + off, &v, sizeof v);
-}
-
-std::vector<uint8_t> Build(const std::vector<LaneSpec>& lanes, const std::vector<ChunkSpec>& chunks = {},
-                           uint32_t lanes_dropped = 0) {
-  std::vector<uint8_t> b(64, 0);
-  size_t off = 64;
-  for (const ChunkSpec& c : chunks) {
-    const uint32_t bytes = 32 + 8 * c.recs.size();
-    Put<uint32_t>(b, off, kEntryChunk);
-    Put<uint32_t>(b, off + 4, bytes);
-    Put<uint32_t>(b, off + 8, c.block);
-    Put<uint32_t>(b, off + 12, c.group);
-    Put<uint32_t>(b, off + 16, c.seq);
-    Put<uint32_t>(b, off + 20, c.recs.size());
-    Put<uint32_t>(b, off + 24, c.first);
-    Put<uint32_t>(b, off + 28, 0);
-    for (size_t i = 0; i < c.recs.size(); ++i) Put<uint64_t>(b, off + 32 + 8 * i, Word(c.recs[i]));
-    off += bytes;
-  }
-  for (const LaneSpec& l : lanes) {
-    const uint32_t bytes = 96 + 8 * l.recs.size();
-    Put<uint32_t>(b, off, kEntryLane);
-    Put<uint32_t>(b, off + 4, bytes);
-    Put<uint32_t>(b, off + 8, l.block);
-    Put<uint32_t>(b, off + 12, l.group);
-    for (int k = 0; k < 3; ++k) Put<uint32_t>(b, off + 16 + 4 * k, k == 0 ? l.block : 0);
-    Put<uint32_t>(b, off + 28, 7);  // smid
-    Put<uint32_t>(b, off + 32, 0);
-    Put<uint32_t>(b, off + 36, l.mode);
-    Put<uint32_t>(b, off + 40, l.capacity);
-    Put<uint32_t>(b, off + 44, l.group * 128);
-    Put<uint32_t>(b, off + 48, l.record_count ? l.record_count : uint32_t(l.recs.size()) + l.overflow);
-    Put<uint32_t>(b, off + 52, l.recs.size());
-    Put<uint32_t>(b, off + 56, l.overflow);
-    Put<uint32_t>(b, off + 60, l.chunks);
-    Put<uint64_t>(b, off + 64, l.gt_start);
-    Put<uint64_t>(b, off + 72, l.clk_start);
-    Put<uint64_t>(b, off + 80, l.gt_end);
-    Put<uint64_t>(b, off + 88, l.clk_end);
-    for (size_t i = 0; i < l.recs.size(); ++i) Put<uint64_t>(b, off + 96 + 8 * i, Word(l.recs[i]));
-    off += bytes;
-  }
-  Put<uint32_t>(b, 0, kMagic);
-  Put<uint32_t>(b, 4, kAbiVersion);
-  Put<uint64_t>(b, 8, uint64_t(1) << 30);
-  Put<uint64_t>(b, 16, off - 64);
-  Put<uint32_t>(b, 24, lanes.size());
-  Put<uint32_t>(b, 28, lanes_dropped);
-  Put<uint32_t>(b, 48, 64);
-  return b;
-}
-
-// A lane at 2 cycles per ns: clk_start 10000, the lane lasting `cycles`.
-LaneSpec Lane2(std::vector<Rec> recs, uint64_t cycles = 100000, uint32_t group = 0) {
-  LaneSpec l;
-  l.group = group;
-  l.clk_start = 10000;
-  l.clk_end = 10000 + cycles;
-  l.gt_start = 5000000;
-  l.gt_end = l.gt_start + cycles / 2;
-  l.recs = std::move(recs);
-  return l;
-}
-
-const Interval* Find(const Trace& t, uint16_t region, int64_t iteration = -1, uint32_t lane = 0) {
-  for (const Interval& iv : t.intervals)
-    if (iv.region == region && iv.iteration == iteration && iv.lane == lane) return &iv;
-  return nullptr;
-}
+using namespace strata::region_decoder;
+using namespace strata::region_decoder::testing;
 
 // ---- Synthetic buffers: the arithmetic.
 
@@ -297,18 +208,6 @@ TEST(RegionsDecode, LanesShareOneAxis) {
   EXPECT_TRUE(t.HasIssue(IssueKind::kNoClockRate));  // lanes of 0.5 us: too short to trust
 }
 
-TEST(RegionsDecode, NamesTableAndExports) {
-  auto n = ParseNames("1=kernel;2=k-loop;bad;9999=x;3=load (cp.async)");
-  EXPECT_EQ(n.size(), 3u);
-  EXPECT_EQ(n[3], "load (cp.async)");
-  auto b = Build({Lane2({{0, 1, 0, 10100}, {1, 1, 0, 10300}})});
-  Trace t = Decode(b.data(), b.size());
-  auto j = nlohmann::json::parse(ToJson(t, n));
-  EXPECT_EQ(j["intervals"][0]["name"], "kernel");
-  auto c = nlohmann::json::parse(ToChromeTrace(t, n));
-  EXPECT_EQ(c["traceEvents"][1]["ph"], "X");
-}
-
 TEST(RegionsGroupShares, PerGroupLoopsOnceRepeatsCountFlags) {
   Trace t;
   t.lanes.resize(2);
@@ -344,44 +243,9 @@ TEST(RegionsGroupShares, PerGroupLoopsOnceRepeatsCountFlags) {
   EXPECT_TRUE(g[1].regions[2].async);
   EXPECT_EQ(g[1].regions[3].region, 16);
   EXPECT_DOUBLE_EQ(g[1].regions[3].share, 0.2);
-  // In the JSON the timeline reads, with names.
-  auto j = nlohmann::json::parse(ToJson(t, {{15, "mma@k.cu:9"}}));
-  EXPECT_EQ(j["groups"][1]["regions"][1]["name"], "mma");
-  EXPECT_EQ(j["groups"][1]["regions"][2]["async"], true);
-  // One group: nothing to compare, no "groups".
+  // One group: nothing to compare.
   t.lanes[1].meta.group = 0;
   EXPECT_TRUE(GroupShares(t).empty());
-  EXPECT_FALSE(nlohmann::json::parse(ToJson(t))["groups"].is_array());
-}
-
-TEST(RegionsNames, FileTablesAndMarkerLocations) {
-  // A names file: one entry per line, comments, spaces, ';' still allowed inside a line.
-  auto n = ParseNames("# gemm.names\n1 = kernel\r\n3=load (cp.async)@../src/kernels.cuh:75; 4=compute\n#5=x\n\n6=at@x\n");
-  ASSERT_EQ(n.size(), 4u);
-  EXPECT_EQ(n[1], "kernel");
-  EXPECT_EQ(n[3], "load (cp.async)@../src/kernels.cuh:75");
-  EXPECT_EQ(n[4], "compute");
-  EXPECT_EQ(n.count(5), 0u);
-  NameLocation l = SplitNameLocation(n[3]);
-  EXPECT_EQ(l.name, "load (cp.async)");
-  EXPECT_EQ(l.file, "../src/kernels.cuh");
-  EXPECT_EQ(l.line, 75);
-  // Not locations: no line, a zero line, nothing between '@' and ':', text after the line.
-  for (const char* plain : {"at@x", "a@f.cu:0", "a@:12", "a@f.cu:12x", "mail me@host", "a:12"}) {
-    NameLocation p = SplitNameLocation(plain);
-    EXPECT_EQ(p.name, plain);
-    EXPECT_TRUE(p.file.empty()) << plain;
-  }
-  EXPECT_EQ(SplitNameLocation("x@C:/src/k.cu:9").file, "C:/src/k.cu");
-  // The outputs show the name alone and the location beside it.
-  auto b = Build({Lane2({{0, 3, 0, 10100}, {1, 3, 0, 10300}})});
-  Trace t = Decode(b.data(), b.size());
-  auto j = nlohmann::json::parse(ToJson(t, n));
-  EXPECT_EQ(j["intervals"][0]["name"], "load (cp.async)");
-  EXPECT_EQ(j["intervals"][0]["location"], "../src/kernels.cuh:75");
-  auto c = nlohmann::json::parse(ToChromeTrace(t, n));
-  EXPECT_EQ(c["traceEvents"][1]["name"], "load (cp.async)");
-  EXPECT_EQ(c["traceEvents"][1]["args"]["location"], "../src/kernels.cuh:75");
 }
 
 // ---- Real buffers from the H100.

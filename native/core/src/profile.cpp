@@ -1,5 +1,6 @@
-// Profile: opens a file (mmap) or bytes, validates through format::ProfileReader, resolves
-// frames (symbolization, once per Profile) and builds views.
+// The profile implementation behind strata::core::Profile: opens a file (mmap) or bytes,
+// validates through format::ProfileReader, resolves frames (symbolization, GPU code, region
+// frames; once per Profile) and builds views.
 #include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -12,7 +13,9 @@
 #include <unordered_map>
 
 #include "gpu_code/gpu_code.h"
+#include "regions/region_frames.h"
 #include "stats.h"
+#include "strata/core/regions.h"
 #include "strata/core/api.h"
 #include "strata/format/reader.h"
 #include "symbolize/module_locator.h"
@@ -230,6 +233,10 @@ class ProfileImpl final : public Profile {
         if (gpu_code && f.module != fmt::kNone) pc = gpu_code->Lookup(f.module, info.name, f.address);
         info.name = gpu::GpuCode::Label(f.address, pc);
         if (pc.line > 0) { info.file = pc.file; info.line = pc.line; }
+      } else if (f.kind == uint32_t(fmt::FrameKind::kRegion)) {
+        const regions::detail::StoredRegionFrame rf = regions::detail::ReadRegionFrame(r_, f);
+        info.iteration = rf.iteration;
+        info.name = regions::RegionFrameLabel(rf.name, rf.iteration);
       }
       // Function identity for bottom-up / flat merging.
       key.clear();

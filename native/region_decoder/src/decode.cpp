@@ -1,16 +1,15 @@
-// Decoder and trace replay for in-kernel regions (docs/regions.md).
-#include "strata/core/regions.h"
+// Decoder and trace replay for in-kernel region buffers (docs/regions.md "The buffer").
+#include "strata/region_decoder/decode.h"
 
 #include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <fstream>
 #include <iterator>
-#include <nlohmann/json.hpp>
-#include <sstream>
+#include <map>
 #include <tuple>
 
-namespace strata::core::regions {
+namespace strata::region_decoder {
 namespace {
 
 template <class T>
@@ -27,13 +26,6 @@ double Median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   const size_t m = v.size() / 2;
   return v.size() % 2 ? v[m] : 0.5 * (v[m - 1] + v[m]);
-}
-
-std::string LaneName(const LaneMeta& m) {
-  std::ostringstream o;
-  o << "block " << m.block_linear << " (" << m.block[0] << "," << m.block[1] << "," << m.block[2] << ") lane "
-    << m.group;
-  return o.str();
 }
 
 struct Chunk {
@@ -543,161 +535,4 @@ Trace DecodeFile(const std::string& path, const DecodeOptions& options) {
   return Decode(bytes.data(), bytes.size(), options);
 }
 
-std::map<uint16_t, std::string> ParseNames(const std::string& table) {
-  std::map<uint16_t, std::string> names;
-  auto trim = [](std::string v) {
-    const size_t b = v.find_first_not_of(" \t\r"), e = v.find_last_not_of(" \t\r");
-    return b == std::string::npos ? std::string() : v.substr(b, e - b + 1);
-  };
-  // Entries end at ';' or at a line's end; '#' starts a comment entry (as the extension reads them).
-  std::string all = table;
-  std::replace(all.begin(), all.end(), '\n', ';');
-  std::stringstream ss(all);
-  std::string item;
-  while (std::getline(ss, item, ';')) {
-    item = trim(item);
-    if (item.empty() || item[0] == '#') continue;
-    const auto eq = item.find('=');
-    if (eq == std::string::npos || eq == 0) continue;
-    const std::string id_text = trim(item.substr(0, eq));
-    if (id_text.empty() || id_text.size() > 4 || id_text.find_first_not_of("0123456789") != std::string::npos) continue;
-    const long id = std::strtol(id_text.c_str(), nullptr, 10);
-    if (id > 4095) continue;
-    names[static_cast<uint16_t>(id)] = trim(item.substr(eq + 1));
-  }
-  return names;
-}
-
-NameLocation SplitNameLocation(const std::string& entry) {
-  NameLocation out{entry, "", 0};
-  const size_t at = entry.rfind('@'), colon = entry.rfind(':');
-  if (at == std::string::npos || colon == std::string::npos || colon < at + 2 || colon + 1 >= entry.size()) return out;
-  long line = 0;
-  for (size_t i = colon + 1; i < entry.size(); ++i) {
-    if (entry[i] < '0' || entry[i] > '9' || line > 100000000) return out;
-    line = line * 10 + (entry[i] - '0');
-  }
-  if (line <= 0) return out;
-  out.name = entry.substr(0, at);
-  while (!out.name.empty() && (out.name.back() == ' ' || out.name.back() == '\t')) out.name.pop_back();
-  out.file = entry.substr(at + 1, colon - at - 1);
-  out.line = int(line);
-  return out;
-}
-
-NameLocation RegionNameLocation(const std::map<uint16_t, std::string>& names, uint16_t id) {
-  auto n = names.find(id);
-  return SplitNameLocation(n != names.end() ? n->second : "region " + std::to_string(id));
-}
-
-double CalibrateRecordCost(const Trace& cal) {
-  if (cal.lanes.size() != 1) return 0;
-  int64_t d1 = -1, d2 = -1;
-  uint32_t s2 = 0, e2 = 0;
-  for (const Interval& iv : cal.intervals) {
-    if (iv.unmatched) continue;
-    if (iv.region == kCalibBaseline) d1 = iv.end_cycles - iv.start_cycles;
-    if (iv.region == kCalibMarked) {
-      d2 = iv.end_cycles - iv.start_cycles;
-      s2 = iv.start_index;
-      e2 = iv.end_index;
-    }
-  }
-  if (d1 < 0 || d2 < 0) return 0;
-  uint64_t pairs = 0;
-  for (const Interval& iv : cal.intervals)
-    if (iv.region == 0 && !iv.unmatched && iv.start_index > s2 && iv.end_index < e2) ++pairs;
-  if (pairs == 0) return 0;
-  return double(d2 - d1) / (2.0 * double(pairs));
-}
-
-std::string ToJson(const Trace& t, const std::map<uint16_t, std::string>& names) {
-  using nlohmann::json;
-  json j;
-  j["cycles_per_ns"] = t.cycles_per_ns;
-  j["record_cost_cycles"] = t.record_cost_cycles;
-  j["origin_globaltimer_ns"] = t.origin_ns;
-  j["header"] = {{"capacity", t.header.capacity},         {"used", t.header.used},
-                 {"lanes_written", t.header.lanes_written}, {"lanes_dropped", t.header.lanes_dropped},
-                 {"records_dropped", t.header.records_dropped}, {"chunks_written", t.header.chunks_written},
-                 {"chunks_dropped", t.header.chunks_dropped}};
-  json lanes = json::array();
-  for (const Lane& l : t.lanes) {
-    const LaneMeta& m = l.meta;
-    lanes.push_back({{"block", m.block_linear},
-                     {"block_xyz", {m.block[0], m.block[1], m.block[2]}},
-                     {"group", m.group},
-                     {"grouping", m.grouping == 0 ? "warp-group" : m.grouping == 1 ? "warp" : "custom"},
-                     {"smid", m.smid},
-                     {"mode", m.mode == 0 ? "circular" : "flush"},
-                     {"capacity", m.capacity},
-                     {"records", m.record_count},
-                     {"records_kept", l.records.size()},
-                     {"overflow", m.overflow_count},
-                     {"start_ns", l.start_ns},
-                     {"end_ns", l.end_ns},
-                     {"cycles_per_ns", l.cycles_per_ns},
-                     {"measured_cycles_per_ns", l.measured_cycles_per_ns}});
-  }
-  j["lanes"] = lanes;
-  json ivs = json::array();
-  for (const Interval& iv : t.intervals) {
-    json o = {{"lane", iv.lane},       {"region", iv.region},     {"depth", iv.depth},
-              {"parent", iv.parent},   {"start_ns", iv.start_ns}, {"end_ns", iv.end_ns},
-              {"raw_start_ns", iv.raw_start_ns}, {"raw_end_ns", iv.raw_end_ns}};
-    auto n = names.find(iv.region);
-    if (n != names.end()) {
-      const NameLocation nl = SplitNameLocation(n->second);
-      o["name"] = nl.name;
-      if (!nl.file.empty()) o["location"] = nl.file + ":" + std::to_string(nl.line);
-    }
-    if (iv.iteration >= 0) o["iteration"] = iv.iteration;
-    if (iv.wait_ns >= 0) o["wait_ns"] = iv.wait_ns;
-    if (iv.unmatched) o["unmatched"] = true;
-    ivs.push_back(std::move(o));
-  }
-  j["intervals"] = ivs;
-  json is = json::array();
-  for (const Issue& i : t.issues) {
-    json o = {{"kind", IssueName(i.kind)}, {"count", i.count}, {"message", i.message}};
-    if (i.lane >= 0) o["lane"] = i.lane;
-    if (i.region >= 0) o["region"] = i.region;
-    is.push_back(std::move(o));
-  }
-  j["issues"] = is;
-  json groups = json::array();
-  for (const GroupShare& g : GroupShares(t)) {
-    json rs = json::array();
-    for (const RegionShare& r : g.regions) {
-      rs.push_back({{"region", r.region}, {"name", RegionNameLocation(names, r.region).name},
-                    {"share", r.share}, {"outermost", r.outermost}, {"container", r.container}, {"async", r.async}});
-    }
-    groups.push_back({{"group", g.group}, {"lanes", g.lanes}, {"regions", rs}});
-  }
-  if (!groups.empty()) j["groups"] = groups;
-  return j.dump(1);
-}
-
-std::string ToChromeTrace(const Trace& t, const std::map<uint16_t, std::string>& names) {
-  using nlohmann::json;
-  json ev = json::array();
-  for (const Lane& l : t.lanes) {
-    ev.push_back({{"ph", "M"}, {"name", "thread_name"}, {"pid", l.meta.block_linear}, {"tid", l.meta.group},
-                  {"args", {{"name", LaneName(l.meta) + " (SM " + std::to_string(l.meta.smid) + ")"}}}});
-  }
-  for (const Interval& iv : t.intervals) {
-    const Lane& l = t.lanes[iv.lane];
-    const NameLocation nl = RegionNameLocation(names, iv.region);
-    std::string name = nl.name;
-    if (iv.iteration >= 0) name += " #" + std::to_string(iv.iteration);
-    json args = {{"depth", iv.depth}, {"raw_ns", iv.raw_duration_ns()}};
-    if (!nl.file.empty()) args["location"] = nl.file + ":" + std::to_string(nl.line);
-    if (iv.wait_ns >= 0) args["wait_ns"] = iv.wait_ns;
-    if (iv.unmatched) args["unmatched"] = true;
-    ev.push_back({{"ph", "X"}, {"name", name}, {"pid", l.meta.block_linear}, {"tid", l.meta.group},
-                  {"ts", iv.start_ns / 1000.0}, {"dur", std::max(0.0, iv.duration_ns()) / 1000.0}, {"args", args}});
-  }
-  return json{{"traceEvents", ev}, {"displayTimeUnit", "ns"}}.dump();
-}
-
-}  // namespace strata::core::regions
+}  // namespace strata::region_decoder

@@ -7,9 +7,9 @@
 #include <map>
 #include <set>
 
-#include "strata/core/regions.h"
+#include "strata/region_decoder/group_shares.h"
 
-namespace strata::core::regions {
+namespace strata::region_decoder {
 
 std::vector<GroupShare> GroupShares(const Trace& t) {
   struct Acc {
@@ -46,4 +46,4 @@ std::vector<GroupShare> GroupShares(const Trace& t) {
   return out;
 }
 
-}  // namespace strata::core::regions
+}  // namespace strata::region_decoder
