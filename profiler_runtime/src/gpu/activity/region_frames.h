@@ -1,7 +1,8 @@
 // Captured region buffers (cupti/region_capture.h), decoded into region frames under their
 // launch's kernel node: nesting as recorded, one frame per region id, metrics region_time,
-// region_raw_time, region_wait_time per interval. The raw buffer and how it was decoded go with
-// the profile. Final drain, aggregator thread.
+// region_raw_time, region_wait_time per interval; loop iterations are frames flagged
+// kFrameFlagIteration. Each launch (kernel, correlation id, clock rate, record cost, names, raw
+// buffer) goes to the profile's region launches section. Final drain, aggregator thread.
 #pragma once
 
 #include <string>

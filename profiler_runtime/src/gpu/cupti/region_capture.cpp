@@ -1,7 +1,6 @@
 #include "gpu/cupti/region_capture.h"
 
 #include <cupti.h>  // brings cuda.h and the launch parameter structs (generated_cuda_meta.h)
-#include <dlfcn.h>
 
 #include <cstdlib>
 #include <cstring>
@@ -11,7 +10,10 @@
 
 #include "common/log.h"
 #include "common/tls.h"
-#include "strata/core/regions.h"
+#include "gpu/cupti/cuda_driver.h"
+#include "strata/region_decoder/calibration.h"
+#include "strata/region_decoder/decode.h"
+#include "strata/region_decoder/names.h"
 
 #if defined(STRATA_HAVE_CALIBRATION_PTX)
 #include "calibration_ptx.inc"  // kCalibrationPtx (build dir, from calibration/calibration_kernel.cu)
@@ -19,70 +21,6 @@
 
 namespace strata::rt::gpu::regions {
 namespace {
-
-// Driver entry points, resolved from the libcuda the program loaded (never linked).
-struct Driver {
-  bool ok = false;
-  CUresult (*FuncGetModule)(CUmodule*, CUfunction) = nullptr;
-  CUresult (*KernelGetFunction)(CUfunction*, CUkernel) = nullptr;  // optional (CUDA 12+)
-  CUresult (*CtxGetDevice)(CUdevice*) = nullptr;
-  // The calibration kernel (optional: without them no calibration).
-  CUresult (*ModuleLoadData)(CUmodule*, const void*) = nullptr;
-  CUresult (*ModuleUnload)(CUmodule) = nullptr;
-  CUresult (*ModuleGetFunction)(CUfunction*, CUmodule, const char*) = nullptr;
-  CUresult (*LaunchKernel)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
-                           CUstream, void**, void**) = nullptr;
-  CUresult (*StreamCreate)(CUstream*, unsigned) = nullptr;
-  CUresult (*StreamSynchronize)(CUstream) = nullptr;
-  CUresult (*StreamDestroy)(CUstream) = nullptr;
-  CUresult (*MemcpyHtoD)(CUdeviceptr, const void*, size_t) = nullptr;
-  CUresult (*DeviceGetAttribute)(int*, CUdevice_attribute, CUdevice) = nullptr;
-  CUresult (*ModuleGetGlobal)(CUdeviceptr*, size_t*, CUmodule, const char*) = nullptr;
-  CUresult (*MemAlloc)(CUdeviceptr*, size_t) = nullptr;
-  CUresult (*MemFree)(CUdeviceptr) = nullptr;
-  CUresult (*MemAllocHost)(void**, size_t) = nullptr;
-  CUresult (*MemFreeHost)(void*) = nullptr;
-  CUresult (*MemsetD8Async)(CUdeviceptr, unsigned char, size_t, CUstream) = nullptr;
-  CUresult (*MemcpyHtoDAsync)(CUdeviceptr, const void*, size_t, CUstream) = nullptr;
-  CUresult (*MemcpyDtoHAsync)(void*, CUdeviceptr, size_t, CUstream) = nullptr;
-  CUresult (*MemcpyDtoH)(void*, CUdeviceptr, size_t) = nullptr;
-  CUresult (*EventCreate)(CUevent*, unsigned) = nullptr;
-  CUresult (*EventRecord)(CUevent, CUstream) = nullptr;
-  CUresult (*EventQuery)(CUevent) = nullptr;
-  CUresult (*EventSynchronize)(CUevent) = nullptr;
-  CUresult (*EventDestroy)(CUevent) = nullptr;
-};
-
-template <typename F>
-bool Sym(void* h, const char* name, F* out) {
-  *out = reinterpret_cast<F>(dlsym(h, name));
-  return *out != nullptr;
-}
-
-bool LoadDriver(Driver* d) {
-  void* h = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_NOLOAD);
-  if (!h) return false;
-  d->ok = Sym(h, "cuFuncGetModule", &d->FuncGetModule) && Sym(h, "cuModuleGetGlobal_v2", &d->ModuleGetGlobal) &&
-          Sym(h, "cuMemAlloc_v2", &d->MemAlloc) && Sym(h, "cuMemFree_v2", &d->MemFree) &&
-          Sym(h, "cuMemAllocHost_v2", &d->MemAllocHost) && Sym(h, "cuMemFreeHost", &d->MemFreeHost) &&
-          Sym(h, "cuMemsetD8Async", &d->MemsetD8Async) && Sym(h, "cuMemcpyHtoDAsync_v2", &d->MemcpyHtoDAsync) &&
-          Sym(h, "cuMemcpyDtoHAsync_v2", &d->MemcpyDtoHAsync) && Sym(h, "cuMemcpyDtoH_v2", &d->MemcpyDtoH) &&
-          Sym(h, "cuEventCreate", &d->EventCreate) && Sym(h, "cuEventRecord", &d->EventRecord) &&
-          Sym(h, "cuEventQuery", &d->EventQuery) && Sym(h, "cuEventSynchronize", &d->EventSynchronize) &&
-          Sym(h, "cuEventDestroy_v2", &d->EventDestroy);
-  Sym(h, "cuKernelGetFunction", &d->KernelGetFunction);
-  Sym(h, "cuCtxGetDevice", &d->CtxGetDevice);
-  Sym(h, "cuModuleLoadData", &d->ModuleLoadData);
-  Sym(h, "cuModuleUnload", &d->ModuleUnload);
-  Sym(h, "cuModuleGetFunction", &d->ModuleGetFunction);
-  Sym(h, "cuLaunchKernel", &d->LaunchKernel);
-  Sym(h, "cuStreamCreate", &d->StreamCreate);
-  Sym(h, "cuStreamSynchronize", &d->StreamSynchronize);
-  Sym(h, "cuStreamDestroy_v2", &d->StreamDestroy);
-  Sym(h, "cuMemcpyHtoD_v2", &d->MemcpyHtoD);
-  Sym(h, "cuDeviceGetAttribute", &d->DeviceGetAttribute);
-  return d->ok;
-}
 
 // Same layout as strata::regions::BufferDesc (regions.cuh).
 struct Desc {
@@ -93,7 +31,7 @@ static_assert(sizeof(Desc) == 24, "descriptor layout");
 
 struct Module {
   CUdeviceptr desc = 0;  // 0: not instrumented
-  std::string names;
+  region_decoder::RegionNames names;
 };
 struct Kernel {
   uint64_t launches = 0;
@@ -102,7 +40,8 @@ struct Kernel {
 struct InFlight {
   uint32_t corr = 0, outer = 0;
   int clock_khz = 0;
-  std::string kernel, names;
+  std::string kernel;
+  region_decoder::RegionNames names;
   CUdeviceptr buf = 0;
   void* host = nullptr;
   size_t capacity = 0;
@@ -120,7 +59,7 @@ bool g_on = false;
 std::string* g_filter = nullptr;
 uint32_t g_every = 1, g_max = 8;
 size_t g_bytes = 16u << 20;
-Driver* g_drv = nullptr;
+CudaDriver* g_drv = nullptr;
 bool g_driver_tried = false;
 std::unordered_map<CUmodule, Module>* g_modules = nullptr;
 std::unordered_map<std::string, Kernel>* g_kernels = nullptr;
@@ -210,7 +149,7 @@ const Module& ModuleOfLocked(CUfunction f) {
       std::string s(nbytes, '\0');
       if (g_drv->MemcpyDtoH(s.data(), np, nbytes) == CUDA_SUCCESS) {
         s.resize(strnlen(s.c_str(), s.size()));
-        mod.names = s;
+        mod.names = region_decoder::ParseNameTable(s);
       }
     }
   }
@@ -234,7 +173,7 @@ void SettleRecordCostLocked() {
     return;
   }
 #if defined(STRATA_HAVE_CALIBRATION_PTX)
-  Driver& d = *g_drv;
+  CudaDriver& d = *g_drv;
   if (!d.ModuleLoadData || !d.ModuleGetFunction || !d.LaunchKernel || !d.StreamCreate || !d.StreamSynchronize ||
       !d.MemcpyHtoD) {
     g_cost_source = new std::string("no replay: the driver lacks an entry point the calibration needs");
@@ -267,9 +206,8 @@ void SettleRecordCostLocked() {
         d.MemcpyDtoHAsync(host.data(), buf, bytes, s) != CUDA_SUCCESS || d.StreamSynchronize(s) != CUDA_SUCCESS) {
       why = "the calibration launch failed";
     } else {
-      namespace cr = strata::core::regions;
-      cr::Trace t = cr::Decode(host.data(), host.size());
-      double c = cr::CalibrateRecordCost(t);
+      region_decoder::Trace t = region_decoder::Decode(host.data(), host.size());
+      double c = region_decoder::CalibrateRecordCost(t);
       if (c > 0) {
         g_record_cost = c;
         char text[96];
@@ -324,8 +262,8 @@ void OnLaunchEnter(CUpti_CallbackId cbid, const CUpti_CallbackData* cb, uint32_t
   if (!f) return;
   if (!g_driver_tried) {
     g_driver_tried = true;
-    g_drv = new Driver();
-    if (!LoadDriver(g_drv)) Fail("the CUDA driver lacks an entry point the capture needs");
+    g_drv = new CudaDriver();
+    if (!LoadCudaDriver(g_drv)) Fail("the CUDA driver lacks an entry point the capture needs");
   }
   if (!g_drv->ok) return;
   InternalScope internal;
