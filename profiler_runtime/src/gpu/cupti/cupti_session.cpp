@@ -31,7 +31,11 @@ CuptiSession* g_session = nullptr;
 
 }  // namespace
 
-CuptiSession::CuptiSession() : join(this) {}
+CuptiSession::CuptiSession()
+    : join(this),
+      pc_sampling_state(pcs::NewState()),
+      region_capture_state(regions::NewState()),
+      launch_path_cache_state(NewLaunchPathCacheState()) {}
 
 CuptiSession* CuptiSession::Create(Aggregator* agg) {
   g_session = new CuptiSession();

@@ -22,8 +22,11 @@
 #include "gpu/activity/gpu_join.h"
 #include "gpu/api/api_entry_queue.h"
 #include "gpu/api/api_role.h"
+#include "gpu/api/launch_path_cache.h"
 #include "gpu/collection_options.h"
 #include "gpu/cupti/cupti_loader.h"
+#include "gpu/cupti/pc_sampling.h"
+#include "gpu/cupti/region_capture.h"
 
 namespace strata::rt {
 class Aggregator;
@@ -66,6 +69,9 @@ class CuptiSession {
   ApiEntryQueue queue;
   std::atomic<uint64_t> path_ns{0}, paths{0};  // cost of taking launch paths (status line)
   GpuJoin join;
+  pcs::State* pc_sampling_state;          // cupti/pc_sampling.cpp
+  regions::State* region_capture_state;   // cupti/region_capture.cpp
+  LaunchPathCacheState* launch_path_cache_state;  // api/launch_path_cache.cpp
 
  private:
   CuptiSession();

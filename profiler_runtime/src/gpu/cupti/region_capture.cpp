@@ -11,6 +11,7 @@
 #include "common/log.h"
 #include "common/tls.h"
 #include "gpu/cupti/cuda_driver.h"
+#include "gpu/cupti/cupti_session.h"
 #include "strata/region_decoder/calibration.h"
 #include "strata/region_decoder/decode.h"
 #include "strata/region_decoder/names.h"
@@ -54,24 +55,35 @@ struct Armed {  // set at a launch's entry, finished at its exit (same thread)
   InFlight f;
 };
 
-std::mutex g_mu;
-bool g_on = false;
-std::string* g_filter = nullptr;
-uint32_t g_every = 1, g_max = 8;
-size_t g_bytes = 16u << 20;
-CudaDriver* g_drv = nullptr;
-bool g_driver_tried = false;
-std::unordered_map<CUmodule, Module>* g_modules = nullptr;
-std::unordered_map<std::string, Kernel>* g_kernels = nullptr;
-std::vector<InFlight>* g_inflight = nullptr;
-std::vector<Capture>* g_done = nullptr;
-std::unordered_set<uint32_t>* g_captured_corrs = nullptr;  // launches handed a buffer (both ids)
-uint64_t g_captured = 0, g_failed = 0, g_instrumented_launches = 0, g_launches_seen = 0;
-int g_last_lookup_error = 0;
-std::string* g_why = nullptr;
+}  // namespace
 
-double g_record_cost = -1;        // cycles per record for replay; -1: not settled yet
-std::string* g_cost_source = nullptr;
+// Everything the region capture keeps for the process (one per CUPTI session).
+struct State {
+  std::mutex mu;
+  bool on = false;
+  std::string* filter = nullptr;
+  uint32_t every = 1, max = 8;
+  size_t bytes = 16u << 20;
+  CudaDriver* drv = nullptr;
+  bool driver_tried = false;
+  std::unordered_map<CUmodule, Module>* modules = nullptr;
+  std::unordered_map<std::string, Kernel>* kernels = nullptr;
+  std::vector<InFlight>* inflight = nullptr;
+  std::vector<Capture>* done = nullptr;
+  std::unordered_set<uint32_t>* captured_corrs = nullptr;  // launches handed a buffer (both ids)
+  uint64_t captured = 0, failed = 0, instrumented_launches = 0, launches_seen = 0;
+  int last_lookup_error = 0;
+  std::string* why = nullptr;
+
+  double record_cost = -1;        // cycles per record for replay; -1: not settled yet
+  std::string* cost_source = nullptr;
+};
+
+State* NewState() { return new State(); }
+
+namespace {
+
+State& S() { return *CuptiSession::Get()->region_capture_state; }
 
 STRATA_TLS int t_internal_cuda = 0;
 thread_local Armed t_armed;
@@ -122,61 +134,61 @@ CUstream StreamOf(CUpti_CallbackId cbid, const void* params, CUfunction* f) {
 const Module& ModuleOfLocked(CUfunction f) {
   static const Module kNone;
   CUmodule m = nullptr;
-  CUresult r = g_drv->FuncGetModule(&m, f);
+  CUresult r = S().drv->FuncGetModule(&m, f);
   // The CUDA runtime (12+) launches through context-independent CUkernel handles: the
   // launch's "function" is then a CUkernel, whose function in this context has the module.
-  if (r != CUDA_SUCCESS && g_drv->KernelGetFunction) {
+  if (r != CUDA_SUCCESS && S().drv->KernelGetFunction) {
     CUfunction g = nullptr;
-    if (g_drv->KernelGetFunction(&g, reinterpret_cast<CUkernel>(f)) == CUDA_SUCCESS && g) r = g_drv->FuncGetModule(&m, g);
+    if (S().drv->KernelGetFunction(&g, reinterpret_cast<CUkernel>(f)) == CUDA_SUCCESS && g) r = S().drv->FuncGetModule(&m, g);
   }
   if (r != CUDA_SUCCESS || !m) {
-    g_last_lookup_error = 1000 + int(r);
+    S().last_lookup_error = 1000 + int(r);
     return kNone;
   }
-  auto it = g_modules->find(m);
-  if (it != g_modules->end()) return it->second;
+  auto it = S().modules->find(m);
+  if (it != S().modules->end()) return it->second;
   Module mod;
   CUdeviceptr p = 0;
   size_t bytes = 0;
-  CUresult gr = g_drv->ModuleGetGlobal(&p, &bytes, m, "strata_region_buffer");
-  if (gr != CUDA_SUCCESS || bytes != sizeof(Desc)) g_last_lookup_error = gr != CUDA_SUCCESS ? 2000 + int(gr) : 3000 + int(bytes);
+  CUresult gr = S().drv->ModuleGetGlobal(&p, &bytes, m, "strata_region_buffer");
+  if (gr != CUDA_SUCCESS || bytes != sizeof(Desc)) S().last_lookup_error = gr != CUDA_SUCCESS ? 2000 + int(gr) : 3000 + int(bytes);
   if (gr == CUDA_SUCCESS && bytes == sizeof(Desc)) {
     mod.desc = p;
     CUdeviceptr np = 0;
     size_t nbytes = 0;
-    if (g_drv->ModuleGetGlobal(&np, &nbytes, m, "strata_region_names") == CUDA_SUCCESS && nbytes > 0 &&
+    if (S().drv->ModuleGetGlobal(&np, &nbytes, m, "strata_region_names") == CUDA_SUCCESS && nbytes > 0 &&
         nbytes < (1u << 20)) {
       std::string s(nbytes, '\0');
-      if (g_drv->MemcpyDtoH(s.data(), np, nbytes) == CUDA_SUCCESS) {
+      if (S().drv->MemcpyDtoH(s.data(), np, nbytes) == CUDA_SUCCESS) {
         s.resize(strnlen(s.c_str(), s.size()));
         mod.names = region_decoder::ParseNameTable(s);
       }
     }
   }
-  return g_modules->emplace(m, std::move(mod)).first->second;
+  return S().modules->emplace(m, std::move(mod)).first->second;
 }
 
 void Fail(const std::string& why) {
-  ++g_failed;
-  if (!g_why) g_why = new std::string(why);
+  ++S().failed;
+  if (!S().why) S().why = new std::string(why);
 }
 
 // What one marker costs on this device, for replay: STRATA_REGIONS_RECORD_CYCLES, else the
 // calibration kernel run once (its own module, buffer and stream; the runtime's own launch is
-// marked internal like its copies), else 0 (no replay). Under g_mu.
+// marked internal like its copies), else 0 (no replay). Under the state's mu.
 void SettleRecordCostLocked() {
-  if (g_record_cost >= 0) return;
-  g_record_cost = 0;
+  if (S().record_cost >= 0) return;
+  S().record_cost = 0;
   if (const char* c = getenv("STRATA_REGIONS_RECORD_CYCLES"); c && *c) {
-    g_record_cost = atof(c);
-    g_cost_source = new std::string("STRATA_REGIONS_RECORD_CYCLES");
+    S().record_cost = atof(c);
+    S().cost_source = new std::string("STRATA_REGIONS_RECORD_CYCLES");
     return;
   }
 #if defined(STRATA_HAVE_CALIBRATION_PTX)
-  CudaDriver& d = *g_drv;
+  CudaDriver& d = *S().drv;
   if (!d.ModuleLoadData || !d.ModuleGetFunction || !d.LaunchKernel || !d.StreamCreate || !d.StreamSynchronize ||
       !d.MemcpyHtoD) {
-    g_cost_source = new std::string("no replay: the driver lacks an entry point the calibration needs");
+    S().cost_source = new std::string("no replay: the driver lacks an entry point the calibration needs");
     return;
   }
   std::string entry;
@@ -209,21 +221,21 @@ void SettleRecordCostLocked() {
       region_decoder::Trace t = region_decoder::Decode(host.data(), host.size());
       double c = region_decoder::CalibrateRecordCost(t);
       if (c > 0) {
-        g_record_cost = c;
+        S().record_cost = c;
         char text[96];
         snprintf(text, sizeof(text), "calibration kernel: %.1f cycles per record", c);
-        g_cost_source = new std::string(text);
+        S().cost_source = new std::string(text);
       } else {
         why = "the calibration buffer did not decode";
       }
     }
   }
-  if (!why.empty()) g_cost_source = new std::string("no replay: " + why);
+  if (!why.empty()) S().cost_source = new std::string("no replay: " + why);
   if (s && d.StreamDestroy) d.StreamDestroy(s);
   if (buf) d.MemFree(buf);
   if (m && d.ModuleUnload) d.ModuleUnload(m);
 #else
-  g_cost_source = new std::string("no replay: runtime built without nvcc (no calibration kernel)");
+  S().cost_source = new std::string("no replay: runtime built without nvcc (no calibration kernel)");
 #endif
 }
 
@@ -232,76 +244,76 @@ void SettleRecordCostLocked() {
 bool Configure() {
   const char* v = getenv("STRATA_REGIONS");
   if (!v || !*v || strcmp(v, "0") == 0 || strcmp(v, "off") == 0) return false;
-  std::lock_guard<std::mutex> lock(g_mu);
-  g_filter = new std::string(strcmp(v, "all") == 0 || strcmp(v, "1") == 0 ? "" : v);
-  g_every = uint32_t(EnvNumber("STRATA_REGIONS_EVERY", 1));
-  if (g_every == 0) g_every = 1;
-  g_max = uint32_t(EnvNumber("STRATA_REGIONS_MAX", 8));
-  g_bytes = size_t(EnvNumber("STRATA_REGIONS_BYTES", 16u << 20));
-  if (g_bytes < 4096) g_bytes = 4096;
-  g_modules = new std::unordered_map<CUmodule, Module>();
-  g_kernels = new std::unordered_map<std::string, Kernel>();
-  g_inflight = new std::vector<InFlight>();
-  g_done = new std::vector<Capture>();
-  g_captured_corrs = new std::unordered_set<uint32_t>();
-  g_on = true;
+  std::lock_guard<std::mutex> lock(S().mu);
+  S().filter = new std::string(strcmp(v, "all") == 0 || strcmp(v, "1") == 0 ? "" : v);
+  S().every = uint32_t(EnvNumber("STRATA_REGIONS_EVERY", 1));
+  if (S().every == 0) S().every = 1;
+  S().max = uint32_t(EnvNumber("STRATA_REGIONS_MAX", 8));
+  S().bytes = size_t(EnvNumber("STRATA_REGIONS_BYTES", 16u << 20));
+  if (S().bytes < 4096) S().bytes = 4096;
+  S().modules = new std::unordered_map<CUmodule, Module>();
+  S().kernels = new std::unordered_map<std::string, Kernel>();
+  S().inflight = new std::vector<InFlight>();
+  S().done = new std::vector<Capture>();
+  S().captured_corrs = new std::unordered_set<uint32_t>();
+  S().on = true;
   return true;
 }
 
-bool On() { return g_on; }
+bool On() { return S().on; }
 
 bool InternalCall() { return t_internal_cuda > 0; }
 
 void OnLaunchEnter(CUpti_CallbackId cbid, const CUpti_CallbackData* cb, uint32_t corr, uint32_t outer) {
   t_armed.on = false;
-  if (!g_on) return;
+  if (!S().on) return;
   CUfunction f = nullptr;
   CUstream stream = StreamOf(cbid, cb->functionParams, &f);
-  std::lock_guard<std::mutex> lock(g_mu);
-  ++g_launches_seen;
+  std::lock_guard<std::mutex> lock(S().mu);
+  ++S().launches_seen;
   if (!f) return;
-  if (!g_driver_tried) {
-    g_driver_tried = true;
-    g_drv = new CudaDriver();
-    if (!LoadCudaDriver(g_drv)) Fail("the CUDA driver lacks an entry point the capture needs");
+  if (!S().driver_tried) {
+    S().driver_tried = true;
+    S().drv = new CudaDriver();
+    if (!LoadCudaDriver(S().drv)) Fail("the CUDA driver lacks an entry point the capture needs");
   }
-  if (!g_drv->ok) return;
+  if (!S().drv->ok) return;
   InternalScope internal;
   const Module& mod = ModuleOfLocked(f);
   if (!mod.desc) return;
   std::string kernel = cb->symbolName ? cb->symbolName : "";
-  ++g_instrumented_launches;
-  if (!g_filter->empty() && kernel.find(*g_filter) == std::string::npos) return;
-  Kernel& k = (*g_kernels)[kernel];
+  ++S().instrumented_launches;
+  if (!S().filter->empty() && kernel.find(*S().filter) == std::string::npos) return;
+  Kernel& k = (*S().kernels)[kernel];
   uint64_t index = k.launches++;
-  if (index % g_every != 0 || k.captured >= g_max) return;
+  if (index % S().every != 0 || k.captured >= S().max) return;
   SettleRecordCostLocked();
   InFlight fl;
   fl.corr = corr;
   fl.outer = outer;
   CUdevice dev = 0;
-  if (g_drv->CtxGetDevice && g_drv->DeviceGetAttribute && g_drv->CtxGetDevice(&dev) == CUDA_SUCCESS)
-    g_drv->DeviceGetAttribute(&fl.clock_khz, CU_DEVICE_ATTRIBUTE_CLOCK_RATE, dev);
+  if (S().drv->CtxGetDevice && S().drv->DeviceGetAttribute && S().drv->CtxGetDevice(&dev) == CUDA_SUCCESS)
+    S().drv->DeviceGetAttribute(&fl.clock_khz, CU_DEVICE_ATTRIBUTE_CLOCK_RATE, dev);
   fl.kernel = kernel;
   fl.names = mod.names;
-  fl.capacity = g_bytes;
-  if (g_drv->MemAlloc(&fl.buf, g_bytes) != CUDA_SUCCESS) { Fail("cuMemAlloc of the region buffer failed"); return; }
-  if (g_drv->MemAllocHost(&fl.host, g_bytes) != CUDA_SUCCESS || g_drv->EventCreate(&fl.done, 0x2 /*disable timing*/) != CUDA_SUCCESS) {
-    g_drv->MemFree(fl.buf);
-    if (fl.host) g_drv->MemFreeHost(fl.host);
+  fl.capacity = S().bytes;
+  if (S().drv->MemAlloc(&fl.buf, S().bytes) != CUDA_SUCCESS) { Fail("cuMemAlloc of the region buffer failed"); return; }
+  if (S().drv->MemAllocHost(&fl.host, S().bytes) != CUDA_SUCCESS || S().drv->EventCreate(&fl.done, 0x2 /*disable timing*/) != CUDA_SUCCESS) {
+    S().drv->MemFree(fl.buf);
+    if (fl.host) S().drv->MemFreeHost(fl.host);
     Fail("pinned host memory or an event for the region buffer could not be made");
     return;
   }
   // On the launch's stream, before the launch is queued: a zeroed buffer, then the descriptor.
-  Desc d{fl.buf, g_bytes, 0, 0};
-  if (g_drv->MemsetD8Async(fl.buf, 0, g_bytes, stream) != CUDA_SUCCESS ||
-      g_drv->MemcpyHtoDAsync(mod.desc, &d, sizeof(d), stream) != CUDA_SUCCESS) {
+  Desc d{fl.buf, S().bytes, 0, 0};
+  if (S().drv->MemsetD8Async(fl.buf, 0, S().bytes, stream) != CUDA_SUCCESS ||
+      S().drv->MemcpyHtoDAsync(mod.desc, &d, sizeof(d), stream) != CUDA_SUCCESS) {
     Fail("setting the region buffer on the launch's stream failed");
     return;
   }
   ++k.captured;
-  g_captured_corrs->insert(corr);
-  g_captured_corrs->insert(outer);
+  S().captured_corrs->insert(corr);
+  S().captured_corrs->insert(outer);
   t_armed.on = true;
   t_armed.desc = mod.desc;
   t_armed.stream = stream;
@@ -311,29 +323,29 @@ void OnLaunchEnter(CUpti_CallbackId cbid, const CUpti_CallbackData* cb, uint32_t
 void OnLaunchExit(CUpti_CallbackId, const CUpti_CallbackData*) {
   if (!t_armed.on) return;
   t_armed.on = false;
-  std::lock_guard<std::mutex> lock(g_mu);
+  std::lock_guard<std::mutex> lock(S().mu);
   InternalScope internal;
   // After the kernel on its stream: nothing recorded by later launches, then the copy back.
   static const Desc kOff{0, 0, 0, 0};
   InFlight& f = t_armed.f;
-  if (g_drv->MemcpyHtoDAsync(t_armed.desc, &kOff, sizeof(kOff), t_armed.stream) != CUDA_SUCCESS ||
-      g_drv->MemcpyDtoHAsync(f.host, f.buf, f.capacity, t_armed.stream) != CUDA_SUCCESS ||
-      g_drv->EventRecord(f.done, t_armed.stream) != CUDA_SUCCESS) {
+  if (S().drv->MemcpyHtoDAsync(t_armed.desc, &kOff, sizeof(kOff), t_armed.stream) != CUDA_SUCCESS ||
+      S().drv->MemcpyDtoHAsync(f.host, f.buf, f.capacity, t_armed.stream) != CUDA_SUCCESS ||
+      S().drv->EventRecord(f.done, t_armed.stream) != CUDA_SUCCESS) {
     Fail("queuing the region buffer's copy back failed");
     return;
   }
-  g_inflight->push_back(std::move(f));
+  S().inflight->push_back(std::move(f));
   t_armed.f = InFlight();
 }
 
 void Harvest(bool wait) {
-  if (!g_on) return;
-  std::lock_guard<std::mutex> lock(g_mu);
-  if (!g_drv || !g_drv->ok || g_inflight->empty()) return;
+  if (!S().on) return;
+  std::lock_guard<std::mutex> lock(S().mu);
+  if (!S().drv || !S().drv->ok || S().inflight->empty()) return;
   InternalScope internal;
   std::vector<InFlight> still;
-  for (InFlight& f : *g_inflight) {
-    CUresult r = wait ? g_drv->EventSynchronize(f.done) : g_drv->EventQuery(f.done);
+  for (InFlight& f : *S().inflight) {
+    CUresult r = wait ? S().drv->EventSynchronize(f.done) : S().drv->EventQuery(f.done);
     if (r == CUDA_ERROR_NOT_READY) { still.push_back(std::move(f)); continue; }
     if (r == CUDA_SUCCESS) {
       const auto* h = static_cast<const uint8_t*>(f.host);
@@ -347,49 +359,49 @@ void Harvest(bool wait) {
       c.kernel = f.kernel;
       c.names = f.names;
       c.bytes.assign(h, h + n);
-      g_done->push_back(std::move(c));
-      ++g_captured;
+      S().done->push_back(std::move(c));
+      ++S().captured;
     } else {
       Fail("the region buffer's copy back failed");
     }
-    g_drv->EventDestroy(f.done);
-    g_drv->MemFreeHost(f.host);
-    g_drv->MemFree(f.buf);
+    S().drv->EventDestroy(f.done);
+    S().drv->MemFreeHost(f.host);
+    S().drv->MemFree(f.buf);
   }
-  g_inflight->swap(still);
+  S().inflight->swap(still);
 }
 
 bool Captured(uint32_t corr) {
-  if (!g_on) return false;
-  std::lock_guard<std::mutex> lock(g_mu);
-  return g_captured_corrs->count(corr) != 0;
+  if (!S().on) return false;
+  std::lock_guard<std::mutex> lock(S().mu);
+  return S().captured_corrs->count(corr) != 0;
 }
 
 std::vector<Capture> TakeCaptures() {
-  std::lock_guard<std::mutex> lock(g_mu);
+  std::lock_guard<std::mutex> lock(S().mu);
   std::vector<Capture> out;
-  if (g_done) out.swap(*g_done);
+  if (S().done) out.swap(*S().done);
   return out;
 }
 
 double RecordCostCycles() {
-  std::lock_guard<std::mutex> lock(g_mu);
-  return g_record_cost > 0 ? g_record_cost : 0;
+  std::lock_guard<std::mutex> lock(S().mu);
+  return S().record_cost > 0 ? S().record_cost : 0;
 }
 
 std::string StatusLine() {
   const char* v = getenv("STRATA_REGIONS");
-  if (!g_on) return v && *v && strcmp(v, "0") != 0 ? "not collected: GPU collection is off (see gpu)" : "off (strata record --regions)";
-  std::lock_guard<std::mutex> lock(g_mu);
-  std::string s = "collected: " + std::to_string(g_captured) + " launches captured of " +
-                  std::to_string(g_instrumented_launches) + " instrumented launches of " +
-                  std::to_string(g_launches_seen) + " driver launches seen" +
-                  (g_last_lookup_error ? " [lookup " + std::to_string(g_last_lookup_error) + ", modules " + std::to_string(g_modules->size()) + "]" : std::string()) +
-                  " (every " + std::to_string(g_every) +
-                  ", at most " + std::to_string(g_max) + " per kernel, " + std::to_string(g_bytes >> 10) + " KiB each" +
-                  (g_filter && !g_filter->empty() ? ", kernels matching \"" + *g_filter + "\"" : std::string()) + ")";
-  if (g_cost_source) s += "; replay: " + *g_cost_source;
-  if (g_failed) s += "; " + std::to_string(g_failed) + " failed: " + (g_why ? *g_why : std::string("?"));
+  if (!CuptiSession::Get() || !S().on) return v && *v && strcmp(v, "0") != 0 ? "not collected: GPU collection is off (see gpu)" : "off (strata record --regions)";
+  std::lock_guard<std::mutex> lock(S().mu);
+  std::string s = "collected: " + std::to_string(S().captured) + " launches captured of " +
+                  std::to_string(S().instrumented_launches) + " instrumented launches of " +
+                  std::to_string(S().launches_seen) + " driver launches seen" +
+                  (S().last_lookup_error ? " [lookup " + std::to_string(S().last_lookup_error) + ", modules " + std::to_string(S().modules->size()) + "]" : std::string()) +
+                  " (every " + std::to_string(S().every) +
+                  ", at most " + std::to_string(S().max) + " per kernel, " + std::to_string(S().bytes >> 10) + " KiB each" +
+                  (S().filter && !S().filter->empty() ? ", kernels matching \"" + *S().filter + "\"" : std::string()) + ")";
+  if (S().cost_source) s += "; replay: " + *S().cost_source;
+  if (S().failed) s += "; " + std::to_string(S().failed) + " failed: " + (S().why ? *S().why : std::string("?"));
   return s;
 }
 

@@ -23,6 +23,10 @@
 
 namespace strata::rt::gpu::regions {
 
+// Everything the capture keeps for the process; the CUPTI session owns the one instance.
+struct State;
+State* NewState();
+
 bool Configure();  // reads the environment; false when off
 bool On();
 // True while the runtime itself calls the driver (its own calls are not the program's).
