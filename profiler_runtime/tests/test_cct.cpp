@@ -1,14 +1,19 @@
 // CCT aggregation: per-node count/sum/min/max/mean/variance against a naive computation, and
-// size independent of the number of samples.
+// size independent of the number of samples; region frames and launches as written.
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <iterator>
 #include <map>
 #include <random>
 #include <thread>
 #include <vector>
 
 #include "cct/cct.h"
+#include "strata/format/reader.h"
 
 using strata::format::FrameKind;
 using strata::format::MetricStats;
@@ -66,4 +71,52 @@ TEST(Cct, ConcurrentProducers) {
   EXPECT_EQ(st.count, 20000u);
   EXPECT_EQ(st.sum, 40000.0);
   EXPECT_EQ(st.m2, 0.0);
+}
+
+// Region frames: a loop iteration is the loop's frame with the iteration flag (a frame of its
+// own), and a captured launch goes to the profile's region launches section, typed.
+TEST(Cct, RegionIterationFlagAndLaunches) {
+  strata::rt::Cct cct;
+  uint32_t metric = cct.Metric("region_time", "ns");
+  uint32_t loop = cct.Frame(FrameKind::kRegion, strata::format::kNone, 2, "k-loop", "kernels.cuh", 78);
+  uint32_t iter = cct.Frame(FrameKind::kRegion, strata::format::kNone, 2, "k-loop", "kernels.cuh", 78,
+                            strata::format::kFrameFlagIteration);
+  EXPECT_NE(loop, iter);
+  EXPECT_EQ(iter, cct.Frame(FrameKind::kRegion, strata::format::kNone, 2, "k-loop", "kernels.cuh", 78,
+                            strata::format::kFrameFlagIteration));
+  uint32_t path[2] = {loop, iter};
+  cct.AddPath(path, 2, metric, 10.0);
+  strata::format::RegionLaunch launch;
+  launch.kernel = "_Z4gemmv";
+  launch.correlation_id = 126;
+  launch.sm_clock_khz = 1980000;
+  launch.cycles_per_ns = 1.98375;
+  launch.record_cost_cycles = 14.7;
+  launch.names = {{2, "k-loop", "kernels.cuh", 78}, {1, "kernel", "", 0}};
+  launch.buffer = std::string(128, '\x07');
+  cct.Locked([&](strata::rt::Cct&, strata::rt::Cct::Unlocked u) { u.RegionLaunch(launch); });
+  std::string path_out = ::testing::TempDir() + "/strata_cct_regions.strata";
+  std::string error;
+  ASSERT_TRUE(cct.Write(path_out, {}, &error)) << error;
+  std::ifstream f(path_out, std::ios::binary);
+  std::string bytes((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  std::vector<uint64_t> aligned((bytes.size() + 7) / 8);
+  memcpy(aligned.data(), bytes.data(), bytes.size());
+  auto r = strata::format::ProfileReader::Parse(reinterpret_cast<const unsigned char*>(aligned.data()), bytes.size());
+  ASSERT_EQ(r.frames()[loop].flags, 0u);
+  ASSERT_EQ(r.frames()[iter].flags, strata::format::kFrameFlagIteration);
+  EXPECT_EQ(r.string(r.frames()[iter].name), "k-loop");
+  ASSERT_EQ(r.region_launch_count(), 1u);
+  strata::format::RegionLaunchView v = r.region_launch(0);
+  EXPECT_EQ(v.kernel, "_Z4gemmv");
+  EXPECT_EQ(v.correlation_id, 126u);
+  EXPECT_EQ(v.sm_clock_khz, 1980000u);
+  EXPECT_EQ(v.cycles_per_ns, 1.98375);
+  EXPECT_EQ(v.record_cost_cycles, 14.7);
+  ASSERT_EQ(v.names.size, 2u);
+  EXPECT_EQ(v.names[0].region, 1u);  // ids ascending
+  EXPECT_EQ(r.string(v.names[1].file), "kernels.cuh");
+  EXPECT_EQ(v.names[1].line, 78u);
+  EXPECT_EQ(v.buffer, launch.buffer);
+  std::remove(path_out.c_str());
 }

@@ -5,7 +5,7 @@
 
 #include <string>
 
-#include "gpu/xla_hlo_map.h"
+#include "gpu/placement/xla_hlo_map.h"
 
 namespace x = strata::rt::gpu::xla;
 

@@ -1,5 +1,5 @@
 #include "aggregator/aggregator.h"
-#include "aggregator/op_frames.h"
+#include "ops/op_frames.h"
 
 #include <pthread.h>
 #include <signal.h>
@@ -9,12 +9,12 @@
 
 #include "common/clock.h"
 #include "common/tls.h"
+#include "interpose/pthread_create.h"
 #include "python/code_names.h"
 #include "python/py_reader.h"
 #include "sampler/thread_registry.h"
 
 namespace strata::rt {
-int RealPthreadCreate(pthread_t*, const pthread_attr_t*, void* (*)(void*), void*);
 
 namespace {
 constexpr uint64_t kDrainIntervalNs = 5000000;        // 5 ms
@@ -137,7 +137,7 @@ void Aggregator::ResolveWords(uint32_t slot_index, const ThreadSlot& slot, const
     uint64_t w = words[k];
     if (IsPendingPyWord(w)) w = InternedWord(slot_index, w);
     ids[n - 1 - k] = IsGlobalPyWord(w) ? PythonFrame(w, u)
-                     : IsSpecialWord(w) ? SpecialFrame(w, u)  // operators (aggregator/op_frames.cpp)
+                     : IsSpecialWord(w) ? SpecialFrame(w, u)  // operators (ops/op_frames.cpp)
                                         : NativeFrame(w, u);
   }
 }

@@ -8,9 +8,9 @@ uint32_t Cct::Module(std::string_view path, std::string_view build_id, uint64_t 
 }
 
 uint32_t Cct::Frame(FrameKind kind, uint32_t module, uint64_t address, std::string_view name,
-                    std::string_view file, uint32_t line) {
+                    std::string_view file, uint32_t line, uint32_t flags) {
   std::lock_guard<std::mutex> lock(mu_);
-  return w_.Frame(kind, module, address, name, file, line);
+  return w_.Frame(kind, module, address, name, file, line, flags);
 }
 
 uint32_t Cct::Metric(std::string_view name, std::string_view unit) {

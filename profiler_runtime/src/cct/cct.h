@@ -20,8 +20,9 @@ class Cct {
   using FrameKind = strata::format::FrameKind;
 
   uint32_t Module(std::string_view path, std::string_view build_id, uint64_t load_bias);
+  // Interned by all fields, flags (strata::format::kFrameFlag*) included.
   uint32_t Frame(FrameKind kind, uint32_t module, uint64_t address, std::string_view name,
-                 std::string_view file, uint32_t line);
+                 std::string_view file, uint32_t line, uint32_t flags = 0);
   uint32_t Metric(std::string_view name, std::string_view unit);
 
   // Adds one value of `metric` at the node reached by `frames` (frame ids, root first).
@@ -37,8 +38,8 @@ class Cct {
   struct Unlocked {
     Cct* c;
     uint32_t Frame(FrameKind kind, uint32_t module, uint64_t address, std::string_view name,
-                   std::string_view file, uint32_t line) {
-      return c->w_.Frame(kind, module, address, name, file, line);
+                   std::string_view file, uint32_t line, uint32_t flags = 0) {
+      return c->w_.Frame(kind, module, address, name, file, line, flags);
     }
     uint32_t Module(std::string_view path, std::string_view build_id, uint64_t bias) {
       return c->w_.Module(path, build_id, bias);
@@ -56,6 +57,8 @@ class Cct {
     void Blob(uint32_t module, strata::format::BlobKind kind, std::string_view bytes) {
       c->w_.Blob(module, kind, bytes);
     }
+    // A launch whose in-kernel region buffer was read back (the profile's region launches).
+    void RegionLaunch(const strata::format::RegionLaunch& launch) { c->w_.AddRegionLaunch(launch); }
   };
 
   size_t NodeCount();

@@ -15,6 +15,7 @@
 #include "common/clock.h"
 #include "common/log.h"
 #include "common/tls.h"
+#include "interpose/pthread_create.h"
 #include "python/py_reader.h"
 #include "sampler/path_collector.h"
 #include "sampler/sample.h"
@@ -27,7 +28,6 @@ STRATA_TLS int t_in_handler = 0;
 STRATA_TLS int t_internal = 0;
 STRATA_TLS int t_fault_guard = 0;
 STRATA_TLS sigjmp_buf* t_fault_jmp = nullptr;
-int RealPthreadCreate(pthread_t*, const pthread_attr_t*, void* (*)(void*), void*);
 }  // namespace strata::rt
 
 namespace strata::rt::sampler {

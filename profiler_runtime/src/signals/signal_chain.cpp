@@ -22,8 +22,6 @@ SigactionFn RealFn() {
   return real;
 }
 
-bool IsManaged(int sig) { return sig > 0 && sig < NSIG && g_managed[sig].active; }
-
 }  // namespace
 
 int RealSigaction(int sig, const struct sigaction* act, struct sigaction* old) {
@@ -70,13 +68,9 @@ bool ChainToProgram(int sig, siginfo_t* info, void* uc) {
   return true;
 }
 
-}  // namespace strata::rt::signals
+bool IsManaged(int sig) { return sig > 0 && sig < NSIG && g_managed[sig].active; }
 
-using strata::rt::signals::g_managed;  // NOLINT: file-local, for the interposers below
-
-extern "C" __attribute__((visibility("default"))) int sigaction(int sig, const struct sigaction* act,
-                                                                struct sigaction* old) {
-  if (!strata::rt::signals::IsManaged(sig)) return strata::rt::signals::RealSigaction(sig, act, old);
+int ProgramSigaction(int sig, const struct sigaction* act, struct sigaction* old) {
   auto& m = g_managed[sig];
   if (old) *old = m.program;
   if (act) {
@@ -85,19 +79,10 @@ extern "C" __attribute__((visibility("default"))) int sigaction(int sig, const s
     // inheritance); any other disposition keeps our handler installed and is chained.
     if (m.chain) {
       bool ignore = !(act->sa_flags & SA_SIGINFO) && act->sa_handler == SIG_IGN;
-      return strata::rt::signals::RealSigaction(sig, ignore ? act : &m.ours, nullptr);
+      return RealSigaction(sig, ignore ? act : &m.ours, nullptr);
     }
   }
   return 0;
 }
 
-extern "C" __attribute__((visibility("default"))) sighandler_t signal(int sig, sighandler_t handler) {
-  struct sigaction sa = {}, old = {};
-  sa.sa_handler = handler;
-  sigemptyset(&sa.sa_mask);
-  sa.sa_flags = SA_RESTART;  // glibc signal() has BSD semantics
-  if (sigaction(sig, &sa, &old) != 0) return SIG_ERR;
-  if (old.sa_flags & SA_SIGINFO)
-    return reinterpret_cast<sighandler_t>(reinterpret_cast<void*>(old.sa_sigaction));
-  return old.sa_handler;
-}
+}  // namespace strata::rt::signals

@@ -8,8 +8,14 @@
 
 namespace strata::rt::signals {
 
-// The real libc sigaction (our exported sigaction is the interposer).
+// The real libc sigaction (our exported sigaction is the interposer, interpose/signal_dispositions.cpp).
 int RealSigaction(int sig, const struct sigaction* act, struct sigaction* old);
+
+// Whether the runtime took `sig` over (Manage).
+bool IsManaged(int sig);
+// sigaction() on a managed signal, as the program sees it: reads and sets its virtual
+// disposition; a SIG_IGN is applied for real on chained signals.
+int ProgramSigaction(int sig, const struct sigaction* act, struct sigaction* old);
 
 // Takes over `sig` with `handler` (SA_SIGINFO) and `flags`, unless it is ignored (SIG_IGN) at
 // this point; the program keeps seeing the previous disposition. `chain` = the program's later

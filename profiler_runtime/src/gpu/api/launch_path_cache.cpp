@@ -1,4 +1,4 @@
-#include "gpu/launch_path_cache.h"
+#include "gpu/api/launch_path_cache.h"
 
 #include <atomic>
 #include <cstdlib>
@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "common/tls.h"
+#include "gpu/cupti/cupti_session.h"
 #include "ops/op_stack.h"
 #include "python/py_reader.h"
 #include "sampler/path_collector.h"
@@ -37,28 +38,39 @@ struct Counts {
 inline void Bump(std::atomic<uint64_t>& c) { c.store(c.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed); }
 
 struct Cache;
-std::mutex* g_caches_mu = new std::mutex;            // leaked: threads may exit during teardown
-std::vector<Cache*>* g_caches = new std::vector<Cache*>;
-Counts* g_exited = new Counts;                       // counts of the threads that have exited
+
+}  // namespace
+
+struct LaunchPathCacheState {
+  std::mutex* caches_mu = new std::mutex;            // leaked: threads may exit during teardown
+  std::vector<Cache*>* caches = new std::vector<Cache*>;
+  Counts* exited = new Counts;                       // counts of the threads that have exited
+  int mode = 1;  // 0 off, 1 on, 2 verify
+};
+
+LaunchPathCacheState* NewLaunchPathCacheState() { return new LaunchPathCacheState(); }
+
+namespace {
+
+LaunchPathCacheState& S() { return *CuptiSession::Get()->launch_path_cache_state; }
 
 struct Cache {
   Entry e[kEntries];
   Counts counts;
   Cache() {
-    std::lock_guard<std::mutex> lock(*g_caches_mu);
-    g_caches->push_back(this);
+    std::lock_guard<std::mutex> lock(*S().caches_mu);
+    S().caches->push_back(this);
   }
   ~Cache() {
-    std::lock_guard<std::mutex> lock(*g_caches_mu);
-    g_exited->hits += counts.hits.load();
-    g_exited->lookups += counts.lookups.load();
-    g_exited->mismatch += counts.mismatch.load();
-    for (auto& c : *g_caches)
-      if (c == this) { c = g_caches->back(); g_caches->pop_back(); break; }
+    std::lock_guard<std::mutex> lock(*S().caches_mu);
+    S().exited->hits += counts.hits.load();
+    S().exited->lookups += counts.lookups.load();
+    S().exited->mismatch += counts.mismatch.load();
+    for (auto& c : *S().caches)
+      if (c == this) { c = S().caches->back(); S().caches->pop_back(); break; }
   }
 };
 
-int g_mode = 1;  // 0 off, 1 on, 2 verify
 thread_local std::unique_ptr<Cache> t_cache;
 
 inline void Mix(uint64_t* h, uint64_t v) {
@@ -93,19 +105,19 @@ uint64_t Key() {
 
 void ConfigureLaunchPathCache() {
   const char* v = getenv("STRATA_GPU_PATH_CACHE");
-  if (v && (strcmp(v, "off") == 0 || strcmp(v, "0") == 0)) g_mode = 0;
-  else if (v && strcmp(v, "verify") == 0) g_mode = 2;
+  if (v && (strcmp(v, "off") == 0 || strcmp(v, "0") == 0)) S().mode = 0;
+  else if (v && strcmp(v, "verify") == 0) S().mode = 2;
 }
 
 int LaunchPath(ThreadSlot* slot, uint64_t* out, int max) {
-  if (g_mode == 0) return CollectPath(nullptr, slot, 1, out, max).depth;
+  if (S().mode == 0) return CollectPath(nullptr, slot, 1, out, max).depth;
   if (!t_cache) t_cache.reset(new Cache());
   uint64_t key = Key();
   Entry& e = t_cache->e[key % kEntries];
   Counts& c = t_cache->counts;
   Bump(c.lookups);
   bool hit = e.key == key && e.n > 0 && e.n <= max;
-  if (hit && g_mode == 1) {
+  if (hit && S().mode == 1) {
     Bump(c.hits);
     memcpy(out, e.words.data(), sizeof(uint64_t) * size_t(e.n));
     return e.n;
@@ -124,16 +136,16 @@ int LaunchPath(ThreadSlot* slot, uint64_t* out, int max) {
 }
 
 std::string LaunchPathCacheStatus() {
-  if (g_mode == 0) return "path cache off";
+  if (S().mode == 0) return "path cache off";
   uint64_t hits, lookups, mismatch;
   {
-    std::lock_guard<std::mutex> lock(*g_caches_mu);
-    hits = g_exited->hits.load(), lookups = g_exited->lookups.load(), mismatch = g_exited->mismatch.load();
-    for (const Cache* c : *g_caches)
+    std::lock_guard<std::mutex> lock(*S().caches_mu);
+    hits = S().exited->hits.load(), lookups = S().exited->lookups.load(), mismatch = S().exited->mismatch.load();
+    for (const Cache* c : *S().caches)
       hits += c->counts.hits.load(), lookups += c->counts.lookups.load(), mismatch += c->counts.mismatch.load();
   }
   std::string s = "path cache: " + std::to_string(hits) + " hits of " + std::to_string(lookups);
-  if (g_mode == 2) s += " (verify: " + std::to_string(mismatch) + " mismatches)";
+  if (S().mode == 2) s += " (verify: " + std::to_string(mismatch) + " mismatches)";
   return s;
 }
 

@@ -24,6 +24,10 @@ struct CuptiApi;
 
 namespace strata::rt::gpu::pcs {
 
+// Everything PC sampling keeps for the process; the CUPTI session owns the one instance.
+struct State;
+State* NewState();
+
 // Reads the environment; false when sampling is off. A bad value turns sampling off and
 // leaves the reason for StatusLine.
 bool Configure();

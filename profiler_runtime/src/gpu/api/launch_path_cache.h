@@ -15,6 +15,11 @@
 
 namespace strata::rt::gpu {
 
+// Everything the cache keeps for the process (the threads' caches, the exited threads' counts,
+// the mode); the CUPTI session owns the one instance.
+struct LaunchPathCacheState;
+LaunchPathCacheState* NewLaunchPathCacheState();
+
 void ConfigureLaunchPathCache();
 // The calling thread's merged path (CollectPath words, leaf first); the caller holds a PathScope.
 int LaunchPath(ThreadSlot* slot, uint64_t* out, int max);

@@ -1,6 +1,8 @@
-// Interposers that mark "this thread is inside the dynamic loader". libunwind looks up unwind
-// tables through dl_iterate_phdr; if the handler interrupted a thread inside dlopen/dlclose
-// (loader lists mid-update, loader lock held) we take only the PC for that sample.
+// dlopen, dlclose and dl_iterate_phdr, interposed. They mark "this thread is inside the dynamic
+// loader": libunwind looks up unwind tables through dl_iterate_phdr; if the handler interrupted
+// a thread inside dlopen/dlclose (loader lists mid-update, loader lock held) we take only the PC
+// for that sample. After a successful dlopen the GPU collection (JAX) and the operator plugin
+// (torch) look at the library's name.
 #include <dlfcn.h>
 #include <elf.h>
 #include <link.h>

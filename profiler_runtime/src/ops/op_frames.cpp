@@ -1,4 +1,4 @@
-#include "aggregator/op_frames.h"
+#include "ops/op_frames.h"
 
 #include <string>
 #include <unordered_map>

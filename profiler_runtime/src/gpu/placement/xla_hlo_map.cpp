@@ -1,5 +1,5 @@
 // Parser of XLA's after-optimizations HLO text dumps (see xla_hlo_map.h).
-#include "gpu/xla_hlo_map.h"
+#include "gpu/placement/xla_hlo_map.h"
 
 #include <dirent.h>
 #include <sys/stat.h>

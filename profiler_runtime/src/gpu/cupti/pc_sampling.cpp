@@ -1,4 +1,4 @@
-#include "gpu/pc_sampling.h"
+#include "gpu/cupti/pc_sampling.h"
 
 #include <cupti_pcsampling.h>
 
@@ -14,7 +14,8 @@
 #include <vector>
 
 #include "common/log.h"
-#include "gpu/cupti_loader.h"
+#include "gpu/cupti/cupti_loader.h"
+#include "gpu/cupti/cupti_session.h"
 
 namespace strata::rt::gpu::pcs {
 namespace {
@@ -66,28 +67,39 @@ struct KeyHash {
   }
 };
 
-std::mutex g_mu;  // everything below
-bool g_on = false;
-bool g_configured = false;
-CUpti_PCSamplingCollectionMode g_mode = CUPTI_PC_SAMPLING_COLLECTION_MODE_CONTINUOUS;
-// 2^14 cycles: on the H100, CUPTI's default (about 2^11 there) took 1 M samples per 10 ms of
-// busy GPU and CUPTI's parsing of them doubled a GPU-bound run; 2^14 keeps ~1/8 of them at a
-// fraction of the cost (docs/benchmarks.md, "PC sampling period"). 0 = CUPTI's default.
-int g_period = 14;
-std::string* g_why = nullptr;  // first failure
-std::vector<std::unique_ptr<Context>>* g_ctxs = nullptr;
-std::vector<std::string>* g_stall_names = nullptr;
-std::unordered_map<std::string, uint32_t>* g_stall_ids = nullptr;
-std::unordered_set<std::string>* g_functions = nullptr;
-std::unordered_map<Key, size_t, KeyHash>* g_index = nullptr;
-std::vector<PcRecord>* g_records = nullptr;
-std::unordered_map<uint64_t, std::string>* g_cubins = nullptr;
-uint64_t g_total = 0, g_dropped = 0, g_kept = 0, g_non_user = 0, g_calls = 0;
-bool g_hw_full = false;
-int g_contexts_on = 0;
+}  // namespace
+
+// Everything PC sampling keeps for the process (one per CUPTI session); `mu` guards the rest.
+struct State {
+  std::mutex mu;  // everything below
+  bool on = false;
+  bool configured = false;
+  CUpti_PCSamplingCollectionMode mode = CUPTI_PC_SAMPLING_COLLECTION_MODE_CONTINUOUS;
+  // 2^14 cycles: on the H100, CUPTI's default (about 2^11 there) took 1 M samples per 10 ms of
+  // busy GPU and CUPTI's parsing of them doubled a GPU-bound run; 2^14 keeps ~1/8 of them at a
+  // fraction of the cost (docs/benchmarks.md, "PC sampling period"). 0 = CUPTI's default.
+  int period = 14;
+  std::string* why = nullptr;  // first failure
+  std::vector<std::unique_ptr<Context>>* ctxs = nullptr;
+  std::vector<std::string>* stall_names = nullptr;
+  std::unordered_map<std::string, uint32_t>* stall_ids = nullptr;
+  std::unordered_set<std::string>* functions = nullptr;
+  std::unordered_map<Key, size_t, KeyHash>* index = nullptr;
+  std::vector<PcRecord>* records = nullptr;
+  std::unordered_map<uint64_t, std::string>* cubins = nullptr;
+  uint64_t total = 0, dropped = 0, kept = 0, non_user = 0, calls = 0;
+  bool hw_full = false;
+  int contexts_on = 0;
+};
+
+State* NewState() { return new State(); }
+
+namespace {
+
+State& S() { return *CuptiSession::Get()->pc_sampling_state; }
 
 void FailLocked(const std::string& why) {
-  if (!g_why) g_why = new std::string(why);
+  if (!S().why) S().why = new std::string(why);
 }
 
 // "smsp__pcsamp_warps_issue_stalled_long_scoreboard" -> "long_scoreboard"; the "_not_issued"
@@ -99,41 +111,41 @@ uint32_t StallIdLocked(const char* cupti_name) {
     size_t len = strlen(prefix);
     if (n.compare(0, len, prefix) == 0) { n = n.substr(len); break; }
   }
-  auto it = g_stall_ids->find(n);
-  if (it != g_stall_ids->end()) return it->second;
-  uint32_t id = uint32_t(g_stall_names->size());
-  g_stall_names->push_back(n);
-  g_stall_ids->emplace(n, id);
+  auto it = S().stall_ids->find(n);
+  if (it != S().stall_ids->end()) return it->second;
+  uint32_t id = uint32_t(S().stall_names->size());
+  S().stall_names->push_back(n);
+  S().stall_ids->emplace(n, id);
   return id;
 }
 
 void ProcessLocked(Context& c, const CUpti_PCSamplingData& d) {
-  g_total += d.totalSamples;
-  g_dropped += d.droppedSamples;
-  g_non_user += d.nonUsrKernelsTotalSamples;
-  if (d.hardwareBufferFull) g_hw_full = true;
+  S().total += d.totalSamples;
+  S().dropped += d.droppedSamples;
+  S().non_user += d.nonUsrKernelsTotalSamples;
+  if (d.hardwareBufferFull) S().hw_full = true;
   size_t n = d.totalNumPcs < d.collectNumPcs ? d.totalNumPcs : d.collectNumPcs;
   for (size_t i = 0; i < n; ++i) {
     const CUpti_PCSamplingPCData& p = d.pPcData[i];
-    const std::string* fn = &*g_functions->insert(p.functionName ? p.functionName : "<unknown>").first;
-    uint32_t corr = g_mode == CUPTI_PC_SAMPLING_COLLECTION_MODE_KERNEL_SERIALIZED ? p.correlationId : 0;
+    const std::string* fn = &*S().functions->insert(p.functionName ? p.functionName : "<unknown>").first;
+    uint32_t corr = S().mode == CUPTI_PC_SAMPLING_COLLECTION_MODE_KERNEL_SERIALIZED ? p.correlationId : 0;
     Key k{p.cubinCrc, p.pcOffset, fn, corr};
-    auto [it, fresh] = g_index->emplace(k, g_records->size());
+    auto [it, fresh] = S().index->emplace(k, S().records->size());
     if (fresh) {
       PcRecord r;
       r.crc = p.cubinCrc;
       r.pc = p.pcOffset;
       r.function = fn;
       r.corr = corr;
-      g_records->push_back(std::move(r));
+      S().records->push_back(std::move(r));
     }
-    PcRecord& r = (*g_records)[it->second];
+    PcRecord& r = (*S().records)[it->second];
     for (size_t s = 0; s < p.stallReasonCount; ++s) {
       auto m = c.stall_of_index.find(p.stallReason[s].pcSamplingStallReasonIndex);
       if (m == c.stall_of_index.end() || m->second == kSkip || !p.stallReason[s].samples) continue;
       if (r.counts.size() <= m->second) r.counts.resize(m->second + 1, 0);
       r.counts[m->second] += p.stallReason[s].samples;
-      g_kept += p.stallReason[s].samples;
+      S().kept += p.stallReason[s].samples;
     }
   }
 }
@@ -148,9 +160,9 @@ void CollectLocked(CuptiApi* api, Context& c) {
     c.get.data.remainingNumPcs = 0;
     p.pcSamplingData = &c.get.data;
     CUptiResult r = api->PCSamplingGetData(&p);
-    ++g_calls;
+    ++S().calls;
     if (r != CUPTI_SUCCESS) {
-      if (r == CUPTI_ERROR_OUT_OF_MEMORY) g_hw_full = true;
+      if (r == CUPTI_ERROR_OUT_OF_MEMORY) S().hw_full = true;
       else Log("PC sampling: cuptiPCSamplingGetData: %s", api->ResultText(r).c_str());
       return;
     }
@@ -181,12 +193,12 @@ bool SetAttributes(CuptiApi* api, Context& c, std::vector<uint32_t>& indexes, st
   };
   add(CUPTI_PC_SAMPLING_CONFIGURATION_ATTR_TYPE_STALL_REASON).attributeData.stallReasonData = {indexes.size(), indexes.data()};
   add(CUPTI_PC_SAMPLING_CONFIGURATION_ATTR_TYPE_SCRATCH_BUFFER_SIZE).attributeData.scratchBufferSizeData.scratchBufferSize = kScratchBytes;
-  add(CUPTI_PC_SAMPLING_CONFIGURATION_ATTR_TYPE_COLLECTION_MODE).attributeData.collectionModeData.collectionMode = g_mode;
+  add(CUPTI_PC_SAMPLING_CONFIGURATION_ATTR_TYPE_COLLECTION_MODE).attributeData.collectionModeData.collectionMode = S().mode;
   add(CUPTI_PC_SAMPLING_CONFIGURATION_ATTR_TYPE_ENABLE_START_STOP_CONTROL).attributeData.enableStartStopControlData.enableStartStopControl = 0;
   add(CUPTI_PC_SAMPLING_CONFIGURATION_ATTR_TYPE_OUTPUT_DATA_FORMAT).attributeData.outputDataFormatData.outputDataFormat = CUPTI_PC_SAMPLING_OUTPUT_DATA_FORMAT_PARSED;
   add(CUPTI_PC_SAMPLING_CONFIGURATION_ATTR_TYPE_SAMPLING_DATA_BUFFER).attributeData.samplingDataBufferData.samplingDataBuffer = &c.config.data;
-  if (g_period > 0)
-    add(CUPTI_PC_SAMPLING_CONFIGURATION_ATTR_TYPE_SAMPLING_PERIOD).attributeData.samplingPeriodData.samplingPeriod = uint32_t(g_period);
+  if (S().period > 0)
+    add(CUPTI_PC_SAMPLING_CONFIGURATION_ATTR_TYPE_SAMPLING_PERIOD).attributeData.samplingPeriodData.samplingPeriod = uint32_t(S().period);
   CUpti_PCSamplingConfigurationInfoParams p{};
   p.size = CUpti_PCSamplingConfigurationInfoParamsSize;
   p.ctx = c.ctx;
@@ -204,13 +216,13 @@ bool SetAttributes(CuptiApi* api, Context& c, std::vector<uint32_t>& indexes, st
 }  // namespace
 
 bool Configure() {
-  std::lock_guard<std::mutex> lock(g_mu);
-  if (g_configured) return g_on;
-  g_configured = true;
+  std::lock_guard<std::mutex> lock(S().mu);
+  if (S().configured) return S().on;
+  S().configured = true;
   const char* v = getenv("STRATA_PC_SAMPLING");
   if (!v || !*v || strcmp(v, "0") == 0 || strcmp(v, "off") == 0) return false;
-  if (strcmp(v, "serialized") == 0) g_mode = CUPTI_PC_SAMPLING_COLLECTION_MODE_KERNEL_SERIALIZED;
-  else if (strcmp(v, "continuous") == 0 || strcmp(v, "1") == 0) g_mode = CUPTI_PC_SAMPLING_COLLECTION_MODE_CONTINUOUS;
+  if (strcmp(v, "serialized") == 0) S().mode = CUPTI_PC_SAMPLING_COLLECTION_MODE_KERNEL_SERIALIZED;
+  else if (strcmp(v, "continuous") == 0 || strcmp(v, "1") == 0) S().mode = CUPTI_PC_SAMPLING_COLLECTION_MODE_CONTINUOUS;
   else { FailLocked(std::string("bad STRATA_PC_SAMPLING=") + v + " (continuous or serialized)"); return false; }
   if (const char* p = getenv("STRATA_PC_SAMPLING_PERIOD"); p && *p) {
     char* end = nullptr;
@@ -219,27 +231,27 @@ bool Configure() {
       FailLocked(std::string("bad STRATA_PC_SAMPLING_PERIOD=") + p + " (5..31: 2^N cycles; 0: CUPTI's default)");
       return false;
     }
-    g_period = int(n);
+    S().period = int(n);
   }
-  g_ctxs = new std::vector<std::unique_ptr<Context>>();
-  g_stall_names = new std::vector<std::string>();
-  g_stall_ids = new std::unordered_map<std::string, uint32_t>();
-  g_functions = new std::unordered_set<std::string>();
-  g_index = new std::unordered_map<Key, size_t, KeyHash>();
-  g_records = new std::vector<PcRecord>();
-  g_cubins = new std::unordered_map<uint64_t, std::string>();
-  g_on = true;
+  S().ctxs = new std::vector<std::unique_ptr<Context>>();
+  S().stall_names = new std::vector<std::string>();
+  S().stall_ids = new std::unordered_map<std::string, uint32_t>();
+  S().functions = new std::unordered_set<std::string>();
+  S().index = new std::unordered_map<Key, size_t, KeyHash>();
+  S().records = new std::vector<PcRecord>();
+  S().cubins = new std::unordered_map<uint64_t, std::string>();
+  S().on = true;
   return true;
 }
 
 bool On() {
-  std::lock_guard<std::mutex> lock(g_mu);
-  return g_on;
+  std::lock_guard<std::mutex> lock(S().mu);
+  return S().on;
 }
 
 void OnContextCreated(CuptiApi* api, CUcontext ctx) {
-  std::lock_guard<std::mutex> lock(g_mu);
-  if (!g_on) return;
+  std::lock_guard<std::mutex> lock(S().mu);
+  if (!S().on) return;
   if (!api->PCSamplingEnable || !api->PCSamplingGetData || !api->PCSamplingSetConfigurationAttribute ||
       !api->PCSamplingGetNumStallReasons || !api->PCSamplingGetStallReasons) {
     FailLocked("this CUPTI has no PC sampling API (" + api->path + ")");
@@ -299,8 +311,8 @@ void OnContextCreated(CuptiApi* api, CUcontext ctx) {
     FailLocked(why);
     return;
   }
-  ++g_contexts_on;
-  g_ctxs->push_back(std::move(c));
+  ++S().contexts_on;
+  S().ctxs->push_back(std::move(c));
 }
 
 void OnModuleLoaded(CuptiApi* api, const void* cubin, size_t size) {
@@ -310,67 +322,67 @@ void OnModuleLoaded(CuptiApi* api, const void* cubin, size_t size) {
   p.cubinSize = size;
   p.cubin = cubin;
   if (api->GetCubinCrc(&p) != CUPTI_SUCCESS) return;
-  std::lock_guard<std::mutex> lock(g_mu);
-  if (!g_on) return;
-  if (!g_cubins->count(p.cubinCrc))
-    g_cubins->emplace(p.cubinCrc, std::string(static_cast<const char*>(cubin), size));
+  std::lock_guard<std::mutex> lock(S().mu);
+  if (!S().on) return;
+  if (!S().cubins->count(p.cubinCrc))
+    S().cubins->emplace(p.cubinCrc, std::string(static_cast<const char*>(cubin), size));
 }
 
 void OnContextDestroying(CuptiApi* api, CUcontext ctx) {
-  std::lock_guard<std::mutex> lock(g_mu);
-  if (!g_on) return;
-  for (auto& c : *g_ctxs)
+  std::lock_guard<std::mutex> lock(S().mu);
+  if (!S().on) return;
+  for (auto& c : *S().ctxs)
     if (c->ctx == ctx) DisableLocked(api, *c);
 }
 
 void Collect(CuptiApi* api) {
-  std::lock_guard<std::mutex> lock(g_mu);
-  if (!g_on) return;
-  for (auto& c : *g_ctxs) CollectLocked(api, *c);
+  std::lock_guard<std::mutex> lock(S().mu);
+  if (!S().on) return;
+  for (auto& c : *S().ctxs) CollectLocked(api, *c);
 }
 
 void FinishForExit(CuptiApi* api) {
-  std::lock_guard<std::mutex> lock(g_mu);
-  if (!g_on) return;
-  for (auto& c : *g_ctxs) DisableLocked(api, *c);
+  std::lock_guard<std::mutex> lock(S().mu);
+  if (!S().on) return;
+  for (auto& c : *S().ctxs) DisableLocked(api, *c);
 }
 
 std::vector<PcRecord> TakeRecords() {
-  std::lock_guard<std::mutex> lock(g_mu);
+  std::lock_guard<std::mutex> lock(S().mu);
   std::vector<PcRecord> out;
-  if (!g_on) return out;
-  out.swap(*g_records);
-  g_index->clear();
+  if (!S().on) return out;
+  out.swap(*S().records);
+  S().index->clear();
   return out;
 }
 
 std::vector<std::string> StallNames() {
-  std::lock_guard<std::mutex> lock(g_mu);
-  return g_stall_names ? *g_stall_names : std::vector<std::string>();
+  std::lock_guard<std::mutex> lock(S().mu);
+  return S().stall_names ? *S().stall_names : std::vector<std::string>();
 }
 
 std::string CubinBytes(uint64_t crc) {
-  std::lock_guard<std::mutex> lock(g_mu);
-  if (!g_cubins) return "";
-  auto it = g_cubins->find(crc);
-  return it == g_cubins->end() ? std::string() : it->second;
+  std::lock_guard<std::mutex> lock(S().mu);
+  if (!S().cubins) return "";
+  auto it = S().cubins->find(crc);
+  return it == S().cubins->end() ? std::string() : it->second;
 }
 
 std::string StatusLine() {
-  std::lock_guard<std::mutex> lock(g_mu);
-  if (!g_configured || (!g_on && !g_why)) return "off (strata record --pc-sampling)";
-  if (g_why && g_contexts_on == 0) return "not collected: " + *g_why;
+  std::lock_guard<std::mutex> lock(S().mu);
+  if (!S().configured || (!S().on && !S().why)) return "off (strata record --pc-sampling)";
+  if (S().why && S().contexts_on == 0) return "not collected: " + *S().why;
   char buf[512];
   snprintf(buf, sizeof(buf),
            "collected: %s mode, period %s; %llu samples kept (%llu total by CUPTI, %llu dropped, %llu in "
            "non-user kernels) in %zu cubins loaded, %d contexts, %llu GetData calls%s",
-           g_mode == CUPTI_PC_SAMPLING_COLLECTION_MODE_KERNEL_SERIALIZED ? "serialized" : "continuous",
-           g_period > 0 ? ("2^" + std::to_string(g_period) + " cycles").c_str() : "CUPTI default",
-           (unsigned long long)g_kept, (unsigned long long)g_total, (unsigned long long)g_dropped,
-           (unsigned long long)g_non_user, g_cubins->size(), g_contexts_on, (unsigned long long)g_calls,
-           g_hw_full ? "; the hardware buffer filled up (samples lost)" : "");
+           S().mode == CUPTI_PC_SAMPLING_COLLECTION_MODE_KERNEL_SERIALIZED ? "serialized" : "continuous",
+           S().period > 0 ? ("2^" + std::to_string(S().period) + " cycles").c_str() : "CUPTI default",
+           (unsigned long long)S().kept, (unsigned long long)S().total, (unsigned long long)S().dropped,
+           (unsigned long long)S().non_user, S().cubins->size(), S().contexts_on, (unsigned long long)S().calls,
+           S().hw_full ? "; the hardware buffer filled up (samples lost)" : "");
   std::string s = buf;
-  if (g_why) s += "; " + *g_why;
+  if (S().why) s += "; " + *S().why;
   return s;
 }
 

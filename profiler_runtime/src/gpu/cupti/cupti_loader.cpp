@@ -1,4 +1,4 @@
-#include "gpu/cupti_loader.h"
+#include "gpu/cupti/cupti_loader.h"
 
 #include <dlfcn.h>
 #include <link.h>

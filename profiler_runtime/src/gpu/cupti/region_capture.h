@@ -19,7 +19,13 @@
 #include <string>
 #include <vector>
 
+#include "strata/region_decoder/names.h"
+
 namespace strata::rt::gpu::regions {
+
+// Everything the capture keeps for the process; the CUPTI session owns the one instance.
+struct State;
+State* NewState();
 
 bool Configure();  // reads the environment; false when off
 bool On();
@@ -37,7 +43,7 @@ struct Capture {
   uint32_t outer = 0;           // the outermost API call's (cudaLaunchKernel around it)
   int clock_khz = 0;            // the device's SM clock (a fallback rate for short lanes)
   std::string kernel;          // mangled, as CUPTI names it
-  std::string names;           // the module's strata_region_names ("id=name;...")
+  region_decoder::RegionNames names;  // the module's strata_region_names, parsed once
   std::vector<uint8_t> bytes;  // header + entries, as read back
 };
 std::vector<Capture> TakeCaptures();  // aggregator thread

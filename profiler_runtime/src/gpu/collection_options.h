@@ -1,0 +1,14 @@
+// What a run collects beyond API calls, kernels, copies, sets and syncs. Set by the CUPTI
+// session's Start (InitializeInjection) before collection begins; read everywhere after.
+#pragma once
+
+namespace strata::rt::gpu {
+
+struct CollectionOptions {
+  bool take_paths = true;      // STRATA_GPU_CALLPATHS=0: API frames at the root
+  bool pc_sampling = false;    // PC sampling on (cupti/pc_sampling.h)
+  bool pc_serialized = false;  // ... one launch at a time, samples tagged by launch
+  bool regions = false;        // region buffers handed to launches (cupti/region_capture.h)
+};
+
+}  // namespace strata::rt::gpu

@@ -1,0 +1,108 @@
+#include "gpu/cupti/api_callbacks.h"
+
+#include "common/clock.h"
+#include "common/tls.h"
+#include "gpu/api/launch_path_cache.h"
+#include "gpu/cupti/cupti_session.h"
+#include "gpu/cupti/pc_sampling.h"
+#include "gpu/cupti/region_capture.h"
+#include "sampler/path_collector.h"
+#include "sampler/thread_registry.h"
+
+namespace strata::rt::gpu {
+namespace {
+
+STRATA_TLS int t_api_depth = 0;
+STRATA_TLS uint32_t t_outer_corr = 0;
+
+bool IsLaunchCbid(CUpti_CallbackDomain d, CUpti_CallbackId id) {
+  return d == CUPTI_CB_DOMAIN_DRIVER_API &&
+         (id == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel || id == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz ||
+          id == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx || id == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz);
+}
+
+ApiRole RoleOf(CuptiSession* s, CUpti_CallbackDomain d, CUpti_CallbackId id, const char* name) {
+  if (id >= 4096) return ApiRoleOfName(name);
+  ApiRole& r = s->api_roles[d == CUPTI_CB_DOMAIN_DRIVER_API ? 1 : 0][id];
+  if (r == ApiRole::kUnknown) r = ApiRoleOfName(name);
+  return r;
+}
+
+void OnResource(CuptiSession* s, CUpti_CallbackId cbid, const CUpti_ResourceData* rd) {
+  const CollectionOptions& o = s->options;
+  // Records of a context must be out before it goes (cudaDeviceReset, explicit destroy).
+  if (cbid == CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING && s->collecting.load()) {
+    if (o.pc_sampling) pcs::OnContextDestroying(s->api, rd->context);
+    s->FlushAll();
+  } else if (o.pc_sampling && cbid == CUPTI_CBID_RESOURCE_CONTEXT_CREATED) {
+    pcs::OnContextCreated(s->api, rd->context);
+  } else if (o.pc_sampling && cbid == CUPTI_CBID_RESOURCE_MODULE_LOADED) {
+    const auto* m = static_cast<const CUpti_ModuleResourceData*>(rd->resourceDescriptor);
+    if (m) pcs::OnModuleLoaded(s->api, m->pCubin, m->cubinSize);
+  } else if (o.pc_sampling && cbid == CUPTI_CBID_RESOURCE_MODULE_UNLOAD_STARTING) {
+    pcs::Collect(s->api);  // PCs of a module reloaded later would alias (CUPTI's rule)
+  }
+}
+
+}  // namespace
+
+void CUPTIAPI OnApiCallback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void* data) {
+  CuptiSession* s = CuptiSession::Get();
+  const CollectionOptions& o = s->options;
+  if (domain == CUPTI_CB_DOMAIN_RESOURCE) {
+    OnResource(s, cbid, static_cast<const CUpti_ResourceData*>(data));
+    return;
+  }
+  if (domain != CUPTI_CB_DOMAIN_RUNTIME_API && domain != CUPTI_CB_DOMAIN_DRIVER_API) return;
+  const auto* cb = static_cast<const CUpti_CallbackData*>(data);
+  if (o.regions && regions::InternalCall()) {  // the runtime's own copies: not the program's
+    if (cb->callbackSite == CUPTI_API_ENTER) s->IgnoreCorrelation(cb->correlationId);
+    return;
+  }
+  if (cb->callbackSite == CUPTI_API_ENTER) {
+    if (t_api_depth++ == 0) t_outer_corr = cb->correlationId;
+    if (cb->correlationData) *cb->correlationData = NowNs(CLOCK_MONOTONIC);
+    if (o.regions && IsLaunchCbid(domain, cbid)) regions::OnLaunchEnter(cbid, cb, cb->correlationId, t_outer_corr);
+    return;
+  }
+  if (t_api_depth <= 0) return;  // exit of a call entered before we subscribed
+  int depth = --t_api_depth;
+  if (o.regions && IsLaunchCbid(domain, cbid)) regions::OnLaunchExit(cbid, cb);
+  if (!s->collecting.load(std::memory_order_relaxed)) return;
+  ApiRole role = RoleOf(s, domain, cbid, cb->functionName);
+  if (depth > 0) {  // nested in a tracked call: its records belong to the outer call's path
+    if (ExpectsActivity(role) && cb->correlationId != t_outer_corr) {
+      ApiEntry alias;
+      alias.correlation_id = cb->correlationId;
+      alias.outer_correlation_id = t_outer_corr;
+      alias.role = role;
+      s->queue.Push(alias, nullptr, 0);
+    }
+    return;
+  }
+  uint64_t t0 = cb->correlationData ? *cb->correlationData : 0;
+  uint64_t api_ns = t0 ? NowNs(CLOCK_MONOTONIC) - t0 : 0;
+  uint64_t words[kMaxDepth];
+  int n = 0;
+  ThreadSlot* slot = registry::CurrentThreadSlot();
+  if (o.take_paths) {
+    PathScope scope;
+    if (scope.ok()) n = LaunchPath(slot, words, kMaxDepth);
+    s->path_ns.fetch_add(NowNs(CLOCK_MONOTONIC) - t0 - api_ns, std::memory_order_relaxed);
+    s->paths.fetch_add(1, std::memory_order_relaxed);
+  }
+  ApiEntry e;
+  e.correlation_id = cb->correlationId;
+  e.slot = slot ? uint32_t(slot - registry::Slots()) : kNoSlot;
+  e.slot_generation = slot ? slot->generation : 0;
+  e.api_ns = api_ns;
+  e.api_name = cb->functionName;
+  e.role = role;
+  s->queue.Push(e, words, n);
+  // PC samples are taken where the program waits anyway (and after each serialized launch).
+  if (o.pc_sampling && (role == ApiRole::kSync || (o.pc_serialized && (role == ApiRole::kLaunch || role == ApiRole::kGraphLaunch))))
+    pcs::Collect(s->api);
+  if (o.regions && role == ApiRole::kSync) regions::Harvest(false);
+}
+
+}  // namespace strata::rt::gpu

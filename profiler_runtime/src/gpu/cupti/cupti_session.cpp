@@ -1,0 +1,168 @@
+#include "gpu/cupti/cupti_session.h"
+
+#include <stdlib.h>
+
+#include <cstring>
+
+#include "aggregator/aggregator.h"
+#include "common/log.h"
+#include "gpu/api/launch_path_cache.h"
+#include "gpu/cupti/activity_decode.h"
+#include "gpu/cupti/api_callbacks.h"
+#include "gpu/cupti/pc_sampling.h"
+#include "gpu/cupti/region_capture.h"
+
+namespace strata::rt::gpu {
+namespace {
+
+struct CbidEntry {
+  CUpti_CallbackDomain domain;
+  CUpti_CallbackId id;
+};
+// Generated at configure time from cupti_runtime_cbid.h / cupti_driver_cbid.h (CMake).
+const CbidEntry kCallbacks[] = {
+#include "strata_gpu_cbids.inc"
+};
+
+constexpr size_t kBufferBytes = 4u << 20;
+constexpr uint32_t kFlushPeriodMs = 100;
+
+CuptiSession* g_session = nullptr;
+
+}  // namespace
+
+CuptiSession::CuptiSession()
+    : join(this),
+      pc_sampling_state(pcs::NewState()),
+      region_capture_state(regions::NewState()),
+      launch_path_cache_state(NewLaunchPathCacheState()) {}
+
+CuptiSession* CuptiSession::Create(Aggregator* agg) {
+  g_session = new CuptiSession();
+  agg->SetDrainHook(&OnDrain);
+  return g_session;
+}
+
+CuptiSession* CuptiSession::Get() { return g_session; }
+
+void CuptiSession::Fail(const std::string& why) {
+  std::lock_guard<std::mutex> lock(status_mu);
+  if (!failed) {
+    failed = true;
+    failure = why;
+  }
+  phase.store(kFailed);
+}
+
+void CuptiSession::Start() {
+  if (const char* p = getenv("STRATA_GPU_CALLPATHS"); p && strcmp(p, "0") == 0) options.take_paths = false;
+  ConfigureLaunchPathCache();
+  auto* a = new CuptiApi();
+  std::string why;
+  if (!LoadCupti(a, &why)) { Fail(why); return; }
+  api = a;
+  a->GetVersion(&cupti_version);
+  CUptiResult r = a->Subscribe(&sub_, reinterpret_cast<CUpti_CallbackFunc>(&OnApiCallback), nullptr);
+  if (r != CUPTI_SUCCESS) {
+    if (r == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED)
+      Fail("CUPTI already taken by another profiler (cuptiSubscribe: " + a->ResultText(r) + ")");
+    else
+      Fail("cuptiSubscribe failed: " + a->ResultText(r) + " (" + a->path + ")");
+    return;
+  }
+  // STRATA_GPU_CALLBACKS (diagnostic, for measuring CUPTI's own cost): "runtime" tracks runtime
+  // API calls only (direct driver launches then go unattributed), "none" only activity records.
+  const char* which = getenv("STRATA_GPU_CALLBACKS");
+  bool runtime_only = which && strcmp(which, "runtime") == 0;
+  bool none = which && strcmp(which, "none") == 0;
+  int enabled = 0;
+  for (const CbidEntry& c : kCallbacks) {
+    if (none || (runtime_only && c.domain == CUPTI_CB_DOMAIN_DRIVER_API)) continue;
+    if (a->EnableCallback(1, sub_, c.domain, c.id) == CUPTI_SUCCESS) ++enabled;
+  }
+  if (none) enabled = 1;
+  a->EnableCallback(1, sub_, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING);
+  if (regions::Configure()) options.regions = true;
+  if (pcs::Configure()) {
+    options.pc_sampling = true;
+    options.pc_serialized = getenv("STRATA_PC_SAMPLING") && strcmp(getenv("STRATA_PC_SAMPLING"), "serialized") == 0;
+    for (CUpti_CallbackId id : {CUPTI_CBID_RESOURCE_CONTEXT_CREATED, CUPTI_CBID_RESOURCE_MODULE_LOADED,
+                                CUPTI_CBID_RESOURCE_MODULE_UNLOAD_STARTING})
+      a->EnableCallback(1, sub_, CUPTI_CB_DOMAIN_RESOURCE, id);
+  }
+  if (enabled == 0) { Fail("no CUPTI API callback could be enabled (" + a->path + ")"); return; }
+  r = a->ActivityRegisterCallbacks(&BufferRequested, &BufferCompleted);
+  if (r != CUPTI_SUCCESS) { Fail("cuptiActivityRegisterCallbacks failed: " + a->ResultText(r)); return; }
+  r = a->ActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
+  if (r != CUPTI_SUCCESS) { Fail("cannot enable kernel activity: " + a->ResultText(r)); return; }
+  for (CUpti_ActivityKind k : {CUPTI_ACTIVITY_KIND_MEMCPY, CUPTI_ACTIVITY_KIND_MEMSET, CUPTI_ACTIVITY_KIND_SYNCHRONIZATION})
+    if ((r = a->ActivityEnable(k)) != CUPTI_SUCCESS)
+      Log("CUPTI activity kind %d not enabled: %s", int(k), a->ResultText(r).c_str());
+  if (a->ActivityFlushPeriod) a->ActivityFlushPeriod(kFlushPeriodMs);
+  collecting.store(true);
+}
+
+void CuptiSession::FlushAll() { api->ActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED); }
+
+void CuptiSession::IgnoreCorrelation(uint32_t corr) {
+  std::lock_guard<std::mutex> lock(ignore_mu_);
+  ignored_.insert(corr);
+}
+
+bool CuptiSession::Ignored(uint32_t corr) {
+  std::lock_guard<std::mutex> lock(ignore_mu_);
+  return ignored_.count(corr) != 0;
+}
+
+void CUPTIAPI CuptiSession::BufferRequested(uint8_t** buffer, size_t* size, size_t* max_records) {
+  CuptiSession* s = g_session;
+  uint8_t* b = nullptr;
+  {
+    std::lock_guard<std::mutex> lock(s->buf_mu_);
+    if (!s->free_bufs_.empty()) { b = s->free_bufs_.back(); s->free_bufs_.pop_back(); }
+  }
+  if (!b) {
+    b = static_cast<uint8_t*>(aligned_alloc(8, kBufferBytes));
+    if (b) s->buffers_allocated_.fetch_add(1, std::memory_order_relaxed);
+  }
+  *buffer = b;
+  *size = b ? kBufferBytes : 0;
+  *max_records = 0;
+}
+
+void CUPTIAPI CuptiSession::BufferCompleted(CUcontext, uint32_t, uint8_t* buffer, size_t, size_t valid) {
+  if (!buffer) return;
+  CuptiSession* s = g_session;
+  std::lock_guard<std::mutex> lock(s->buf_mu_);
+  if (valid) s->done_bufs_.emplace_back(buffer, valid);
+  else s->free_bufs_.push_back(buffer);
+}
+
+void CuptiSession::DrainActivities(const std::function<void(GpuActivity&)>& fn) {
+  taken_bufs_.clear();
+  {
+    std::lock_guard<std::mutex> lock(buf_mu_);
+    done_bufs_.swap(taken_bufs_);
+  }
+  GpuActivity ev;
+  for (auto& [buf, valid] : taken_bufs_) {
+    CUpti_Activity* rec = nullptr;
+    while (api->ActivityGetNextRecord(buf, valid, &rec) == CUPTI_SUCCESS) {
+      ev.name.clear();
+      if (!DecodeActivity(rec, &ev)) continue;
+      fn(ev);
+    }
+  }
+  std::lock_guard<std::mutex> lock(buf_mu_);
+  for (auto& b : taken_bufs_) free_bufs_.push_back(b.first);
+}
+
+void CuptiSession::OnDrain(Aggregator* agg, Cct::Unlocked& u, bool final) {
+  CuptiSession* s = g_session;
+  if (!s) return;
+  if (s->phase.load() == kNotInjected && !final) return;  // CUDA not initialized (yet)
+  s->join.Drain(agg, u, final);
+  if (final) s->collecting.store(false);
+}
+
+}  // namespace strata::rt::gpu

@@ -1,0 +1,92 @@
+// The CUPTI session: one object for everything GPU collection keeps for the process (the only
+// process-wide pointer is Get()'s). Start() loads libcupti, subscribes, enables the API and
+// resource callbacks and the activity kinds; activity buffers come from a recycled pool and are
+// handed over as pointers, never parsed on CUPTI's thread; the aggregator thread decodes them.
+//  - target threads: API callbacks (cupti/api_callbacks.cpp) queue typed entries (queue)
+//  - CUPTI's worker: completed buffers (flushed every 100 ms)
+//  - the aggregator thread: the drain hook joins both into the tree (activity/gpu_join.cpp)
+#pragma once
+
+#include <cupti.h>
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <mutex>
+#include <string>
+#include <unordered_set>
+#include <utility>
+#include <vector>
+
+#include "gpu/activity/gpu_activity.h"
+#include "gpu/activity/gpu_join.h"
+#include "gpu/api/api_entry_queue.h"
+#include "gpu/api/api_role.h"
+#include "gpu/api/launch_path_cache.h"
+#include "gpu/collection_options.h"
+#include "gpu/cupti/cupti_loader.h"
+#include "gpu/cupti/pc_sampling.h"
+#include "gpu/cupti/region_capture.h"
+
+namespace strata::rt {
+class Aggregator;
+}
+
+namespace strata::rt::gpu {
+
+class CuptiSession {
+ public:
+  enum Phase : int { kNotInjected = 0, kCollecting = 1, kFailed = 2, kClosed = 4 };
+
+  // Runtime constructor (active process only), once; hooks the join into the aggregator.
+  static CuptiSession* Create(Aggregator* agg);
+  // Null in processes that do not profile.
+  static CuptiSession* Get();
+
+  // InitializeInjection, after injection.cpp's checks (phase already kCollecting): loads
+  // CUPTI, subscribes, enables; any failure ends in Fail(why).
+  void Start();
+  void Fail(const std::string& why);
+  // Forces CUPTI to hand over every buffered activity record.
+  void FlushAll();
+  // Aggregator thread: each record of the completed buffers, decoded (kinds the collector does
+  // not attribute skipped); the buffers then go back to the pool.
+  void DrainActivities(const std::function<void(GpuActivity&)>& fn);
+  // The runtime's own driver calls (region buffer copies): their correlation ids.
+  void IgnoreCorrelation(uint32_t corr);
+  bool Ignored(uint32_t corr);
+
+  std::atomic<int> phase{kNotInjected};
+  std::atomic<bool> collecting{false};
+  std::mutex status_mu;
+  bool failed = false;   // under status_mu: the first failure's reason is kept
+  std::string failure;   // why GPU data is missing (phase kFailed)
+  std::string taken_by;  // CUDA_INJECTION64_PATH held by another tool
+  CuptiApi* api = nullptr;
+  uint32_t cupti_version = 0;
+  CollectionOptions options;
+  ApiRole api_roles[2][4096] = {};  // [runtime, driver][cbid]: kUnknown = not classified yet
+  ApiEntryQueue queue;
+  std::atomic<uint64_t> path_ns{0}, paths{0};  // cost of taking launch paths (status line)
+  GpuJoin join;
+  pcs::State* pc_sampling_state;          // cupti/pc_sampling.cpp
+  regions::State* region_capture_state;   // cupti/region_capture.cpp
+  LaunchPathCacheState* launch_path_cache_state;  // api/launch_path_cache.cpp
+
+ private:
+  CuptiSession();
+  static void CUPTIAPI BufferRequested(uint8_t** buffer, size_t* size, size_t* max_records);
+  static void CUPTIAPI BufferCompleted(CUcontext, uint32_t, uint8_t* buffer, size_t, size_t valid);
+  static void OnDrain(Aggregator* agg, Cct::Unlocked& u, bool final);
+
+  CUpti_SubscriberHandle sub_ = nullptr;
+  std::mutex buf_mu_;
+  std::vector<uint8_t*> free_bufs_;
+  std::vector<std::pair<uint8_t*, size_t>> done_bufs_;
+  std::vector<std::pair<uint8_t*, size_t>> taken_bufs_;  // aggregator thread
+  std::atomic<uint64_t> buffers_allocated_{0};
+  std::mutex ignore_mu_;
+  std::unordered_set<uint32_t> ignored_;
+};
+
+}  // namespace strata::rt::gpu

@@ -1,0 +1,104 @@
+// The profile's meta entries "gpu", "pc_sampling" and "regions": what was collected, or why not.
+#include <dlfcn.h>
+#include <stdlib.h>
+
+#include <cstdio>
+#include <cstring>
+#include <string>
+
+#include "gpu/api/launch_path_cache.h"
+#include "gpu/cupti/cupti_session.h"
+#include "gpu/cupti/pc_sampling.h"
+#include "gpu/cupti/region_capture.h"
+#include "gpu/gpu.h"
+
+namespace strata::rt::gpu {
+namespace {
+
+std::string CollectedLine(CuptiSession& session) {
+  const GpuCounts& j = session.join.attribution().counts;
+  size_t dropped = 0;
+  if (session.api) session.api->ActivityGetNumDroppedRecords(nullptr, 0, &dropped);
+  std::string s = "collected: CUPTI " + std::to_string(session.cupti_version) + " (" + session.api->path + "); " +
+                  std::to_string(j.kernels) + " kernels, " + std::to_string(j.copies) + " copies, " +
+                  std::to_string(j.sets) + " memsets, " + std::to_string(j.syncs) + " syncs, " +
+                  std::to_string(j.api_calls) + " API calls";
+  if (j.unattributed) s += ", " + std::to_string(j.unattributed) + " unattributed";
+  if (uint64_t n = session.paths.load()) {
+    char buf[64];
+    snprintf(buf, sizeof(buf), "; call paths taken %.2f us each", double(session.path_ns.load()) / double(n) / 1000.0);
+    s += buf + std::string(" (") + LaunchPathCacheStatus() + ")";
+  } else if (!session.options.take_paths) {
+    s += "; call paths off (STRATA_GPU_CALLPATHS=0)";
+  }
+  if (dropped) s += ", " + std::to_string(dropped) + " records dropped by CUPTI";
+  s += session.join.PlacementStatus();
+  if (uint64_t q = session.queue.Dropped()) s += ", " + std::to_string(q) + " API calls dropped (queue full)";
+  return s;
+}
+
+// CUDA was never initialized in this process: say what we can see.
+std::string NeverInitializedLine() {
+  void* cuda = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_NOLOAD);
+  if (cuda) {
+    using InitFn = int (*)(unsigned);
+    using ErrFn = int (*)(int, const char**);
+    auto init = reinterpret_cast<InitFn>(dlsym(cuda, "cuInit"));
+    auto err = reinterpret_cast<ErrFn>(dlsym(cuda, "cuGetErrorName"));
+    // cuInit repeats the program's failure (no GPU, driver too old); a success here means the
+    // program loaded the driver without initializing it (then the late injection is ignored).
+    int rc = init ? init(0) : -1;
+    const char* name = nullptr;
+    if (rc > 0 && err) err(rc, &name);
+    dlclose(cuda);
+    if (rc != 0)
+      return "not collected: the CUDA driver did not initialize (cuInit: " +
+             std::string(name ? name : std::to_string(rc)) + ")";
+    return "not collected: the program loaded the CUDA driver but never initialized it";
+  }
+  for (const char* rt : {"libcudart.so.13", "libcudart.so.12", "libcudart.so.11.0", "libcudart.so"}) {
+    if (void* h = dlopen(rt, RTLD_LAZY | RTLD_NOLOAD)) {
+      dlclose(h);
+      return "not collected: the program loaded the CUDA runtime but no CUDA driver (libcuda.so.1 not loaded: no driver installed?)";
+    }
+  }
+  return "not collected: the program did not use CUDA";
+}
+
+}  // namespace
+
+std::string StatusLine() {
+  CuptiSession* session = CuptiSession::Get();
+  if (session) {
+    if (!session->taken_by.empty()) return "not collected: CUPTI already taken by CUDA_INJECTION64_PATH=" + session->taken_by;
+    int phase = session->phase.load();
+    if (phase == CuptiSession::kFailed) {
+      std::lock_guard<std::mutex> lock(session->status_mu);
+      return "not collected: " + (session->failed ? session->failure : std::string("CUPTI setup failed"));
+    }
+    if (phase == CuptiSession::kCollecting) return CollectedLine(*session);
+    // Closing first makes a late InitializeInjection (the cuInit below succeeding) a no-op.
+    int zero = CuptiSession::kNotInjected;
+    session->phase.compare_exchange_strong(zero, CuptiSession::kClosed);
+  }
+  return NeverInitializedLine();
+}
+
+std::string PcSamplingStatusLine() {
+  CuptiSession* session = CuptiSession::Get();
+  if (!session || !session->options.pc_sampling) {
+    const char* v = getenv("STRATA_PC_SAMPLING");
+    if (!v || !*v || strcmp(v, "0") == 0) return "off (strata record --pc-sampling)";
+    if (!session || session->phase.load() != CuptiSession::kCollecting) return "not collected: GPU collection is off (see gpu)";
+  }
+  return pcs::StatusLine();
+}
+
+std::string RegionsStatusLine() {
+  std::string s = regions::StatusLine();
+  CuptiSession* session = CuptiSession::Get();
+  if (session && !session->join.region_issues().empty()) s += "; " + session->join.region_issues();
+  return s;
+}
+
+}  // namespace strata::rt::gpu
