@@ -7,30 +7,26 @@
   epilogue, as the markers nest in test/regions/kernels.cuh;
 - one `kernel` interval per lane: 3 launches x 16 blocks x 2 warp groups;
 - the mean `kernel` region lasts no longer than the kernel's CUPTI GPU time and most of it;
-- every captured raw buffer is kept in the profile (blobs, module regions:<kernel>#<corr>);
+- every captured raw buffer is kept in the profile (`strata regions --list`);
 - each region frame's source line (from plain_app's names table, `@kernels.cuh:N`) is the line
   of that region's STRATA_REGION_START in test/regions/kernels.cuh."""
-import re
+import json
 import os
-import struct
+import re
+import subprocess
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 from strata_json import report_json  # noqa: E402
 
 
-def region_blobs(profile):
-    """Kind-3 blobs (raw region buffers) in the profile's blobs section (docs/profile-format.md)."""
-    data = open(profile, "rb").read()
-    table, count = struct.unpack_from("<QI", data, 24)
-    for i in range(count):
-        kind, _, off, _, _ = struct.unpack_from("<IIQQQ", data, table + 32 * i)
-        if kind == 8:
-            n, = struct.unpack_from("<I", data, off)
-            entries = [struct.unpack_from("<IIQQQ", data, off + 8 + 32 * j) for j in range(n)]
-            base = off + 8 + 32 * n
-            return [data[base + e[2]:base + e[2] + e[3]] for e in entries if e[1] == 3]
-    return []
+def kept_launches(strata, profile):
+    """The raw buffers the profile keeps, as `strata regions --list` lists them (the typed
+    region-launches section, or the first form's blobs, converted by the core)."""
+    r = subprocess.run([strata, "regions", profile, "--list", "--format", "json"], capture_output=True, text=True)
+    if r.returncode != 0:
+        raise SystemExit(f"strata regions --list failed: {r.stderr.strip()}")
+    return json.loads(r.stdout)["launches"]
 
 
 def main():
@@ -80,10 +76,10 @@ def main():
         got = {(os.path.basename(n.get("file", "")), n.get("line", 0)) for n in frames}
         if got != {("kernels.cuh", want)}:
             errors.append(f"region {name!r}: frames at {sorted(got)}, the marker is at kernels.cuh:{want}")
-    blobs = region_blobs(profile)
-    if len(blobs) != 3 or any(b[:4] != struct.pack("<I", 0x47455253) for b in blobs):
-        errors.append(f"{len(blobs)} raw region buffers kept (expected 3 starting with the SREG magic)")
-    print(f"{len(regions)} region paths under {k['name'][:60]}; {len(blobs)} raw buffers kept")
+    kept = kept_launches(strata, profile)
+    if len(kept) != 3 or any(l["bytes"] <= 0 or l["kernel"] != k["name"] for l in kept):
+        errors.append(f"{len(kept)} raw region buffers kept (expected 3 of the GEMM kernel)")
+    print(f"{len(regions)} region paths under {k['name'][:60]}; {len(kept)} raw buffers kept")
     if errors:
         print("FAIL:\n  " + "\n  ".join(errors))
         return 1
