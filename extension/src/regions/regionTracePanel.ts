@@ -10,12 +10,12 @@ import { webviewHtml, webviewOptions } from '../panel';
 import { revealSource } from '../source';
 import { findMarker, type FileScan } from './markers';
 import type { RegionName } from './names';
-import type { DecodeRequest } from './regionsCli';
+import type { DecodeRequest } from './regionRequests';
 
 export interface LoadedTrace {
   /** The file the user opened. */
   file: string;
-  /** A profile's captured launch (`strata regions PROFILE --launch N`). */
+  /** A profile's captured launch (its index). */
   launch?: number;
   /** Panel and timeline title (default: the file's name). */
   title?: string;

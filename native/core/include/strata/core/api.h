@@ -111,6 +111,12 @@ class Profile {
   virtual double total(size_t metric = 0) const = 0;
 };
 
+// The profile format's numeric frame kind (strata/format/layout.h FrameKind: what the addon's
+// columns and the webview protocol carry) of a FrameInfo::kind string; -1 when it names none.
+int FrameKindCode(const std::string& kind);
+// Every frame kind string, indexed by its numeric kind.
+const std::vector<std::string>& FrameKindNames();
+
 ViewKind ParseViewKind(const std::string& s);  // "top-down" | "bottom-up" | "flat"; throws Error
 const char* ViewKindName(ViewKind k);
 
