@@ -10,6 +10,22 @@ export type ViewKind = 'top-down' | 'bottom-up' | 'flat';
 export interface MetricInfo {
   name: string;   // "cpu_time", "wall_time", ...
   unit: string;   // "ns", "count", "bytes"
+  /** A metric counting one PC-sampling stall reason ("stall_<reason>"): what the reason is
+   *  (the core's one table); absent for other metrics. */
+  stall?: 'latency' | 'throughput' | 'not_a_reason';
+}
+
+/**
+ * Per source line, each asked metric's inclusive value summed over the call paths through the
+ * line, each line counted once per path (its outermost frame). `values[k]` and `totals[k]` (the
+ * root's inclusive value) are of the k-th metric asked for; file indexes into `strings`.
+ */
+export interface LineTotalsColumns {
+  strings: string[];
+  file: Uint32Array;
+  line: Uint32Array;
+  values: Float64Array[];
+  totals: number[];
 }
 
 /**
@@ -68,6 +84,9 @@ export interface Profile {
    * none when the node is not a kernel.
    */
   regionLaunchesOf(kind: ViewKind, nodeId: number, metricIndex?: number): Promise<RegionLaunches>;
+  /** Line totals of the metrics `metricIndexes` (one top-down walk in the core); rejects on an
+   *  index out of range. */
+  lineTotals(metricIndexes: number[]): Promise<LineTotalsColumns>;
   /** Releases the profile (pending calls still complete). Later calls throw. */
   close(): void;
   readonly closed: boolean;

@@ -36,6 +36,7 @@ class ProfileWrap : public Napi::ObjectWrap<ProfileWrap> {
                            InstanceMethod<&ProfileWrap::SourceLocation>("sourceLocation"),
                            InstanceMethod<&ProfileWrap::AnalyzeMethod>("analyze"),
                            InstanceMethod<&ProfileWrap::RegionLaunchesOf>("regionLaunchesOf"),
+                           InstanceMethod<&ProfileWrap::LineTotalsMethod>("lineTotals"),
                            InstanceMethod<&ProfileWrap::Close>("close"),
                            InstanceAccessor<&ProfileWrap::Closed>("closed"),
                        });
@@ -70,6 +71,7 @@ class ProfileWrap : public Napi::ObjectWrap<ProfileWrap> {
       Napi::Object m = Napi::Object::New(info.Env());
       m.Set("name", metrics[i].name);
       m.Set("unit", metrics[i].unit);
+      if (auto stall = strata::core::StallMetricClass(metrics[i].name)) m.Set("stall", strata::core::StallClassName(*stall));
       out.Set(static_cast<uint32_t>(i), m);
     }
     return out;
@@ -99,6 +101,7 @@ class ProfileWrap : public Napi::ObjectWrap<ProfileWrap> {
   Napi::Value ViewMethod(const Napi::CallbackInfo& info);
   Napi::Value SourceLocation(const Napi::CallbackInfo& info);
   Napi::Value AnalyzeMethod(const Napi::CallbackInfo& info);
+  Napi::Value LineTotalsMethod(const Napi::CallbackInfo& info);
 
   // regionLaunchesOf(kind, nodeId[, metricIndex]): the captured launches of the kernel at a node
   // of the view built for that metric (default: the one last built for `kind`).
@@ -291,6 +294,68 @@ Napi::Value ProfileWrap::SourceLocation(const Napi::CallbackInfo& info) {
   if (!node) throw Napi::TypeError::New(info.Env(), "node id must be a number");
   auto metric = IndexArg(info, 2, "metric index");
   auto* worker = new SourceWorker(info.Env(), std::move(state), kind, *node, metric);
+  Napi::Promise p = worker->Promise();
+  worker->Queue();
+  return p;
+}
+
+// ------------------------------------------------------------------------------------------
+// lineTotals(metricIndexes) -> per source line, each metric's inclusive value (core SumLines)
+
+class LineTotalsWorker : public PromiseWorker {
+ public:
+  LineTotalsWorker(Napi::Env env, std::shared_ptr<ProfileState> state, std::vector<size_t> metrics)
+      : PromiseWorker(env, "strata.lineTotals"), state_(std::move(state)), metrics_(std::move(metrics)) {}
+
+ protected:
+  void Run() override {
+    totals_ = strata::core::SumLines(*state_->profile, metrics_);
+    for (const auto& l : totals_.lines) {
+      file_.push_back(strings_.Intern(l.file));
+      line_.push_back(l.line);
+    }
+    values_.assign(metrics_.size(), std::vector<double>(totals_.lines.size()));
+    for (size_t i = 0; i < totals_.lines.size(); ++i)
+      for (size_t k = 0; k < metrics_.size(); ++k) values_[k][i] = totals_.lines[i].values[k];
+  }
+  Napi::Value Result(Napi::Env env) override {
+    Napi::Object out = Napi::Object::New(env);
+    out.Set("strings", StringArray(env, strings_.strings()));
+    out.Set("file", U32Column(env, file_));
+    out.Set("line", U32Column(env, line_));
+    Napi::Array values = Napi::Array::New(env, metrics_.size());
+    Napi::Array totals = Napi::Array::New(env, metrics_.size());
+    for (size_t k = 0; k < metrics_.size(); ++k) {
+      values.Set(uint32_t(k), F64Column(env, values_[k]));
+      totals.Set(uint32_t(k), Napi::Number::New(env, totals_.totals[k]));
+    }
+    out.Set("values", values);
+    out.Set("totals", totals);
+    return out;
+  }
+
+ private:
+  std::shared_ptr<ProfileState> state_;
+  std::vector<size_t> metrics_;
+  strata::core::LineTotals totals_;
+  StringTable strings_;
+  std::vector<uint32_t> file_, line_;
+  std::vector<std::vector<double>> values_;
+};
+
+Napi::Value ProfileWrap::LineTotalsMethod(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  auto state = Require(env);
+  if (info.Length() < 1 || !info[0].IsArray()) throw Napi::TypeError::New(env, "lineTotals(metricIndexes): an array of metric indexes");
+  Napi::Array a = info[0].As<Napi::Array>();
+  std::vector<size_t> metrics;
+  for (uint32_t i = 0; i < a.Length(); ++i) {
+    Napi::Value v = a.Get(i);
+    const double d = v.IsNumber() ? v.As<Napi::Number>().DoubleValue() : -1;
+    if (!(d >= 0) || d != double(int64_t(d))) throw Napi::RangeError::New(env, "lineTotals: metric indexes must be non-negative integers");
+    metrics.push_back(size_t(d));
+  }
+  auto* worker = new LineTotalsWorker(env, std::move(state), std::move(metrics));
   Napi::Promise p = worker->Promise();
   worker->Queue();
   return p;

@@ -117,6 +117,21 @@ int FrameKindCode(const std::string& kind);
 // Every frame kind string, indexed by its numeric kind.
 const std::vector<std::string>& FrameKindNames();
 
+// Per source line, each metric's inclusive value summed over the call paths through the line,
+// counting each line once per path (its outermost frame: recursion does not count twice): what
+// line heat shows. `values[k]` is of metrics[k]; `totals[k]` is the root's inclusive value.
+struct LineTotals {
+  struct Line {
+    std::string file;   // as recorded / symbolized
+    uint32_t line = 0;
+    std::vector<double> values;
+  };
+  std::vector<Line> lines;   // in the order the top-down view first reaches them
+  std::vector<double> totals;
+};
+// Throws Error when a metric index is out of range.
+LineTotals SumLines(const Profile& profile, const std::vector<size_t>& metrics);
+
 ViewKind ParseViewKind(const std::string& s);  // "top-down" | "bottom-up" | "flat"; throws Error
 const char* ViewKindName(ViewKind k);
 
