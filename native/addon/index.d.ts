@@ -114,6 +114,8 @@ export interface Finding {
 export interface Findings { format_version: 1; findings: Finding[]; errors: string[]; }
 
 export function open(path: string): Promise<Profile>;
+/** The core's frame kind strings, indexed by numeric kind (as `ViewColumns.kind`). */
+export const frameKinds: readonly string[];
 
 /** What to decode (docs/regions.md): a region buffer, a Proton chrome trace, or captured launch
  *  `launch` of a profile recorded with `strata record --regions`. */

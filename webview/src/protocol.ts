@@ -9,10 +9,8 @@ export const PROTOCOL_VERSION = 4;
 
 export type ViewName = 'top-down' | 'bottom-up';
 
-/** Frame kinds, numeric values as in the profile format (native/format/.../layout.h). */
-export const enum FrameKind {
-  Root = 0, Python = 1, Native = 2, Operator = 3, GpuApi = 4, Kernel = 5, Pc = 6, Region = 7, Thread = 8,
-}
+/** Frame kinds, numeric values as in the profile format (generated from its layout.h). */
+export { FrameKind } from './frameKinds.generated';
 
 /**
  * One view of a profile as columns. Nodes are in preorder: parent[i] < i, parent[0] = -1.

@@ -455,6 +455,7 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("open", Napi::Function::New<Open>(env, "open"));
   exports.Set("Profile", data->profile_ctor.Value());
   ExportRegionCalls(env, exports);
+  exports.Set("frameKinds", StringArray(env, strata::core::FrameKindNames()));
   exports.Set("version", Napi::String::New(env, "0.1.0"));
   return exports;
 }

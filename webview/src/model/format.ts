@@ -1,4 +1,6 @@
 // Human-readable values for a metric unit ("ns", "us", "ms", "s", "bytes", counts).
+import { FrameKind } from '../frameKinds.generated';
+
 export function formatValue(v: number, unit: string): string {
   const u = unit.toLowerCase();
   const time: Record<string, number> = { ns: 1e-9, us: 1e-6, 'µs': 1e-6, ms: 1e-3, s: 1 };
@@ -33,5 +35,10 @@ export function formatPercent(part: number, whole: number): string {
   return `${p >= 10 || p === 0 ? p.toFixed(1) : p.toFixed(2)}%`;
 }
 
-export const KIND_NAMES = ['root', 'Python', 'native', 'operator', 'GPU API', 'GPU kernel', 'GPU instruction', 'region', 'thread'];
-export function kindName(k: number): string { return KIND_NAMES[k] ?? `kind ${k}`; }
+/** What the tooltip calls each frame kind (every kind of the format: the compiler checks). */
+const KIND_NAMES: Record<FrameKind, string> = {
+  [FrameKind.Root]: 'root', [FrameKind.Python]: 'Python', [FrameKind.Native]: 'native', [FrameKind.Operator]: 'operator',
+  [FrameKind.GpuApi]: 'GPU API', [FrameKind.Kernel]: 'GPU kernel', [FrameKind.Pc]: 'GPU instruction', [FrameKind.Region]: 'region',
+  [FrameKind.Thread]: 'thread',
+};
+export function kindName(k: number): string { return KIND_NAMES[k as FrameKind] ?? `kind ${k}`; }
