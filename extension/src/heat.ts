@@ -2,7 +2,7 @@
 // them: Profile.lineTotals), described for the editor. No vscode import: unit-tested under plain
 // node.
 import type { LineTotalsColumns, MetricInfo } from '../../native/addon/index';
-import { formatValue } from './format';
+import { formatEditorValue } from '../../webview/src/model/format';
 
 /** file (as recorded in the profile) → line (1-based) → inclusive value of the metric. */
 export type LineTotals = Map<string, Map<number, number>>;
@@ -103,7 +103,7 @@ export class LineHeat {
     const primary = (this.primary ? values.find((v) => v.metric === this.primary!.metric) : undefined)
       ?? (this.samples ? values.find((v) => v.metric === 'pc_samples') : undefined);
     const share = primary?.share ?? 0;
-    const parts = times.map((v) => `${SHORT[v.metric] ?? v.metric} ${formatValue(v.value, v.unit)}`);
+    const parts = times.map((v) => `${SHORT[v.metric] ?? v.metric} ${formatEditorValue(v.value, v.unit)}`);
     // The reason's share of the line's samples tells a dominant stall from a mixed line.
     // Floored: a line at 99.7% is not all one reason.
     if (top) parts.push(`stall ${top.reason} ${Math.floor((100 * top.value) / stalls)}%`);

@@ -6,7 +6,7 @@
 import * as vscode from 'vscode';
 import type { Profile } from '../../native/addon/index';
 import { heatMetrics, lineTotalsByMetric, LineHeat, matchProfileFile, type MetricHeat } from './heat';
-import { formatValue } from './format';
+import { formatEditorValue } from '../../webview/src/model/format';
 
 const BUCKETS = 10;
 
@@ -112,7 +112,7 @@ export class LineHeatController implements vscode.Disposable {
         if (line < 1 || line > doc.lineCount) continue;   // the file changed since the recording
         const b = Math.min(BUCKETS - 1, Math.floor(Math.sqrt(Math.max(0, info.share)) * BUCKETS));
         const hover = new vscode.MarkdownString(`**Strata** — ${recorded}:${line}\n\n| metric | value | share |\n| --- | --- | --- |\n` +
-          info.values.map((v) => `| ${v.metric} | ${formatValue(v.value, v.unit)} | ${(v.share * 100).toFixed(1)}% |`).join('\n'));
+          info.values.map((v) => `| ${v.metric} | ${formatEditorValue(v.value, v.unit)} | ${(v.share * 100).toFixed(1)}% |`).join('\n'));
         perBucket[b].push({
           range: new vscode.Range(line - 1, 0, line - 1, 0),
           hoverMessage: hover,
