@@ -102,3 +102,11 @@ export class ProfilesTree implements vscode.TreeDataProvider<ProfileEntry>, vsco
     this.changed.dispose();
   }
 }
+
+/** The Strata Profiles view (Explorer) and its refresh command. */
+export function registerProfilesTree(context: vscode.ExtensionContext, addon: () => StrataAddon, log: vscode.OutputChannel): ProfilesTree {
+  const tree = new ProfilesTree(addon, log);
+  context.subscriptions.push(tree, vscode.window.registerTreeDataProvider('strata.profiles', tree),
+    vscode.commands.registerCommand('strata.refreshProfiles', () => tree.refresh()));
+  return tree;
+}
