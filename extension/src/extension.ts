@@ -2,18 +2,18 @@
 // tests use. The features: the profile viewers (profileViewers.ts), what follows the current
 // profile in the editor (profileFeedback.ts: line heat, status bar, diagnostics), running and
 // profiling (runCommands.ts, the `strata` launch type), the Strata Profiles view
-// (profilesTree.ts) and the in-kernel region timeline (regions/openRegionTrace.ts).
+// (profilesTree.ts) and the in-kernel region timeline (regions/regionTraceCommands.ts).
 import * as fs from 'node:fs';
 import * as vscode from 'vscode';
 import { loadAddon, type StrataAddon } from './addon';
 import type { StrataDiagnostics } from './diagnostics';
-import type { LineHeatController } from './lineHeat';
-import type { ViewerState } from './panel';
+import type { LineHeatController } from './lineHeatDecorations';
+import type { ViewerState } from './profileViewer';
 import { registerProfileFeedback } from './profileFeedback';
 import { openStartupProfile, registerProfileViewers } from './profileViewers';
 import { registerProfilesTree } from './profilesTree';
-import { registerRegionTrace, type RegionTraceApi } from './regions/openRegionTrace';
-import { stopAllRuns } from './run';
+import { registerRegionTrace, type RegionTraceApi } from './regions/regionTraceCommands';
+import { stopAllRuns } from './recordRun';
 import { registerRunCommands } from './runCommands';
 
 /** Returned from activate() for tests and other extensions. */

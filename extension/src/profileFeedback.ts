@@ -3,9 +3,9 @@
 // viewers open, the one the user looked at last wins.
 import * as vscode from 'vscode';
 import { StrataDiagnostics } from './diagnostics';
-import { LineHeatController } from './lineHeat';
-import type { ProfileViewer } from './panel';
-import { ProfileStatusBar } from './statusBar';
+import { LineHeatController } from './lineHeatDecorations';
+import type { ProfileViewer } from './profileViewer';
+import { ProfileStatusBar } from './profileStatusBar';
 
 export class ProfileFeedback {
   readonly lineHeat: LineHeatController;

@@ -5,10 +5,10 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { AddonMissingError, StrataAddon } from './addon';
-import { ProfileViewer, type ViewerState } from './panel';
+import { ProfileViewer, type ViewerState } from './profileViewer';
 import type { ProfileFeedback } from './profileFeedback';
 import { SHOW_IN_FLAME_GRAPH, ShowInFlameGraphActions } from './showInFlameGraph';
-import { disposeHighlight } from './source';
+import { disposeHighlight } from './revealSource';
 
 export interface ProfileViewers {
   /** Opens `file` in a new viewer panel; the notification carries the core's one-line error. */

@@ -5,7 +5,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { StrataAddon } from './addon';
-import { profileDescription } from './format';
+import { profileDescription } from './profileDescription';
 
 interface ProfileEntry {
   uri: vscode.Uri;

@@ -5,7 +5,7 @@ import * as vscode from 'vscode';
 import type { StrataAddon } from './addon';
 import { LAUNCH_TYPE, StrataConfigurationProvider, strataLaunchConfigs } from './launch/provider';
 import type { ProfilesTree } from './profilesTree';
-import { runRecord, specFromLaunch, specFromSettings, type RecordSpec } from './run';
+import { runRecord, specFromLaunch, specFromSettings, type RecordSpec } from './recordRun';
 
 export function registerRunCommands(context: vscode.ExtensionContext, deps: {
   extensionDir: string; log: vscode.OutputChannel; addon: () => StrataAddon; profilesTree: ProfilesTree;

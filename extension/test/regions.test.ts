@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { cliNames, parseNames, parseNamesFile, splitLocation } from '../src/regions/names';
 import { findMarker, normalizeName, resolveArg, scanSource } from '../src/regions/markers';
-import { classifyJson, stemOf, traceFilesFor } from '../src/regions/traceInput';
+import { classifyJson, stemOf, traceFilesFor } from '../src/regions/traceFiles';
 import { addonRequest, launchItem, launchList, traceData } from '../src/regions/regionRequests';
 import type * as Addon from '../../native/addon/index';
 

@@ -3,7 +3,7 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { formatDuration } from '../../webview/src/model/format';
-import { metaDuration } from './format';
+import { metaDuration } from './profileDescription';
 
 export class ProfileStatusBar implements vscode.Disposable {
   private readonly item: vscode.StatusBarItem;

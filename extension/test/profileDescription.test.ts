@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { formatDuration, formatEditorValue } from '../../webview/src/model/format';
-import { metaDuration, profileDescription } from '../src/format';
+import { metaDuration, profileDescription } from '../src/profileDescription';
 
 test('formatDuration and formatValue', () => {
   assert.equal(formatDuration(850), '850 ns');

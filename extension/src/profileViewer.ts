@@ -8,9 +8,9 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { Profile } from '../../native/addon/index';
 import type { HostMessage, ViewName, WebviewMessage } from '../../webview/src/protocol';
-import { isViewName, metricIndex, profileTitle, toProfileMessage } from './convert';
-import { matchProfileFile } from './heat';
-import { revealSource } from './source';
+import { isViewName, metricIndex, profileTitle, toProfileMessage } from './profileMessage';
+import { matchProfileFile } from './lineHeatModel';
+import { revealSource } from './revealSource';
 import type { StrataAddon } from './addon';
 
 export interface ViewerState {

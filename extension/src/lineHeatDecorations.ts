@@ -2,10 +2,10 @@
 // GPU time and top stall reason ("▮ 12.3% cpu 1.2 s · gpu 30 ms"), and a background whose
 // strength follows the line's share. "Strata: Toggle Line Heat" turns it on and off. The
 // numbers are the core's line totals (Profile.lineTotals, one call for every metric), described
-// by heat.ts.
+// by lineHeatModel.ts.
 import * as vscode from 'vscode';
 import type { Profile } from '../../native/addon/index';
-import { heatMetrics, lineTotalsByMetric, LineHeat, matchProfileFile, type MetricHeat } from './heat';
+import { heatMetrics, lineTotalsByMetric, LineHeat, matchProfileFile, type MetricHeat } from './lineHeatModel';
 import { formatEditorValue } from '../../webview/src/model/format';
 
 const BUCKETS = 10;

@@ -15,7 +15,7 @@ import { loadAddon, type StrataAddon } from '../addon';
 import { cliNames, parseNamesFile, splitLocation, type RegionName } from './names';
 import { addonRequest, launchItem, launchList, traceData, type DecodeRequest } from './regionRequests';
 import { LoadedTrace, RegionTracePanel } from './regionTracePanel';
-import { stemOf, traceFilesFor } from './traceInput';
+import { stemOf, traceFilesFor } from './traceFiles';
 import { scanWorkspaceMarkers } from './workspaceMarkers';
 
 export interface RegionTraceContext {

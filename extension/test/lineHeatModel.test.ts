@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { heatMetrics, LineHeat, lineTotalsByMetric, matchProfileFile } from '../src/heat';
+import { heatMetrics, LineHeat, lineTotalsByMetric, matchProfileFile } from '../src/lineHeatModel';
 
 test('lineTotalsByMetric: the core\'s line totals as one map per metric', () => {
   const t = lineTotalsByMetric({
