@@ -245,10 +245,7 @@ Napi::Value ProfileWrap::ViewMethod(const Napi::CallbackInfo& info) {
   auto state = Require(info.Env());
   ViewKind kind = KindArg(info, 0);
   size_t metric = IndexArg(info, 1, "metric index").value_or(0);
-  auto* worker = new ViewWorker(info.Env(), std::move(state), kind, metric);
-  Napi::Promise p = worker->Promise();
-  worker->Queue();
-  return p;
+  return Queue(new ViewWorker(info.Env(), std::move(state), kind, metric));
 }
 
 // ------------------------------------------------------------------------------------------
@@ -293,10 +290,7 @@ Napi::Value ProfileWrap::SourceLocation(const Napi::CallbackInfo& info) {
   auto node = IndexArg(info, 1, "node id");
   if (!node) throw Napi::TypeError::New(info.Env(), "node id must be a number");
   auto metric = IndexArg(info, 2, "metric index");
-  auto* worker = new SourceWorker(info.Env(), std::move(state), kind, *node, metric);
-  Napi::Promise p = worker->Promise();
-  worker->Queue();
-  return p;
+  return Queue(new SourceWorker(info.Env(), std::move(state), kind, *node, metric));
 }
 
 // ------------------------------------------------------------------------------------------
@@ -355,10 +349,7 @@ Napi::Value ProfileWrap::LineTotalsMethod(const Napi::CallbackInfo& info) {
     if (!(d >= 0) || d != double(int64_t(d))) throw Napi::RangeError::New(env, "lineTotals: metric indexes must be non-negative integers");
     metrics.push_back(size_t(d));
   }
-  auto* worker = new LineTotalsWorker(env, std::move(state), std::move(metrics));
-  Napi::Promise p = worker->Promise();
-  worker->Queue();
-  return p;
+  return Queue(new LineTotalsWorker(env, std::move(state), std::move(metrics)));
 }
 
 // ------------------------------------------------------------------------------------------
@@ -425,10 +416,7 @@ Napi::Value ProfileWrap::AnalyzeMethod(const Napi::CallbackInfo& info) {
       }
     }
   }
-  auto* worker = new AnalyzeWorker(env, std::move(state), std::move(options));
-  Napi::Promise p = worker->Promise();
-  worker->Queue();
-  return p;
+  return Queue(new AnalyzeWorker(env, std::move(state), std::move(options)));
 }
 
 // ------------------------------------------------------------------------------------------
@@ -442,10 +430,7 @@ Napi::Value Open(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   if (info.Length() < 1 || !info[0].IsString()) throw Napi::TypeError::New(env, "open(path): path must be a string");
   auto* data = env.GetInstanceData<AddonData>();
-  auto* worker = new OpenWorker(env, info[0].As<Napi::String>().Utf8Value(), &data->profile_ctor);
-  Napi::Promise p = worker->Promise();
-  worker->Queue();
-  return p;
+  return Queue(new OpenWorker(env, info[0].As<Napi::String>().Utf8Value(), &data->profile_ctor));
 }
 
 Napi::Object Init(Napi::Env env, Napi::Object exports) {

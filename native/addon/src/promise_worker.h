@@ -60,6 +60,13 @@ class PromiseWorker : public Napi::AsyncWorker {
   Napi::Promise::Deferred deferred_;
 };
 
+// Queues a worker made with `new` (it deletes itself when done) and returns its promise.
+inline Napi::Promise Queue(PromiseWorker* worker) {
+  Napi::Promise p = worker->Promise();
+  worker->Queue();
+  return p;
+}
+
 inline Napi::ArrayBuffer CopyToArrayBuffer(Napi::Env env, const void* data, size_t bytes) {
   Napi::ArrayBuffer buf = Napi::ArrayBuffer::New(env, bytes);
   if (bytes) std::memcpy(buf.Data(), data, bytes);

@@ -202,10 +202,7 @@ class DecodeWorker : public PromiseWorker {
 };
 
 Napi::Value DecodeRegions(const Napi::CallbackInfo& info) {
-  auto* worker = new DecodeWorker(info.Env(), RequestArg(info, "decodeRegions"));
-  Napi::Promise p = worker->Promise();
-  worker->Queue();
-  return p;
+  return Queue(new DecodeWorker(info.Env(), RequestArg(info, "decodeRegions")));
 }
 
 // ---- writeRegionChromeTrace(request, outPath): the Chrome/Perfetto trace, written atomically
@@ -241,10 +238,7 @@ class ChromeWorker : public PromiseWorker {
 Napi::Value WriteRegionChromeTrace(const Napi::CallbackInfo& info) {
   rg::TraceRequest request = RequestArg(info, "writeRegionChromeTrace");
   if (info.Length() < 2 || !info[1].IsString()) throw Napi::TypeError::New(info.Env(), "writeRegionChromeTrace: the output path must be a string");
-  auto* worker = new ChromeWorker(info.Env(), std::move(request), info[1].As<Napi::String>().Utf8Value());
-  Napi::Promise p = worker->Promise();
-  worker->Queue();
-  return p;
+  return Queue(new ChromeWorker(info.Env(), std::move(request), info[1].As<Napi::String>().Utf8Value()));
 }
 
 // ---- regionLaunches(profilePath), Profile.regionLaunchesOf(view, node) -> RegionLaunches
@@ -303,10 +297,7 @@ class LaunchesWorker : public PromiseWorker {
 
 Napi::Value RegionLaunches(const Napi::CallbackInfo& info) {
   if (info.Length() < 1 || !info[0].IsString()) throw Napi::TypeError::New(info.Env(), "regionLaunches(path): path must be a string");
-  auto* worker = new LaunchesWorker(info.Env(), info[0].As<Napi::String>().Utf8Value());
-  Napi::Promise p = worker->Promise();
-  worker->Queue();
-  return p;
+  return Queue(new LaunchesWorker(info.Env(), info[0].As<Napi::String>().Utf8Value()));
 }
 
 }  // namespace
@@ -320,10 +311,7 @@ void ExportRegionCalls(Napi::Env env, Napi::Object exports) {
 Napi::Value RegionLaunchesOfNode(Napi::Env env, std::shared_ptr<ProfileState> state, ViewKind kind, size_t node,
                                  std::optional<size_t> metric) {
   std::string path = state->path;
-  auto* worker = new LaunchesWorker(env, std::move(path), std::move(state), kind, node, metric);
-  Napi::Promise p = worker->Promise();
-  worker->Queue();
-  return p;
+  return Queue(new LaunchesWorker(env, std::move(path), std::move(state), kind, node, metric));
 }
 
 }  // namespace strata::addon
