@@ -103,6 +103,7 @@ export type WebviewMessage =
   // v3 (timeline): open the source line of a region's marker; write the trace as Chrome JSON.
   | { type: 'openRegionSource'; region: number; lane?: number }
   | { type: 'exportChromeTrace' }
-  // v4 (flame graph): show the region timeline of a kernel node that has region children;
-  // `kernel` is its frame name as shown (the demangled kernel name).
+  // v4 (flame graph): show the region timeline of a kernel node that has region children (the
+  // host asks the core for that node's captured launches); `kernel` is its frame name as shown,
+  // for messages only.
   | { type: 'showRegionTimeline'; node: number; view: ViewName; kernel: string };
