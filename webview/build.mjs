@@ -1,6 +1,7 @@
 // Build script: `node build.mjs` bundles the webview (IIFE, browser) to dist/webview.js;
 // `node build.mjs --tests` bundles test/*.test.ts (node, cjs) to test/out/ for `node --test`.
 import { build } from 'esbuild';
+import { execFileSync } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -8,6 +9,9 @@ import { fileURLToPath } from 'node:url';
 const here = dirname(fileURLToPath(import.meta.url));
 const tests = process.argv.includes('--tests');
 const production = process.argv.includes('--production');
+
+// The frame kinds come from the profile format's layout.h.
+execFileSync(process.execPath, [join(here, 'scripts/frameKinds.mjs')], { stdio: 'inherit' });
 
 if (!tests) {
   await build({

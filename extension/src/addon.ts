@@ -2,7 +2,7 @@
 import * as fs from 'node:fs';
 import { createRequire } from 'node:module';
 import type * as Addon from '../../native/addon/index';
-import { findAddon } from './paths';
+import { findAddon } from './nativePaths';
 
 export type StrataAddon = typeof Addon;
 

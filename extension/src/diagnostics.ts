@@ -1,12 +1,12 @@
 // Analyzer findings of the open profile as diagnostics ("strata" collection: the Problems view
-// and squiggles on the source lines). The findings come from a FindingsSource (findings.ts:
+// and squiggles on the source lines). The findings come from a FindingsSource (findingDiagnostics.ts:
 // by default the addon's profile.analyze()), configured by the strata.analyze.* settings.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { AnalyzeOptions, Findings, Profile } from '../../native/addon/index';
-import { addonFindings, findingsToDiagnostics, type FindingsSource, type PlainDiagnostic } from './findings';
-import { findInWorkspace } from './source';
+import { addonFindings, findingsToDiagnostics, type FindingsSource, type PlainDiagnostic } from './findingDiagnostics';
+import { findInWorkspace } from './revealSource';
 
 const SEVERITY: Record<PlainDiagnostic['severity'], vscode.DiagnosticSeverity> = {
   error: vscode.DiagnosticSeverity.Error,

@@ -5,7 +5,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { StrataAddon } from './addon';
-import { profileDescription } from './format';
+import { profileDescription } from './profileDescription';
 
 interface ProfileEntry {
   uri: vscode.Uri;
@@ -101,4 +101,12 @@ export class ProfilesTree implements vscode.TreeDataProvider<ProfileEntry>, vsco
     for (const s of this.subs) s.dispose();
     this.changed.dispose();
   }
+}
+
+/** The Strata Profiles view (Explorer) and its refresh command. */
+export function registerProfilesTree(context: vscode.ExtensionContext, addon: () => StrataAddon, log: vscode.OutputChannel): ProfilesTree {
+  const tree = new ProfilesTree(addon, log);
+  context.subscriptions.push(tree, vscode.window.registerTreeDataProvider('strata.profiles', tree),
+    vscode.commands.registerCommand('strata.refreshProfiles', () => tree.refresh()));
+  return tree;
 }

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { addonCandidates, findAddon, resolveCliPath } from '../src/paths';
+import { addonCandidates, findAddon, resolveCliPath } from '../src/nativePaths';
 
 test('addon: env override, packaged dist/native, then the repo build', () => {
   assert.deepEqual(addonCandidates('/r/extension', {}), [

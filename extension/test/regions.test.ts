@@ -1,6 +1,7 @@
 // Region traces: names tables with `@file:line`, finding a region's marker in sources (the real
-// kernels of test/regions), which files go with a picked trace, the `strata regions` command
-// line, and (when the CLI is built) decoding an H100 buffer and a file that is not one.
+// kernels of test/regions), which files go with a picked trace, the addon requests, and (when
+// the addon is built) decoding H100 buffers, a profile's launches and Proton traces through the
+// addon: the same trace as `strata regions --format json` prints (when the CLI is built too).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
@@ -8,8 +9,9 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { cliNames, parseNames, parseNamesFile, splitLocation } from '../src/regions/names';
 import { findMarker, normalizeName, resolveArg, scanSource } from '../src/regions/markers';
-import { classifyJson, stemOf, traceFilesFor } from '../src/regions/traceInput';
-import { failureLine, launchesOf, launchItem, listArgs, parseLaunches, regionsArgs, runRegions } from '../src/regions/regionsCli';
+import { classifyJson, stemOf, traceFilesFor } from '../src/regions/traceFiles';
+import { addonRequest, launchItem, launchList, traceData } from '../src/regions/regionRequests';
+import type * as Addon from '../../native/addon/index';
 
 const REPO = resolve(__dirname, '..', '..', '..');   // extension/test/out → repo
 const FIX = join(REPO, 'test/fixtures/h100/regions');
@@ -107,13 +109,13 @@ test('trace files: a buffer takes the sidecar; a sidecar its buffer; a decoded t
   assert.equal(stemOf('/a/x.regions.json'), '/a/x');
 });
 
-test('CLI arguments and failure lines', () => {
-  assert.deepEqual(regionsArgs({ buffer: '/b.bin', names: '1=a', cyclesPerNs: 1.98 }, 'chrome', '/o.json'),
-    ['regions', '/b.bin', '--names', '1=a', '--cycles-per-ns', '1.98', '--format', 'chrome', '-o', '/o.json']);
-  assert.deepEqual(regionsArgs({ buffer: '/b.bin', cyclesPerNs: 0 }, 'json'), ['regions', '/b.bin', '--format', 'json']);
-  assert.equal(failureLine('warning\nstrata: /x.bin: bad_header: magic 0x0\n', 1, null), '/x.bin: bad_header: magic 0x0');
-  assert.equal(failureLine('', 1, null), 'strata regions failed (exit status 1)');
-  assert.equal(failureLine('', null, 'SIGSEGV'), 'strata regions was killed by SIGSEGV');
+test('addon requests: buffer, Proton trace, a profile\'s launch', () => {
+  assert.deepEqual(addonRequest({ buffer: '/b.bin', names: '1=a', cyclesPerNs: 1.98 }),
+    { source: 'buffer', path: '/b.bin', launch: undefined, names: '1=a', cyclesPerNs: 1.98, calibration: undefined });
+  assert.deepEqual(addonRequest({ buffer: '/b.bin', cyclesPerNs: 0, names: '' }),
+    { source: 'buffer', path: '/b.bin', launch: undefined, names: undefined, cyclesPerNs: undefined, calibration: undefined });
+  assert.deepEqual(addonRequest({ buffer: '/p/run.strata', launch: 2 }),
+    { source: 'profile', path: '/p/run.strata', launch: 2, names: undefined, cyclesPerNs: undefined, calibration: undefined });
 });
 
 test('Proton traces (issue 7 part 4): .chrome_trace or a JSON with Proton processes goes to --proton', () => {
@@ -124,23 +126,21 @@ test('Proton traces (issue 7 part 4): .chrome_trace or a JSON with Proton proces
   const fsx = { exists: (p: string) => files.has(p), json: (p: string) => files.get(p) };
   assert.deepEqual(traceFilesFor('/t/mm.chrome_trace', fsx), { buffer: '/t/mm.chrome_trace', proton: true, namesFile: undefined });
   assert.deepEqual(traceFilesFor('/t/mm.json', fsx), { buffer: '/t/mm.json', proton: true });
-  assert.deepEqual(regionsArgs({ buffer: '/t/mm.chrome_trace', proton: true, names: '1=x', calibration: '/c.bin', cyclesPerNs: 1.98 }, 'json'),
-    ['regions', '--proton', '/t/mm.chrome_trace', '--cycles-per-ns', '1.98', '--format', 'json']);
+  assert.deepEqual(addonRequest({ buffer: '/t/mm.chrome_trace', proton: true, names: '1=x', calibration: '/c.bin', cyclesPerNs: 1.98 }),
+    { source: 'proton', path: '/t/mm.chrome_trace', cyclesPerNs: 1.98 });
 });
 
 const PROTON_FIX = join(REPO, 'test/fixtures/h100/proton');
 
-test('the CLI imports an H100 Proton trace into lanes and intervals',
-  { skip: cli() && existsSync(join(PROTON_FIX, 'attention.chrome_trace')) ? false : 'the strata CLI is not built' }, async () => {
-    const out = await runRegions(cli()!, regionsArgs({ buffer: join(PROTON_FIX, 'attention.chrome_trace'), proton: true, cyclesPerNs: 1.98 }, 'json'));
-    const data = JSON.parse(out);
+test('the addon imports an H100 Proton trace into lanes and intervals',
+  { skip: addon() && existsSync(join(PROTON_FIX, 'attention.chrome_trace')) ? false : 'the addon is not built' }, async () => {
+    const data = traceData(await addon()!.decodeRegions(addonRequest({ buffer: join(PROTON_FIX, 'attention.chrome_trace'), proton: true, cyclesPerNs: 1.98 })));
     assert.equal(classifyJson(data), 'trace');
-    assert.equal(data.source, 'proton');
     assert.ok(data.lanes.length > 0 && data.intervals.length > data.lanes.length);
     const names = new Set(data.intervals.map((i: { name?: string }) => i.name));
     assert.ok(names.has('kernel') && names.has('qk') && names.has('softmax'), [...names].join(','));
     assert.equal(data.lanes.length, 64);   // 16 CTAs x 4 warps
-    await assert.rejects(runRegions(cli()!, regionsArgs({ buffer: join(FIX, 'gemm_nested_loop.json'), proton: true }, 'json')), /not a Proton|no in-kernel/);
+    await assert.rejects(addon()!.decodeRegions(addonRequest({ buffer: join(FIX, 'gemm_nested_loop.json'), proton: true })), /not a Proton|no in-kernel/);
   });
 
 function cli(): string | null {
@@ -151,71 +151,96 @@ function cli(): string | null {
   return null;
 }
 
-test('the CLI decodes an H100 buffer; a file that is not a buffer is one clear line; a missing CLI says so',
-  { skip: cli() ? false : 'the strata CLI is not built' }, async () => {
-    const out = await runRegions(cli()!, regionsArgs({ buffer: join(FIX, 'gemm_nested_loop.bin'), names: '4=compute', cyclesPerNs: 1.98, calibration: join(FIX, 'calibration.bin') }, 'json'));
-    const data = JSON.parse(out);
-    assert.ok(data.record_cost_cycles > 10 && data.record_cost_cycles <= 16, `replayed with the calibrated cost (${data.record_cost_cycles} cycles)`);
+let loaded: typeof Addon | null | undefined;
+/** The built addon (build/addon/Release), or null. */
+function addon(): typeof Addon | null {
+  if (loaded !== undefined) return loaded;
+  loaded = null;
+  for (const d of [process.env.STRATA_BUILD_DIR, 'build'].filter((x): x is string => !!x)) {
+    const p = resolve(REPO, d, 'addon/Release/strata_addon.node');
+    if (existsSync(p)) { loaded = require(p) as typeof Addon; break; }
+  }
+  return loaded;
+}
+
+/** `strata regions ARGS --format json`, parsed, with the fields the timeline does not read
+ *  (the CLI's extras) left out. */
+function cliTrace(args: string[]): unknown {
+  const out = JSON.parse(require('node:child_process').execFileSync(cli()!, ['regions', ...args, '--format', 'json'], { encoding: 'utf8', maxBuffer: 1 << 30 }));
+  delete out.origin_globaltimer_ns; delete out.header; delete out.source; delete out.kernels; delete out.proton_frequency_mhz;
+  for (const l of out.lanes) { delete l.capacity; delete l.records_kept; delete l.cycles_per_ns; delete l.measured_cycles_per_ns; }
+  return out;
+}
+
+test('the addon decodes what the CLI decodes: buffers (names, rate, calibration), a profile\'s launch, Proton traces',
+  { skip: addon() && cli() ? false : 'the addon or the CLI is not built' }, async () => {
+    const cases: [Parameters<typeof addonRequest>[0], string[]][] = [
+      [{ buffer: join(FIX, 'gemm_nested_loop.bin'), names: '4=compute', cyclesPerNs: 1.98, calibration: join(FIX, 'calibration.bin') },
+        [join(FIX, 'gemm_nested_loop.bin'), '--names', '4=compute', '--cycles-per-ns', '1.98', '--calibration', join(FIX, 'calibration.bin')]],
+      [{ buffer: join(FIX, 'warpspec.bin') }, [join(FIX, 'warpspec.bin')]],
+      [{ buffer: join(FIX, 'gemm_overflow.bin') }, [join(FIX, 'gemm_overflow.bin')]],
+      [{ buffer: join(FIX, 'runtime_capture.strata'), launch: 1 }, [join(FIX, 'runtime_capture.strata'), '--launch', '1']],
+      [{ buffer: join(PROTON_FIX, 'attention_ws_gluon.chrome_trace'), proton: true }, ['--proton', join(PROTON_FIX, 'attention_ws_gluon.chrome_trace')]],
+    ];
+    for (const [req, args] of cases) {
+      const data = traceData(await addon()!.decodeRegions(addonRequest(req)));
+      assert.deepStrictEqual(JSON.parse(JSON.stringify(data)), cliTrace(args), args.join(' '));
+    }
+  });
+
+test('the addon decodes an H100 buffer; a file that is not a buffer is one clear line',
+  { skip: addon() ? false : 'the addon is not built' }, async () => {
+    const data = traceData(await addon()!.decodeRegions(addonRequest({ buffer: join(FIX, 'gemm_nested_loop.bin'), names: '4=compute', cyclesPerNs: 1.98, calibration: join(FIX, 'calibration.bin') })));
+    assert.ok(data.record_cost_cycles! > 10 && data.record_cost_cycles! <= 16, `replayed with the calibrated cost (${data.record_cost_cycles} cycles)`);
     assert.equal(classifyJson(data), 'trace');
     assert.equal(data.lanes.length, 128);
     assert.ok(data.intervals.some((iv: { name?: string }) => iv.name === 'compute'));
     const bad = join(mkdtempSync(join(tmpdir(), 'strata-regions-')), 'notes.bin');
     writeFileSync(bad, 'this is not a region buffer\n'.repeat(10));
-    await assert.rejects(runRegions(cli()!, regionsArgs({ buffer: bad }, 'json')), (e: Error) => {
+    await assert.rejects(addon()!.decodeRegions(addonRequest({ buffer: bad })), (e: Error) => {
       assert.match(e.message, /notes\.bin: bad_header/);
       assert.ok(!e.message.includes('\n'), 'one line');
       return true;
     });
-    await assert.rejects(runRegions('/no/such/strata', ['regions']), /was not found/);
+    const out = join(tmpdir(), `strata-chrome-${process.pid}.json`);
+    await addon()!.writeRegionChromeTrace(addonRequest({ buffer: join(FIX, 'gemm_nested_loop.bin'), names: '4=compute' }), out);
+    const chrome = JSON.parse(readFileSync(out, 'utf8'));
+    assert.ok(chrome.traceEvents.some((e: { ph: string; name: string }) => e.ph === 'X' && e.name === 'compute'));
   });
 
-test('profiles with region buffers (strata record --regions): --list, --launch N, launches of a kernel', () => {
+test('launches as a quick pick', () => {
+  const launches = launchList({
+    strings: ['', 'void k<1>(float*)', '_Z1kILi1EEvPf'], index: Uint32Array.of(0), kernel: Uint32Array.of(1), mangled: Uint32Array.of(2),
+    correlationId: Float64Array.of(7), bytes: Float64Array.of(62016), total: 1,
+  });
+  assert.deepEqual(launches, [{ index: 0, kernel: 'void k<1>(float*)', mangled: '_Z1kILi1EEvPf', correlation_id: 7, bytes: 62016 }]);
+  assert.deepEqual(launchItem(launches[0]), { label: 'Launch 0', description: 'correlation 7 · 60.6 KiB', detail: 'void k<1>(float*)' });
   const fsx = { exists: () => true, json: () => undefined };
   assert.deepEqual(traceFilesFor('/p/run.strata', fsx), { buffer: '/p/run.strata', profile: true });
-  assert.deepEqual(regionsArgs({ buffer: '/p/run.strata', launch: 2 }, 'json'), ['regions', '/p/run.strata', '--launch', '2', '--format', 'json']);
-  assert.deepEqual(regionsArgs({ buffer: '/p/run.strata', launch: 0 }, 'chrome', '/o.json'),
-    ['regions', '/p/run.strata', '--launch', '0', '--format', 'chrome', '-o', '/o.json']);
-  assert.deepEqual(listArgs('/p/run.strata'), ['regions', '/p/run.strata', '--list', '--format', 'json']);
-  const launches = parseLaunches(JSON.stringify({ launches: [
-    { index: 0, kernel: 'void k<1>(float*)', mangled: '_Z1kILi1EEvPf', correlation_id: 7, bytes: 62016 },
-    { index: 1, kernel: 'other()', mangled: '_Z5otherv', correlation_id: 9, bytes: 100 },
-    { index: 'x' },
-  ] }));
-  assert.equal(launches.length, 2);
-  assert.deepEqual(launchesOf(launches, 'void k<1>(float*)').map((l) => l.index), [0]);
-  assert.deepEqual(launchesOf(launches, '_Z5otherv').map((l) => l.index), [1]);
-  assert.equal(launchesOf(launches).length, 2);
-  assert.equal(launchesOf(launches, 'missing').length, 0);
-  assert.deepEqual(launchItem(launches[0]), { label: 'Launch 0', description: 'correlation 7 · 60.6 KiB', detail: 'void k<1>(float*)' });
-  assert.throws(() => parseLaunches('{oops'), /did not print JSON/);
-  assert.throws(() => parseLaunches('{"lanes": []}'), /no launches/);
 });
 
-test('the CLI lists and decodes the launches of the H100 profile; a profile without buffers is one line',
-  { skip: cliWithList() ? false : 'the strata CLI is not built (or older than strata regions --list)' }, async () => {
+test('the addon lists and decodes the launches of the H100 profile, and finds those of its kernel node; a profile without buffers is one line',
+  { skip: addon() ? false : 'the addon is not built' }, async () => {
     const profile = join(FIX, 'runtime_capture.strata');
-    const launches = parseLaunches(await runRegions(cliWithList()!, listArgs(profile)));
+    const launches = launchList(await addon()!.regionLaunches(profile));
     assert.equal(launches.length, 3);
-    assert.equal(launchesOf(launches, launches[0].kernel).length, 3);
     assert.match(launches[0].kernel, /^void app::GemmKernel</);
-    const data = JSON.parse(await runRegions(cliWithList()!, regionsArgs({ buffer: profile, launch: 2 }, 'json')));
+    const p = await addon()!.open(profile);
+    const v = await p.view('top-down', 0);
+    const kernel = [...v.kind].findIndex((k, i) => k === 5 && v.strings[v.name[i]] === launches[0].kernel);
+    assert.ok(kernel > 0, 'the kernel node');
+    assert.deepEqual([...(await p.regionLaunchesOf('top-down', kernel)).index], [0, 1, 2]);
+    assert.deepEqual([...(await p.regionLaunchesOf('top-down', 0)).index], [], 'the root is no kernel');
+    p.close();
+    const data = traceData(await addon()!.decodeRegions(addonRequest({ buffer: profile, launch: 2 })));
     assert.equal(classifyJson(data), 'trace');
     assert.equal(data.lanes.length, 32);   // 16 blocks x 2 warp groups
     assert.ok(data.intervals.some((iv: { name?: string }) => iv.name === 'compute'), 'names from the profile');
-    assert.ok(Math.abs(data.cycles_per_ns - 1.98) < 0.01, `the runtime's clock rate (${data.cycles_per_ns})`);
-    await assert.rejects(runRegions(cliWithList()!, regionsArgs({ buffer: profile, launch: 3 }, 'json')), /no launch 3/);
-    await assert.rejects(runRegions(cliWithList()!, listArgs(join(FIX, '..', 'gpu_cuda_workload.strata'))), (e: Error) => {
+    assert.ok(Math.abs(data.cycles_per_ns! - 1.98) < 0.01, `the runtime's clock rate (${data.cycles_per_ns})`);
+    await assert.rejects(addon()!.decodeRegions(addonRequest({ buffer: profile, launch: 3 })), /no launch 3/);
+    await assert.rejects(addon()!.regionLaunches(join(FIX, '..', 'gpu_cuda_workload.strata')), (e: Error) => {
       assert.match(e.message, /no region buffers in this profile/);
       assert.ok(!e.message.includes('\n'), 'one line');
       return true;
     });
   });
-
-/** The built CLI when it knows `regions --list` (a build older than it would fail the test). */
-function cliWithList(): string | null {
-  const c = cli();
-  if (!c) return null;
-  try {
-    return require('node:child_process').execFileSync(c, ['regions', '--help'], { encoding: 'utf8' }).includes('--list') ? c : null;
-  } catch { return null; }
-}

@@ -10,6 +10,22 @@ export type ViewKind = 'top-down' | 'bottom-up' | 'flat';
 export interface MetricInfo {
   name: string;   // "cpu_time", "wall_time", ...
   unit: string;   // "ns", "count", "bytes"
+  /** A metric counting one PC-sampling stall reason ("stall_<reason>"): what the reason is
+   *  (the core's one table); absent for other metrics. */
+  stall?: 'latency' | 'throughput' | 'not_a_reason';
+}
+
+/**
+ * Per source line, each asked metric's inclusive value summed over the call paths through the
+ * line, each line counted once per path (its outermost frame). `values[k]` and `totals[k]` (the
+ * root's inclusive value) are of the k-th metric asked for; file indexes into `strings`.
+ */
+export interface LineTotalsColumns {
+  strings: string[];
+  file: Uint32Array;
+  line: Uint32Array;
+  values: Float64Array[];
+  totals: number[];
 }
 
 /**
@@ -62,6 +78,15 @@ export interface Profile {
    * unknown threshold key rejects.
    */
   analyze(options?: AnalyzeOptions): Promise<Findings>;
+  /**
+   * The captured region launches (`strata record --regions`) of the kernel at node `nodeId` of
+   * the view built for `metricIndex` (default: the metric of the latest view(kind, ...) call);
+   * none when the node is not a kernel.
+   */
+  regionLaunchesOf(kind: ViewKind, nodeId: number, metricIndex?: number): Promise<RegionLaunches>;
+  /** Line totals of the metrics `metricIndexes` (one top-down walk in the core); rejects on an
+   *  index out of range. */
+  lineTotals(metricIndexes: number[]): Promise<LineTotalsColumns>;
   /** Releases the profile (pending calls still complete). Later calls throw. */
   close(): void;
   readonly closed: boolean;
@@ -89,4 +114,69 @@ export interface Finding {
 export interface Findings { format_version: 1; findings: Finding[]; errors: string[]; }
 
 export function open(path: string): Promise<Profile>;
+/** The core's frame kind strings, indexed by numeric kind (as `ViewColumns.kind`). */
+export const frameKinds: readonly string[];
+
+/** What to decode (docs/regions.md): a region buffer, a Proton chrome trace, or captured launch
+ *  `launch` of a profile recorded with `strata record --regions`. */
+export interface RegionRequest {
+  source: 'buffer' | 'proton' | 'profile';
+  path: string;
+  launch?: number;          // source 'profile' (required there)
+  names?: string;           // "id=name;..." (buffer, profile: these win over the profile's)
+  cyclesPerNs?: number;     // the device's clock64 rate; default: from the buffer / the runtime
+  calibration?: string;     // a CalibrationKernel buffer: replayed with its cost per record
+}
+
+/** Captured launches as columns (one entry per launch, the profile's order). */
+export interface RegionLaunches {
+  strings: string[];
+  index: Uint32Array;         // the launch's index in the profile (RegionRequest.launch)
+  kernel: Uint32Array;        // demangled, as the flame graph shows it (into strings)
+  mangled: Uint32Array;
+  correlationId: Float64Array;
+  bytes: Float64Array;        // size of the raw buffer
+  total: number;              // launches in the profile (of every kernel)
+}
+
+/**
+ * A decoded region trace as columns. Times in ns on the trace's axis; start/end replayed (marker
+ * cost taken out), raw* as recorded. -1 in iteration / waitNs: none. String columns index into
+ * `strings` (0 = "").
+ */
+export interface RegionTraceColumns {
+  cyclesPerNs: number;
+  recordCostCycles: number;
+  strings: string[];
+  /** The names table: region id, its name and its marker's file:line (file 0 / line 0: none). */
+  regions: { id: Uint32Array; name: Uint32Array; file: Uint32Array; line: Uint32Array };
+  lanes: {
+    block: Uint32Array; blockX: Uint32Array; blockY: Uint32Array; blockZ: Uint32Array;
+    group: Uint32Array;
+    grouping: Uint8Array;     // 0 warp group, 1 warp, 2 custom
+    smid: Uint32Array;
+    mode: Uint8Array;         // 0 circular, 1 flush
+    records: Uint32Array; overflow: Uint32Array;
+    startNs: Float64Array; endNs: Float64Array;
+    kernel: Uint32Array;      // Proton: the lane's kernel (into strings); 0 otherwise
+  };
+  intervals: {
+    lane: Uint32Array; region: Uint32Array; depth: Uint32Array;
+    parent: Int32Array;       // enclosing interval, -1 none
+    startNs: Float64Array; endNs: Float64Array; rawStartNs: Float64Array; rawEndNs: Float64Array;
+    iteration: Float64Array; waitNs: Float64Array;
+    unmatched: Uint8Array;
+  };
+  issues: { kind: string; count: number; message: string; lane?: number; region?: number }[];
+  /** Per lane group, each region's share of the group's time (empty: one group). */
+  groups: { group: number; lanes: number; regions: { region: number; share: number; outermost: boolean; container: boolean; async: boolean }[] }[];
+}
+
+/** Decodes a region buffer, Proton trace or captured launch; rejects with one line
+ *  ("<path>: bad_header: ...", "<path>: no launch 3 (...)"). */
+export function decodeRegions(request: RegionRequest): Promise<RegionTraceColumns>;
+/** Writes the request's trace as a Chrome/Perfetto trace to `outPath` (atomically). */
+export function writeRegionChromeTrace(request: RegionRequest, outPath: string): Promise<void>;
+/** Every captured launch of a profile; rejects when it carries no region buffers. */
+export function regionLaunches(profilePath: string): Promise<RegionLaunches>;
 export const version: string;

@@ -1,5 +1,5 @@
 // End-to-end test of the in-kernel region timeline (issue 7 part 5) in a real VS Code
-// (code-server): "Strata: Open Region Trace" on an H100 region buffer decodes it with the CLI and
+// (code-server): "Strata: Open Region Trace" on an H100 region buffer decodes it with the addon and
 // shows the timeline (every lane a row); hover → a tooltip with the region's replayed and raw
 // duration; click → the marker's source line (found in the workspace's kernels, or given as
 // `@file:line` in a names file); "Export Chrome Trace" writes the Chrome trace and says where;
@@ -19,11 +19,13 @@ import {
 const FIX = path.join(repo, 'test/fixtures/h100/regions');
 const KERNELS = path.join(repo, 'test/regions/kernels.cuh');
 
-/** This test needs no runtime, addon or example: the CLI, code-server and the bundles. */
+/** This test needs no runtime or example: the addon, the CLI (expected values), code-server and
+ *  the bundles. */
 function missing() {
   return [
     [entry, 'code-server: bash scripts/install-code-server.sh'],
     [cli, 'the strata CLI: scripts/build.sh'],
+    [path.join(repo, 'extension/dist/native/strata_addon.node'), 'the addon: bash native/addon/build.sh && npm run build -w extension'],
     [path.join(repo, 'extension/dist/extension.js'), 'npm run build -w extension'],
     [path.join(repo, 'extension/dist/webview/webview.js'), 'npm run build -w webview && npm run build -w extension'],
   ].filter(([p]) => !existsSync(p)).map(([p, how]) => `${p} (${how})`);

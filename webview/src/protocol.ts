@@ -9,10 +9,8 @@ export const PROTOCOL_VERSION = 4;
 
 export type ViewName = 'top-down' | 'bottom-up';
 
-/** Frame kinds, numeric values as in the profile format (native/format/.../layout.h). */
-export const enum FrameKind {
-  Root = 0, Python = 1, Native = 2, Operator = 3, GpuApi = 4, Kernel = 5, Pc = 6, Region = 7, Thread = 8,
-}
+/** Frame kinds, numeric values as in the profile format (generated from its layout.h). */
+export { FrameKind } from './frameKinds.generated';
 
 /**
  * One view of a profile as columns. Nodes are in preorder: parent[i] < i, parent[0] = -1.
@@ -105,6 +103,7 @@ export type WebviewMessage =
   // v3 (timeline): open the source line of a region's marker; write the trace as Chrome JSON.
   | { type: 'openRegionSource'; region: number; lane?: number }
   | { type: 'exportChromeTrace' }
-  // v4 (flame graph): show the region timeline of a kernel node that has region children;
-  // `kernel` is its frame name as shown (the demangled kernel name).
+  // v4 (flame graph): show the region timeline of a kernel node that has region children (the
+  // host asks the core for that node's captured launches); `kernel` is its frame name as shown,
+  // for messages only.
   | { type: 'showRegionTimeline'; node: number; view: ViewName; kernel: string };

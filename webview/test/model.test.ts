@@ -5,6 +5,8 @@ import { FlameModel } from '../src/model/flameModel';
 import { normalizeFlameData } from '../src/model/normalize';
 import { formatPercent, formatValue } from '../src/model/format';
 import { COLD, HOT, MAIN, ROOT, sampleData } from './fixtures';
+import { execFileSync } from 'node:child_process';
+import { resolve } from 'node:path';
 
 const close = (a: number, b: number, eps = 1e-9) => assert.ok(Math.abs(a - b) < eps, `${a} ≉ ${b}`);
 
@@ -131,4 +133,9 @@ test('format: units and percentages', () => {
   assert.equal(formatValue(1234567, 'count'), '1,234,567');
   assert.equal(formatPercent(75, 100), '75.0%');
   assert.equal(formatPercent(1, 300), '0.33%');
+});
+
+test('frame kinds: src/frameKinds.generated.ts is what scripts/frameKinds.mjs makes of the format\'s layout.h', () => {
+  const script = resolve(__dirname, '../../scripts/frameKinds.mjs');
+  execFileSync(process.execPath, [script, '--check'], { stdio: 'pipe' });   // throws when stale
 });

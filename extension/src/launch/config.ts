@@ -2,7 +2,7 @@
 // bad configuration gives one clear message instead of a run that fails later. Pure (file
 // system lookups are injected): unit-tested under plain node.
 import * as path from 'node:path';
-import { splitCommandLine, type PcSamplingMode } from '../command';
+import { splitCommandLine, type PcSamplingMode } from '../recordCommand';
 import { toRemote } from '../remote/pathMap';
 import { resolveRemote, type RemoteLaunch } from '../remote/remoteConfig';
 

@@ -6,16 +6,16 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { HostMessage, RegionTraceData, WebviewMessage } from '../../../webview/src/protocol';
 import { PROTOCOL_VERSION } from '../../../webview/src/protocol';
-import { webviewHtml, webviewOptions } from '../panel';
-import { revealSource } from '../source';
+import { webviewHtml, webviewOptions } from '../profileViewer';
+import { revealSource } from '../revealSource';
 import { findMarker, type FileScan } from './markers';
 import type { RegionName } from './names';
-import type { DecodeRequest } from './regionsCli';
+import type { DecodeRequest } from './regionRequests';
 
 export interface LoadedTrace {
   /** The file the user opened. */
   file: string;
-  /** A profile's captured launch (`strata regions PROFILE --launch N`). */
+  /** A profile's captured launch (its index). */
   launch?: number;
   /** Panel and timeline title (default: the file's name). */
   title?: string;

@@ -1,4 +1,4 @@
-// A remote run's part of the run-and-profile path (run.ts drives the process, the terminal and
+// A remote run's part of the run-and-profile path (recordRun.ts drives the process, the terminal and
 // the progress notification for local and remote runs alike): the ssh command, how Cancel
 // reaches the host, copying the profile back, and what a failure means in words.
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -8,7 +8,7 @@ import { rememberPathMap } from './sourceMap';
 import { hostLabel, type RemoteLaunch } from './remoteConfig';
 import { describeFailure, displayCommand, fetchArgv, recordArgv, type RecordOptions } from './sshCommand';
 
-/** What run.ts asks of a remote run. */
+/** What recordRun.ts asks of a remote run. */
 export interface RemoteSession {
   host: string;                         // for messages: "user@gpu-box:2222"
   display: string;                      // the command as it runs on the host, for the terminal

@@ -6,115 +6,21 @@
 // interned into one table) that the extension posts to the webview unchanged.
 #include <napi.h>
 
-#include <cstring>
-#include <exception>
-#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
-#include <unordered_map>
 #include <utility>
 #include <vector>
 
+#include "profile_state.h"
+#include "promise_worker.h"
+#include "region_calls.h"
 #include "strata/core/analyze.h"
 #include "strata/core/api.h"
 
+namespace strata::addon {
 namespace {
-
-using strata::core::Profile;
-using strata::core::View;
-using strata::core::ViewKind;
-
-// Frame kind strings of the core -> numeric kinds of the profile format / webview protocol.
-uint8_t KindCode(const std::string& kind) {
-  static const std::unordered_map<std::string, uint8_t> codes = {
-      {"root", 0},   {"python", 1}, {"native", 2}, {"operator", 3}, {"gpu_api", 4},
-      {"kernel", 5}, {"pc", 6},     {"region", 7}, {"thread", 8},
-  };
-  auto it = codes.find(kind);
-  return it == codes.end() ? 2 : it->second;
-}
-
-std::string CurrentExceptionMessage() {
-  try {
-    throw;
-  } catch (const strata::core::Error& e) {
-    return e.what();
-  } catch (const std::exception& e) {
-    return std::string("internal error: ") + e.what();
-  } catch (...) {
-    return "internal error: unknown exception";
-  }
-}
-
-// The native state behind one JS Profile object. Workers hold a shared_ptr to it, so close()
-// while a worker runs is safe: the core profile is released when the last worker finishes.
-struct ProfileState {
-  std::shared_ptr<const Profile> profile;
-  std::mutex mu;
-  // Views built so far, per (kind, metric), and the metric most recently used per kind (the
-  // view the user is looking at, for sourceLocation without an explicit metric).
-  std::map<std::pair<int, size_t>, std::shared_ptr<const View>> views;
-  std::map<int, size_t> last_metric;
-
-  std::shared_ptr<const View> GetView(ViewKind kind, std::optional<size_t> metric) {
-    size_t m = 0;
-    {
-      std::lock_guard<std::mutex> lock(mu);
-      if (metric) {
-        m = *metric;
-      } else {
-        auto it = last_metric.find(static_cast<int>(kind));
-        if (it != last_metric.end()) m = it->second;
-      }
-      auto it = views.find({static_cast<int>(kind), m});
-      if (it != views.end()) {
-        if (metric) last_metric[static_cast<int>(kind)] = m;
-        return it->second;
-      }
-    }
-    auto view = std::make_shared<const View>(profile->BuildView(kind, m));  // may throw
-    std::lock_guard<std::mutex> lock(mu);
-    auto& slot = views[{static_cast<int>(kind), m}];
-    if (!slot) slot = view;
-    if (metric) last_metric[static_cast<int>(kind)] = m;
-    return slot;
-  }
-};
-
-// Base for promise-returning workers: Execute() fills the result or throws; the exception's
-// one-line message becomes the rejection's Error message.
-class PromiseWorker : public Napi::AsyncWorker {
- public:
-  explicit PromiseWorker(Napi::Env env, const char* name)
-      : Napi::AsyncWorker(env, name), deferred_(Napi::Promise::Deferred::New(env)) {}
-  Napi::Promise Promise() const { return deferred_.Promise(); }
-
- protected:
-  void Execute() final {
-    try {
-      Run();
-    } catch (...) {
-      SetError(CurrentExceptionMessage());
-    }
-  }
-  virtual void Run() = 0;
-  virtual Napi::Value Result(Napi::Env env) = 0;
-  void OnOK() final {
-    Napi::Env env = Env();
-    Napi::HandleScope scope(env);
-    try {
-      deferred_.Resolve(Result(env));
-    } catch (const Napi::Error& e) {
-      deferred_.Reject(e.Value());
-    }
-  }
-  void OnError(const Napi::Error& e) final { deferred_.Reject(e.Value()); }
-
- private:
-  Napi::Promise::Deferred deferred_;
-};
 
 // ------------------------------------------------------------------------------------------
 // Profile (JS class)
@@ -129,6 +35,8 @@ class ProfileWrap : public Napi::ObjectWrap<ProfileWrap> {
                            InstanceMethod<&ProfileWrap::ViewMethod>("view"),
                            InstanceMethod<&ProfileWrap::SourceLocation>("sourceLocation"),
                            InstanceMethod<&ProfileWrap::AnalyzeMethod>("analyze"),
+                           InstanceMethod<&ProfileWrap::RegionLaunchesOf>("regionLaunchesOf"),
+                           InstanceMethod<&ProfileWrap::LineTotalsMethod>("lineTotals"),
                            InstanceMethod<&ProfileWrap::Close>("close"),
                            InstanceAccessor<&ProfileWrap::Closed>("closed"),
                        });
@@ -163,6 +71,7 @@ class ProfileWrap : public Napi::ObjectWrap<ProfileWrap> {
       Napi::Object m = Napi::Object::New(info.Env());
       m.Set("name", metrics[i].name);
       m.Set("unit", metrics[i].unit);
+      if (auto stall = strata::core::StallMetricClass(metrics[i].name)) m.Set("stall", strata::core::StallClassName(*stall));
       out.Set(static_cast<uint32_t>(i), m);
     }
     return out;
@@ -192,6 +101,17 @@ class ProfileWrap : public Napi::ObjectWrap<ProfileWrap> {
   Napi::Value ViewMethod(const Napi::CallbackInfo& info);
   Napi::Value SourceLocation(const Napi::CallbackInfo& info);
   Napi::Value AnalyzeMethod(const Napi::CallbackInfo& info);
+  Napi::Value LineTotalsMethod(const Napi::CallbackInfo& info);
+
+  // regionLaunchesOf(kind, nodeId[, metricIndex]): the captured launches of the kernel at a node
+  // of the view built for that metric (default: the one last built for `kind`).
+  Napi::Value RegionLaunchesOf(const Napi::CallbackInfo& info) {
+    auto state = Require(info.Env());
+    ViewKind kind = KindArg(info, 0);
+    auto node = IndexArg(info, 1, "node id");
+    if (!node) throw Napi::TypeError::New(info.Env(), "node id must be a number");
+    return RegionLaunchesOfNode(info.Env(), std::move(state), kind, *node, IndexArg(info, 2, "metric index"));
+  }
 
   Napi::Value Close(const Napi::CallbackInfo& info) {
     state_.reset();
@@ -213,6 +133,7 @@ class OpenWorker : public PromiseWorker {
  protected:
   void Run() override {
     state_ = std::make_shared<ProfileState>();
+    state_->path = path_;
     state_->profile = std::shared_ptr<const Profile>(Profile::Open(path_));
   }
   Napi::Value Result(Napi::Env env) override {
@@ -231,18 +152,6 @@ class OpenWorker : public PromiseWorker {
 // ------------------------------------------------------------------------------------------
 // view(kind, metricIndex)
 
-Napi::ArrayBuffer CopyToArrayBuffer(Napi::Env env, const void* data, size_t bytes) {
-  Napi::ArrayBuffer buf = Napi::ArrayBuffer::New(env, bytes);
-  if (bytes) std::memcpy(buf.Data(), data, bytes);
-  return buf;
-}
-
-template <typename T, typename TA>
-Napi::Value Column(Napi::Env env, const std::vector<T>& v, napi_typedarray_type type) {
-  Napi::ArrayBuffer buf = CopyToArrayBuffer(env, v.data(), v.size() * sizeof(T));
-  return TA::New(env, v.size(), buf, 0, type);
-}
-
 class ViewWorker : public PromiseWorker {
  public:
   ViewWorker(Napi::Env env, std::shared_ptr<ProfileState> state, ViewKind kind, size_t metric)
@@ -260,7 +169,7 @@ class ViewWorker : public PromiseWorker {
       unit_ = metrics[metric_].unit;
     }
     auto view = state_->GetView(kind_, metric_);
-    const size_t n = view->parent.size();
+    const size_t n = view->size();
     parent_ = view->parent;
     kind_col_.resize(n);
     name_.resize(n);
@@ -270,28 +179,32 @@ class ViewWorker : public PromiseWorker {
     inclusive_.resize(n);
     exclusive_.resize(n);
     count_.resize(n);
-    std::unordered_map<std::string, uint32_t> ids;
-    strings_.push_back("");
-    ids.emplace("", 0);
-    auto intern = [&](const std::string& s) -> uint32_t {
-      auto [it, inserted] = ids.emplace(s, static_cast<uint32_t>(strings_.size()));
-      if (inserted) strings_.push_back(s);
-      return it->second;
-    };
+    // Each frame of the profile's table is marshalled once; nodes copy its indexes.
+    struct Marshalled { uint8_t kind; uint32_t name, file, line, module; };
+    std::unordered_map<uint32_t, Marshalled> frames;
+    StringTable strings;
     for (size_t i = 0; i < n; ++i) {
-      const auto& f = view->frames[i];
-      kind_col_[i] = KindCode(f.kind);
-      name_[i] = intern(f.name);
-      file_[i] = intern(f.file);
-      line_[i] = f.line;
-      module_[i] = intern(f.module);
-      if (i < view->metrics.size() && metric_ < view->metrics[i].size()) {
-        const auto& m = view->metrics[i][metric_];
-        inclusive_[i] = m.inclusive;
-        exclusive_[i] = m.exclusive;
-        count_[i] = static_cast<double>(m.count);
+      auto [it, fresh] = frames.try_emplace(view->frame_id[i]);
+      if (fresh) {
+        const auto& f = view->frame(i);
+        const int code = strata::core::FrameKindCode(f.kind);
+        const uint32_t name = strings.Intern(f.name), file = strings.Intern(f.file);
+        it->second = {static_cast<uint8_t>(code < 0 ? 2 : code), name, file, f.line, strings.Intern(f.module)};
+      }
+      const Marshalled& m = it->second;
+      kind_col_[i] = m.kind;
+      name_[i] = m.name;
+      file_[i] = m.file;
+      line_[i] = m.line;
+      module_[i] = m.module;
+      if (metric_ < view->metric_count) {
+        const auto& v = view->metric(i, metric_);
+        inclusive_[i] = v.inclusive;
+        exclusive_[i] = v.exclusive;
+        count_[i] = static_cast<double>(v.count);
       }
     }
+    strings_ = strings.strings();
     total_ = n ? inclusive_[0] : 0.0;
   }
 
@@ -302,18 +215,16 @@ class ViewWorker : public PromiseWorker {
     out.Set("unit", unit_);
     out.Set("metricIndex", Napi::Number::New(env, static_cast<double>(metric_)));
     out.Set("total", Napi::Number::New(env, total_));
-    Napi::Array strings = Napi::Array::New(env, strings_.size());
-    for (size_t i = 0; i < strings_.size(); ++i) strings.Set(static_cast<uint32_t>(i), strings_[i]);
-    out.Set("strings", strings);
-    out.Set("parent", Column<int32_t, Napi::Int32Array>(env, parent_, napi_int32_array));
-    out.Set("kind", Column<uint8_t, Napi::Uint8Array>(env, kind_col_, napi_uint8_array));
-    out.Set("name", Column<uint32_t, Napi::Uint32Array>(env, name_, napi_uint32_array));
-    out.Set("file", Column<uint32_t, Napi::Uint32Array>(env, file_, napi_uint32_array));
-    out.Set("line", Column<uint32_t, Napi::Uint32Array>(env, line_, napi_uint32_array));
-    out.Set("module", Column<uint32_t, Napi::Uint32Array>(env, module_, napi_uint32_array));
-    out.Set("inclusive", Column<double, Napi::Float64Array>(env, inclusive_, napi_float64_array));
-    out.Set("exclusive", Column<double, Napi::Float64Array>(env, exclusive_, napi_float64_array));
-    out.Set("count", Column<double, Napi::Float64Array>(env, count_, napi_float64_array));
+    out.Set("strings", StringArray(env, strings_));
+    out.Set("parent", I32Column(env, parent_));
+    out.Set("kind", U8Column(env, kind_col_));
+    out.Set("name", U32Column(env, name_));
+    out.Set("file", U32Column(env, file_));
+    out.Set("line", U32Column(env, line_));
+    out.Set("module", U32Column(env, module_));
+    out.Set("inclusive", F64Column(env, inclusive_));
+    out.Set("exclusive", F64Column(env, exclusive_));
+    out.Set("count", F64Column(env, count_));
     return out;
   }
 
@@ -334,10 +245,7 @@ Napi::Value ProfileWrap::ViewMethod(const Napi::CallbackInfo& info) {
   auto state = Require(info.Env());
   ViewKind kind = KindArg(info, 0);
   size_t metric = IndexArg(info, 1, "metric index").value_or(0);
-  auto* worker = new ViewWorker(info.Env(), std::move(state), kind, metric);
-  Napi::Promise p = worker->Promise();
-  worker->Queue();
-  return p;
+  return Queue(new ViewWorker(info.Env(), std::move(state), kind, metric));
 }
 
 // ------------------------------------------------------------------------------------------
@@ -352,8 +260,8 @@ class SourceWorker : public PromiseWorker {
  protected:
   void Run() override {
     auto view = state_->GetView(kind_, metric_);
-    if (node_ >= view->frames.size()) return;  // unknown node: null
-    const auto& f = view->frames[node_];
+    if (node_ >= view->size()) return;  // unknown node: null
+    const auto& f = view->frame(node_);
     if (f.file.empty()) return;  // nothing to open: null
     frame_ = f;
   }
@@ -382,10 +290,66 @@ Napi::Value ProfileWrap::SourceLocation(const Napi::CallbackInfo& info) {
   auto node = IndexArg(info, 1, "node id");
   if (!node) throw Napi::TypeError::New(info.Env(), "node id must be a number");
   auto metric = IndexArg(info, 2, "metric index");
-  auto* worker = new SourceWorker(info.Env(), std::move(state), kind, *node, metric);
-  Napi::Promise p = worker->Promise();
-  worker->Queue();
-  return p;
+  return Queue(new SourceWorker(info.Env(), std::move(state), kind, *node, metric));
+}
+
+// ------------------------------------------------------------------------------------------
+// lineTotals(metricIndexes) -> per source line, each metric's inclusive value (core SumLines)
+
+class LineTotalsWorker : public PromiseWorker {
+ public:
+  LineTotalsWorker(Napi::Env env, std::shared_ptr<ProfileState> state, std::vector<size_t> metrics)
+      : PromiseWorker(env, "strata.lineTotals"), state_(std::move(state)), metrics_(std::move(metrics)) {}
+
+ protected:
+  void Run() override {
+    totals_ = strata::core::SumLines(*state_->profile, metrics_);
+    for (const auto& l : totals_.lines) {
+      file_.push_back(strings_.Intern(l.file));
+      line_.push_back(l.line);
+    }
+    values_.assign(metrics_.size(), std::vector<double>(totals_.lines.size()));
+    for (size_t i = 0; i < totals_.lines.size(); ++i)
+      for (size_t k = 0; k < metrics_.size(); ++k) values_[k][i] = totals_.lines[i].values[k];
+  }
+  Napi::Value Result(Napi::Env env) override {
+    Napi::Object out = Napi::Object::New(env);
+    out.Set("strings", StringArray(env, strings_.strings()));
+    out.Set("file", U32Column(env, file_));
+    out.Set("line", U32Column(env, line_));
+    Napi::Array values = Napi::Array::New(env, metrics_.size());
+    Napi::Array totals = Napi::Array::New(env, metrics_.size());
+    for (size_t k = 0; k < metrics_.size(); ++k) {
+      values.Set(uint32_t(k), F64Column(env, values_[k]));
+      totals.Set(uint32_t(k), Napi::Number::New(env, totals_.totals[k]));
+    }
+    out.Set("values", values);
+    out.Set("totals", totals);
+    return out;
+  }
+
+ private:
+  std::shared_ptr<ProfileState> state_;
+  std::vector<size_t> metrics_;
+  strata::core::LineTotals totals_;
+  StringTable strings_;
+  std::vector<uint32_t> file_, line_;
+  std::vector<std::vector<double>> values_;
+};
+
+Napi::Value ProfileWrap::LineTotalsMethod(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  auto state = Require(env);
+  if (info.Length() < 1 || !info[0].IsArray()) throw Napi::TypeError::New(env, "lineTotals(metricIndexes): an array of metric indexes");
+  Napi::Array a = info[0].As<Napi::Array>();
+  std::vector<size_t> metrics;
+  for (uint32_t i = 0; i < a.Length(); ++i) {
+    Napi::Value v = a.Get(i);
+    const double d = v.IsNumber() ? v.As<Napi::Number>().DoubleValue() : -1;
+    if (!(d >= 0) || d != double(int64_t(d))) throw Napi::RangeError::New(env, "lineTotals: metric indexes must be non-negative integers");
+    metrics.push_back(size_t(d));
+  }
+  return Queue(new LineTotalsWorker(env, std::move(state), std::move(metrics)));
 }
 
 // ------------------------------------------------------------------------------------------
@@ -452,10 +416,7 @@ Napi::Value ProfileWrap::AnalyzeMethod(const Napi::CallbackInfo& info) {
       }
     }
   }
-  auto* worker = new AnalyzeWorker(env, std::move(state), std::move(options));
-  Napi::Promise p = worker->Promise();
-  worker->Queue();
-  return p;
+  return Queue(new AnalyzeWorker(env, std::move(state), std::move(options)));
 }
 
 // ------------------------------------------------------------------------------------------
@@ -469,10 +430,7 @@ Napi::Value Open(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   if (info.Length() < 1 || !info[0].IsString()) throw Napi::TypeError::New(env, "open(path): path must be a string");
   auto* data = env.GetInstanceData<AddonData>();
-  auto* worker = new OpenWorker(env, info[0].As<Napi::String>().Utf8Value(), &data->profile_ctor);
-  Napi::Promise p = worker->Promise();
-  worker->Queue();
-  return p;
+  return Queue(new OpenWorker(env, info[0].As<Napi::String>().Utf8Value(), &data->profile_ctor));
 }
 
 Napi::Object Init(Napi::Env env, Napi::Object exports) {
@@ -481,10 +439,15 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   env.SetInstanceData<AddonData>(data);
   exports.Set("open", Napi::Function::New<Open>(env, "open"));
   exports.Set("Profile", data->profile_ctor.Value());
+  ExportRegionCalls(env, exports);
+  exports.Set("frameKinds", StringArray(env, strata::core::FrameKindNames()));
   exports.Set("version", Napi::String::New(env, "0.1.0"));
   return exports;
 }
 
 }  // namespace
+}  // namespace strata::addon
 
-NODE_API_MODULE(strata_addon, Init)
+static Napi::Object InitModule(Napi::Env env, Napi::Object exports) { return strata::addon::Init(env, exports); }
+
+NODE_API_MODULE(strata_addon, InitModule)

@@ -157,3 +157,12 @@ test('analyze(): findings of the recorded profile, rule-file errors, bad thresho
   assert.throws(() => p.analyze({ rules: 'x' }), TypeError);
   p.close();
 });
+
+test('frame kinds: the core numbers them as the webview\'s generated FrameKind (one list: layout.h)', async () => {
+  const ts = (await import('node:fs')).readFileSync(path.join(repo, 'webview/src/frameKinds.generated.ts'), 'utf8');
+  const members = [...ts.matchAll(/^\s+(\w+) = (\d+),$/gm)].map((m) => [m[1], Number(m[2])]);
+  assert.ok(members.length >= 9);
+  const snake = (s) => s.replace(/([a-z])([A-Z])/g, '$1_$2').toLowerCase();
+  assert.deepEqual(members.map(([, v]) => v), addon.frameKinds.map((_, i) => i));
+  assert.deepEqual(members.map(([n]) => snake(n)), [...addon.frameKinds]);
+});

@@ -2,8 +2,13 @@
 
 #include <algorithm>
 
+#include "strata/format/layout.h"
+
 
 namespace strata::core::detail {
+
+static_assert(int(Kind::kRegion) == int(format::FrameKind::kRegion) && int(Kind::kPython) == int(format::FrameKind::kPython),
+              "Kind is numbered as the format's FrameKind");
 
 AnalysisContext::AnalysisContext(const Profile& profile, View top_down) : profile_(profile), view_(std::move(top_down)) {
   if (view_.kind != ViewKind::kTopDown) throw Error("the analyzers need the top-down view");
@@ -17,16 +22,13 @@ AnalysisContext::AnalysisContext(const Profile& profile, View top_down) : profil
       if (end_[i] > end_[p]) end_[p] = end_[i];
     }
   }
-  static const std::pair<const char*, Kind> kKinds[] = {
-      {"root", Kind::kRoot}, {"python", Kind::kPython}, {"native", Kind::kNative}, {"operator", Kind::kOperator},
-      {"gpu_api", Kind::kGpuApi}, {"kernel", Kind::kKernel}, {"pc", Kind::kPc}, {"region", Kind::kRegion}};
   const auto& table = *view_.frame_table;
   frame_kind_.assign(table.size(), Kind::kOther);
   frame_backward_.assign(table.size(), 0);
   frame_user_.assign(table.size(), 0);
   for (size_t i = 0; i < table.size(); ++i) {
-    for (const auto& [name, k] : kKinds)
-      if (table[i].kind == name) frame_kind_[i] = k;
+    const int code = FrameKindCode(table[i].kind);
+    if (code >= 0 && code < int(Kind::kOther)) frame_kind_[i] = Kind(code);
     // PyTorch names autograd nodes "<Op>Backward<k>"; the engine's wrapper frame is
     // "autograd::engine::evaluate_function: <Op>Backward<k>".
     const std::string& file = table[i].file;

@@ -12,7 +12,8 @@
 
 namespace strata::core::detail {
 
-// Frame kinds as small integers: the rules test kinds on every node.
+// Frame kinds as small integers, numbered as in the format (FrameKindCode): the rules test kinds
+// on every node.
 enum class Kind : uint8_t { kRoot, kPython, kNative, kOperator, kGpuApi, kKernel, kPc, kRegion, kOther };
 
 class AnalysisContext {

@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <string>
 
+#include "../value_format.h"
 #include "stall_summary.h"
 #include "strata/core/report.h"
 
@@ -20,14 +21,8 @@ std::string Percent(double v, double total) {
 // "12.3 ms" for ns-valued metrics, the plain number otherwise.
 std::string Amount(double v, const std::string& unit) {
   char buf[64];
-  if (unit == "ns") {
-    if (v >= 1e9) std::snprintf(buf, sizeof buf, "%.2f s", v / 1e9);
-    else if (v >= 1e6) std::snprintf(buf, sizeof buf, "%.2f ms", v / 1e6);
-    else if (v >= 1e3) std::snprintf(buf, sizeof buf, "%.2f us", v / 1e3);
-    else std::snprintf(buf, sizeof buf, "%.0f ns", v);
-  } else {
-    std::snprintf(buf, sizeof buf, "%.6g %s", v, unit.c_str());
-  }
+  if (unit == "ns") return detail::Duration(v, 2);
+  std::snprintf(buf, sizeof buf, "%.6g %s", v, unit.c_str());
   return buf;
 }
 

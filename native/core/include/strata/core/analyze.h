@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -66,6 +67,16 @@ AnalysisResult Analyze(const Profile& profile, View top_down, const AnalyzeOptio
 
 // The built-in rules' ids and their parameters with defaults ("hotspot.share" -> 0.1).
 std::map<std::string, double> DefaultThresholds();
+
+// What a CUPTI PC-sampling stall reason is to the stall rule and to line heat.
+enum class StallClass {
+  kLatency,     // the warp waited on something: the line is where to look
+  kThroughput,  // the warp issued, or could have but the pipe was busy: nothing to fix at a line
+  kNotAReason,  // CUPTI bookkeeping exported next to the reasons (sample_count, samples_data_dropped)
+};
+// The class of a metric counting one stall reason ("stall_<reason>"); nullopt for any other metric.
+std::optional<StallClass> StallMetricClass(const std::string& metric_name);
+const char* StallClassName(StallClass c);  // "latency", "throughput", "not_a_reason"
 
 // Output formats of `strata analyze`: text for a terminal, JSON (docs/analyzers.md), SARIF 2.1.0
 // (for code-scanning tools and editors).

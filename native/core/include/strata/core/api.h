@@ -113,6 +113,27 @@ class Profile {
   virtual double total(size_t metric = 0) const = 0;
 };
 
+// The profile format's numeric frame kind (strata/format/layout.h FrameKind: what the addon's
+// columns and the webview protocol carry) of a FrameInfo::kind string; -1 when it names none.
+int FrameKindCode(const std::string& kind);
+// Every frame kind string, indexed by its numeric kind.
+const std::vector<std::string>& FrameKindNames();
+
+// Per source line, each metric's inclusive value summed over the call paths through the line,
+// counting each line once per path (its outermost frame: recursion does not count twice): what
+// line heat shows. `values[k]` is of metrics[k]; `totals[k]` is the root's inclusive value.
+struct LineTotals {
+  struct Line {
+    std::string file;   // as recorded / symbolized
+    uint32_t line = 0;
+    std::vector<double> values;
+  };
+  std::vector<Line> lines;   // in the order the top-down view first reaches them
+  std::vector<double> totals;
+};
+// Throws Error when a metric index is out of range.
+LineTotals SumLines(const Profile& profile, const std::vector<size_t>& metrics);
+
 ViewKind ParseViewKind(const std::string& s);  // "top-down" | "bottom-up" | "flat"; throws Error
 const char* ViewKindName(ViewKind k);
 

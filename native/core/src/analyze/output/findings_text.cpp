@@ -1,5 +1,5 @@
 // `strata analyze --format text`: one block per finding, for a terminal.
-#include "../value_format.h"
+#include "../../value_format.h"
 #include "strata/core/analyze.h"
 
 namespace strata::core {

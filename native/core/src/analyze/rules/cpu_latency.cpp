@@ -8,7 +8,7 @@
 #include <map>
 #include <utility>
 
-#include "../value_format.h"
+#include "../../value_format.h"
 #include "builtin_rules.h"
 
 namespace strata::core::detail {

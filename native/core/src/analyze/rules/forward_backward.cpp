@@ -7,7 +7,7 @@
 // has it, else CPU time (a CPU-only run shows the same imbalance).
 #include <vector>
 
-#include "../value_format.h"
+#include "../../value_format.h"
 #include "builtin_rules.h"
 
 namespace strata::core::detail {

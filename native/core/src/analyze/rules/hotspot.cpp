@@ -4,7 +4,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
-#include "../value_format.h"
+#include "../../value_format.h"
 #include "builtin_rules.h"
 
 namespace strata::core::detail {

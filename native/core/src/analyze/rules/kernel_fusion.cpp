@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <map>
 
-#include "../value_format.h"
+#include "../../value_format.h"
 #include "builtin_rules.h"
 
 namespace strata::core::detail {

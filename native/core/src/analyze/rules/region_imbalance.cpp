@@ -3,7 +3,7 @@
 // kernel lasts as long as its slowest block, so the others idle at the end (a tail): unequal
 // tiles, data-dependent work, or a straggler SM. Reads `region_time`'s per-instance statistics
 // (count, mean, max, std) on the region frames directly under a kernel frame.
-#include "../value_format.h"
+#include "../../value_format.h"
 #include "builtin_rules.h"
 
 namespace strata::core::detail {

@@ -3,7 +3,7 @@
 // to the end, where it has arrived — is a large share of the enclosing region's time (the loop
 // the load feeds). The software pipeline does not hide that load. Reads the runtime's region
 // metrics: `region_wait_time` on the async region, `region_time` on the enclosing one.
-#include "../value_format.h"
+#include "../../value_format.h"
 #include "builtin_rules.h"
 
 namespace strata::core::detail {

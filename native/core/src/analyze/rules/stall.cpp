@@ -8,7 +8,7 @@
 #include <cstdlib>
 #include <map>
 
-#include "../value_format.h"
+#include "../../value_format.h"
 #include "builtin_rules.h"
 #include "stall_reasons.h"
 

@@ -90,3 +90,21 @@ StallReasonInfo StallReason(const std::string& reason) {
 }
 
 }  // namespace strata::core::detail
+
+namespace strata::core {
+
+std::optional<StallClass> StallMetricClass(const std::string& metric_name) {
+  if (metric_name.rfind("stall_", 0) != 0) return std::nullopt;
+  return detail::StallReason(metric_name.substr(6)).kind;
+}
+
+const char* StallClassName(StallClass c) {
+  switch (c) {
+    case StallClass::kLatency: return "latency";
+    case StallClass::kThroughput: return "throughput";
+    case StallClass::kNotAReason: return "not_a_reason";
+  }
+  return "latency";
+}
+
+}  // namespace strata::core

@@ -4,13 +4,11 @@
 
 #include <string>
 
+#include "strata/core/analyze.h"
+
 namespace strata::core::detail {
 
-enum class StallClass {
-  kLatency,     // the warp waited on something: the line is where to look
-  kThroughput,  // the warp issued, or could have but the pipe was busy: nothing to fix at a line
-  kNotAReason,  // CUPTI bookkeeping exported next to the reasons (sample_count, samples_data_dropped)
-};
+using core::StallClass;
 
 struct StallReasonInfo {
   StallClass kind;

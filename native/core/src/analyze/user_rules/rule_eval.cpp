@@ -4,7 +4,7 @@
 
 #include <algorithm>
 
-#include "../value_format.h"
+#include "../../value_format.h"
 
 namespace strata::core::detail {
 

@@ -4,6 +4,8 @@
 #include <cstdlib>
 #include <set>
 
+#include "strata/core/api.h"
+
 namespace strata::core::detail {
 
 namespace {
@@ -15,7 +17,8 @@ std::string Trim(const std::string& s) {
   return s.substr(a, b - a);
 }
 
-const std::set<std::string> kKinds = {"*", "python", "native", "operator", "gpu_api", "kernel", "pc", "region", "thread"};
+// Any frame kind of the format but the root, or "*".
+bool KnownKind(const std::string& kind) { return kind == "*" || FrameKindCode(kind) > 0; }
 const std::set<std::string> kFuncs = {"inclusive", "exclusive", "count", "mean", "min", "max", "std", "share", "self_share"};
 const std::set<std::string> kOps = {">", ">=", "<", "<=", "==", "!="};
 
@@ -38,7 +41,7 @@ bool ParsePath(std::string text, UserRule* r, std::string* err) {
       size_t at = rest.find('@');
       m.name = Trim(rest.substr(0, at));
       if (at != std::string::npos) m.file = Trim(rest.substr(at + 1));
-      if (!kKinds.count(m.kind)) { *err = "unknown frame kind '" + m.kind + "' (python, native, operator, gpu_api, kernel, pc, region or *)"; return false; }
+      if (!KnownKind(m.kind)) { *err = "unknown frame kind '" + m.kind + "' (python, native, operator, gpu_api, kernel, pc, region or *)"; return false; }
       if (m.name.empty()) m.name = "*";
       if (m.file.empty()) m.file = "*";
     }

@@ -1,4 +1,5 @@
-// How findings print numbers: shares as percentages, times with a unit a reader takes in.
+// How the core prints numbers (findings, the text report): shares as percentages, times with a
+// unit a reader takes in. One duration ladder (s, ms, us, ns) for every text the core writes.
 #pragma once
 
 #include <cstdio>
@@ -12,11 +13,12 @@ inline std::string Percent(double share) {
   return b;
 }
 
-inline std::string Duration(double ns) {
-  char b[32];
+// `sub_second_decimals` for ms and us: findings print 1 ("12.3 ms"), the text report's columns 2.
+inline std::string Duration(double ns, int sub_second_decimals = 1) {
+  char b[48];
   if (ns >= 1e9) std::snprintf(b, sizeof b, "%.2f s", ns / 1e9);
-  else if (ns >= 1e6) std::snprintf(b, sizeof b, "%.1f ms", ns / 1e6);
-  else if (ns >= 1e3) std::snprintf(b, sizeof b, "%.1f us", ns / 1e3);
+  else if (ns >= 1e6) std::snprintf(b, sizeof b, "%.*f ms", sub_second_decimals, ns / 1e6);
+  else if (ns >= 1e3) std::snprintf(b, sizeof b, "%.*f us", sub_second_decimals, ns / 1e3);
   else std::snprintf(b, sizeof b, "%.0f ns", ns);
   return b;
 }

@@ -2,7 +2,8 @@
 // viewer to the front (strata.showViewer).
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { formatDuration, metaDuration } from './format';
+import { formatDuration } from '../../webview/src/model/format';
+import { metaDuration } from './profileDescription';
 
 export class ProfileStatusBar implements vscode.Disposable {
   private readonly item: vscode.StatusBarItem;

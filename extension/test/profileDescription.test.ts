@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { formatDuration, formatValue, metaDuration, profileDescription } from '../src/format';
+import { formatDuration, formatEditorValue } from '../../webview/src/model/format';
+import { metaDuration, profileDescription } from '../src/profileDescription';
 
 test('formatDuration and formatValue', () => {
   assert.equal(formatDuration(850), '850 ns');
@@ -8,9 +9,9 @@ test('formatDuration and formatValue', () => {
   assert.equal(formatDuration(4_560_000), '4.56 ms');
   assert.equal(formatDuration(1_234_000_000), '1.23 s');
   assert.equal(formatDuration(125e9), '2 min 5 s');
-  assert.equal(formatValue(3 * 1024 * 1024, 'bytes'), '3.00 MiB');
-  assert.equal(formatValue(1234, 'count'), '1,234');
-  assert.equal(formatValue(0.5, 'fraction'), '0.50 fraction');
+  assert.equal(formatEditorValue(3 * 1024 * 1024, 'bytes'), '3.00 MiB');
+  assert.equal(formatEditorValue(1234, 'count'), '1,234');
+  assert.equal(formatEditorValue(0.5, 'fraction'), '0.50 fraction');
 });
 
 test('profileDescription: duration and command from the meta', () => {

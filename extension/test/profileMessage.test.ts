@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { ViewColumns } from '../../native/addon/index';
-import { checkColumns, isViewName, metricIndex, profileTitle, toProfileMessage, topFrames } from '../src/convert';
+import { checkColumns, isViewName, metricIndex, profileTitle, toProfileMessage, topFrames } from '../src/profileMessage';
 import { PROTOCOL_VERSION } from '../../webview/src/protocol';
 
 function columns(over: Partial<ViewColumns> = {}): ViewColumns {

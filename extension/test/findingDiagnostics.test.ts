@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Finding, Profile } from '../../native/addon/index';
-import { addonFindings, findingsToDiagnostics } from '../src/findings';
+import { addonFindings, findingsToDiagnostics } from '../src/findingDiagnostics';
 
 // A fake finding in the shape of docs/analyzers.md (no analyzer is faked: the conversion is tested).
 const finding: Finding = {

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
   buildRecordArgs, describeExit, formatCommandLine, profileFileName, resolveTarget, shellQuote, splitCommandLine, substitute,
-} from '../src/command';
+} from '../src/recordCommand';
 
 test('splitCommandLine: words, quotes, escapes', () => {
   assert.deepEqual(splitCommandLine('python3 train.py --epochs 1'), ['python3', 'train.py', '--epochs', '1']);

@@ -8,9 +8,9 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { Profile } from '../../native/addon/index';
 import type { HostMessage, ViewName, WebviewMessage } from '../../webview/src/protocol';
-import { isViewName, metricIndex, profileTitle, toProfileMessage } from './convert';
-import { matchProfileFile } from './heat';
-import { revealSource } from './source';
+import { isViewName, metricIndex, profileTitle, toProfileMessage } from './profileMessage';
+import { matchProfileFile } from './lineHeatModel';
+import { revealSource } from './revealSource';
 import type { StrataAddon } from './addon';
 
 export interface ViewerState {
@@ -194,11 +194,24 @@ export class ProfileViewer implements vscode.Disposable {
         void this.openSource(Number(m.node), isViewName(m.view) ? m.view : this.view);
         return;
       case 'showRegionTimeline':   // v4: a kernel node with region frames under it
-        if (typeof m.kernel !== 'string' || !m.kernel) return;
-        this.log.appendLine(`[viewer] region timeline of ${m.kernel}`);
-        void vscode.commands.executeCommand('strata.showRegionTimeline', { profile: this.profilePath, kernel: m.kernel });
+        void this.showRegionTimeline(Number(m.node), isViewName(m.view) ? m.view : this.view, typeof m.kernel === 'string' ? m.kernel : '');
         return;
     }
+  }
+
+  /** The captured launches of the kernel at `node` (the core picks them) → the timeline. */
+  private async showRegionTimeline(node: number, view: ViewName, kernel: string): Promise<void> {
+    const profile = this.profile;
+    if (!profile || !Number.isInteger(node) || node < 0) return;
+    this.log.appendLine(`[viewer] region timeline of node ${node} (${kernel})`);
+    let launches: number[];
+    try {
+      launches = [...(await profile.regionLaunchesOf(view, node, view === this.view ? this.metric : undefined)).index];
+    } catch (e) {
+      void vscode.window.showErrorMessage(`Strata: ${path.basename(this.profilePath)}: ${(e as Error).message}`);
+      return;
+    }
+    await vscode.commands.executeCommand('strata.showRegionTimeline', { profile: this.profilePath, launches, kernel });
   }
 
   private async openSource(node: number, view: ViewName): Promise<void> {

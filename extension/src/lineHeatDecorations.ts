@@ -1,11 +1,12 @@
 // Line heat in the editors: after each source line of the open profile, its inclusive time,
 // GPU time and top stall reason ("▮ 12.3% cpu 1.2 s · gpu 30 ms"), and a background whose
 // strength follows the line's share. "Strata: Toggle Line Heat" turns it on and off. The
-// numbers come from heat.ts over the addon's top-down views (one per metric, cached by the core).
+// numbers are the core's line totals (Profile.lineTotals, one call for every metric), described
+// by lineHeatModel.ts.
 import * as vscode from 'vscode';
 import type { Profile } from '../../native/addon/index';
-import { heatMetrics, lineTotals, LineHeat, matchProfileFile, type MetricHeat } from './heat';
-import { formatValue } from './format';
+import { heatMetrics, lineTotalsByMetric, LineHeat, matchProfileFile, type MetricHeat } from './lineHeatModel';
+import { formatEditorValue } from '../../webview/src/model/format';
 
 const BUCKETS = 10;
 
@@ -111,7 +112,7 @@ export class LineHeatController implements vscode.Disposable {
         if (line < 1 || line > doc.lineCount) continue;   // the file changed since the recording
         const b = Math.min(BUCKETS - 1, Math.floor(Math.sqrt(Math.max(0, info.share)) * BUCKETS));
         const hover = new vscode.MarkdownString(`**Strata** — ${recorded}:${line}\n\n| metric | value | share |\n| --- | --- | --- |\n` +
-          info.values.map((v) => `| ${v.metric} | ${formatValue(v.value, v.unit)} | ${(v.share * 100).toFixed(1)}% |`).join('\n'));
+          info.values.map((v) => `| ${v.metric} | ${formatEditorValue(v.value, v.unit)} | ${(v.share * 100).toFixed(1)}% |`).join('\n'));
         perBucket[b].push({
           range: new vscode.Range(line - 1, 0, line - 1, 0),
           hoverMessage: hover,
@@ -130,15 +131,11 @@ export class LineHeatController implements vscode.Disposable {
   }
 }
 
-/** One top-down view per heat metric (time metrics, stall reasons) → line totals. */
+/** The heat metrics' line totals, summed by the core in one call. */
 async function computeHeat(profile: Profile): Promise<LineHeat> {
   const metrics = profile.metrics();
-  const names = heatMetrics(metrics.map((m) => m.name));
-  const out: MetricHeat[] = [];
-  for (const name of names) {
-    const idx = metrics.findIndex((m) => m.name === name);
-    const cols = await profile.view('top-down', idx);
-    out.push({ metric: name, unit: cols.unit || metrics[idx].unit, total: cols.total, lines: lineTotals(cols) });
-  }
-  return new LineHeat(out);
+  const idx = heatMetrics(metrics).map((name) => metrics.findIndex((m) => m.name === name));
+  const cols = await profile.lineTotals(idx);
+  const lines = lineTotalsByMetric(cols);
+  return new LineHeat(idx.map((m, k): MetricHeat => ({ metric: metrics[m].name, unit: metrics[m].unit, total: cols.totals[k], lines: lines[k] })));
 }

@@ -1,21 +1,21 @@
 // "Strata: Open Region Trace" (strata.openRegionTrace) and "Strata: Export Region Trace as
 // Chrome Trace" (strata.exportRegionChromeTrace): pick a region buffer (.bin) or a decoded trace
-// (.json), decode the buffer with `strata regions --format json`, show it as a timeline; write
-// `strata regions --format chrome -o FILE`. A profile recorded with `strata record --regions`
-// carries its captured launches' buffers: "Strata: Show Region Timeline" (strata.showRegionTimeline,
-// also the flame graph's "Region timeline" on a kernel with regions) lists them with
-// `strata regions PROFILE --list`, picks one and decodes it with `--launch N`. Every failure is one
-// notification; nothing waits without a time limit.
+// (.json), decode the buffer through the addon (decodeRegions: columns from the core), show it as
+// a timeline; write the Chrome trace (writeRegionChromeTrace). A profile recorded with
+// `strata record --regions` carries its captured launches' buffers: "Strata: Show Region
+// Timeline" (strata.showRegionTimeline, also the flame graph's "Region timeline" on a kernel with
+// regions, which passes the launches the core found for that kernel) picks one by index and
+// decodes it. Every failure is one notification.
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { RegionTraceData } from '../../../webview/src/protocol';
-import { resolveCliPath } from '../paths';
+import { loadAddon, type StrataAddon } from '../addon';
 import { cliNames, parseNamesFile, splitLocation, type RegionName } from './names';
-import { launchesOf, launchItem, listArgs, parseLaunches, regionsArgs, runRegions, type DecodeRequest } from './regionsCli';
+import { addonRequest, launchItem, launchList, traceData, type DecodeRequest } from './regionRequests';
 import { LoadedTrace, RegionTracePanel } from './regionTracePanel';
-import { classifyJson, stemOf, traceFilesFor } from './traceInput';
+import { stemOf, traceFilesFor } from './traceFiles';
 import { scanWorkspaceMarkers } from './workspaceMarkers';
 
 export interface RegionTraceContext {
@@ -26,26 +26,16 @@ export interface RegionTraceContext {
   currentProfile?: () => string | undefined;
 }
 
-/** Which captured launch of a profile to show: `launch` (an index), else those of `kernel`
- *  (a quick pick when several). */
-export interface LaunchChoice { launch?: number; kernel?: string }
+/** Which captured launch of a profile to show: `launch` (an index), else one of `launches`
+ *  (the indexes the core found for the flame graph's kernel `kernel`; a quick pick when
+ *  several), else any (a quick pick). */
+export interface LaunchChoice { launch?: number; launches?: number[]; kernel?: string }
 
 export interface RegionTraceApi {
   open(file: string, choice?: LaunchChoice): Promise<void>;
   /** Open panels (tests): file (and the profile's launch), whether the webview asked for its
    *  data, last source opened. */
   panels(): { file: string; launch?: number; ready: boolean; lastSource: { file: string; line: number } | null }[];
-}
-
-function cliPath(ctx: RegionTraceContext): string {
-  const folder = vscode.workspace.workspaceFolders?.[0];
-  const cli = resolveCliPath(vscode.workspace.getConfiguration('strata').get<string>('cliPath'), ctx.extensionDir, {
-    exists: (p) => fs.existsSync(p), home: os.homedir(), workspaceFolder: folder?.uri.fsPath, env: process.env,
-  });
-  if (path.isAbsolute(cli) && !fs.existsSync(cli)) {
-    throw new Error(`the Strata CLI was not found at ${cli}. Set "strata.cliPath" or build Strata (scripts/build.sh).`);
-  }
-  return cli;
 }
 
 function readJson(p: string): unknown {
@@ -67,6 +57,7 @@ function takeEmbeddedLocations(data: RegionTraceData, names: Map<number, RegionN
 }
 
 export function registerRegionTrace(context: vscode.ExtensionContext, ctx: RegionTraceContext): RegionTraceApi {
+  const addon = (): StrataAddon => loadAddon(ctx.extensionDir);
   const panels = new Set<RegionTracePanel>();
   let lastActive: RegionTracePanel | undefined;
 
@@ -74,11 +65,11 @@ export function registerRegionTrace(context: vscode.ExtensionContext, ctx: Regio
    *  the user's pick; undefined when the pick is cancelled. */
   const chooseLaunch = async (file: string, choice: LaunchChoice): Promise<number | undefined> => {
     if (choice.launch !== undefined) return choice.launch;
-    const cli = cliPath(ctx);
-    ctx.log.appendLine(`[regions] ${cli} ${listArgs(file).join(' ')}`);
-    const all = parseLaunches(await runRegions(cli, listArgs(file)));
-    const launches = launchesOf(all, choice.kernel);
-    if (!launches.length) throw new Error(`no captured launch of ${choice.kernel} (${all.length} of other kernels).`);
+    ctx.log.appendLine(`[regions] the captured launches of ${file}`);
+    const all = launchList(await addon().regionLaunches(file));
+    const wanted = choice.launches && new Set(choice.launches);
+    const launches = wanted ? all.filter((l) => wanted.has(l.index)) : all;
+    if (!launches.length) throw new Error(`no captured launch of ${choice.kernel ?? 'this kernel'} (${all.length} of other kernels).`);
     if (launches.length === 1) return launches[0].index;
     const picked = await vscode.window.showQuickPick(launches.map((l) => ({ ...launchItem(l), index: l.index })), {
       title: `Strata: ${launches.length} captured launches in ${path.basename(file)}`, placeHolder: 'The launch to show as a timeline',
@@ -113,16 +104,13 @@ export function registerRegionTrace(context: vscode.ExtensionContext, ctx: Regio
     if (files.decoded) {
       data = readJson(files.decoded) as RegionTraceData;
     } else {
-      const cli = cliPath(ctx);
-      const args = regionsArgs(request!, 'json');
-      ctx.log.appendLine(`[regions] ${cli} ${args.join(' ')}`);
-      const out = await vscode.window.withProgress({
+      const a = addon();
+      const req = addonRequest(request!);
+      ctx.log.appendLine(`[regions] decode ${JSON.stringify(req)}`);
+      const columns = await vscode.window.withProgress({
         location: vscode.ProgressLocation.Notification, title: `Strata: decoding ${path.basename(file)}`,
-      }, () => runRegions(cli, args));
-      let parsed: unknown;
-      try { parsed = JSON.parse(out); } catch { throw new Error('strata regions did not print JSON (is the CLI older than the extension?)'); }
-      if (classifyJson(parsed) !== 'trace') throw new Error('strata regions printed no lanes and intervals.');
-      data = parsed as RegionTraceData;
+      }, () => a.decodeRegions(req));
+      data = traceData(columns);
     }
     takeEmbeddedLocations(data, names);
     const title = launch === undefined ? undefined : `${path.basename(file)} · launch ${launch}`;
@@ -161,8 +149,8 @@ export function registerRegionTrace(context: vscode.ExtensionContext, ctx: Regio
         'which the Chrome export decodes: open the buffer instead.');
       return;
     }
-    let cli: string;
-    try { cli = cliPath(ctx); } catch (e) { void vscode.window.showErrorMessage(`Strata: ${(e as Error).message}`); return; }
+    let a: StrataAddon;
+    try { a = addon(); } catch (e) { void vscode.window.showErrorMessage(`Strata: ${(e as Error).message}`); return; }
     const launch = trace.request.launch;
     let out = `${stemOf(trace.request.buffer)}${launch === undefined ? '' : `.launch${launch}`}.chrome.json`;
     try { fs.accessSync(path.dirname(out), fs.constants.W_OK); } catch {
@@ -173,10 +161,10 @@ export function registerRegionTrace(context: vscode.ExtensionContext, ctx: Regio
       if (!picked) return;
       out = picked.fsPath;
     }
-    const args = regionsArgs(trace.request, 'chrome', out);
-    ctx.log.appendLine(`[regions] ${cli} ${args.join(' ')}`);
+    const req = addonRequest(trace.request);
+    ctx.log.appendLine(`[regions] Chrome trace of ${JSON.stringify(req)} to ${out}`);
     try {
-      await runRegions(cli, args);
+      await a.writeRegionChromeTrace(req, out);
     } catch (e) {
       void vscode.window.showErrorMessage(`Strata: the Chrome trace was not written: ${(e as Error).message}`);
       return;
@@ -201,16 +189,18 @@ export function registerRegionTrace(context: vscode.ExtensionContext, ctx: Regio
       const file = argPath(arg) ?? await pick('Strata: Open Region Trace', 'Open Region Trace');
       if (file) await open(file);
     }),
-    // The flame graph's "Region timeline" passes { profile, kernel }; from the palette: the
-    // profile of the viewer focused last, else a file dialog.
+    // The flame graph's "Region timeline" passes { profile, launches, kernel }; from the
+    // palette: the profile of the viewer focused last, else a file dialog.
     vscode.commands.registerCommand('strata.showRegionTimeline', async (arg?: unknown) => {
-      const o = arg && typeof arg === 'object' && !(arg instanceof vscode.Uri) ? arg as { profile?: unknown; kernel?: unknown; launch?: unknown } : {};
+      const o = arg && typeof arg === 'object' && !(arg instanceof vscode.Uri)
+        ? arg as { profile?: unknown; kernel?: unknown; launch?: unknown; launches?: unknown } : {};
       const profile = (typeof o.profile === 'string' && o.profile) || argPath(arg) || ctx.currentProfile?.() ||
         await pick('Strata: Show Region Timeline of a profile recorded with --regions', 'Show Region Timeline', true);
       if (!profile) return;
       await open(profile, {
         kernel: typeof o.kernel === 'string' && o.kernel ? o.kernel : undefined,
         launch: Number.isInteger(o.launch) ? o.launch as number : undefined,
+        launches: Array.isArray(o.launches) ? o.launches.filter((x): x is number => Number.isInteger(x)) : undefined,
       });
     }),
     vscode.commands.registerCommand('strata.exportRegionChromeTrace', async (arg?: unknown) => {

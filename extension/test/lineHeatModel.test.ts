@@ -1,49 +1,28 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { heatMetrics, LineHeat, lineTotals, matchProfileFile, type HeatColumns } from '../src/heat';
+import { heatMetrics, LineHeat, lineTotalsByMetric, matchProfileFile } from '../src/lineHeatModel';
 
-// root → main(a.py:1) → f(a.py:5) → f(a.py:5) [recursion] → g(b.py:3)
-//                     → g(b.py:3)
-//      → main(a.py:1) [second thread / path] → h(a.py:9)
-function cols(): HeatColumns {
-  return {
-    strings: ['', '/w/a.py', '/w/b.py'],
-    parent: Int32Array.from([-1, 0, 1, 2, 3, 1, 0, 6]),
-    file: Uint32Array.from([0, 1, 1, 1, 2, 2, 1, 1]),
-    line: Uint32Array.from([0, 1, 5, 5, 3, 3, 1, 9]),
-    inclusive: Float64Array.from([100, 70, 50, 30, 10, 20, 30, 25]),
-  };
-}
-
-test('lineTotals: inclusive per line, the outermost frame of each path counted once', () => {
-  const t = lineTotals(cols());
-  const a = t.get('/w/a.py')!, b = t.get('/w/b.py')!;
-  assert.equal(a.get(1), 100, 'main on both paths: 70 + 30');
-  assert.equal(a.get(5), 50, 'recursive f: only the outer frame (not 50 + 30)');
-  assert.equal(a.get(9), 25);
-  assert.equal(b.get(3), 30, 'g under f (10) and under main (20): different paths, both count');
-  assert.equal(t.size, 2);
-});
-
-test('lineTotals: frames without file or line are skipped; siblings after a deep branch pop the stack', () => {
-  const c: HeatColumns = {
-    strings: ['', '/w/a.py'],
-    parent: Int32Array.from([-1, 0, 1, 2, 0, 4]),
-    file: Uint32Array.from([0, 1, 0, 1, 1, 1]),
-    line: Uint32Array.from([0, 2, 0, 2, 0, 2]),
-    inclusive: Float64Array.from([10, 6, 5, 4, 4, 3]),
-  };
-  // Path 1: a.py:2 (6) → native (no file) → a.py:2 (inner, skipped). Path 2: a.py:0 (no line) → a.py:2 (3).
-  assert.equal(lineTotals(c).get('/w/a.py')!.get(2), 9);
+test('lineTotalsByMetric: the core\'s line totals as one map per metric', () => {
+  const t = lineTotalsByMetric({
+    strings: ['', '/w/a.py', '/w/b.py'], file: Uint32Array.from([1, 1, 2]), line: Uint32Array.from([1, 5, 3]),
+    values: [Float64Array.from([100, 50, 30]), Float64Array.from([0, 7, 0])], totals: [120, 7],
+  });
+  assert.equal(t.length, 2);
+  assert.equal(t[0].get('/w/a.py')!.get(5), 50);
+  assert.equal(t[0].get('/w/b.py')!.get(3), 30);
+  assert.equal(t[1].get('/w/a.py')!.get(5), 7);
 });
 
 test('heatMetrics: time metrics and PC samples first, then stall reasons; others left out', () => {
-  assert.deepEqual(heatMetrics(['cpu_time', 'api_time', 'gpu_time', 'grid_size', 'stall_memory', 'stall_sync']),
+  // The core classes each stall_ metric (MetricInfo.stall); unknown reasons are latency stalls.
+  const m = (name: string, stall?: 'latency' | 'throughput' | 'not_a_reason') => ({ name, stall });
+  assert.deepEqual(heatMetrics([m('cpu_time'), m('api_time'), m('gpu_time'), m('grid_size'), m('stall_memory', 'latency'), m('stall_sync', 'latency')]),
     ['cpu_time', 'gpu_time', 'stall_memory', 'stall_sync']);
   // As the runtime writes PC sampling: pc_samples, reasons, and CUPTI's two counters (not reasons).
-  assert.deepEqual(heatMetrics(['cpu_time', 'gpu_time', 'pc_samples', 'stall_wait', 'stall_sample_count', 'stall_samples_data_dropped', 'stall_selected']),
+  assert.deepEqual(heatMetrics([m('cpu_time'), m('gpu_time'), m('pc_samples'), m('stall_wait', 'latency'), m('stall_sample_count', 'not_a_reason'),
+    m('stall_samples_data_dropped', 'not_a_reason'), m('stall_selected', 'throughput')]),
     ['cpu_time', 'gpu_time', 'pc_samples', 'stall_wait', 'stall_selected']);
-  assert.deepEqual(heatMetrics(['wall_time']), ['wall_time']);
+  assert.deepEqual(heatMetrics([m('wall_time')]), ['wall_time']);
   assert.deepEqual(heatMetrics([]), []);
 });
 

@@ -6,10 +6,10 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { buildRecordArgs, describeExit, formatCommandLine, profileFileName, resolveTarget, type PcSamplingMode } from './command';
+import { buildRecordArgs, describeExit, formatCommandLine, profileFileName, resolveTarget, type PcSamplingMode } from './recordCommand';
 import type { ResolvedLaunch } from './launch/config';
 import { RunTerminal } from './launch/terminal';
-import { resolveCliPath } from './paths';
+import { resolveCliPath } from './nativePaths';
 import { remoteCommand, type RemoteSession } from './remote/remoteRun';
 
 export interface RunResult {

@@ -1,55 +1,24 @@
-// Line heat, the pure part: per source line, the inclusive value of each metric, from the
-// addon's top-down view columns. No vscode import: unit-tested under plain node.
-//
-// A line's value is the sum, over the call paths through it, of the inclusive value of its
-// OUTERMOST frame on each path: a recursive function (or a line reached twice on one path)
-// would otherwise count the same time once per level and exceed 100%.
-import { formatValue } from './format';
-
-/** The columns heat needs (a subset of the addon's ViewColumns). */
-export interface HeatColumns {
-  strings: readonly string[];
-  parent: ArrayLike<number>;
-  file: ArrayLike<number>;
-  line: ArrayLike<number>;
-  inclusive: ArrayLike<number>;
-}
+// Line heat, the pure part: per source line, the inclusive value of each metric (the core sums
+// them: Profile.lineTotals), described for the editor. No vscode import: unit-tested under plain
+// node.
+import type { LineTotalsColumns, MetricInfo } from '../../native/addon/index';
+import { formatEditorValue } from '../../webview/src/model/format';
 
 /** file (as recorded in the profile) → line (1-based) → inclusive value of the metric. */
 export type LineTotals = Map<string, Map<number, number>>;
 
-/** Sums the inclusive value per (file, line), counting each line once per path (outermost). */
-export function lineTotals(cols: HeatColumns): LineTotals {
-  const n = cols.parent.length;
-  const out: LineTotals = new Map();
-  // Preorder walk with an explicit stack of open nodes; `open` counts how many nodes of the
-  // current path sit on each (file, line) key.
-  const open = new Map<number, number>();
-  const stack: number[] = [];
-  const keyOf = (i: number): number => {
-    const f = cols.file[i], l = cols.line[i];
-    return f > 0 && l > 0 ? f * 4294967296 + l : -1;   // file index and line in one exact double
-  };
-  for (let i = 1; i < n; i++) {
-    const p = cols.parent[i];
-    while (stack.length > 0 && stack[stack.length - 1] !== p) {
-      const k = keyOf(stack.pop()!);
-      if (k >= 0) open.set(k, open.get(k)! - 1);
+/** The addon's line totals, one map per metric asked for (in that order). */
+export function lineTotalsByMetric(cols: LineTotalsColumns): LineTotals[] {
+  return cols.values.map((values) => {
+    const out: LineTotals = new Map();
+    for (let i = 0; i < cols.file.length; i++) {
+      const file = cols.strings[cols.file[i]] ?? '';
+      let lines = out.get(file);
+      if (!lines) out.set(file, lines = new Map());
+      lines.set(cols.line[i], values[i]);
     }
-    stack.push(i);
-    const k = keyOf(i);
-    if (k < 0) continue;
-    const depth = open.get(k) ?? 0;
-    open.set(k, depth + 1);
-    if (depth > 0) continue;   // an outer frame of this path already counted this line
-    const file = cols.strings[cols.file[i]] ?? '';
-    if (!file) continue;
-    let lines = out.get(file);
-    if (!lines) out.set(file, lines = new Map());
-    const line = cols.line[i];
-    lines.set(line, (lines.get(line) ?? 0) + cols.inclusive[i]);
-  }
-  return out;
+    return out;
+  });
 }
 
 export interface MetricHeat {
@@ -59,17 +28,16 @@ export interface MetricHeat {
   lines: LineTotals;
 }
 
-/** CUPTI bookkeeping counters exported beside the stall reasons: not reasons. */
-const NOT_A_REASON = new Set(['stall_sample_count', 'stall_samples_data_dropped']);
-
 const isStall = (m: string): boolean => m.startsWith('stall_');
 
 /** Which metrics line heat shows, in order: the time metrics, PC samples, then every stall
- *  reason. A kernel's CUDA/Triton lines carry no time of their own, only the PC samples of
- *  the instructions compiled from them (pc frames), so pc_samples is what heats them. */
-export function heatMetrics(names: readonly string[]): string[] {
+ *  reason (not CUPTI's bookkeeping counters beside them: the core's stall classes say which).
+ *  A kernel's CUDA/Triton lines carry no time of their own, only the PC samples of the
+ *  instructions compiled from them (pc frames), so pc_samples is what heats them. */
+export function heatMetrics(metrics: readonly Pick<MetricInfo, 'name' | 'stall'>[]): string[] {
+  const names = metrics.map((m) => m.name);
   const time = ['cpu_time', 'wall_time', 'gpu_time', 'pc_samples'].filter((m) => names.includes(m));
-  return [...time, ...names.filter((m) => isStall(m) && !NOT_A_REASON.has(m))];
+  return [...time, ...metrics.filter((m) => isStall(m.name) && m.stall !== undefined && m.stall !== 'not_a_reason').map((m) => m.name)];
 }
 
 export interface LineInfo {
@@ -135,7 +103,7 @@ export class LineHeat {
     const primary = (this.primary ? values.find((v) => v.metric === this.primary!.metric) : undefined)
       ?? (this.samples ? values.find((v) => v.metric === 'pc_samples') : undefined);
     const share = primary?.share ?? 0;
-    const parts = times.map((v) => `${SHORT[v.metric] ?? v.metric} ${formatValue(v.value, v.unit)}`);
+    const parts = times.map((v) => `${SHORT[v.metric] ?? v.metric} ${formatEditorValue(v.value, v.unit)}`);
     // The reason's share of the line's samples tells a dominant stall from a mixed line.
     // Floored: a line at 99.7% is not all one reason.
     if (top) parts.push(`stall ${top.reason} ${Math.floor((100 * top.value) / stalls)}%`);

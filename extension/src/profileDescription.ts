@@ -1,0 +1,24 @@
+// What the editor surfaces say about a profile (the profiles view, the status bar). Numbers are
+// formatted by the webview's format module, the one source for both (formatDuration,
+// formatEditorValue). Pure: no vscode import, unit-tested.
+import { formatDuration } from '../../webview/src/model/format';
+
+/** The duration of a recorded run from its meta (`duration_ns`), if there is one. */
+export function metaDuration(meta: Readonly<Record<string, string>>): number | undefined {
+  const d = Number(meta.duration_ns);
+  return meta.duration_ns !== undefined && Number.isFinite(d) && d >= 0 ? d : undefined;
+}
+
+/** The profiles view's description of a profile: "1.23 s · python3 train.py 60". Paths in the
+ *  command are shortened to their base names (the tooltip has the full command): in a narrow
+ *  view the script's name matters, not where the interpreter lives. */
+export function profileDescription(meta: Readonly<Record<string, string>>, maxCommand = 80): string {
+  const parts: string[] = [];
+  const d = metaDuration(meta);
+  if (d !== undefined) parts.push(formatDuration(d));
+  let cmd = (meta.command ?? '').trim().split(/\s+/)
+    .map((w) => (/^\/[^\s]*[^/]$/.test(w) ? w.slice(w.lastIndexOf('/') + 1) : w)).join(' ');
+  if (cmd.length > maxCommand) cmd = `${cmd.slice(0, maxCommand - 1)}…`;
+  if (cmd) parts.push(cmd);
+  return parts.join(' · ');
+}

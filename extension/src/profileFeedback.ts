@@ -1,0 +1,57 @@
+// What follows the "current" profile (the viewer focused last) in the editor: line heat, the
+// status bar item and the analyzers' diagnostics; "Strata: Toggle Line Heat". With several
+// viewers open, the one the user looked at last wins.
+import * as vscode from 'vscode';
+import { StrataDiagnostics } from './diagnostics';
+import { LineHeatController } from './lineHeatDecorations';
+import type { ProfileViewer } from './profileViewer';
+import { ProfileStatusBar } from './profileStatusBar';
+
+export class ProfileFeedback {
+  readonly lineHeat: LineHeatController;
+  readonly statusBar = new ProfileStatusBar();
+  readonly diagnostics: StrataDiagnostics;
+  /** The profile whose findings the Problems view shows. */
+  analyzed: string | undefined;
+  private current: ProfileViewer | undefined;
+
+  constructor(log: vscode.OutputChannel) {
+    this.lineHeat = new LineHeatController(log);
+    this.diagnostics = new StrataDiagnostics(log);
+  }
+
+  /** The viewer now current (undefined: none is open). */
+  follow(v: ProfileViewer | undefined): void {
+    this.current = v;
+    const profile = v?.openProfile;
+    this.statusBar.show(profile ? v!.profilePath : undefined, profile?.meta(), this.lineHeat.isEnabled);
+    void this.lineHeat.setProfile(profile, v?.profilePath);
+    if (!profile) {
+      this.analyzed = undefined;
+      this.diagnostics.clear();
+    } else if (this.analyzed !== v!.profilePath) {
+      this.analyzed = v!.profilePath;
+      void this.diagnostics.update(profile, v!.profilePath);
+    }
+  }
+
+  /** A reloaded file: its heat and findings are recomputed. */
+  reloaded(profilePath: string): void {
+    this.lineHeat.forget(profilePath);
+    if (this.analyzed === profilePath) this.analyzed = undefined;
+  }
+
+  toggleLineHeat(): void {
+    const on = this.lineHeat.toggle();
+    const c = this.current;
+    this.statusBar.show(c?.openProfile ? c.profilePath : undefined, c?.openProfile?.meta(), on);
+    void vscode.window.setStatusBarMessage(`Strata: line heat ${on ? 'on' : 'off'}`, 3000);
+  }
+}
+
+export function registerProfileFeedback(context: vscode.ExtensionContext, log: vscode.OutputChannel): ProfileFeedback {
+  const feedback = new ProfileFeedback(log);
+  context.subscriptions.push(feedback.lineHeat, feedback.statusBar, feedback.diagnostics,
+    vscode.commands.registerCommand('strata.toggleLineHeat', () => feedback.toggleLineHeat()));
+  return feedback;
+}

@@ -1,0 +1,160 @@
+// The open profile viewers: "Strata: Open Profile", `.strata` files in the custom editor,
+// "Strata: Show Viewer", "Show in flame graph" from a diagnostic, the cursor's line outlined in
+// every viewer; the profile named by strata.openOnStartup.
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import type { AddonMissingError, StrataAddon } from './addon';
+import { ProfileViewer, type ViewerState } from './profileViewer';
+import type { ProfileFeedback } from './profileFeedback';
+import { SHOW_IN_FLAME_GRAPH, ShowInFlameGraphActions } from './showInFlameGraph';
+import { disposeHighlight } from './revealSource';
+
+export interface ProfileViewers {
+  /** Opens `file` in a new viewer panel; the notification carries the core's one-line error. */
+  open(file: string): Promise<void>;
+  states(): ViewerState[];
+  /** The viewer whose profile drives line heat, the status bar and the diagnostics. */
+  currentProfile(): string | undefined;
+}
+
+export function registerProfileViewers(context: vscode.ExtensionContext, deps: {
+  addon: () => StrataAddon; log: vscode.OutputChannel; feedback: ProfileFeedback;
+}): ProfileViewers {
+  const { addon, log, feedback } = deps;
+  const viewers = new Set<ProfileViewer>();
+  let current: ProfileViewer | undefined;
+  const setCurrent = (v: ProfileViewer | undefined) => {
+    current = v;
+    feedback.follow(v);
+  };
+
+  // Cursor → frames: the line under the cursor of the active editor is outlined in every viewer.
+  let cursorTimer: NodeJS.Timeout | undefined;
+  const syncCursor = () => {
+    if (cursorTimer) clearTimeout(cursorTimer);
+    cursorTimer = setTimeout(() => {
+      cursorTimer = undefined;
+      const e = vscode.window.activeTextEditor;
+      if (!e) return;   // a webview has the focus: keep the outline
+      const file = e.document.uri.scheme === 'file' ? e.document.uri.fsPath : undefined;
+      const line = e.selection.active.line + 1;
+      for (const v of viewers) v.highlightSource(file, line);
+    }, 120);
+  };
+
+  const makeViewer = (panel: vscode.WebviewPanel, file: string, a: StrataAddon): ProfileViewer => {
+    const v = new ProfileViewer(panel, file, a, context.extensionUri, log, (x) => {
+      viewers.delete(x);
+      if (current === x) setCurrent([...viewers].pop());
+    });
+    viewers.add(v);
+    v.onDidLoad(() => {
+      feedback.reloaded(v.profilePath);
+      if (panel.active || !current || current === v) setCurrent(v);
+      syncCursor();
+    });
+    panel.onDidChangeViewState((e) => { if (e.webviewPanel.active && current !== v) setCurrent(v); });
+    return v;
+  };
+
+  const open = async (file: string): Promise<void> => {
+    let a: StrataAddon;
+    try {
+      a = addon();
+    } catch (e) {
+      void vscode.window.showErrorMessage(`Strata: ${(e as Error).message}`);
+      return;
+    }
+    let profile;
+    try {
+      profile = await a.open(file);
+    } catch (e) {
+      const msg = (e as Error).message ?? String(e);
+      log.appendLine(`[open] ${file}: ${msg}`);
+      void vscode.window.showErrorMessage(`Strata: ${path.basename(file)}: ${msg}`);
+      return;
+    }
+    for (const v of viewers) {
+      if (v.profilePath === file) v.panel.dispose();   // replace an older view of the same file
+    }
+    const panel = vscode.window.createWebviewPanel('strata.viewer', `Strata: ${path.basename(file)}`,
+      { viewColumn: vscode.ViewColumn.Active, preserveFocus: false },
+      { enableScripts: true, retainContextWhenHidden: false });
+    const viewer = makeViewer(panel, file, a);
+    try {
+      await viewer.load(profile);
+    } catch (e) {
+      void vscode.window.showErrorMessage(`Strata: ${(e as Error).message}`);
+    }
+  };
+
+  context.subscriptions.push(
+    vscode.window.onDidChangeTextEditorSelection((e) => { if (e.textEditor === vscode.window.activeTextEditor) syncCursor(); }),
+    vscode.window.onDidChangeActiveTextEditor(() => syncCursor()),
+    { dispose: () => { if (cursorTimer) clearTimeout(cursorTimer); } },
+    vscode.commands.registerCommand('strata.openProfile', async (arg?: unknown) => {
+      let uri: vscode.Uri | undefined;
+      if (arg instanceof vscode.Uri) uri = arg;
+      else if (typeof arg === 'string' && arg) uri = vscode.Uri.file(arg);
+      if (!uri) {
+        const picked = await vscode.window.showOpenDialog({
+          canSelectMany: false,
+          openLabel: 'Open Profile',
+          title: 'Strata: Open Profile',
+          filters: { 'Strata profiles': ['strata'], 'All files': ['*'] },
+          defaultUri: vscode.workspace.workspaceFolders?.[0]?.uri,
+        });
+        uri = picked?.[0];
+      }
+      if (!uri) return;
+      await open(uri.fsPath);
+    }),
+    vscode.commands.registerCommand('strata.showViewer', () => {
+      if (current) current.reveal();
+      else void vscode.commands.executeCommand('strata.openProfile');
+    }),
+    // From a diagnostic: the analyzed profile's viewer, with the frames of that line outlined.
+    vscode.languages.registerCodeActionsProvider({ scheme: 'file' }, new ShowInFlameGraphActions(),
+      { providedCodeActionKinds: ShowInFlameGraphActions.kinds }),
+    vscode.commands.registerCommand(SHOW_IN_FLAME_GRAPH, async (file?: unknown, line?: unknown) => {
+      const editor = vscode.window.activeTextEditor;
+      const f = typeof file === 'string' ? file : editor?.document.uri.fsPath;
+      const l = typeof line === 'number' ? line : (editor ? editor.selection.active.line + 1 : 0);
+      const target = [...viewers].find((v) => v.profilePath === feedback.analyzed) ?? current;
+      if (!target) { void vscode.window.showInformationMessage('Strata: no profile is open.'); return; }
+      target.reveal();
+      target.highlightSource(f, l);
+    }),
+    // *.strata files open in the viewer (custom read-only editor).
+    vscode.window.registerCustomEditorProvider('strata.profile', {
+      openCustomDocument: (uri: vscode.Uri) => ({ uri, dispose: () => undefined }),
+      resolveCustomEditor: async (doc: vscode.CustomDocument, panel: vscode.WebviewPanel) => {
+        let a: StrataAddon;
+        try {
+          a = addon();
+        } catch (e) {
+          panel.webview.html = `<p>${(e as AddonMissingError).message.replace(/</g, '&lt;')}</p>`;
+          return;
+        }
+        const viewer = makeViewer(panel, doc.uri.fsPath, a);
+        try {
+          await viewer.load();
+        } catch (e) {
+          void vscode.window.showErrorMessage(`Strata: ${(e as Error).message}`);
+        }
+      },
+    } satisfies vscode.CustomReadonlyEditorProvider, { supportsMultipleEditorsPerDocument: true }),
+    { dispose: () => { for (const v of viewers) v.dispose(); disposeHighlight(); } },
+  );
+
+  return { open, states: () => [...viewers].map((v) => v.state()), currentProfile: () => current?.profilePath };
+}
+
+/** The demo (and anyone scripting a session) names a profile to show as soon as VS Code is up. */
+export function openStartupProfile(viewers: ProfileViewers, log: vscode.OutputChannel): void {
+  const startup = vscode.workspace.getConfiguration('strata').get<string>('openOnStartup', '').trim();
+  if (!startup) return;
+  if (fs.existsSync(startup)) void viewers.open(startup);
+  else log.appendLine(`[startup] strata.openOnStartup: no such file: ${startup}`);
+}

@@ -1,0 +1,71 @@
+// SumLines: per source line, each metric's inclusive value over the paths through it, the
+// outermost frame of each path counted once (recursion does not count twice).
+#include <gtest/gtest.h>
+
+#include <map>
+
+#include "strata/core/api.h"
+#include "test_util.h"
+
+namespace fmt = strata::format;
+using strata::core::Profile;
+using strata::test::StatsOf;
+
+namespace {
+
+// root → main(a.py:1) → f(a.py:5) → f(a.py:5) [recursion] → g(b.py:3)
+//                     → g(b.py:3)
+//      → main(a.py:1) on another thread's path (native in between) → h(a.py:9)
+//      → native (no file) → x(a.py:0, no line) → g(b.py:3)
+std::unique_ptr<Profile> Paths() {
+  fmt::ProfileWriter w;
+  uint32_t cpu = w.Metric("cpu_time", "ns");
+  uint32_t gpu = w.Metric("gpu_time", "ns");
+  auto py = [&](const char* name, const char* file, uint32_t line) {
+    return w.Frame(fmt::FrameKind::kPython, fmt::kNone, 0, name, file, line);
+  };
+  uint32_t main_f = py("main", "/w/a.py", 1), f_f = py("f", "/w/a.py", 5), g_f = py("g", "/w/b.py", 3);
+  uint32_t mod = w.Module("/nonexistent/libx.so", "", 0);
+  uint32_t native_f = w.Frame(fmt::FrameKind::kNative, mod, 0x10, "start_thread", "", 0);
+  uint32_t main1 = w.Child(0, main_f);
+  uint32_t f1 = w.Child(main1, f_f);
+  uint32_t f2 = w.Child(f1, f_f);
+  uint32_t g1 = w.Child(f2, g_f);
+  uint32_t g2 = w.Child(main1, g_f);
+  uint32_t thread = w.Child(0, native_f);
+  uint32_t main2 = w.Child(thread, main_f);
+  uint32_t h = w.Child(main2, py("h", "/w/a.py", 9));
+  uint32_t x = w.Child(thread, py("x", "/w/a.py", 0));
+  uint32_t g3 = w.Child(x, g_f);
+  w.AddStats(main1, cpu, StatsOf({20}));
+  w.AddStats(f1, cpu, StatsOf({20}));
+  w.AddStats(f2, cpu, StatsOf({20}));
+  w.AddStats(g1, cpu, StatsOf({10}));
+  w.AddStats(g2, cpu, StatsOf({20}));
+  w.AddStats(g2, gpu, StatsOf({7}));
+  w.AddStats(main2, cpu, StatsOf({5}));
+  w.AddStats(h, cpu, StatsOf({25}));
+  w.AddStats(g3, cpu, StatsOf({4}));
+  return Profile::FromBytes(w.Serialize());
+}
+
+}  // namespace
+
+TEST(LineTotals, OutermostFramePerPath) {
+  auto p = Paths();
+  strata::core::LineTotals t = strata::core::SumLines(*p, {0, 1});
+  std::map<std::string, std::vector<double>> at;  // "file:line"
+  for (const auto& l : t.lines) EXPECT_TRUE(at.emplace(l.file + ":" + std::to_string(l.line), l.values).second) << l.file << ":" << l.line;
+  ASSERT_EQ(t.totals.size(), 2u);
+  EXPECT_DOUBLE_EQ(t.totals[0], 124);
+  EXPECT_DOUBLE_EQ(t.totals[1], 7);
+  EXPECT_DOUBLE_EQ(at["/w/a.py:1"][0], 90 + 30);   // main on both paths
+  EXPECT_DOUBLE_EQ(at["/w/a.py:5"][0], 50);        // recursive f: the outer frame only (not 50 + 30)
+  EXPECT_DOUBLE_EQ(at["/w/a.py:9"][0], 25);
+  EXPECT_DOUBLE_EQ(at["/w/b.py:3"][0], 10 + 20 + 4);  // g on three paths
+  EXPECT_DOUBLE_EQ(at["/w/b.py:3"][1], 7);
+  EXPECT_EQ(at.count("/w/a.py:0"), 0u) << "a frame without a line is no line";
+  EXPECT_EQ(at.size(), 4u);
+  EXPECT_TRUE(strata::core::SumLines(*p, {}).lines.size() == 4u);
+  EXPECT_THROW(strata::core::SumLines(*p, {2}), strata::core::Error);
+}
