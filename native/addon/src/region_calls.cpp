@@ -67,12 +67,11 @@ class DecodeWorker : public PromiseWorker {
   void Run() override {
     t_ = rg::DecodeRequest(request_);
     groups_ = rg::GroupShares(t_.trace);
-    for (const auto& [id, entry] : t_.names) {
-      const rg::NameLocation nl = rg::SplitNameLocation(entry);
+    for (const auto& [id, n] : t_.names) {
       region_id_.push_back(id);
-      region_name_.push_back(strings_.Intern(nl.name));
-      region_file_.push_back(strings_.Intern(nl.file));
-      region_line_.push_back(uint32_t(nl.file.empty() ? 0 : nl.line));
+      region_name_.push_back(strings_.Intern(n.name));
+      region_file_.push_back(strings_.Intern(n.file));
+      region_line_.push_back(n.file.empty() ? 0 : n.line);
     }
     for (size_t i = 0; i < t_.trace.lanes.size(); ++i) {
       const rg::Lane& l = t_.trace.lanes[i];

@@ -37,7 +37,7 @@ RequestedTrace DecodeProton(const TraceRequest& r) {
 RequestedTrace DecodeRequest(const TraceRequest& r) {
   if (r.source == TraceSource::kProton) return DecodeProton(r);
   RequestedTrace out;
-  out.names = ParseNames(r.names);
+  out.names = ParseNameTable(r.names);
   DecodeOptions decode;
   decode.cycles_per_ns = r.cycles_per_ns;
   if (!r.calibration.empty()) {

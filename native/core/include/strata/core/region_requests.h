@@ -32,7 +32,7 @@ struct TraceRequest {
 
 struct RequestedTrace {
   Trace trace;
-  std::map<uint16_t, std::string> names;  // entries may carry "@file:line"
+  RegionNames names;  // the request's table first, then the profile's names
   // Proton: the kernels, and per lane an index into them; empty otherwise.
   std::vector<std::string> kernels;
   std::vector<uint32_t> lane_kernel;

@@ -64,24 +64,4 @@ std::string RegionFrameLabel(std::string_view name, bool iteration);
 std::string ToJson(const Trace& trace, const RegionNames& names = {});
 std::string ToChromeTrace(const Trace& trace, const RegionNames& names = {});
 
-// Transitional, for profiler_runtime until it writes the region launches section (it keeps the
-// names table as text and a frame name suffix today): the table's entries whole, and one entry
-// taken apart. Nothing in native/ calls these; they go when the runtime has switched.
-struct NameLocation {
-  std::string name;
-  std::string file;
-  int line = 0;
-};
-inline std::map<uint16_t, std::string> ParseNames(const std::string& table) {
-  std::map<uint16_t, std::string> out;
-  for (const auto& [id, n] : ParseNameTable(table))
-    out[id] = n.file.empty() ? n.name : n.name + "@" + n.file + ":" + std::to_string(n.line);
-  return out;
-}
-inline NameLocation RegionNameLocation(const std::map<uint16_t, std::string>& names, uint16_t id) {
-  auto it = names.find(id);
-  const RegionName n = it != names.end() ? ParseNameEntry(it->second) : NameOf({}, id);
-  return NameLocation{n.name, n.file, int(n.line)};
-}
-
 }  // namespace strata::core::regions
