@@ -7,8 +7,10 @@
 
 #include <cstring>
 #include <exception>
+#include <initializer_list>
 #include <string>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "strata/core/api.h"
@@ -96,6 +98,13 @@ inline Napi::Array StringArray(Napi::Env env, const std::vector<std::string>& st
   Napi::Array out = Napi::Array::New(env, strings.size());
   for (size_t i = 0; i < strings.size(); ++i) out.Set(static_cast<uint32_t>(i), strings[i]);
   return out;
+}
+
+// An object of named columns.
+inline Napi::Object Columns(Napi::Env env, std::initializer_list<std::pair<const char*, Napi::Value>> columns) {
+  Napi::Object o = Napi::Object::New(env);
+  for (const auto& [name, column] : columns) o.Set(name, column);
+  return o;
 }
 
 // Strings interned into one table (index 0 = ""), as the columns refer to them.

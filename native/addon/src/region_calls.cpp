@@ -112,40 +112,40 @@ class DecodeWorker : public PromiseWorker {
     out.Set("cyclesPerNs", Napi::Number::New(env, t.cycles_per_ns));
     out.Set("recordCostCycles", Napi::Number::New(env, t.record_cost_cycles));
     out.Set("strings", StringArray(env, strings_.strings()));
-    Napi::Object regions = Napi::Object::New(env);
-    regions.Set("id", U32Column(env, region_id_));
-    regions.Set("name", U32Column(env, region_name_));
-    regions.Set("file", U32Column(env, region_file_));
-    regions.Set("line", U32Column(env, region_line_));
-    out.Set("regions", regions);
-    Napi::Object lanes = Napi::Object::New(env);
-    lanes.Set("block", U32Column(env, lane_.block));
-    lanes.Set("blockX", U32Column(env, lane_.x));
-    lanes.Set("blockY", U32Column(env, lane_.y));
-    lanes.Set("blockZ", U32Column(env, lane_.z));
-    lanes.Set("group", U32Column(env, lane_.group));
-    lanes.Set("grouping", U8Column(env, lane_.grouping));
-    lanes.Set("smid", U32Column(env, lane_.smid));
-    lanes.Set("mode", U8Column(env, lane_.mode));
-    lanes.Set("records", U32Column(env, lane_.records));
-    lanes.Set("overflow", U32Column(env, lane_.overflow));
-    lanes.Set("startNs", F64Column(env, lane_.start));
-    lanes.Set("endNs", F64Column(env, lane_.end));
-    lanes.Set("kernel", U32Column(env, lane_.kernel));
-    out.Set("lanes", lanes);
-    Napi::Object ivs = Napi::Object::New(env);
-    ivs.Set("lane", U32Column(env, iv_.lane));
-    ivs.Set("region", U32Column(env, iv_.region));
-    ivs.Set("depth", U32Column(env, iv_.depth));
-    ivs.Set("parent", I32Column(env, iv_.parent));
-    ivs.Set("startNs", F64Column(env, iv_.start));
-    ivs.Set("endNs", F64Column(env, iv_.end));
-    ivs.Set("rawStartNs", F64Column(env, iv_.raw_start));
-    ivs.Set("rawEndNs", F64Column(env, iv_.raw_end));
-    ivs.Set("iteration", F64Column(env, iv_.iteration));
-    ivs.Set("waitNs", F64Column(env, iv_.wait));
-    ivs.Set("unmatched", U8Column(env, iv_.unmatched));
-    out.Set("intervals", ivs);
+    out.Set("regions", Columns(env, {
+        {"id", U32Column(env, region_id_)},
+        {"name", U32Column(env, region_name_)},
+        {"file", U32Column(env, region_file_)},
+        {"line", U32Column(env, region_line_)},
+    }));
+    out.Set("lanes", Columns(env, {
+        {"block", U32Column(env, lane_.block)},
+        {"blockX", U32Column(env, lane_.x)},
+        {"blockY", U32Column(env, lane_.y)},
+        {"blockZ", U32Column(env, lane_.z)},
+        {"group", U32Column(env, lane_.group)},
+        {"grouping", U8Column(env, lane_.grouping)},
+        {"smid", U32Column(env, lane_.smid)},
+        {"mode", U8Column(env, lane_.mode)},
+        {"records", U32Column(env, lane_.records)},
+        {"overflow", U32Column(env, lane_.overflow)},
+        {"startNs", F64Column(env, lane_.start)},
+        {"endNs", F64Column(env, lane_.end)},
+        {"kernel", U32Column(env, lane_.kernel)},
+    }));
+    out.Set("intervals", Columns(env, {
+        {"lane", U32Column(env, iv_.lane)},
+        {"region", U32Column(env, iv_.region)},
+        {"depth", U32Column(env, iv_.depth)},
+        {"parent", I32Column(env, iv_.parent)},
+        {"startNs", F64Column(env, iv_.start)},
+        {"endNs", F64Column(env, iv_.end)},
+        {"rawStartNs", F64Column(env, iv_.raw_start)},
+        {"rawEndNs", F64Column(env, iv_.raw_end)},
+        {"iteration", F64Column(env, iv_.iteration)},
+        {"waitNs", F64Column(env, iv_.wait)},
+        {"unmatched", U8Column(env, iv_.unmatched)},
+    }));
     Napi::Array issues = Napi::Array::New(env, t.issues.size());
     for (size_t i = 0; i < t.issues.size(); ++i) {
       const rg::Issue& is = t.issues[i];
