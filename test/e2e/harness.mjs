@@ -160,21 +160,23 @@ export async function runCommand(title) {
   const page = S.page;
   const input = page.locator('.quick-input-widget .quick-input-box input');
   // The palette can close right after it opens when focus was inside a webview (a click in the
-  // timeline or flame graph just before): open it again, a few times, before giving up.
+  // timeline or flame graph just before), and on a loaded machine the first palette of a session
+  // can list the extensions' commands only after a while: open it again, a few times, before
+  // giving up.
+  const row = page.locator('.quick-input-widget .monaco-list-row', { hasText: title }).first();
   for (let attempt = 1; ; attempt++) {
     try {
       await page.keyboard.press('Escape');
       await page.keyboard.press(attempt % 2 ? 'F1' : 'Control+Shift+P');
       await input.waitFor({ state: 'visible', timeout: 15000 });
       await input.fill(`>${title}`, { timeout: 5000 });
+      await row.waitFor({ state: 'visible', timeout: 15000 });
       break;
     } catch (e) {
       if (attempt >= 4) throw e;
       await page.waitForTimeout(500);
     }
   }
-  const row = page.locator('.quick-input-widget .monaco-list-row', { hasText: title }).first();
-  await row.waitFor({ state: 'visible', timeout: 15000 });
   await page.keyboard.press('Enter');
 }
 
