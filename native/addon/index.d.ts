@@ -5,6 +5,9 @@
 // ("not a Strata profile: ..."). Invalid arguments (a bad view kind, a negative index) throw
 // a TypeError/RangeError synchronously.
 
+// The column shape of a view is the webview protocol's: the extension hands it on unchanged.
+import type { NodeColumns } from '../../webview/src/protocol';
+
 export type ViewKind = 'top-down' | 'bottom-up' | 'flat';
 
 export interface MetricInfo {
@@ -35,21 +38,12 @@ export interface LineTotalsColumns {
  * protocol: 0 root, 1 python, 2 native, 3 operator, 4 gpu_api, 5 kernel, 6 pc, 7 region, 8 thread.
  * inclusive/exclusive/count are of the metric `metricIndex`.
  */
-export interface ViewColumns {
+export interface ViewColumns extends NodeColumns {
   view: ViewKind;
   metric: string;        // name of the metric (metrics()[metricIndex].name; "" if none)
   unit: string;
   metricIndex: number;
   total: number;         // inclusive value of the root
-  strings: string[];
-  parent: Int32Array;
-  kind: Uint8Array;
-  name: Uint32Array;
-  file: Uint32Array;
-  line: Uint32Array;     // 0 = unknown
-  module: Uint32Array;
-  inclusive: Float64Array;
-  exclusive: Float64Array;
   count: Float64Array;   // exclusive sample/event count
 }
 

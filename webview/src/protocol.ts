@@ -13,23 +13,27 @@ export type ViewName = 'top-down' | 'bottom-up';
 export { FrameKind } from './frameKinds.generated';
 
 /**
- * One view of a profile as columns. Nodes are in preorder: parent[i] < i, parent[0] = -1.
- * String columns index into `strings` (0 = "").
+ * A tree of nodes as columns, as the addon builds a view and the flame graph draws it. Nodes are
+ * in preorder: parent[i] < i, parent[0] = -1. String columns index into `strings` (0 = "").
  */
-export interface FlameData {
+export interface NodeColumns {
+  strings: string[];
+  parent: Int32Array;
+  kind: Uint8Array;        // FrameKind
+  name: Uint32Array;
+  file: Uint32Array;
+  line: Uint32Array;       // 0 = unknown
+  module: Uint32Array;
+  inclusive: Float64Array;
+  exclusive: Float64Array;
+}
+
+/** One view of a profile, for the flame graph. */
+export interface FlameData extends NodeColumns {
   view: ViewName;
   metric: string;          // e.g. "cpu_time"
   unit: string;            // e.g. "ns"
   total: number;           // inclusive value of the root
-  strings: string[];
-  parent: Int32Array;
-  kind: Uint8Array;
-  name: Uint32Array;
-  file: Uint32Array;
-  line: Uint32Array;
-  module: Uint32Array;
-  inclusive: Float64Array;
-  exclusive: Float64Array;
 }
 
 /** v3: one lane of a decoded region trace (`strata regions --format json`, docs/regions.md). */

@@ -2,7 +2,7 @@
 // rows scroll by a uniform, so scrolling draws without uploading again. Outlines (host
 // 'highlight') and the focus edge are drawn in the fragment shader.
 import type { RGBA } from '../ui/theme';
-import { InstancedRects, rgbaUniform } from './instancedRects';
+import { InstancedRects, rectFragmentShader, rectVertexShader, rgbaUniform } from './instancedRects';
 import { WebGLUnavailableError } from './webglContext';
 
 export const FLAG_OUTLINE = 1;
@@ -41,47 +41,18 @@ export class FlameRenderer {
   /** `onRestored` is called after a lost WebGL context comes back (regl restores its objects). */
   constructor(readonly canvas: HTMLCanvasElement, onRestored: () => void = () => {}) {
     this.rects = new InstancedRects<Uniforms>(canvas, 'flame graph', {
-      vert: `
-        precision highp float;
-        attribute vec2 aCorner;
-        attribute vec4 aRect;
-        attribute vec4 aColor;
-        uniform vec2 uViewport;
-        uniform float uRowH, uScrollY, uDpr;
-        varying vec4 vColor;
-        varying vec2 vLocal;
-        varying vec2 vSize;
-        varying float vFlags;
-        void main() {
-          float w = aRect.y - aRect.x;
-          float gap = w >= 3.0 ? 1.0 : 0.0;
-          vec2 size = vec2(max(w - gap, 1.0 / uDpr), uRowH - 1.0);
-          vec2 pos = vec2(aRect.x, aRect.z * uRowH - uScrollY) + aCorner * size;
-          vLocal = aCorner * size;
-          vSize = size;
-          vColor = aColor;
-          vFlags = aRect.w;
-          gl_Position = vec4(pos.x / uViewport.x * 2.0 - 1.0, 1.0 - pos.y / uViewport.y * 2.0, 0.0, 1.0);
-        }`,
-      frag: `
-        precision mediump float;
-        uniform vec4 uOutline;
-        uniform float uDpr;
-        varying vec4 vColor;
-        varying vec2 vLocal;
-        varying vec2 vSize;
-        varying float vFlags;
-        void main() {
-          vec2 d = min(vLocal, vSize - vLocal);
-          float edge = min(d.x, d.y);
-          if (mod(vFlags, 2.0) >= 1.0 && edge < 2.0) {
-            gl_FragColor = uOutline;
-          } else if (mod(floor(vFlags / 2.0), 2.0) >= 1.0 && edge < 1.0) {
-            gl_FragColor = vec4(mix(vColor.rgb, uOutline.rgb, 0.6), 1.0);
-          } else {
-            gl_FragColor = vColor;
-          }
-        }`,
+      vert: rectVertexShader('uniform float uRowH, uScrollY;', `
+        vec2 size = vec2(max(w - gap, 1.0 / uDpr), uRowH - 1.0);
+        vec2 pos = vec2(aRect.x, aRect.z * uRowH - uScrollY) + aCorner * size;
+        vFlags = aRect.w;`),
+      frag: rectFragmentShader(`
+        if (mod(vFlags, 2.0) >= 1.0 && edge < 2.0) {
+          gl_FragColor = uOutline;
+        } else if (mod(floor(vFlags / 2.0), 2.0) >= 1.0 && edge < 1.0) {
+          gl_FragColor = vec4(mix(vColor.rgb, uOutline.rgb, 0.6), 1.0);
+        } else {
+          gl_FragColor = vColor;
+        }`),
       attributes: [{ name: 'aRect', size: 4, type: 'float' }, { name: 'aColor', size: 4, type: 'uint8' }],
       uniforms: ['uViewport', 'uRowH', 'uScrollY', 'uDpr', 'uOutline'],
     }, onRestored);

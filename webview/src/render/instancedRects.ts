@@ -13,6 +13,55 @@ export interface InstanceAttribute {
   type: 'float' | 'uint8';
 }
 
+/**
+ * The vertex shader both renderers use: a rectangle `size` CSS px large at `pos`, with a one-pixel
+ * gap between neighbours once they are wide enough to spare it (never thinner than one device
+ * pixel). `declarations` adds the renderer's attributes and uniforms; `placement` sets
+ * `vec2 size`, `vec2 pos` and `vFlags` from `w` (the rectangle's width) and `gap`.
+ */
+export function rectVertexShader(declarations: string, placement: string): string {
+  return `
+    precision highp float;
+    attribute vec2 aCorner;
+    attribute vec4 aRect;
+    attribute vec4 aColor;
+    uniform vec2 uViewport;
+    uniform float uDpr;
+    ${declarations}
+    varying vec4 vColor;
+    varying vec2 vLocal;
+    varying vec2 vSize;
+    varying float vFlags;
+    void main() {
+      float w = aRect.y - aRect.x;
+      float gap = w >= 3.0 ? 1.0 : 0.0;
+      ${placement}
+      vLocal = aCorner * size;
+      vSize = size;
+      vColor = aColor;
+      gl_Position = vec4(pos.x / uViewport.x * 2.0 - 1.0, 1.0 - pos.y / uViewport.y * 2.0, 0.0, 1.0);
+    }`;
+}
+
+/**
+ * The fragment shader both renderers use: `colour` sets gl_FragColor from `vColor`, `vFlags`,
+ * `uOutline` and `edge` (the distance in CSS px to the rectangle's nearest side).
+ */
+export function rectFragmentShader(colour: string): string {
+  return `
+    precision mediump float;
+    uniform vec4 uOutline;
+    varying vec4 vColor;
+    varying vec2 vLocal;
+    varying vec2 vSize;
+    varying float vFlags;
+    void main() {
+      vec2 d = min(vLocal, vSize - vLocal);
+      float edge = min(d.x, d.y);
+      ${colour}
+    }`;
+}
+
 export interface InstancedRectsSpec<U extends object> {
   vert: string;           // gets `attribute vec2 aCorner` (the quad corner, 0..1) and the instance attributes
   frag: string;

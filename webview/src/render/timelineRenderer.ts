@@ -3,7 +3,7 @@
 // height, since timeline rows differ in height). Positions are in CSS pixels of the canvas;
 // the backing store is scaled by devicePixelRatio. The hovered interval gets an outline.
 import type { RGBA } from '../ui/theme';
-import { InstancedRects, rgbaUniform } from './instancedRects';
+import { InstancedRects, rectFragmentShader, rectVertexShader, rgbaUniform } from './instancedRects';
 
 export const TL_FLAG_HOVER = 1;
 
@@ -39,44 +39,13 @@ export class TimelineRenderer {
 
   constructor(readonly canvas: HTMLCanvasElement, onRestored: () => void = () => {}) {
     this.rects = new InstancedRects<Uniforms>(canvas, 'timeline', {
-      vert: `
-        precision highp float;
-        attribute vec2 aCorner;
-        attribute vec4 aRect;
-        attribute vec4 aColor;
-        attribute float aFlags;
-        uniform vec2 uViewport;
-        uniform float uDpr;
-        varying vec4 vColor;
-        varying vec2 vLocal;
-        varying vec2 vSize;
-        varying float vFlags;
-        void main() {
-          float w = aRect.y - aRect.x;
-          // A one-pixel gap between neighbours once they are wide enough to spare it; never
-          // thinner than one device pixel, so every interval stays visible.
-          float gap = w >= 3.0 ? 1.0 : 0.0;
-          vec2 size = vec2(max(w - gap, 1.0 / uDpr), max(aRect.w - 1.0, 1.0 / uDpr));
-          vec2 pos = vec2(aRect.x, aRect.z) + aCorner * size;
-          vLocal = aCorner * size;
-          vSize = size;
-          vColor = aColor;
-          vFlags = aFlags;
-          gl_Position = vec4(pos.x / uViewport.x * 2.0 - 1.0, 1.0 - pos.y / uViewport.y * 2.0, 0.0, 1.0);
-        }`,
-      frag: `
-        precision mediump float;
-        uniform vec4 uOutline;
-        varying vec4 vColor;
-        varying vec2 vLocal;
-        varying vec2 vSize;
-        varying float vFlags;
-        void main() {
-          vec2 d = min(vLocal, vSize - vLocal);
-          float edge = min(d.x, d.y);
-          if (mod(vFlags, 2.0) >= 1.0 && edge < 1.5) gl_FragColor = uOutline;
-          else gl_FragColor = vColor;
-        }`,
+      vert: rectVertexShader('attribute float aFlags;', `
+        vec2 size = vec2(max(w - gap, 1.0 / uDpr), max(aRect.w - 1.0, 1.0 / uDpr));
+        vec2 pos = vec2(aRect.x, aRect.z) + aCorner * size;
+        vFlags = aFlags;`),
+      frag: rectFragmentShader(`
+        if (mod(vFlags, 2.0) >= 1.0 && edge < 1.5) gl_FragColor = uOutline;
+        else gl_FragColor = vColor;`),
       attributes: [
         { name: 'aRect', size: 4, type: 'float' }, { name: 'aColor', size: 4, type: 'uint8' }, { name: 'aFlags', size: 1, type: 'float' },
       ],
