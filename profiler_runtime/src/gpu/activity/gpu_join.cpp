@@ -65,9 +65,9 @@ void GpuJoin::TakeApiEntries(Aggregator* agg, Cct::Unlocked& u, uint64_t now) {
     n -= k;
     bool slot_ok = e.slot < registry::kMaxSlots && slots[e.slot].generation == e.slot_generation;
     uint64_t filtered[kMaxDepth];
-    if (!slot_ok) {  // the thread's code cache is gone: keep native frames only
+    if (!slot_ok) {  // the thread is gone, and its name ring with it: interned words stay valid
       int m = 0;
-      for (int q = 0; q < n; ++q) if (!IsPyFrameWord(words[q])) filtered[m++] = words[q];
+      for (int q = 0; q < n; ++q) if (!IsPendingPyWord(words[q])) filtered[m++] = words[q];
       words = filtered;
       n = m;
     }
