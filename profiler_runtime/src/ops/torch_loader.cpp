@@ -1,124 +1,32 @@
 // Loads the PyTorch operator plugin (libstrata_torch.so) when torch is loaded into the profiled
 // process. Called by the dlopen interposer after each successful dlopen, in normal context,
-// outside the loader lock. The plugin is compiled against one torch version's headers: it is
-// only started when that version equals the loaded torch, and when loading it did not pull in a
-// second libtorch (a plugin linked against another torch's sonames); otherwise meta
-// "operators" says why and the program runs on unprofiled at the operator level.
+// outside the loader lock. The plugin is compiled against one torch version's headers, so it is
+// only started when that version equals the loaded torch and loading it did not pull in a second
+// libtorch. Where it comes from, in order: $STRATA_TORCH_PLUGIN (that file and no other); the
+// one built with the runtime, when it links the loaded torch's sonames and its version matches;
+// else the one built for this torch on first use (ops/plugin_build.cpp). When none can be had,
+// meta "operators" says why and the program runs on unprofiled at the operator level.
+#include "ops/torch_loader.h"
+
 #include <dlfcn.h>
-#include <link.h>
 #include <unistd.h>
 
 #include <atomic>
-#include <cctype>
-#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <string>
 
+#include "ops/elf_needed.h"
 #include "ops/op_abi.h"
 #include "ops/op_registry.h"
-#include "ops/op_stack.h"
+#include "ops/plugin_build.h"
+#include "ops/torch_install.h"
 #include "runtime_state.h"
 
 namespace strata::rt::ops {
 namespace {
 
 std::atomic<int> g_tried{0};
-
-struct TorchLibs {
-  std::string torch_cpu;  // path of the loaded libtorch_cpu
-  int count = 0;          // loaded objects that are libtorch_cpu / libc10
-};
-
-int CountTorch(dl_phdr_info* info, size_t, void* data) {
-  auto* t = static_cast<TorchLibs*>(data);
-  const char* name = info->dlpi_name;
-  if (!name || !*name) return 0;
-  const char* base = strrchr(name, '/');
-  base = base ? base + 1 : name;
-  if (strncmp(base, "libtorch_cpu.so", 15) == 0) {
-    ++t->count;
-    if (t->torch_cpu.empty()) t->torch_cpu = name;
-  } else if (strncmp(base, "libc10.so", 9) == 0) {
-    ++t->count;
-  }
-  return 0;
-}
-
-TorchLibs LoadedTorch() {
-  TorchLibs t;
-  dl_iterate_phdr(CountTorch, &t);
-  return t;
-}
-
-std::string Dir(const std::string& path) {
-  size_t s = path.rfind('/');
-  return s == std::string::npos ? "." : path.substr(0, s);
-}
-
-// `__version__ = '2.11.0+cu130'` from torch/version.py.
-std::string VersionFromPy(const std::string& file) {
-  FILE* f = fopen(file.c_str(), "re");
-  if (!f) return "";
-  char line[512];
-  std::string v;
-  while (fgets(line, sizeof(line), f)) {
-    if (strncmp(line, "__version__", 11) != 0) continue;
-    const char* q = strpbrk(line, "'\"");
-    if (!q) break;
-    const char* e = strchr(q + 1, *q);
-    if (e) v.assign(q + 1, size_t(e - q - 1));
-    break;
-  }
-  fclose(f);
-  return v;
-}
-
-// Version of the loaded torch: torch/version.py beside the extension module that was opened
-// (python: torch/_C.cpython-*.so), beside libtorch (pip: torch/lib/../version.py), else the
-// soname's numbers (Debian: libtorch_cpu.so.1.13).
-std::string LoadedVersion(const char* opened, const std::string& torch_cpu) {
-  std::string v;
-  if (opened && strstr(opened, "/torch/_C.")) v = VersionFromPy(Dir(opened) + "/version.py");
-  if (v.empty() && !torch_cpu.empty()) v = VersionFromPy(Dir(torch_cpu) + "/../version.py");
-  if (v.empty() && !torch_cpu.empty()) {
-    size_t at = torch_cpu.find("libtorch_cpu.so.");
-    if (at != std::string::npos) v = torch_cpu.substr(at + 16);
-  }
-  return v;
-}
-
-// Leading numeric components: "2.11.0+cu130" -> {2, 11, 0}; "1.13.0a0" -> {1, 13, 0}.
-int Numbers(const std::string& v, long out[3]) {
-  int n = 0;
-  const char* p = v.c_str();
-  while (n < 3 && isdigit(static_cast<unsigned char>(*p))) {
-    char* end;
-    out[n++] = strtol(p, &end, 10);
-    p = end;
-    if (*p != '.') break;
-    ++p;
-  }
-  return n;
-}
-
-bool SameVersion(const std::string& plugin, const std::string& loaded) {
-  long a[3], b[3];
-  int na = Numbers(plugin, a), nb = Numbers(loaded, b);
-  int n = na < nb ? na : nb;
-  if (n < 2) return false;
-  for (int i = 0; i < n; ++i)
-    if (a[i] != b[i]) return false;
-  return true;
-}
-
-std::string PluginPath() {
-  if (const char* p = getenv("STRATA_TORCH_PLUGIN"); p && *p) return p;
-  Dl_info info;
-  if (dladdr(reinterpret_cast<void*>(&PluginPath), &info) && info.dli_fname)
-    return Dir(info.dli_fname) + "/libstrata_torch.so";
-  return "libstrata_torch.so";
-}
 
 const StrataOpsApi kApi = {
     STRATA_OPS_ABI_VERSION,
@@ -128,45 +36,109 @@ const StrataOpsApi kApi = {
     &strata_op_active,
 };
 
-void LoadPlugin(const char* opened, const TorchLibs& before) {
-  std::string path = PluginPath();
-  std::string loaded = LoadedVersion(opened, before.torch_cpu);
-  std::string torch = "torch " + (loaded.empty() ? std::string("(version unknown)") : loaded);
+std::string Base(const std::string& path) {
+  size_t s = path.rfind('/');
+  return s == std::string::npos ? path : path.substr(s + 1);
+}
+
+std::string BesideRuntime() {
+  Dl_info info;
+  if (dladdr(reinterpret_cast<void*>(&BesideRuntime), &info) && info.dli_fname) {
+    std::string self = info.dli_fname;
+    size_t s = self.rfind('/');
+    return (s == std::string::npos ? std::string(".") : self.substr(0, s)) + "/libstrata_torch.so";
+  }
+  return "";
+}
+
+// The plugin needs the very libtorch_cpu that is loaded (same soname), so dlopen cannot bring a
+// second torch in (Debian's libtorch_cpu.so.1.13 next to pip's libtorch_cpu.so).
+bool LinksLoadedTorch(const std::string& plugin, const TorchInstall& t) {
+  std::string loaded = Base(t.torch_cpu);
+  for (const std::string& needed : NeededLibraries(plugin))
+    if (needed == loaded) return true;
+  return false;
+}
+
+struct Started {
+  bool ok = false;
+  std::string why;
+  std::string built;  // the torch version the plugin was compiled against
+};
+
+Started Start(const std::string& path, const TorchInstall& t) {
+  Started s;
+  std::string torch = TorchLabel(t);
   if (access(path.c_str(), R_OK) != 0) {
-    SetPluginStatus("not recorded: " + torch + " loaded, no plugin at " + path +
-                    " (build strata_torch against this torch, or set STRATA_TORCH_PLUGIN)", false);
-    return;
+    s.why = torch + " loaded, no plugin at " + path;
+    return s;
   }
   void* h = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (!h) {
     const char* e = dlerror();
-    SetPluginStatus("not recorded: " + torch + " loaded, cannot load " + path + ": " + (e ? e : "?"), false);
-    return;
+    s.why = torch + " loaded, cannot load " + path + ": " + (e ? e : "?");
+    return s;
   }
   auto version = reinterpret_cast<const char* (*)()>(dlsym(h, "strata_plugin_framework_version"));
   auto start = reinterpret_cast<int (*)(const StrataOpsApi*, const char*, char*, size_t)>(
       dlsym(h, "strata_plugin_start"));
   if (!version || !start) {
-    SetPluginStatus("not recorded: " + path + " is not a Strata operator plugin", false);
-    return;
+    s.why = path + " is not a Strata operator plugin";
+    return s;
   }
-  std::string built = version();
-  if (LoadedTorch().count > before.count) {
+  s.built = version();
+  if (LoadedTorchLibraries().count > t.count) {
     // Its DT_NEEDED named another torch's libraries: never start it against two torches.
-    SetPluginStatus("not recorded: " + path + " is built for torch " + built + " and loaded a second libtorch next to " +
-                    torch, false);
-    return;
+    s.why = path + " is built for torch " + s.built + " and loaded a second libtorch next to " + torch;
+    return s;
   }
-  if (!SameVersion(built, loaded)) {
-    SetPluginStatus("not recorded: " + path + " is built for torch " + built + ", the program loaded " + torch, false);
-    return;
+  if (!SameVersion(s.built, t.version)) {
+    s.why = path + " is built for torch " + s.built + ", the program loaded " + torch;
+    return s;
   }
   char why[256] = {0};
-  if (start(&kApi, loaded.c_str(), why, sizeof(why)) != 0) {
-    SetPluginStatus("not recorded: " + torch + ": plugin refused: " + why, false);
+  if (start(&kApi, t.version.c_str(), why, sizeof(why)) != 0) {
+    s.why = torch + ": plugin refused: " + why;
+    return s;
+  }
+  s.ok = true;
+  return s;
+}
+
+void Recorded(const TorchInstall& t, const Started& s, const std::string& origin) {
+  SetPluginStatus("recorded: " + TorchLabel(t) + " (RecordFunction callbacks, plugin built for " + s.built + ", " +
+                      origin + ")",
+                  true);
+}
+
+void LoadPlugin(const char* opened) {
+  TorchInstall t = DescribeLoadedTorch(opened);
+  if (const char* p = getenv("STRATA_TORCH_PLUGIN"); p && *p) {
+    Started s = Start(p, t);
+    if (s.ok) Recorded(t, s, std::string("$STRATA_TORCH_PLUGIN ") + p);
+    else SetPluginStatus("not recorded: " + s.why, false);
     return;
   }
-  SetPluginStatus("recorded: " + torch + " (RecordFunction callbacks, plugin built for " + built + ")", true);
+  std::string beside = BesideRuntime();
+  std::string beside_why;
+  if (!beside.empty() && access(beside.c_str(), R_OK) == 0 && LinksLoadedTorch(beside, t)) {
+    Started s = Start(beside, t);
+    if (s.ok) return Recorded(t, s, beside);
+    beside_why = s.why + "; ";
+  }
+  PluginBuild b = CachedOrBuiltPlugin(t);
+  if (!b.ok) {
+    SetPluginStatus("not recorded: " + TorchLabel(t) + " loaded: " + beside_why + b.why, false);
+    return;
+  }
+  Started s = Start(b.path, t);
+  if (!s.ok) {
+    SetPluginStatus("not recorded: " + beside_why + s.why, false);
+    return;
+  }
+  char secs[32];
+  snprintf(secs, sizeof(secs), "%.1f", b.seconds);
+  Recorded(t, s, b.built_now ? "built on first use in " + std::string(secs) + " s into " + b.path : "cached " + b.path);
 }
 
 }  // namespace
@@ -175,11 +147,10 @@ void AfterDlopen(const char* file) {
   if (g_tried.load(std::memory_order_relaxed)) return;
   if (!file || !strstr(file, "torch")) return;  // cheap filter: torch/_C..., libtorch*
   if (!state::Active() || getpid() != state::ProfiledPid()) return;
-  TorchLibs t = LoadedTorch();
-  if (t.torch_cpu.empty()) return;  // not yet: libtorch_global_deps and friends come first
+  if (LoadedTorchLibraries().torch_cpu.empty()) return;  // not yet: libtorch_global_deps come first
   int expected = 0;
   if (!g_tried.compare_exchange_strong(expected, 1)) return;
-  LoadPlugin(file, t);
+  LoadPlugin(file);
 }
 
 }  // namespace strata::rt::ops
