@@ -132,7 +132,7 @@ TEST(PyWalk, Groups312ByCStackFrames) {
   // Merge: leaf, eval, native, eval, root  ->  leaf, inner, middle, native, outer, root
   const uint64_t pcs[5] = {0x500, 0x1100, 0x600, 0x1200, 0x700};
   uint64_t out[16];
-  int n = strata::rt::MergeStacks(pcs, 5, rt.eval_begin, rt.eval_end, &ps, out, 16);
+  int n = strata::rt::MergeStacks(pcs, 5, rt.eval_begin, rt.eval_end, &ps, true, out, 16);
   ASSERT_EQ(n, 6);
   EXPECT_EQ(out[0], 0x500u);
   EXPECT_EQ(out[1], ps.words[0]);
@@ -143,10 +143,25 @@ TEST(PyWalk, Groups312ByCStackFrames) {
 
   // No eval frame in the native stack: Python frames go to the root end, none dropped.
   const uint64_t plain[2] = {0x500, 0x700};
-  n = strata::rt::MergeStacks(plain, 2, rt.eval_begin, rt.eval_end, &ps, out, 16);
+  n = strata::rt::MergeStacks(plain, 2, rt.eval_begin, rt.eval_end, &ps, true, out, 16);
   ASSERT_EQ(n, 5);
   EXPECT_EQ(out[1], 0x700u);
   EXPECT_EQ(out[2], ps.words[0]);
+  EXPECT_EQ(out[4], ps.words[2]);
+
+  // Two groups, one eval frame (the other call went through a frame-evaluation hook the native
+  // stack does not show). Complete native stack: both groups at the eval frame, the process
+  // entry stays the root. Incomplete (unwinding stopped): the outer group goes to the root end.
+  const uint64_t one_eval[3] = {0x500, 0x1100, 0x700};
+  n = strata::rt::MergeStacks(one_eval, 3, rt.eval_begin, rt.eval_end, &ps, true, out, 16);
+  ASSERT_EQ(n, 5);
+  EXPECT_EQ(out[1], ps.words[0]);
+  EXPECT_EQ(out[3], ps.words[2]);
+  EXPECT_EQ(out[4], 0x700u);
+  n = strata::rt::MergeStacks(one_eval, 3, rt.eval_begin, rt.eval_end, &ps, false, out, 16);
+  ASSERT_EQ(n, 5);
+  EXPECT_EQ(out[1], ps.words[0]);
+  EXPECT_EQ(out[3], 0x700u);
   EXPECT_EQ(out[4], ps.words[2]);
 }
 

@@ -18,7 +18,7 @@ constexpr uint64_t kEval = 0x5100;  // a PC inside the eval loop
 std::vector<uint64_t> Merge(const std::vector<uint64_t>& pcs, const std::vector<uint64_t>& sps,
                             const py::PyStack* ps, const rt::OpMarks* ops) {
   std::vector<uint64_t> out(64);
-  int n = rt::MergeStacks(pcs.data(), sps.data(), int(pcs.size()), kEvalBegin, kEvalEnd, ps, ops,
+  int n = rt::MergeStacks(pcs.data(), sps.data(), int(pcs.size()), kEvalBegin, kEvalEnd, ps, true, ops,
                           out.data(), int(out.size()));
   out.resize(size_t(n));
   return out;
@@ -113,7 +113,7 @@ TEST(OpMerge, NoStackPointersPutsOperatorsBelowPython) {
   rt::OpMarks m;
   m.e = e;
   m.n = 1;
-  int n = rt::MergeStacks(pcs.data(), nullptr, 1, kEvalBegin, kEvalEnd, &ps, &m, out.data(), 16);
+  int n = rt::MergeStacks(pcs.data(), nullptr, 1, kEvalBegin, kEvalEnd, &ps, false, &m, out.data(), 16);
   out.resize(size_t(n));
   std::vector<uint64_t> want = {0x100, rt::OpFrameWord(3), rt::PendingPyWord(1, 10), rt::PendingPyWord(2, 20)};
   EXPECT_EQ(out, want);
@@ -126,4 +126,25 @@ TEST(OpMerge, NoOperatorsIsThePlainMerge) {
   py::PyStack ps = OneGroup(rt::PendingPyWord(1, 10), rt::PendingPyWord(2, 20));
   std::vector<uint64_t> want = {0x100, rt::PendingPyWord(1, 10), rt::PendingPyWord(2, 20), 0x600};
   EXPECT_EQ(Merge(pcs, sps, &ps, nullptr), want);
+}
+
+// Two Python groups, one eval frame, complete native stack, an operator inside: the outer group
+// goes with the innermost eval frame, so the native root (the process entry) stays the root.
+TEST(OpMerge, SurplusGroupsStayBelowTheProcessEntry) {
+  std::vector<uint64_t> pcs = {0x100, 0x200, kEval, 0x700};
+  std::vector<uint64_t> sps = {100, 200, 500, 700};
+  py::PyStack ps;
+  ps.words[0] = rt::PendingPyWord(1, 10);
+  ps.words[1] = rt::PendingPyWord(2, 20);
+  ps.nwords = 2;
+  ps.group_start[0] = 0;
+  ps.group_start[1] = 1;
+  ps.group_start[2] = 2;
+  ps.ngroups = 2;
+  rt::ops::OpEntry e[1] = {{rt::OpFrameWord(3), 150, 3, 0, 0}};
+  rt::OpMarks m;
+  m.e = e;
+  m.n = 1;
+  std::vector<uint64_t> want = {0x100, rt::OpFrameWord(3), rt::PendingPyWord(1, 10), rt::PendingPyWord(2, 20), 0x700};
+  EXPECT_EQ(Merge(pcs, sps, &ps, &m), want);
 }

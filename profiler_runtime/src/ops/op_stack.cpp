@@ -202,7 +202,7 @@ bool PythonContext(OpStack* s) {
   }
   // The innermost Python frame called the outermost operator: the glue below it is dropped
   // in every path (merge.h), so the context starts there.
-  int m = MergeStacks(pcs, npcs, py->eval_begin, py->eval_end, &ps, words, kMaxDepth);
+  int m = MergeStacks(pcs, npcs, py->eval_begin, py->eval_end, &ps, !failed && npcs < kMaxDepth, words, kMaxDepth);
   int p = 0, n = 0;
   while (p < m && !IsPyFrameWord(words[p])) ++p;
   for (int i = p; i < m && n < kMaxCtx; ++i) s->ctx[n++] = words[i];

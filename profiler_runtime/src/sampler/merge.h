@@ -1,7 +1,13 @@
 // Builds the merged call path of one sample, py-spy --native style: every native frame whose PC
 // lies in _PyEval_EvalFrameDefault is replaced by the Python frames that evaluation call ran
-// (one group per call, innermost first). Groups left over - native unwinding stopped early or
-// found no eval frame - go to the root end rather than being dropped. Pure; handler-safe.
+// (one group per call, innermost first). Pure; handler-safe.
+//
+// More groups than eval frames: a Python call evaluated through a C frame that is not
+// recognized (a frame-evaluation hook such as torch.compile's, a cold part of the eval loop).
+// When the native stack is complete (unwound to the process or thread entry), the outermost
+// groups belong to the outermost eval frames, so the surplus goes with the innermost eval frame
+// (never above the process entry). When it is not complete, the groups left over are callers
+// the unwinder did not reach and go to the root end rather than being dropped.
 #pragma once
 
 #include <cstdint>
@@ -11,14 +17,25 @@
 
 namespace strata::rt {
 
+// Groups to emit together with the innermost eval frame beyond its own (see above).
+inline int SurplusGroups(const uint64_t* pcs, int npcs, uint64_t eval_begin, uint64_t eval_end,
+                         const python::PyStack* ps, bool complete) {
+  if (!ps || !complete) return 0;
+  int evals = 0;
+  for (int i = 0; i < npcs; ++i) evals += pcs[i] >= eval_begin && pcs[i] < eval_end;
+  return evals > 0 && ps->ngroups > evals ? ps->ngroups - evals : 0;
+}
+
 inline int MergeStacks(const uint64_t* pcs, int npcs, uint64_t eval_begin, uint64_t eval_end,
-                       const python::PyStack* ps, uint64_t* out, int max) {
+                       const python::PyStack* ps, bool complete, uint64_t* out, int max) {
   int n = 0, group = 0;
+  int surplus = SurplusGroups(pcs, npcs, eval_begin, eval_end, ps, complete);
   for (int i = 0; i < npcs && n < max; ++i) {
     if (ps && group < ps->ngroups && pcs[i] >= eval_begin && pcs[i] < eval_end) {
-      for (int k = ps->group_start[group]; k < ps->group_start[group + 1] && n < max; ++k)
-        out[n++] = ps->words[k];
-      ++group;
+      for (int last = group + surplus; group <= last; ++group)
+        for (int k = ps->group_start[group]; k < ps->group_start[group + 1] && n < max; ++k)
+          out[n++] = ps->words[k];
+      surplus = 0;
       continue;
     }
     out[n++] = pcs[i];
@@ -53,10 +70,11 @@ struct OpMarks {
 // launches and backward operators that adopt a forward path. Native frames below the innermost
 // operator, and between a Python group and an operator that Python code ran inside, are kept.
 inline int MergeStacks(const uint64_t* pcs, const uint64_t* sps, int npcs, uint64_t eval_begin,
-                       uint64_t eval_end, const python::PyStack* ps, const OpMarks* ops,
+                       uint64_t eval_end, const python::PyStack* ps, bool complete, const OpMarks* ops,
                        uint64_t* out, int max) {
-  if (!ops || ops->n <= ops->lowest) return MergeStacks(pcs, npcs, eval_begin, eval_end, ps, out, max);
+  if (!ops || ops->n <= ops->lowest) return MergeStacks(pcs, npcs, eval_begin, eval_end, ps, complete, out, max);
   int n = 0, group = 0, k = ops->n - 1, glue = -1;
+  int surplus = SurplusGroups(pcs, npcs, eval_begin, eval_end, ps, complete);
   auto emit_op = [&](int idx) {
     if (glue >= 0) n = glue;  // drop the native frames between this operator and the inner one
     if (n < max) out[n++] = ops->e[idx].word;
@@ -77,9 +95,10 @@ inline int MergeStacks(const uint64_t* pcs, const uint64_t* sps, int npcs, uint6
     if (eval) {
       if (glue >= 0) n = glue;  // bindings between the Python line and its operator
       glue = -1;
-      for (int q = ps->group_start[group]; q < ps->group_start[group + 1] && n < max; ++q)
-        out[n++] = ps->words[q];
-      ++group;
+      for (int last = group + surplus; group <= last; ++group)
+        for (int q = ps->group_start[group]; q < ps->group_start[group + 1] && n < max; ++q)
+          out[n++] = ps->words[q];
+      surplus = 0;
       continue;
     }
     if (n < max) out[n++] = pcs[i];

@@ -118,7 +118,7 @@ CollectedPath CollectPath(ucontext_t* uc, ThreadSlot* slot, int skip, uint64_t* 
       for (int i = 0; i < npcs; ++i) python_inside |= pcs[i] >= eval_begin && pcs[i] < eval_end;
       if (!python_inside) {
         if (failed) r.flags |= kSampleUnwindFailed;
-        r.depth = MergeStacks(pcs, sps, npcs, eval_begin, eval_end, nullptr, &marks, out, max);
+        r.depth = MergeStacks(pcs, sps, npcs, eval_begin, eval_end, nullptr, !failed, &marks, out, max);
         return r;
       }
     }
@@ -146,8 +146,9 @@ CollectedPath CollectPath(ucontext_t* uc, ThreadSlot* slot, int skip, uint64_t* 
   bool have_py = py && slot && python::WalkCurrentThread(py, &slot->code_cache, uc ? &slot->names : nullptr, &ps);
   if (ps.names_dropped) r.flags |= kSampleNamesDropped;
   bool pc_only = (r.flags & kSamplePcOnly) != 0;
+  bool complete = !pc_only && !(r.flags & (kSampleUnwindFailed | kSampleTruncated));
   r.depth = MergeStacks(pcs, pc_only ? nullptr : sps, npcs, eval_begin, eval_end,
-                        have_py ? &ps : nullptr, have_ops ? &marks : nullptr, out, max);
+                        have_py ? &ps : nullptr, complete, have_ops ? &marks : nullptr, out, max);
   return r;
 }
 
