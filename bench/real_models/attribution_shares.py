@@ -1,6 +1,15 @@
 """What a user sees of a profile's attribution, in numbers: the share of kernel GPU time whose
 nearest Python frame is named (and the share with no Python frame at all), and the share of CPU
-time under unnamed Python frames ("<?>").
+time under unnamed Python frames ("<?>"). Also, where they apply:
+  backward_kernels_on_forward_lines: of the kernel time under an autograd backward operator
+      (...Backward0), the share placed under its forward's Python line (a Python frame below
+      the backward operator's adopted path, i.e. not only under `loss.backward()`);
+  compiled_kernels_on_model_lines: of the kernel time launched by torch.compile's generated
+      code (a frame in Inductor's output), the share whose nearest Python frame is the model's
+      own code (not Inductor's output, not torch/_inductor, _dynamo, _functorch, fx);
+  compile_time_kernels: kernel time launched while compiling (autotuning benchmarks);
+  gpu_time_entry_under_python: kernel time whose path has the process entry (_start,
+      __libc_start_main, Py_BytesMain) below a Python frame: a broken merge.
 
   python3 bench/real_models/attribution_shares.py STRATA_CLI PROFILE [PROFILE ...]
       [--min-named SHARE] [--max-unnamed-cpu SHARE]
@@ -8,10 +17,21 @@ time under unnamed Python frames ("<?>").
 With the limits it exits 1 when a profile misses them (ctest guards the H100 fixtures so)."""
 import argparse
 import json
+import re
 import subprocess
 import sys
 
 UNNAMED = "<?>"
+ENTRY = {"_start", "__libc_start_main", "Py_BytesMain", "Py_RunMain"}
+BACKWARD = re.compile(r"Backward\d*$")
+# Python frames of the backward call itself: a backward kernel only under these is not linked.
+BACKWARD_CALLS = {"Tensor.backward", "backward", "_engine_run_backward"}
+GENERATED = re.compile(r"torchinductor_|/inductor-cache/|^/tmp/.*/[a-z0-9]{2}/c[a-z0-9]{50,}\.py$")
+MACHINERY = re.compile(r"torchinductor_|/torch/(_inductor|_dynamo|_functorch|fx|_ops\.py|_higher_order_ops|autograd/function\.py)|"
+                       r"^/tmp/.*/[a-z0-9]{2}/c[a-z0-9]{50,}\.py$|<string>|<eval_with_key>")
+COMPILE_TIME = re.compile(r"/torch/_inductor/")
+AUTOTUNE = {"InductorBenchmarker.benchmark_gpu", "CachingAutotuner.bench.<locals>.kernel_call", "CachingAutotuner.bench",
+            "CachingAutotuner.autotune_to_one_config", "CachingAutotuner.benchmark_all_configs"}
 
 
 def report(cli, path, metric):
@@ -34,9 +54,17 @@ def shares(cli, path):
                 return n
         return None
 
+    def ancestors(n):  # root first
+        chain = []
+        while n["parent"] >= 0:
+            n = nodes[n["parent"]]
+            chain.append(n)
+        return chain[::-1]
+
     out = {"profile": path}
     if "gpu_time" in names:
         total = named = no_py = 0.0
+        bw = bw_fwd = comp = comp_model = compile_time = entry_under_py = 0.0
         for n in doc["nodes"]:
             if n["kind"] != "kernel":
                 continue
@@ -47,10 +75,37 @@ def shares(cli, path):
                 no_py += t
             elif p["name"] != UNNAMED:
                 named += t
+            chain = ancestors(n)
+            seen_py = False
+            for a in chain:
+                seen_py = seen_py or a["kind"] == "python"
+                if seen_py and a["kind"] == "native" and a["name"] in ENTRY:
+                    entry_under_py += t
+                    break
+            bwi = next((i for i, a in enumerate(chain) if a["kind"] == "operator" and BACKWARD.search(a["name"])), None)
+            if bwi is not None:
+                bw += t
+                if any(a["kind"] == "python" and a["name"] not in BACKWARD_CALLS for a in chain[bwi:]) or \
+                        (p is not None and p["name"] not in BACKWARD_CALLS and not any(
+                            a["kind"] == "python" and a["name"] in BACKWARD_CALLS for a in chain)):
+                    bw_fwd += t
+            if any(a["kind"] == "python" and COMPILE_TIME.search(a["file"] or "") and a["name"] in AUTOTUNE for a in chain):
+                compile_time += t
+            elif any(a["kind"] == "python" and GENERATED.search(a["file"] or "") for a in chain):
+                comp += t
+                if p is not None and p["name"] != UNNAMED and not MACHINERY.search(p["file"] or ""):
+                    comp_model += t
         if total:
             out["kernel_gpu_time_ms"] = round(total / 1e6, 3)
             out["kernel_time_named_python"] = round(named / total, 4)
             out["kernel_time_no_python"] = round(no_py / total, 4)
+            out["gpu_time_entry_under_python"] = round(entry_under_py / total, 4)
+            if bw:
+                out["backward_kernels_on_forward_lines"] = round(bw_fwd / bw, 4)
+            if comp:
+                out["compiled_kernels_on_model_lines"] = round(comp_model / comp, 4)
+            if compile_time:
+                out["compile_time_kernels"] = round(compile_time / total, 4)
     cpu = "cpu_time" if "cpu_time" in names else ("wall_time" if "wall_time" in names else None)
     if cpu:
         doc = report(cli, path, cpu)
