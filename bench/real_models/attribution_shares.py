@@ -127,6 +127,8 @@ def main():
     ap.add_argument("profiles", nargs="+")
     ap.add_argument("--min-named", type=float, help="least share of kernel time under a named Python frame")
     ap.add_argument("--max-unnamed-cpu", type=float, help="largest share of CPU time under unnamed frames")
+    ap.add_argument("--min-backward-linked", type=float, help="least share of backward kernel time on forward lines")
+    ap.add_argument("--max-entry-under-python", type=float, help="largest share of kernel time with the process entry under Python")
     args = ap.parse_args()
     ok = True
     for p in args.profiles:
@@ -136,6 +138,14 @@ def main():
         if args.min_named is not None and (named is None or named < args.min_named):
             print(f"{p}: {named} of kernel time under named Python frames, want >= {args.min_named}")
             ok = False
+        for key, limit, least in (("backward_kernels_on_forward_lines", args.min_backward_linked, True),
+                                   ("gpu_time_entry_under_python", args.max_entry_under_python, False)):
+            if limit is None:
+                continue
+            v = s.get(key)
+            if v is None or (v < limit if least else v > limit):
+                print(f"{p}: {key} = {v}, want {'>=' if least else '<='} {limit}")
+                ok = False
         unnamed = max((v for k, v in s.items() if k.endswith("_under_unnamed")), default=0.0)
         if args.max_unnamed_cpu is not None and unnamed > args.max_unnamed_cpu:
             print(f"{p}: {unnamed} of CPU time under unnamed frames, want <= {args.max_unnamed_cpu}")
