@@ -42,7 +42,7 @@ def report(cli, path, metric):
     return json.loads(r.stdout)
 
 
-def shares(cli, path):
+def shares(cli, path, user_file=None):
     doc = report(cli, path, "gpu_time")
     names = {m["name"] for m in doc["metrics"]}
     nodes = {n["id"]: n for n in doc["nodes"]}
@@ -64,7 +64,7 @@ def shares(cli, path):
     out = {"profile": path}
     if "gpu_time" in names:
         total = named = no_py = 0.0
-        bw = bw_fwd = comp = comp_model = compile_time = entry_under_py = 0.0
+        bw = bw_fwd = comp = comp_model = compile_time = entry_under_py = under_user = 0.0
         for n in doc["nodes"]:
             if n["kind"] != "kernel":
                 continue
@@ -76,6 +76,8 @@ def shares(cli, path):
             elif p["name"] != UNNAMED:
                 named += t
             chain = ancestors(n)
+            if user_file and any(a["kind"] == "python" and (a["file"] or "").endswith(user_file) for a in chain):
+                under_user += t
             seen_py = False
             for a in chain:
                 seen_py = seen_py or a["kind"] == "python"
@@ -100,6 +102,8 @@ def shares(cli, path):
             out["kernel_time_named_python"] = round(named / total, 4)
             out["kernel_time_no_python"] = round(no_py / total, 4)
             out["gpu_time_entry_under_python"] = round(entry_under_py / total, 4)
+            if user_file:
+                out["kernel_time_under_user_file"] = round(under_user / total, 4)
             if bw:
                 out["backward_kernels_on_forward_lines"] = round(bw_fwd / bw, 4)
             if comp:
@@ -127,12 +131,13 @@ def main():
     ap.add_argument("profiles", nargs="+")
     ap.add_argument("--min-named", type=float, help="least share of kernel time under a named Python frame")
     ap.add_argument("--max-unnamed-cpu", type=float, help="largest share of CPU time under unnamed frames")
+    ap.add_argument("--user-file", help="report the share of kernel time with a Python frame of this file above it")
     ap.add_argument("--min-backward-linked", type=float, help="least share of backward kernel time on forward lines")
     ap.add_argument("--max-entry-under-python", type=float, help="largest share of kernel time with the process entry under Python")
     args = ap.parse_args()
     ok = True
     for p in args.profiles:
-        s = shares(args.cli, p)
+        s = shares(args.cli, p, args.user_file)
         print(json.dumps(s))
         named = s.get("kernel_time_named_python")
         if args.min_named is not None and (named is None or named < args.min_named):

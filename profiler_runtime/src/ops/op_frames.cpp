@@ -21,6 +21,10 @@ uint32_t SpecialFrame(uint64_t word, Cct::Unlocked& u) {
       if (!ops::NameOf(OpWordName(word), &name)) name = "<operator>";
       id = u.Frame(Cct::FrameKind::kOperator, strata::format::kNone, 0, name, "", 0);
       break;
+    case kSpecialThread:
+      if (!ops::NameOf(OpWordName(word), &name)) name = "<thread>";
+      id = u.Frame(Cct::FrameKind::kThread, strata::format::kNone, 0, name, "", 0);
+      break;
     case kSpecialPy:
       if (!ops::CodeOf(GlobalPyCode(word), &file, &name)) file = name = "<?>";
       id = u.Frame(Cct::FrameKind::kPython, strata::format::kNone, 0, name, file, PyWordLine(word));

@@ -7,6 +7,7 @@
 
 #include "common/tls.h"
 #include "ops/op_stack.h"
+#include "python/main_stack.h"
 #include "python/py_reader.h"
 #include "sampler/merge.h"
 #include "unwind/native_unwind.h"
@@ -145,6 +146,7 @@ CollectedPath CollectPath(ucontext_t* uc, ThreadSlot* slot, int skip, uint64_t* 
   // The handler queues new names in the thread's ring; normal code interns them itself.
   bool have_py = py && slot && python::WalkCurrentThread(py, &slot->code_cache, uc ? &slot->names : nullptr, &ps);
   if (ps.names_dropped) r.flags |= kSampleNamesDropped;
+  if (have_py) python::PublishIfMain(ps.words, ps.nwords);  // for threads working on its behalf
   bool pc_only = (r.flags & kSamplePcOnly) != 0;
   bool complete = !pc_only && !(r.flags & (kSampleUnwindFailed | kSampleTruncated));
   r.depth = MergeStacks(pcs, pc_only ? nullptr : sps, npcs, eval_begin, eval_end,

@@ -19,6 +19,9 @@ inline constexpr int kMaxDepth = 256;
 //        bits 32..57) + line (bits 0..31): what a walk emits once the code object's name is
 //        interned, and what paths that outlive or leave their thread carry (operator context,
 //        forward paths adopted by backward operators on the autograd thread).
+//        kSpecialThread: a thread frame, payload = interned name id (ops/op_registry): the
+//        launching thread of GPU work placed under another thread's Python stack
+//        (python/main_stack.h).
 inline constexpr uint64_t kPyFrameTag = 1ull << 63;
 inline constexpr uint64_t kSpecialTag = 3ull << 62;
 
@@ -29,7 +32,7 @@ inline bool IsPendingPyWord(uint64_t w) { return (w >> 62) == 2; }
 inline uint32_t PendingPySeq(uint64_t w) { return uint32_t((w >> 32) & 0x3FFFFFFFu); }
 inline uint32_t PyWordLine(uint64_t w) { return uint32_t(w); }
 
-enum SpecialKind : uint32_t { kSpecialOp = 1, kSpecialPy = 2 };
+enum SpecialKind : uint32_t { kSpecialOp = 1, kSpecialPy = 2, kSpecialThread = 3 };
 inline bool IsSpecialWord(uint64_t w) { return (w >> 62) == 3; }
 inline bool IsGlobalPyWord(uint64_t w) { return (w >> 62) == 3 && ((w >> 58) & 0xF) == kSpecialPy; }
 // Any Python frame, pending or interned.
@@ -38,6 +41,7 @@ inline bool IsNativeWord(uint64_t w) { return (w >> 63) == 0; }
 inline uint32_t SpecialKindOf(uint64_t w) { return uint32_t((w >> 58) & 0xF); }
 inline uint64_t OpFrameWord(uint32_t name_id) { return kSpecialTag | (uint64_t(kSpecialOp) << 58) | name_id; }
 inline uint32_t OpWordName(uint64_t w) { return uint32_t(w); }
+inline uint64_t ThreadFrameWord(uint32_t name_id) { return kSpecialTag | (uint64_t(kSpecialThread) << 58) | name_id; }
 inline uint64_t GlobalPyWord(uint32_t global_code, uint32_t line) {
   return kSpecialTag | (uint64_t(kSpecialPy) << 58) | (uint64_t(global_code & 0x3FFFFFFu) << 32) | line;
 }

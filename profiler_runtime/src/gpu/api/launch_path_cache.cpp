@@ -1,15 +1,20 @@
 #include "gpu/api/launch_path_cache.h"
 
+#include <pthread.h>
+
 #include <atomic>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
 #include <mutex>
+#include <string>
 #include <vector>
 
 #include "common/tls.h"
 #include "gpu/cupti/cupti_session.h"
+#include "ops/op_registry.h"
 #include "ops/op_stack.h"
+#include "python/main_stack.h"
 #include "python/py_reader.h"
 #include "sampler/path_collector.h"
 #include "sampler/sample.h"
@@ -109,7 +114,54 @@ void ConfigureLaunchPathCache() {
   else if (v && strcmp(v, "verify") == 0) S().mode = 2;
 }
 
+namespace {
+
+STRATA_TLS uint32_t t_thread_name = 0;  // interned "on thread '<comm>'" + 1; 0 = not yet
+
+uint32_t ThreadNameId() {
+  if (!t_thread_name) {
+    char comm[32] = {0};
+    if (pthread_getname_np(pthread_self(), comm, sizeof(comm)) != 0 || !comm[0]) strcpy(comm, "?");
+    std::string name = std::string("thread ") + comm;
+    t_thread_name = ops::Intern(name.data(), name.size()) + 1;
+  }
+  return t_thread_name - 1;
+}
+
+// A path without Python frames from a thread other than the main one: GPU work a framework
+// thread does for the main thread's Python line (XLA's compile and executor threads) goes under
+// the main thread's latest Python stack, below a frame naming the launching thread.
+int PlaceUnderMainThread(uint64_t* out, int n, int max) {
+  if (python::OnMainThread()) {
+    uint64_t py[python::kMainStackMax];
+    int k = 0;
+    for (int i = 0; i < n && k < python::kMainStackMax; ++i)
+      if (IsPyFrameWord(out[i])) py[k++] = out[i];
+    python::PublishIfMain(py, k);
+    return n;
+  }
+  for (int i = 0; i < n; ++i)
+    if (IsPyFrameWord(out[i])) return n;
+  if (!python::Current() || n + 2 > max) return n;
+  uint64_t py[python::kMainStackMax];
+  int k = python::ReadMainStack(py, max - n - 1 < python::kMainStackMax ? max - n - 1 : python::kMainStackMax);
+  if (k <= 0) return n;
+  out[n++] = ThreadFrameWord(ThreadNameId());
+  memcpy(out + n, py, sizeof(uint64_t) * size_t(k));
+  return n + k;
+}
+
+int LaunchPathOfThisThread(ThreadSlot* slot, uint64_t* out, int max);
+
+}  // namespace
+
 int LaunchPath(ThreadSlot* slot, uint64_t* out, int max) {
+  return PlaceUnderMainThread(out, LaunchPathOfThisThread(slot, out, max), max);
+}
+
+namespace {
+
+int LaunchPathOfThisThread(ThreadSlot* slot, uint64_t* out, int max) {
   if (S().mode == 0) return CollectPath(nullptr, slot, 1, out, max).depth;
   if (!t_cache) t_cache.reset(new Cache());
   uint64_t key = Key();
@@ -134,6 +186,8 @@ int LaunchPath(ThreadSlot* slot, uint64_t* out, int max) {
   }
   return n;
 }
+
+}  // namespace
 
 std::string LaunchPathCacheStatus() {
   if (S().mode == 0) return "path cache off";

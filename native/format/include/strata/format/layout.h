@@ -83,7 +83,8 @@ enum class FrameKind : uint32_t {
   kKernel = 5,    // GPU kernel
   kPc = 6,        // GPU instruction (module = cubin)
   kRegion = 7,    // in-kernel region
-  kThread = 8,    // reserved: thread grouping
+  kThread = 8,    // a thread: the launching thread of GPU work placed under another thread's
+                  // Python stack (name = "thread <comm>")
 };
 
 struct FrameRecord {           // 32 bytes
