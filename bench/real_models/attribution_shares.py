@@ -132,6 +132,7 @@ def main():
     ap.add_argument("--min-named", type=float, help="least share of kernel time under a named Python frame")
     ap.add_argument("--max-unnamed-cpu", type=float, help="largest share of CPU time under unnamed frames")
     ap.add_argument("--user-file", help="report the share of kernel time with a Python frame of this file above it")
+    ap.add_argument("--min-user-file-share", type=float, help="least share of kernel time under --user-file")
     ap.add_argument("--min-backward-linked", type=float, help="least share of backward kernel time on forward lines")
     ap.add_argument("--max-entry-under-python", type=float, help="largest share of kernel time with the process entry under Python")
     args = ap.parse_args()
@@ -144,6 +145,7 @@ def main():
             print(f"{p}: {named} of kernel time under named Python frames, want >= {args.min_named}")
             ok = False
         for key, limit, least in (("backward_kernels_on_forward_lines", args.min_backward_linked, True),
+                                   ("kernel_time_under_user_file", args.min_user_file_share, True),
                                    ("gpu_time_entry_under_python", args.max_entry_under_python, False)):
             if limit is None:
                 continue
