@@ -1,0 +1,81 @@
+#!/usr/bin/env python3
+"""Where Strata's time goes per GPU launch on launch-bound programs: HF GPT-2 token-by-token
+decoding (bench/real_models/gpt2_generate.py) and a loop of tiny kernels (gpu_workloads.py
+small: 128 launches a step), each run unprofiled and under configurations that switch parts of
+the runtime off, alternating, several rounds. Per configuration: median time per token / step,
+its ratio to no profiler, and the extra nanoseconds per launch over the configuration before it
+in the list (what that part costs). Profiles of the full configuration are kept in OUT (their
+meta gives kernels per run and the measured cost of one call path).
+Runs on the GPU machine:
+  python3 bench/launch_cost.py --runtime .device/rt-B/libstrata_runtime.so --out DIR [--rounds 3]"""
+import argparse
+import json
+import os
+import re
+import statistics
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+# In order: each adds one part to the one before.
+CONFIGS = [
+    ("none", None),
+    ("CUPTI activity", {"STRATA_GPU_CALLBACKS": "none"}),
+    ("+ API callbacks", {"STRATA_GPU_CALLPATHS": "0", "STRATA_TORCH_BUILD": "0", "STRATA_TORCH_PLUGIN": "/nonexistent"}),
+    ("+ call paths", {"STRATA_TORCH_BUILD": "0", "STRATA_TORCH_PLUGIN": "/nonexistent"}),
+    ("+ operators (full)", {}),
+    ("full, 100 ms sampling", {"STRATA_PERIOD_MS": "100"}),
+]
+WORKLOADS = {
+    "gpt2-decode": ([os.path.join(HERE, "real_models", "gpt2_generate.py"), "64"], r"\(([\d.]+) ms/token\)", "token"),
+    "tiny-kernels": ([os.path.join(HERE, "gpu_workloads.py"), "small", "400"], r'"median_step_ms": ([\d.]+)', "step"),
+}
+LAUNCHES_PER_UNIT = {"tiny-kernels": 128}  # GPT-2: read from the full profile's meta
+
+
+def run(cmd, env):
+    p = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=300)
+    if p.returncode != 0:
+        raise SystemExit(f"{cmd} failed ({p.returncode}): {p.stderr[-1500:]}")
+    return p.stdout
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--runtime", required=True)
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--workloads", default=",".join(WORKLOADS))
+    args = ap.parse_args()
+    runtime = os.path.abspath(args.runtime)
+    os.makedirs(args.out, exist_ok=True)
+    results = {}
+    for w in args.workloads.split(","):
+        cmd, pattern, unit = WORKLOADS[w]
+        times = {name: [] for name, _ in CONFIGS}
+        for r in range(args.rounds):
+            for name, extra in CONFIGS:
+                env = dict(os.environ, PYTHONUNBUFFERED="1")
+                if extra is not None:
+                    env.update(extra)
+                    env["LD_PRELOAD"] = runtime
+                    env["STRATA_OUTPUT"] = os.path.join(args.out, f"{w}-{name.replace(' ', '_').replace(',', '')}.strata")
+                out = run([sys.executable] + cmd, env)
+                m = re.search(pattern, out)
+                if not m:
+                    raise SystemExit(f"{w} {name}: no timing in {out[-500:]}")
+                times[name].append(float(m.group(1)))
+                print(f"{w} round {r} {name}: {m.group(1)} ms/{unit}", flush=True)
+        results[w] = {name: statistics.median(v) for name, v in times.items()}
+        results[w + ":all"] = times
+    with open(os.path.join(args.out, "launch_cost.json"), "w") as f:
+        json.dump(results, f, indent=1)
+    for w in args.workloads.split(","):
+        base = results[w]["none"]
+        print(f"\n{w}: median ms per {WORKLOADS[w][2]}")
+        for name, _ in CONFIGS:
+            print(f"  {name:24s} {results[w][name]:9.3f}  x{results[w][name] / base:.2f}")
+
+
+if __name__ == "__main__":
+    main()
