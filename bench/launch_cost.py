@@ -18,11 +18,12 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 # In order: each adds one part to the one before.
+NO_OPS = {"STRATA_TORCH_BUILD": "0", "STRATA_TORCH_PLUGIN": "/nonexistent"}
 CONFIGS = [
     ("none", None),
-    ("CUPTI activity", {"STRATA_GPU_CALLBACKS": "none"}),
-    ("+ API callbacks", {"STRATA_GPU_CALLPATHS": "0", "STRATA_TORCH_BUILD": "0", "STRATA_TORCH_PLUGIN": "/nonexistent"}),
-    ("+ call paths", {"STRATA_TORCH_BUILD": "0", "STRATA_TORCH_PLUGIN": "/nonexistent"}),
+    ("CUPTI activity", {"STRATA_GPU_CALLBACKS": "none", **NO_OPS}),
+    ("+ API callbacks", {"STRATA_GPU_CALLPATHS": "0", **NO_OPS}),
+    ("+ call paths", dict(NO_OPS)),
     ("+ operators (full)", {}),
     ("full, 100 ms sampling", {"STRATA_PERIOD_MS": "100"}),
 ]
@@ -59,7 +60,7 @@ def main():
                 if extra is not None:
                     env.update(extra)
                     env["LD_PRELOAD"] = runtime
-                    env["STRATA_OUTPUT"] = os.path.join(args.out, f"{w}-{name.replace(' ', '_').replace(',', '')}.strata")
+                    env["STRATA_OUTPUT"] = os.path.join(args.out, f"{w}-{re.sub('[^a-z0-9]+', '_', name.lower()).strip('_')}.strata")
                 out = run([sys.executable] + cmd, env)
                 m = re.search(pattern, out)
                 if not m:
