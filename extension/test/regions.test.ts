@@ -227,7 +227,7 @@ test('the addon lists and decodes the launches of the H100 profile, and finds th
     assert.match(launches[0].kernel, /^void app::GemmKernel</);
     const p = await addon()!.open(profile);
     const v = await p.view('top-down', 0);
-    const kernel = [...v.kind].findIndex((k, i) => k === 5 && v.strings[v.name[i]] === launches[0].kernel);
+    const kernel = [...v.frame].findIndex((f) => v.frames.kind[f] === 5 && v.strings[v.frames.name[f]] === launches[0].kernel);
     assert.ok(kernel > 0, 'the kernel node');
     assert.deepEqual([...(await p.regionLaunchesOf('top-down', kernel)).index], [0, 1, 2]);
     assert.deepEqual([...(await p.regionLaunchesOf('top-down', 0)).index], [], 'the root is no kernel');

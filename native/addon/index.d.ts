@@ -32,11 +32,12 @@ export interface LineTotalsColumns {
 }
 
 /**
- * One view as columns, one entry per node. Nodes are in preorder: parent[i] < i,
- * parent[0] = -1 (the root). String columns (name, file, module) index into `strings`
- * (strings[0] = ""). `kind` uses the numeric frame kinds of the profile format / webview
- * protocol: 0 root, 1 python, 2 native, 3 operator, 4 gpu_api, 5 kernel, 6 pc, 7 region, 8 thread.
- * inclusive/exclusive/count are of the metric `metricIndex`.
+ * One view: a frame table (`frames`, one entry per distinct frame: kind, name, file, line,
+ * module) and columns with one entry per node, `frame[i]` indexing the table. Nodes are in
+ * preorder: parent[i] < i, parent[0] = -1 (the root). The table's string columns (name, file,
+ * module) index into `strings` (strings[0] = ""); its `kind` uses the numeric frame kinds of the
+ * profile format / webview protocol: 0 root, 1 python, 2 native, 3 operator, 4 gpu_api, 5 kernel,
+ * 6 pc, 7 region, 8 thread. inclusive/exclusive/count are of the metric `metricIndex`.
  */
 export interface ViewColumns extends NodeColumns {
   view: ViewKind;
@@ -108,7 +109,7 @@ export interface Finding {
 export interface Findings { format_version: 1; findings: Finding[]; errors: string[]; }
 
 export function open(path: string): Promise<Profile>;
-/** The core's frame kind strings, indexed by numeric kind (as `ViewColumns.kind`). */
+/** The core's frame kind strings, indexed by numeric kind (as `ViewColumns.frames.kind`). */
 export const frameKinds: readonly string[];
 
 /** What to decode (docs/regions.md): a region buffer, a Proton chrome trace, or captured launch

@@ -5,7 +5,11 @@
 //     'exportChromeTrace' back; every v2 message is unchanged.
 // v4: 'showRegionTimeline' (webview -> extension): the focused kernel's in-kernel regions, from
 //     the region buffers the profile carries; every v3 message is unchanged.
-export const PROTOCOL_VERSION = 4;
+// v5: 'profile' data as a frame table (`frames`, one entry per distinct frame) and a per-node
+//     `frame` index, instead of kind/name/file/line/module per node; a 'timeline' trace names its
+//     regions in one typed table (`regions`: id, name, file, line) instead of a "file:line"
+//     `location` per interval.
+export const PROTOCOL_VERSION = 5;
 
 export type ViewName = 'top-down' | 'bottom-up';
 
@@ -13,17 +17,26 @@ export type ViewName = 'top-down' | 'bottom-up';
 export { FrameKind } from './frameKinds.generated';
 
 /**
- * A tree of nodes as columns, as the addon builds a view and the flame graph draws it. Nodes are
- * in preorder: parent[i] < i, parent[0] = -1. String columns index into `strings` (0 = "").
+ * The distinct frames of a view, one entry each (nodes name theirs by index: many nodes share a
+ * frame). String columns index into the view's `strings` (0 = "").
  */
-export interface NodeColumns {
-  strings: string[];
-  parent: Int32Array;
+export interface FrameTable {
   kind: Uint8Array;        // FrameKind
   name: Uint32Array;
   file: Uint32Array;
   line: Uint32Array;       // 0 = unknown
   module: Uint32Array;
+}
+
+/**
+ * A tree of nodes as columns, as the addon builds a view and the flame graph draws it. Nodes are
+ * in preorder: parent[i] < i, parent[0] = -1; frame[i] indexes `frames`.
+ */
+export interface NodeColumns {
+  strings: string[];
+  frames: FrameTable;
+  parent: Int32Array;
+  frame: Uint32Array;
   inclusive: Float64Array;
   exclusive: Float64Array;
 }
