@@ -119,6 +119,10 @@ export interface RegionRequest {
   path: string;
   launch?: number;          // source 'profile' (required there)
   names?: string;           // "id=name;..." (buffer, profile: these win over the profile's)
+  /** A names file (docs/regions.md: a `.names` table or a harness sidecar JSON), read by the
+   *  core: its names after `names`, before the profile's; its clock rate where `cyclesPerNs` is
+   *  not given. One the core cannot use is skipped: `namesFileError` of the trace says why. */
+  namesFile?: string;
   cyclesPerNs?: number;     // the device's clock64 rate; default: from the buffer / the runtime
   calibration?: string;     // a CalibrationKernel buffer: replayed with its cost per record
 }
@@ -143,7 +147,9 @@ export interface RegionTraceColumns {
   cyclesPerNs: number;
   recordCostCycles: number;
   strings: string[];
-  /** The names table: region id, its name and its marker's file:line (file 0 / line 0: none). */
+  /** Why the request's names file was not used (one line, without its path); absent when it was. */
+  namesFileError?: string;
+  /** The names table: region id, its name and its marker's file and line (file 0 / line 0: none). */
   regions: { id: Uint32Array; name: Uint32Array; file: Uint32Array; line: Uint32Array };
   lanes: {
     block: Uint32Array; blockX: Uint32Array; blockY: Uint32Array; blockZ: Uint32Array;
@@ -174,4 +180,15 @@ export function decodeRegions(request: RegionRequest): Promise<RegionTraceColumn
 export function writeRegionChromeTrace(request: RegionRequest, outPath: string): Promise<void>;
 /** Every captured launch of a profile; rejects when it carries no region buffers. */
 export function regionLaunches(profilePath: string): Promise<RegionLaunches>;
+
+/** A names file read by the core: its names table as columns (as RegionTraceColumns.regions)
+ *  and the sidecar's clock rate (0: none). */
+export interface RegionNamesColumns {
+  strings: string[];
+  regions: { id: Uint32Array; name: Uint32Array; file: Uint32Array; line: Uint32Array };
+  cyclesPerNs: number;
+}
+/** Reads a names file (a `.names` table or a harness sidecar JSON); rejects with one line
+ *  ("<path>: not valid JSON (...)"). */
+export function readRegionNames(path: string): Promise<RegionNamesColumns>;
 export const version: string;

@@ -69,7 +69,6 @@ export interface RegionInterval {
   lane: number;               // index into lanes
   region: number;             // region id (0..4095)
   name?: string;
-  location?: string;          // "file:line" of the region's marker, where the names gave one
   depth: number;
   parent?: number;
   start_ns: number;
@@ -88,9 +87,15 @@ export interface RegionIssue { kind: string; count: number; message: string; lan
 export interface RegionShare { region: number; name: string; share: number; outermost: boolean; container: boolean; async: boolean }
 export interface RegionGroupShare { group: number; lanes: number; regions: RegionShare[] }
 
+/** v5: what region id `id` is called and where its marker is: `file` as the names table wrote it
+ *  (relative to the names file's folder, or absolute), `line` 1-based; both absent when the names
+ *  gave no location. */
+export interface RegionName { id: number; name: string; file?: string; line?: number }
+
 export interface RegionTraceData {
   cycles_per_ns?: number;
   record_cost_cycles?: number;
+  regions?: RegionName[];       // the names table (v5)
   lanes: RegionLane[];
   intervals: RegionInterval[];
   issues?: RegionIssue[];
