@@ -431,11 +431,11 @@ describe('robustness', () => {
     try {
       await h.page.evaluate(() => {
         const n = 120;
-        const parent = new Int32Array(n), inclusive = new Float64Array(n), name = new Uint32Array(n);
+        const parent = new Int32Array(n), inclusive = new Float64Array(n), name = new Uint32Array(n), frame = new Uint32Array(n);
         const strings = [''];
-        for (let i = 0; i < n; i++) { parent[i] = i - 1; inclusive[i] = 1000 - i; name[i] = strings.length; strings.push(`depth_${i}`); }
+        for (let i = 0; i < n; i++) { parent[i] = i - 1; inclusive[i] = 1000 - i; name[i] = strings.length; frame[i] = i; strings.push(`depth_${i}`); }
         (window as any).postToWebview({ type: 'profile', version: 1, title: 'deep', metrics: [],
-          data: { view: 'top-down', metric: 'm', unit: 'ns', total: 1000, strings, parent, inclusive, name } });
+          data: { view: 'top-down', metric: 'm', unit: 'ns', total: 1000, strings, frames: { kind: new Uint8Array(n), name }, parent, frame, inclusive } });
       });
       await h.settle();
       const scrollH = await h.page.evaluate(() => document.querySelector('.strata-graph')!.scrollHeight);
