@@ -26,21 +26,26 @@ export function profileTitle(path: string, meta: Record<string, string>): string
   return `${base}${cmd}`;
 }
 
-/** Checks the columns' shape (same length, preorder) so a broken view gives a readable error
- *  here instead of a blank webview. Returns the node count. */
+/** Checks the columns' shape (same lengths, preorder, frame indexes inside the frame table) so
+ *  a broken view gives a readable error here instead of a blank webview. Returns the node count. */
 export function checkColumns(v: ViewColumns): number {
   const n = v.parent.length;
   if (n === 0) throw new Error('the profile has no samples (the view is empty)');
-  const cols: [string, ArrayLike<number>][] = [
-    ['kind', v.kind], ['name', v.name], ['file', v.file], ['line', v.line], ['module', v.module],
-    ['inclusive', v.inclusive], ['exclusive', v.exclusive],
+  const m = v.frames?.kind?.length ?? 0;
+  const cols: [string, ArrayLike<number> | undefined, number][] = [
+    ['frame', v.frame, n], ['inclusive', v.inclusive, n], ['exclusive', v.exclusive, n],
+    ['frames.kind', v.frames?.kind, m], ['frames.name', v.frames?.name, m], ['frames.file', v.frames?.file, m],
+    ['frames.line', v.frames?.line, m], ['frames.module', v.frames?.module, m],
   ];
-  for (const [k, c] of cols) {
-    if (!c || c.length !== n) throw new Error(`view column "${k}" has ${c ? c.length : 0} entries, expected ${n}`);
+  for (const [k, c, len] of cols) {
+    if (!c || c.length !== len) throw new Error(`view column "${k}" has ${c ? c.length : 0} entries, expected ${len}`);
   }
   if (v.parent[0] !== -1) throw new Error('view: node 0 is not the root');
   for (let i = 1; i < n; i++) {
     if (v.parent[i] < 0 || v.parent[i] >= i) throw new Error(`view: node ${i} is not in preorder`);
+  }
+  for (let i = 0; i < n; i++) {
+    if (v.frame[i] >= m) throw new Error(`view: node ${i} names frame ${v.frame[i]}, the frame table has ${m}`);
   }
   return n;
 }
@@ -58,12 +63,9 @@ export function toProfileMessage(view: ViewColumns, metrics: readonly MetricInfo
     unit,
     total: Number.isFinite(view.total) ? view.total : view.inclusive[0],
     strings: view.strings.length > 0 ? view.strings : [''],
+    frames: view.frames,
     parent: view.parent,
-    kind: view.kind,
-    name: view.name,
-    file: view.file,
-    line: view.line,
-    module: view.module,
+    frame: view.frame,
     inclusive: view.inclusive,
     exclusive: view.exclusive,
   };
@@ -74,7 +76,7 @@ export function toProfileMessage(view: ViewColumns, metrics: readonly MetricInfo
 export function topFrames(view: ViewColumns, limit = 5): string[] {
   const out: { name: string; value: number }[] = [];
   for (let i = 1; i < view.parent.length; i++) {
-    if (view.parent[i] === 0) out.push({ name: view.strings[view.name[i]] ?? '', value: view.inclusive[i] });
+    if (view.parent[i] === 0) out.push({ name: view.strings[view.frames.name[view.frame[i]]] ?? '', value: view.inclusive[i] });
   }
   out.sort((a, b) => b.value - a.value);
   return out.slice(0, limit).map((x) => x.name);

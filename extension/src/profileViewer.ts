@@ -153,7 +153,7 @@ export class ProfileViewer implements vscode.Disposable {
       this.metric = metric;
       this.nodes = cols.parent.length;
       const files = new Set<string>();
-      for (let i = 1; i < cols.parent.length; i++) if (cols.file[i]) files.add(cols.strings[cols.file[i]]);
+      for (const file of cols.frames.file) if (file) files.add(cols.strings[file]);
       this.files = [...files];
       this.lastError = undefined;
       this.log.appendLine(`[viewer] ${path.basename(this.profilePath)}: ${view} view, ${cols.parent.length} nodes, ` +

@@ -8,12 +8,15 @@ function columns(over: Partial<ViewColumns> = {}): ViewColumns {
   return {
     view: 'top-down', metric: 'cpu_time', unit: 'ns', metricIndex: 0, total: 100,
     strings: ['', '<root>', 'train', '/w/a.py', 'matmul', '/w/m.cpp', 'libm.so'],
+    frames: {
+      kind: Uint8Array.from([0, 1, 2, 1]),
+      name: Uint32Array.from([1, 2, 4, 2]),
+      file: Uint32Array.from([0, 3, 5, 3]),
+      line: Uint32Array.from([0, 10, 7, 12]),
+      module: Uint32Array.from([0, 0, 6, 0]),
+    },
     parent: Int32Array.from([-1, 0, 1, 0]),
-    kind: Uint8Array.from([0, 1, 2, 1]),
-    name: Uint32Array.from([1, 2, 4, 2]),
-    file: Uint32Array.from([0, 3, 5, 3]),
-    line: Uint32Array.from([0, 10, 7, 12]),
-    module: Uint32Array.from([0, 0, 6, 0]),
+    frame: Uint32Array.from([0, 1, 2, 3]),
     inclusive: Float64Array.from([100, 70, 50, 30]),
     exclusive: Float64Array.from([0, 20, 50, 30]),
     count: Float64Array.from([0, 2, 5, 3]),
@@ -35,10 +38,11 @@ test('toProfileMessage: columns pass through unchanged, typed', () => {
   assert.equal(d.metric, 'cpu_time');
   assert.equal(d.unit, 'ns');
   assert.equal(d.total, 100);
-  assert.ok(d.parent instanceof Int32Array && d.kind instanceof Uint8Array && d.inclusive instanceof Float64Array);
+  assert.ok(d.parent instanceof Int32Array && d.frames.kind instanceof Uint8Array && d.frame instanceof Uint32Array && d.inclusive instanceof Float64Array);
   assert.equal(d.parent, c.parent);   // no copy
-  assert.deepEqual([...d.name].map((i) => d.strings[i]), ['<root>', 'train', 'matmul', 'train']);
-  assert.deepEqual(Object.keys(d).sort(), ['exclusive', 'file', 'inclusive', 'kind', 'line', 'metric', 'module', 'name', 'parent', 'strings', 'total', 'unit', 'view'].sort());
+  assert.equal(d.frames, c.frames);
+  assert.deepEqual([...d.frame].map((f) => d.strings[d.frames.name[f]]), ['<root>', 'train', 'matmul', 'train']);
+  assert.deepEqual(Object.keys(d).sort(), ['exclusive', 'frame', 'frames', 'inclusive', 'metric', 'parent', 'strings', 'total', 'unit', 'view'].sort());
 });
 
 test('toProfileMessage: bottom-up, flat maps to top-down, metric names from the list', () => {
@@ -54,7 +58,10 @@ test('toProfileMessage: bottom-up, flat maps to top-down, metric names from the 
 test('checkColumns: readable errors for broken views', () => {
   assert.equal(checkColumns(columns()), 4);
   assert.throws(() => checkColumns(columns({ parent: new Int32Array(0) })), /no samples/);
-  assert.throws(() => checkColumns(columns({ line: Uint32Array.from([0, 1]) })), /column "line" has 2 entries, expected 4/);
+  assert.throws(() => checkColumns(columns({ frame: Uint32Array.from([0, 1]) })), /column "frame" has 2 entries, expected 4/);
+  const c = columns();
+  assert.throws(() => checkColumns(columns({ frames: { ...c.frames, line: Uint32Array.from([0, 1]) } })), /column "frames.line" has 2 entries, expected 4/);
+  assert.throws(() => checkColumns(columns({ frame: Uint32Array.from([0, 1, 2, 9]) })), /node 3 names frame 9, the frame table has 4/);
   assert.throws(() => checkColumns(columns({ parent: Int32Array.from([0, 0, 1, 0]) })), /root/);
   assert.throws(() => checkColumns(columns({ parent: Int32Array.from([-1, 0, 3, 0]) })), /node 2 is not in preorder/);
 });

@@ -1,45 +1,21 @@
-// Region traces: names tables with `@file:line`, finding a region's marker in sources (the real
-// kernels of test/regions), which files go with a picked trace, the addon requests, and (when
-// the addon is built) decoding H100 buffers, a profile's launches and Proton traces through the
-// addon: the same trace as `strata regions --format json` prints (when the CLI is built too).
+// Region traces: finding a region's marker in sources (the real kernels of test/regions), which
+// files go with a picked trace, the addon requests, and (when the addon is built) names files,
+// decoding H100 buffers, a profile's launches and Proton traces through the addon: the same trace
+// as `strata regions --format json` prints (when the CLI is built too). The names grammar itself
+// is the core's (native/region_decoder/tests/names_test.cpp, native/core/tests/names_file_test.cpp).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { cliNames, parseNames, parseNamesFile, splitLocation } from '../src/regions/names';
 import { findMarker, normalizeName, resolveArg, scanSource } from '../src/regions/markers';
 import { classifyJson, stemOf, traceFilesFor } from '../src/regions/traceFiles';
-import { addonRequest, launchItem, launchList, traceData } from '../src/regions/regionRequests';
+import { addonRequest, launchItem, launchList, nameRecords, traceData } from '../src/regions/regionRequests';
 import type * as Addon from '../../native/addon/index';
 
 const REPO = resolve(__dirname, '..', '..', '..');   // extension/test/out → repo
 const FIX = join(REPO, 'test/fixtures/h100/regions');
 const KERNELS = join(REPO, 'test/regions/kernels.cuh');
-
-test('names: id=name entries, optional @file:line, ; or newlines, comments', () => {
-  const n = parseNames('1=kernel;3=load (cp.async)@kernels.cuh:75;4=compute@src/k.cu:0;x=bad;5000=too big;=no id;7=a@b@c.cu:9');
-  assert.deepEqual(n.get(1), { name: 'kernel' });
-  assert.deepEqual(n.get(3), { name: 'load (cp.async)', file: 'kernels.cuh', line: 75 });
-  assert.deepEqual(n.get(4), { name: 'compute@src/k.cu:0' });   // line 0 is not a location
-  assert.deepEqual(n.get(7), { name: 'a@b', file: 'c.cu', line: 9 });
-  assert.equal(n.size, 4);
-  const f = parseNames('# regions of the gemm\n1 = kernel\r\n2=k-loop @ gemm.cu:12\n\n');
-  assert.deepEqual(f.get(1), { name: 'kernel' });
-  assert.deepEqual(f.get(2), { name: 'k-loop ', file: 'gemm.cu', line: 12 });
-  assert.equal(cliNames(parseNames('3=load@k.cu:4;1=kernel')), '1=kernel;3=load');
-  assert.deepEqual(splitLocation('/abs/path/k.cu:17'), { name: '/abs/path/k.cu:17' });
-  assert.deepEqual(splitLocation('x@/abs/path/k.cu:17'), { name: 'x', file: '/abs/path/k.cu', line: 17 });
-});
-
-test('names files: a harness sidecar (names + clock rate) or a plain table; bad JSON says why', () => {
-  const side = parseNamesFile(readFileSync(join(FIX, 'gemm_nested_loop.json'), 'utf8'));
-  assert.equal(side.names.get(4)?.name, 'compute');
-  assert.equal(side.cyclesPerNs, 1.979991);
-  assert.equal(parseNamesFile('1=a\n2=b@x.cu:3').names.get(2)?.line, 3);
-  assert.throws(() => parseNamesFile('{"case": 1}'), /needs a "names" string/);
-  assert.throws(() => parseNamesFile('{oops'), /not valid JSON/);
-});
 
 test('markers: the real kernels: enum constants resolve, START wins over END, first site first', () => {
   const text = readFileSync(KERNELS, 'utf8');
@@ -110,12 +86,12 @@ test('trace files: a buffer takes the sidecar; a sidecar its buffer; a decoded t
 });
 
 test('addon requests: buffer, Proton trace, a profile\'s launch', () => {
-  assert.deepEqual(addonRequest({ buffer: '/b.bin', names: '1=a', cyclesPerNs: 1.98 }),
-    { source: 'buffer', path: '/b.bin', launch: undefined, names: '1=a', cyclesPerNs: 1.98, calibration: undefined });
-  assert.deepEqual(addonRequest({ buffer: '/b.bin', cyclesPerNs: 0, names: '' }),
-    { source: 'buffer', path: '/b.bin', launch: undefined, names: undefined, cyclesPerNs: undefined, calibration: undefined });
+  assert.deepEqual(addonRequest({ buffer: '/b.bin', namesFile: '/b.names', cyclesPerNs: 1.98 }),
+    { source: 'buffer', path: '/b.bin', launch: undefined, namesFile: '/b.names', cyclesPerNs: 1.98, calibration: undefined });
+  assert.deepEqual(addonRequest({ buffer: '/b.bin', cyclesPerNs: 0, namesFile: '' }),
+    { source: 'buffer', path: '/b.bin', launch: undefined, namesFile: undefined, cyclesPerNs: undefined, calibration: undefined });
   assert.deepEqual(addonRequest({ buffer: '/p/run.strata', launch: 2 }),
-    { source: 'profile', path: '/p/run.strata', launch: 2, names: undefined, cyclesPerNs: undefined, calibration: undefined });
+    { source: 'profile', path: '/p/run.strata', launch: 2, namesFile: undefined, cyclesPerNs: undefined, calibration: undefined });
 });
 
 test('Proton traces (issue 7 part 4): .chrome_trace or a JSON with Proton processes goes to --proton', () => {
@@ -126,8 +102,8 @@ test('Proton traces (issue 7 part 4): .chrome_trace or a JSON with Proton proces
   const fsx = { exists: (p: string) => files.has(p), json: (p: string) => files.get(p) };
   assert.deepEqual(traceFilesFor('/t/mm.chrome_trace', fsx), { buffer: '/t/mm.chrome_trace', proton: true, namesFile: undefined });
   assert.deepEqual(traceFilesFor('/t/mm.json', fsx), { buffer: '/t/mm.json', proton: true });
-  assert.deepEqual(addonRequest({ buffer: '/t/mm.chrome_trace', proton: true, names: '1=x', calibration: '/c.bin', cyclesPerNs: 1.98 }),
-    { source: 'proton', path: '/t/mm.chrome_trace', cyclesPerNs: 1.98 });
+  assert.deepEqual(addonRequest({ buffer: '/t/mm.chrome_trace', proton: true, namesFile: '/t/mm.json', calibration: '/c.bin', cyclesPerNs: 1.98 }),
+    { source: 'proton', path: '/t/mm.chrome_trace', namesFile: '/t/mm.json', cyclesPerNs: 1.98 });
 });
 
 const PROTON_FIX = join(REPO, 'test/fixtures/h100/proton');
@@ -175,8 +151,8 @@ function cliTrace(args: string[]): unknown {
 test('the addon decodes what the CLI decodes: buffers (names, rate, calibration), a profile\'s launch, Proton traces',
   { skip: addon() && cli() ? false : 'the addon or the CLI is not built' }, async () => {
     const cases: [Parameters<typeof addonRequest>[0], string[]][] = [
-      [{ buffer: join(FIX, 'gemm_nested_loop.bin'), names: '4=compute', cyclesPerNs: 1.98, calibration: join(FIX, 'calibration.bin') },
-        [join(FIX, 'gemm_nested_loop.bin'), '--names', '4=compute', '--cycles-per-ns', '1.98', '--calibration', join(FIX, 'calibration.bin')]],
+      [{ buffer: join(FIX, 'gemm_nested_loop.bin'), namesFile: join(FIX, 'gemm_nested_loop.json'), cyclesPerNs: 1.98, calibration: join(FIX, 'calibration.bin') },
+        [join(FIX, 'gemm_nested_loop.bin'), '--names-file', join(FIX, 'gemm_nested_loop.json'), '--cycles-per-ns', '1.98', '--calibration', join(FIX, 'calibration.bin')]],
       [{ buffer: join(FIX, 'warpspec.bin') }, [join(FIX, 'warpspec.bin')]],
       [{ buffer: join(FIX, 'gemm_overflow.bin') }, [join(FIX, 'gemm_overflow.bin')]],
       [{ buffer: join(FIX, 'runtime_capture.strata'), launch: 1 }, [join(FIX, 'runtime_capture.strata'), '--launch', '1']],
@@ -190,7 +166,7 @@ test('the addon decodes what the CLI decodes: buffers (names, rate, calibration)
 
 test('the addon decodes an H100 buffer; a file that is not a buffer is one clear line',
   { skip: addon() ? false : 'the addon is not built' }, async () => {
-    const data = traceData(await addon()!.decodeRegions(addonRequest({ buffer: join(FIX, 'gemm_nested_loop.bin'), names: '4=compute', cyclesPerNs: 1.98, calibration: join(FIX, 'calibration.bin') })));
+    const data = traceData(await addon()!.decodeRegions(addonRequest({ buffer: join(FIX, 'gemm_nested_loop.bin'), namesFile: join(FIX, 'gemm_nested_loop.json'), cyclesPerNs: 1.98, calibration: join(FIX, 'calibration.bin') })));
     assert.ok(data.record_cost_cycles! > 10 && data.record_cost_cycles! <= 16, `replayed with the calibrated cost (${data.record_cost_cycles} cycles)`);
     assert.equal(classifyJson(data), 'trace');
     assert.equal(data.lanes.length, 128);
@@ -203,9 +179,40 @@ test('the addon decodes an H100 buffer; a file that is not a buffer is one clear
       return true;
     });
     const out = join(tmpdir(), `strata-chrome-${process.pid}.json`);
-    await addon()!.writeRegionChromeTrace(addonRequest({ buffer: join(FIX, 'gemm_nested_loop.bin'), names: '4=compute' }), out);
+    await addon()!.writeRegionChromeTrace(addonRequest({ buffer: join(FIX, 'gemm_nested_loop.bin'), namesFile: join(FIX, 'gemm_nested_loop.json') }), out);
     const chrome = JSON.parse(readFileSync(out, 'utf8'));
     assert.ok(chrome.traceEvents.some((e: { ph: string; name: string }) => e.ph === 'X' && e.name === 'compute'));
+  });
+
+test('names files through the core: typed names with their markers\' lines, the sidecar\'s rate; a bad file is one line beside the trace',
+  { skip: addon() ? false : 'the addon is not built' }, async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'strata-names-'));
+    const table = join(dir, 'gemm.names');
+    writeFileSync(table, '# gemm\n1=kernel\n3=load (cp.async)@../src/kernels.cuh:75\n4=compute@src/k.cu:0\n7=a@b@c.cu:9\n');
+    assert.deepEqual(nameRecords(await addon()!.readRegionNames(table)), [
+      { id: 1, name: 'kernel' },
+      { id: 3, name: 'load (cp.async)', file: '../src/kernels.cuh', line: 75 },
+      { id: 4, name: 'compute@src/k.cu:0' },   // line 0 is not a location
+      { id: 7, name: 'a@b', file: 'c.cu', line: 9 },
+    ]);
+    const side = await addon()!.readRegionNames(join(FIX, 'gemm_nested_loop.json'));
+    assert.equal(side.cyclesPerNs, 1.979991);
+    assert.equal(nameRecords(side).find((r) => r.id === 4)?.name, 'compute');
+    const bad = join(dir, 'bad.json');
+    writeFileSync(bad, '{"case": 1}');
+    await assert.rejects(addon()!.readRegionNames(bad), /bad\.json: a JSON names file needs a "names" string/);
+    // Decoding with the table: the intervals carry the bare name, the names table the location.
+    const data = traceData(await addon()!.decodeRegions(addonRequest({ buffer: join(FIX, 'gemm_nested_loop.bin'), namesFile: table })));
+    assert.deepEqual(data.regions?.find((r) => r.id === 3), { id: 3, name: 'load (cp.async)', file: '../src/kernels.cuh', line: 75 });
+    const loads = data.intervals.filter((iv) => iv.region === 3);
+    assert.ok(loads.length > 0 && loads.every((iv) => iv.name === 'load (cp.async)'));
+    // A bad names file: the trace decodes without it, and says why in one line.
+    const cols = await addon()!.decodeRegions(addonRequest({ buffer: join(FIX, 'gemm_nested_loop.bin'), namesFile: bad }));
+    assert.equal(cols.namesFileError, 'a JSON names file needs a "names" string ("1=load;2=mma")');
+    assert.equal(cols.lanes.block.length, 128);
+    writeFileSync(bad, '{oops');
+    const notJson = await addon()!.decodeRegions(addonRequest({ buffer: join(FIX, 'gemm_nested_loop.bin'), namesFile: bad }));
+    assert.match(notJson.namesFileError ?? '', /^not valid JSON \(/);
   });
 
 test('launches as a quick pick', () => {
@@ -227,7 +234,7 @@ test('the addon lists and decodes the launches of the H100 profile, and finds th
     assert.match(launches[0].kernel, /^void app::GemmKernel</);
     const p = await addon()!.open(profile);
     const v = await p.view('top-down', 0);
-    const kernel = [...v.kind].findIndex((k, i) => k === 5 && v.strings[v.name[i]] === launches[0].kernel);
+    const kernel = [...v.frame].findIndex((f) => v.frames.kind[f] === 5 && v.strings[v.frames.name[f]] === launches[0].kernel);
     assert.ok(kernel > 0, 'the kernel node');
     assert.deepEqual([...(await p.regionLaunchesOf('top-down', kernel)).index], [0, 1, 2]);
     assert.deepEqual([...(await p.regionLaunchesOf('top-down', 0)).index], [], 'the root is no kernel');

@@ -32,11 +32,12 @@ export interface LineTotalsColumns {
 }
 
 /**
- * One view as columns, one entry per node. Nodes are in preorder: parent[i] < i,
- * parent[0] = -1 (the root). String columns (name, file, module) index into `strings`
- * (strings[0] = ""). `kind` uses the numeric frame kinds of the profile format / webview
- * protocol: 0 root, 1 python, 2 native, 3 operator, 4 gpu_api, 5 kernel, 6 pc, 7 region, 8 thread.
- * inclusive/exclusive/count are of the metric `metricIndex`.
+ * One view: a frame table (`frames`, one entry per distinct frame: kind, name, file, line,
+ * module) and columns with one entry per node, `frame[i]` indexing the table. Nodes are in
+ * preorder: parent[i] < i, parent[0] = -1 (the root). The table's string columns (name, file,
+ * module) index into `strings` (strings[0] = ""); its `kind` uses the numeric frame kinds of the
+ * profile format / webview protocol: 0 root, 1 python, 2 native, 3 operator, 4 gpu_api, 5 kernel,
+ * 6 pc, 7 region, 8 thread. inclusive/exclusive/count are of the metric `metricIndex`.
  */
 export interface ViewColumns extends NodeColumns {
   view: ViewKind;
@@ -108,7 +109,7 @@ export interface Finding {
 export interface Findings { format_version: 1; findings: Finding[]; errors: string[]; }
 
 export function open(path: string): Promise<Profile>;
-/** The core's frame kind strings, indexed by numeric kind (as `ViewColumns.kind`). */
+/** The core's frame kind strings, indexed by numeric kind (as `ViewColumns.frames.kind`). */
 export const frameKinds: readonly string[];
 
 /** What to decode (docs/regions.md): a region buffer, a Proton chrome trace, or captured launch
@@ -118,6 +119,10 @@ export interface RegionRequest {
   path: string;
   launch?: number;          // source 'profile' (required there)
   names?: string;           // "id=name;..." (buffer, profile: these win over the profile's)
+  /** A names file (docs/regions.md: a `.names` table or a harness sidecar JSON), read by the
+   *  core: its names after `names`, before the profile's; its clock rate where `cyclesPerNs` is
+   *  not given. One the core cannot use is skipped: `namesFileError` of the trace says why. */
+  namesFile?: string;
   cyclesPerNs?: number;     // the device's clock64 rate; default: from the buffer / the runtime
   calibration?: string;     // a CalibrationKernel buffer: replayed with its cost per record
 }
@@ -142,7 +147,9 @@ export interface RegionTraceColumns {
   cyclesPerNs: number;
   recordCostCycles: number;
   strings: string[];
-  /** The names table: region id, its name and its marker's file:line (file 0 / line 0: none). */
+  /** Why the request's names file was not used (one line, without its path); absent when it was. */
+  namesFileError?: string;
+  /** The names table: region id, its name and its marker's file and line (file 0 / line 0: none). */
   regions: { id: Uint32Array; name: Uint32Array; file: Uint32Array; line: Uint32Array };
   lanes: {
     block: Uint32Array; blockX: Uint32Array; blockY: Uint32Array; blockZ: Uint32Array;
@@ -173,4 +180,15 @@ export function decodeRegions(request: RegionRequest): Promise<RegionTraceColumn
 export function writeRegionChromeTrace(request: RegionRequest, outPath: string): Promise<void>;
 /** Every captured launch of a profile; rejects when it carries no region buffers. */
 export function regionLaunches(profilePath: string): Promise<RegionLaunches>;
+
+/** A names file read by the core: its names table as columns (as RegionTraceColumns.regions)
+ *  and the sidecar's clock rate (0: none). */
+export interface RegionNamesColumns {
+  strings: string[];
+  regions: { id: Uint32Array; name: Uint32Array; file: Uint32Array; line: Uint32Array };
+  cyclesPerNs: number;
+}
+/** Reads a names file (a `.names` table or a harness sidecar JSON); rejects with one line
+ *  ("<path>: not valid JSON (...)"). */
+export function readRegionNames(path: string): Promise<RegionNamesColumns>;
 export const version: string;

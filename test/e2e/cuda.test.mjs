@@ -14,7 +14,7 @@ import assert from 'node:assert/strict';
 import { copyFileSync, mkdirSync, readFileSync, symlinkSync } from 'node:fs';
 import path from 'node:path';
 import {
-  S, activeTab, cli, extId, findNode, goToLine, layoutOf, lineHeatTexts, loadAddon, makeFolders,
+  S, activeTab, cli, extId, findNode, frameOf, goToLine, layoutOf, lineHeatTexts, loadAddon, makeFolders,
   missingPrerequisites, nodePosition, openFileQuick, repo, runCommand, shot, skipReason, sleep,
   startSession, statusLine, stopSession, strataFrame, waitFor,
 } from './harness.mjs';
@@ -89,7 +89,8 @@ describe('Strata on CUDA kernel lines (code-server)', { timeout: 300_000 }, () =
     p.close();
     let samples = 0;
     for (let i = 1; i < cols.parent.length; i++) {
-      if (cols.kind[i] === PC && isKernelSource(cols.strings[cols.file[i]]) && cols.line[i] === memLine) samples += cols.inclusive[i];
+      const f = frameOf(cols, i);
+      if (f.kind === PC && isKernelSource(f.file) && f.line === memLine) samples += cols.inclusive[i];
     }
     assert.ok(samples > 0, 'pc frames on the STALL-mem line');
     // The viewer in the right group, stall_kernels.cu in the left (as a user works).
@@ -124,12 +125,13 @@ describe('Strata on CUDA kernel lines (code-server)', { timeout: 300_000 }, () =
     let pc = -1;
     const onLine = [];
     for (let i = 1; i < cols.parent.length; i++) {
-      if (!isKernelSource(cols.strings[cols.file[i]]) || cols.line[i] !== memLine) continue;
+      const f = frameOf(cols, i);
+      if (!isKernelSource(f.file) || f.line !== memLine) continue;
       onLine.push(i);
-      if (cols.kind[i] === PC && (pc < 0 || cols.inclusive[i] > cols.inclusive[pc])) pc = i;
+      if (f.kind === PC && (pc < 0 || cols.inclusive[i] > cols.inclusive[pc])) pc = i;
     }
     assert.ok(pc > 0, 'a pc frame on the STALL-mem line');
-    const node = findNode(cols, lay, cols.strings[cols.name[pc]], /stall_kernels\.cu$/);
+    const node = findNode(cols, lay, frameOf(cols, pc).name, /stall_kernels\.cu$/);
     assert.equal(node.line, memLine);
     // The cursor on the STALL-mem line (the workspace's copy, left): exactly its frames outlined.
     await S.page.locator('.editor-group-container').first().locator('.view-lines').first().click({ position: { x: 200, y: 5 } });

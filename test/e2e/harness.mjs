@@ -305,16 +305,24 @@ export function layoutOf(cols) {
   return { x0, x1, depth };
 }
 
+/** Node i's frame as strings and numbers (the view's frame table entry). */
+export function frameOf(cols, i) {
+  const f = cols.frame[i], t = cols.frames;
+  return { kind: t.kind[f], name: cols.strings[t.name[f]], file: cols.strings[t.file[f]], line: t.line[f] };
+}
+
 /** The widest node named `name` (optionally of a file), with its layout. */
 export function findNode(cols, lay, name, fileRe) {
   let best = -1;
   for (let i = 1; i < cols.parent.length; i++) {
-    if (cols.strings[cols.name[i]] !== name) continue;
-    if (fileRe && !fileRe.test(cols.strings[cols.file[i]])) continue;
+    const f = frameOf(cols, i);
+    if (f.name !== name) continue;
+    if (fileRe && !fileRe.test(f.file)) continue;
     if (best < 0 || lay.x1[i] - lay.x0[i] > lay.x1[best] - lay.x0[best]) best = i;
   }
   if (best < 0) return null;
-  return { id: best, name, file: cols.strings[cols.file[best]], line: cols.line[best],
+  const f = frameOf(cols, best);
+  return { id: best, name, file: f.file, line: f.line,
     x0: lay.x0[best], x1: lay.x1[best], depth: lay.depth[best] };
 }
 

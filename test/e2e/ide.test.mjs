@@ -15,7 +15,7 @@ import assert from 'node:assert/strict';
 import { cpSync, mkdirSync, readFileSync, readdirSync, rmSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import {
-  S, activeTab, clearNotifications, extId, findNode, goToLine, layoutOf, lineHeatTexts, loadAddon, makeFolders,
+  S, activeTab, clearNotifications, extId, findNode, frameOf, goToLine, layoutOf, lineHeatTexts, loadAddon, makeFolders,
   missingPrerequisites, nodePosition, openFileQuick, pickQuick, record, repo, runCommand, shot, skipReason,
   sleep, startSession, statusLine, stopSession, strataFrame, strataTabs, terminalText, toasts, waitFor, waitToast, cli,
 } from './harness.mjs';
@@ -195,7 +195,8 @@ describe('Strata IDE integration (code-server)', { timeout: 600_000 }, () => {
     assert.ok(fwd && fwd.line > 0, 'forward() is in the profile');
     const want = [];
     for (let i = 1; i < cols.parent.length; i++) {
-      if (cols.strings[cols.file[i]] === tl && cols.line[i] === fwd.line) want.push(i);
+      const f = frameOf(cols, i);
+      if (f.file === tl && f.line === fwd.line) want.push(i);
     }
     assert.ok(want.includes(fwd.id));
     await focusEditor();

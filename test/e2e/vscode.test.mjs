@@ -18,7 +18,7 @@ import assert from 'node:assert/strict';
 import { cpSync, mkdirSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import {
-  S, activeTab, clearNotifications, cli, extId, findNode, layoutOf, loadAddon, makeFolders, missingPrerequisites,
+  S, activeTab, clearNotifications, cli, extId, findNode, frameOf, layoutOf, loadAddon, makeFolders, missingPrerequisites,
   nodePosition, openFileQuick, record, repo, runCommand, shot, skipReason, sleep, startSession, statusLine, stopSession,
   strataFrame, strataTabs, toasts, tooltipAt, waitFor, workspaceSettings,
 } from './harness.mjs';
@@ -129,7 +129,7 @@ describe('Strata in VS Code (code-server)', { timeout: 600_000 }, () => {
     frames = new Map();
     for (const [name, fileRe] of [['train', /train_loop\.py$/], ['forward', /train_loop\.py$/], ['matmul', /matrix_ops\.cpp$/]]) {
       const node = findNode(cols, lay, name, fileRe);
-      const names = [...new Set([...cols.name].map((i) => cols.strings[i]))];
+      const names = [...new Set([...cols.frame.keys()].map((i) => frameOf(cols, i).name))];
       assert.ok(node, `frame "${name}" (${fileRe}) is in the profile (frames: ${names.slice(0, 40).join(', ')})`);
       const pos = await nodePosition(frame, node);
       const tip = await tooltipAt(frame, pos);

@@ -118,9 +118,10 @@ export class App {
     if (sl && sl.line > 0) {
       const fileIdx = d.strings.indexOf(sl.file);
       if (fileIdx > 0) {
-        for (let i = 1; i < d.parent.length; i++) {
-          if (d.file[i] === fileIdx && d.line[i] === sl.line) nodes.push(i);
-        }
+        const { frames } = d;
+        const atLine = new Uint8Array(frames.file.length);
+        for (let f = 0; f < atLine.length; f++) atLine[f] = frames.file[f] === fileIdx && frames.line[f] === sl.line ? 1 : 0;
+        for (let i = 1; i < d.parent.length; i++) if (atLine[d.frame[i]]) nodes.push(i);
       }
     }
     this.view.setHighlight(nodes, false);
@@ -150,8 +151,8 @@ export class App {
   /** The name of kernel node `i` when a region frame is among its children, else "". */
   regionKernel(i: number): string {
     const m = this.view.model;
-    if (!m || i <= 0 || i >= m.n || m.data.kind[i] !== FrameKind.Kernel) return '';
-    for (let c = m.firstChild[i]; c >= 0; c = m.nextSibling[c]) if (m.data.kind[c] === FrameKind.Region) return m.label(i);
+    if (!m || i <= 0 || i >= m.n || m.kind(i) !== FrameKind.Kernel) return '';
+    for (let c = m.firstChild[i]; c >= 0; c = m.nextSibling[c]) if (m.kind(c) === FrameKind.Region) return m.label(i);
     return '';
   }
 

@@ -5,7 +5,11 @@
 //     'exportChromeTrace' back; every v2 message is unchanged.
 // v4: 'showRegionTimeline' (webview -> extension): the focused kernel's in-kernel regions, from
 //     the region buffers the profile carries; every v3 message is unchanged.
-export const PROTOCOL_VERSION = 4;
+// v5: 'profile' data as a frame table (`frames`, one entry per distinct frame) and a per-node
+//     `frame` index, instead of kind/name/file/line/module per node; a 'timeline' trace names its
+//     regions in one typed table (`regions`: id, name, file, line) instead of a "file:line"
+//     `location` per interval.
+export const PROTOCOL_VERSION = 5;
 
 export type ViewName = 'top-down' | 'bottom-up';
 
@@ -13,17 +17,26 @@ export type ViewName = 'top-down' | 'bottom-up';
 export { FrameKind } from './frameKinds.generated';
 
 /**
- * A tree of nodes as columns, as the addon builds a view and the flame graph draws it. Nodes are
- * in preorder: parent[i] < i, parent[0] = -1. String columns index into `strings` (0 = "").
+ * The distinct frames of a view, one entry each (nodes name theirs by index: many nodes share a
+ * frame). String columns index into the view's `strings` (0 = "").
  */
-export interface NodeColumns {
-  strings: string[];
-  parent: Int32Array;
+export interface FrameTable {
   kind: Uint8Array;        // FrameKind
   name: Uint32Array;
   file: Uint32Array;
   line: Uint32Array;       // 0 = unknown
   module: Uint32Array;
+}
+
+/**
+ * A tree of nodes as columns, as the addon builds a view and the flame graph draws it. Nodes are
+ * in preorder: parent[i] < i, parent[0] = -1; frame[i] indexes `frames`.
+ */
+export interface NodeColumns {
+  strings: string[];
+  frames: FrameTable;
+  parent: Int32Array;
+  frame: Uint32Array;
   inclusive: Float64Array;
   exclusive: Float64Array;
 }
@@ -56,7 +69,6 @@ export interface RegionInterval {
   lane: number;               // index into lanes
   region: number;             // region id (0..4095)
   name?: string;
-  location?: string;          // "file:line" of the region's marker, where the names gave one
   depth: number;
   parent?: number;
   start_ns: number;
@@ -75,9 +87,15 @@ export interface RegionIssue { kind: string; count: number; message: string; lan
 export interface RegionShare { region: number; name: string; share: number; outermost: boolean; container: boolean; async: boolean }
 export interface RegionGroupShare { group: number; lanes: number; regions: RegionShare[] }
 
+/** v5: what region id `id` is called and where its marker is: `file` as the names table wrote it
+ *  (relative to the names file's folder, or absolute), `line` 1-based; both absent when the names
+ *  gave no location. */
+export interface RegionName { id: number; name: string; file?: string; line?: number }
+
 export interface RegionTraceData {
   cycles_per_ns?: number;
   record_cost_cycles?: number;
+  regions?: RegionName[];       // the names table (v5)
   lanes: RegionLane[];
   intervals: RegionInterval[];
   issues?: RegionIssue[];

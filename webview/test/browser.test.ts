@@ -77,9 +77,11 @@ async function postSample(h: Harness, view: 'top-down' | 'bottom-up' = 'top-down
     const d = {
       view: v, metric: 'cpu_time', unit: 'ns', total: 1e9,
       strings: ['', 'all', 'main', 'hot', 'cold', 'train.py', 'kernels/hot.py', 'util/cold.py', 'python3.11'],
-      parent: Int32Array.from([-1, 0, 1, 1]), kind: Uint8Array.from([0, 1, 1, 2]),
-      name: Uint32Array.from([1, 2, 3, 4]), file: Uint32Array.from([0, 5, 6, 7]),
-      line: Uint32Array.from([0, 10, 20, 30]), module: Uint32Array.from([0, 8, 8, 0]),
+      frames: {
+        kind: Uint8Array.from([0, 1, 1, 2]), name: Uint32Array.from([1, 2, 3, 4]), file: Uint32Array.from([0, 5, 6, 7]),
+        line: Uint32Array.from([0, 10, 20, 30]), module: Uint32Array.from([0, 8, 8, 0]),
+      },
+      parent: Int32Array.from([-1, 0, 1, 1]), frame: Uint32Array.from([0, 1, 2, 3]),
       inclusive: Float64Array.from([1e9, 1e9, 7.5e8, 2.5e8]), exclusive: Float64Array.from([0, 0, 7.5e8, 2.5e8]),
     };
     (window as any).postToWebview({ type: 'profile', version: 1, title: 'sample', metrics: ['cpu_time', 'wall_time'], data: d });
@@ -375,8 +377,11 @@ describe('robustness', () => {
       const d = sampleData();
       const plain = {
         ...d,
-        parent: Array.from(d.parent), kind: Object.assign({}, Array.from(d.kind)), name: Array.from(d.name),
-        file: Array.from(d.file), line: Array.from(d.line), module: Array.from(d.module),
+        frames: {
+          kind: Object.assign({}, Array.from(d.frames.kind)), name: Array.from(d.frames.name),
+          file: Array.from(d.frames.file), line: Array.from(d.frames.line), module: Array.from(d.frames.module),
+        },
+        parent: Array.from(d.parent), frame: Array.from(d.frame),
         inclusive: Object.assign({}, Array.from(d.inclusive)), exclusive: Array.from(d.exclusive),
       };
       await h.post({ type: 'profile', version: 1, title: 'plain', metrics: ['cpu_time'], data: plain });
@@ -426,11 +431,11 @@ describe('robustness', () => {
     try {
       await h.page.evaluate(() => {
         const n = 120;
-        const parent = new Int32Array(n), inclusive = new Float64Array(n), name = new Uint32Array(n);
+        const parent = new Int32Array(n), inclusive = new Float64Array(n), name = new Uint32Array(n), frame = new Uint32Array(n);
         const strings = [''];
-        for (let i = 0; i < n; i++) { parent[i] = i - 1; inclusive[i] = 1000 - i; name[i] = strings.length; strings.push(`depth_${i}`); }
+        for (let i = 0; i < n; i++) { parent[i] = i - 1; inclusive[i] = 1000 - i; name[i] = strings.length; frame[i] = i; strings.push(`depth_${i}`); }
         (window as any).postToWebview({ type: 'profile', version: 1, title: 'deep', metrics: [],
-          data: { view: 'top-down', metric: 'm', unit: 'ns', total: 1000, strings, parent, inclusive, name } });
+          data: { view: 'top-down', metric: 'm', unit: 'ns', total: 1000, strings, frames: { kind: new Uint8Array(n), name }, parent, frame, inclusive } });
       });
       await h.settle();
       const scrollH = await h.page.evaluate(() => document.querySelector('.strata-graph')!.scrollHeight);
@@ -495,7 +500,8 @@ describe('robustness', () => {
         for (let i = 0; i < 50; i++) strings.push(`src/file_${i}.py`);
         const t0 = performance.now();
         (window as any).postToWebview({ type: 'profile', version: 1, title: 'big', metrics: ['cpu_time'],
-          data: { view: 'top-down', metric: 'cpu_time', unit: 'ns', total: inclusive[0], strings, parent, kind, name, file, line, module: new Uint32Array(n), inclusive, exclusive } });
+          data: { view: 'top-down', metric: 'cpu_time', unit: 'ns', total: inclusive[0], strings,
+            frames: { kind, name, file, line, module: new Uint32Array(n) }, parent, frame: Uint32Array.from({ length: n }, (_, i) => i), inclusive, exclusive } });
         return t0;
       });
       void t;

@@ -72,21 +72,36 @@ test('search: case-insensitive on name and file, share without double counting',
   assert.equal(m.search('zzz')!.count, 0);
 });
 
+test('frame table: nodes that share a frame share its name, kind and search hits', () => {
+  const d = sampleData();
+  d.frame = Uint32Array.from([0, 1, 2, 2]);   // cold is drawn as a second 'hot'
+  const m = new FlameModel(d);
+  assert.equal(m.label(COLD), 'hot');
+  assert.equal(m.kind(COLD), m.kind(HOT));
+  const r = m.search('hot.py')!;
+  assert.equal(r.count, 2);
+  close(r.share, 1);
+});
+
 test('normalize: accepts plain arrays and objects with numeric keys', () => {
   const s = sampleData();
   const raw = {
     ...s,
+    frames: {
+      kind: Object.fromEntries(Array.from(s.frames.kind).map((v, i) => [String(i), v])),
+      name: { length: 4, 0: 1, 1: 2, 2: 3, 3: 4 },
+      file: Array.from(s.frames.file), line: Array.from(s.frames.line), module: Array.from(s.frames.module),
+    },
     parent: Array.from(s.parent),
-    kind: Object.fromEntries(Array.from(s.kind).map((v, i) => [String(i), v])),
-    name: { length: 4, 0: 1, 1: 2, 2: 3, 3: 4 },
+    frame: Object.assign({}, Array.from(s.frame)),
     inclusive: Array.from(s.inclusive),
     exclusive: Object.assign({}, Array.from(s.exclusive)),
-    file: Array.from(s.file), line: Array.from(s.line), module: Array.from(s.module),
   };
   const d = normalizeFlameData(raw);
-  assert.ok(d.parent instanceof Int32Array && d.kind instanceof Uint8Array && d.inclusive instanceof Float64Array);
-  assert.deepEqual(Array.from(d.name), [1, 2, 3, 4]);
-  assert.deepEqual(Array.from(d.kind), [0, 1, 1, 2]);
+  assert.ok(d.parent instanceof Int32Array && d.frames.kind instanceof Uint8Array && d.frame instanceof Uint32Array && d.inclusive instanceof Float64Array);
+  assert.deepEqual(Array.from(d.frames.name), [1, 2, 3, 4]);
+  assert.deepEqual(Array.from(d.frames.kind), [0, 1, 1, 2]);
+  assert.deepEqual(Array.from(d.frame), [0, 1, 2, 3]);
   assert.deepEqual(Array.from(d.exclusive), [0, 0, 7.5e8, 2.5e8]);
   const m = new FlameModel(d);
   close(m.x1[HOT], 0.75);
@@ -96,6 +111,8 @@ test('normalize: rejects broken data with a readable message', () => {
   const s = sampleData();
   assert.throws(() => normalizeFlameData({ ...s, parent: [-1, 0, 3, 1] }), /preorder/);
   assert.throws(() => normalizeFlameData({ ...s, inclusive: [1, 2] }), /inclusive.*2 entries/);
+  assert.throws(() => normalizeFlameData({ ...s, frame: [0, 1, 2, 4] }), /node 3 names frame 4; the frame table has 4/);
+  assert.throws(() => normalizeFlameData({ ...s, frames: { ...s.frames, line: [0] } }), /frames\.line.*1 entries, expected 4/);
   assert.throws(() => normalizeFlameData({ ...s, parent: [] }), /empty/);
   assert.throws(() => normalizeFlameData(null), /missing/);
   assert.throws(() => normalizeFlameData({ ...s, inclusive: undefined }), /inclusive.*missing/);
@@ -103,14 +120,16 @@ test('normalize: rejects broken data with a readable message', () => {
 
 test('100k nodes: layout and search stay fast', () => {
   const n = 100_000;
-  const parent = new Int32Array(n), inclusive = new Float64Array(n), name = new Uint32Array(n);
+  const parent = new Int32Array(n), inclusive = new Float64Array(n), frame = new Uint32Array(n);
   parent[0] = -1;
   let seed = 1;
   const rnd = () => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff);
   for (let i = 1; i < n; i++) parent[i] = Math.max(0, i - 1 - Math.floor(rnd() * Math.min(i, 8)));
-  for (let i = n - 1; i >= 0; i--) { inclusive[i] += 1 + rnd() * 10; if (i > 0) inclusive[parent[i]] += inclusive[i]; name[i] = 1 + (i % 500); }
+  for (let i = n - 1; i >= 0; i--) { inclusive[i] += 1 + rnd() * 10; if (i > 0) inclusive[parent[i]] += inclusive[i]; frame[i] = 1 + (i % 500); }
   const strings = [''].concat(Array.from({ length: 500 }, (_, i) => `fn_${i}`));
-  const d = normalizeFlameData({ view: 'top-down', metric: 'm', unit: 'ns', total: inclusive[0], strings, parent, inclusive, name });
+  // 500 distinct frames shared by 100k nodes (frame f is named strings[f]).
+  const frames = { kind: new Uint8Array(501), name: Uint32Array.from({ length: 501 }, (_, f) => f) };
+  const d = normalizeFlameData({ view: 'top-down', metric: 'm', unit: 'ns', total: inclusive[0], strings, frames, parent, frame, inclusive });
   let t = performance.now();
   const m = new FlameModel(d);
   const build = performance.now() - t;

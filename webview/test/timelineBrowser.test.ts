@@ -122,7 +122,8 @@ test('a bad trace is a banner; a profile switches back to the flame graph', asyn
   await page.evaluate(() => (window as any).postToWebview({ type: 'timeline', version: 3, title: 'x', data: { traceEvents: [] } }));
   await page.waitForFunction(() => /not a decoded region trace/.test((window as any).__strata.message()));
   await page.evaluate(() => (window as any).postToWebview({ type: 'profile', version: 2, title: 'p', metrics: ['cpu_time'], data: {
-    view: 'top-down', metric: 'cpu_time', unit: 'ns', total: 10, strings: ['', 'all'], parent: [-1], kind: [0], name: [1], file: [0], line: [0], module: [0], inclusive: [10], exclusive: [10],
+    view: 'top-down', metric: 'cpu_time', unit: 'ns', total: 10, strings: ['', 'all'],
+    frames: { kind: [0], name: [1], file: [0], line: [0], module: [0] }, parent: [-1], frame: [0], inclusive: [10], exclusive: [10],
   } }));
   await page.waitForFunction(() => ((window as any).__strata.stats().nodes ?? 0) === 1);
   const shown = await page.evaluate(() => ({

@@ -2,13 +2,14 @@
 // regionLaunches), and its answers turned into what the extension works with: the launches of a
 // profile for a quick pick, and the decoded trace as the webview protocol's RegionTraceData (the
 // shape `strata regions --format json` prints). No vscode import: unit-tested under node.
-import type { RegionLaunches, RegionRequest, RegionTraceColumns } from '../../../native/addon/index';
-import type { RegionInterval, RegionLane, RegionTraceData } from '../../../webview/src/protocol';
+import type { RegionLaunches, RegionNamesColumns, RegionRequest, RegionTraceColumns } from '../../../native/addon/index';
+import type { RegionInterval, RegionLane, RegionName, RegionTraceData } from '../../../webview/src/protocol';
 
 export interface DecodeRequest {
   buffer: string;
-  /** `id=name;...` (locations already taken off). */
-  names?: string;
+  /** A names file (`.names` table or harness sidecar), read by the core: names with their
+   *  markers' lines, and the sidecar's clock rate. */
+  namesFile?: string;
   cyclesPerNs?: number;
   calibration?: string;
   /** `buffer` is a Proton trace (names come from the trace). */
@@ -20,10 +21,10 @@ export interface DecodeRequest {
 
 /** The addon's request for a decode request. */
 export function addonRequest(req: DecodeRequest): RegionRequest {
-  if (req.proton) return { source: 'proton', path: req.buffer, cyclesPerNs: validRate(req.cyclesPerNs) };
+  if (req.proton) return { source: 'proton', path: req.buffer, namesFile: req.namesFile || undefined, cyclesPerNs: validRate(req.cyclesPerNs) };
   return {
     source: req.launch !== undefined ? 'profile' : 'buffer', path: req.buffer, launch: req.launch,
-    names: req.names || undefined, cyclesPerNs: validRate(req.cyclesPerNs), calibration: req.calibration || undefined,
+    namesFile: req.namesFile || undefined, cyclesPerNs: validRate(req.cyclesPerNs), calibration: req.calibration || undefined,
   };
 }
 
@@ -55,15 +56,23 @@ export function launchItem(l: CapturedLaunch): { label: string; description: str
 
 const GROUPING = ['warp-group', 'warp', 'custom'];
 
-/** The decoded columns as the webview's RegionTraceData: names without their location, which
- *  goes to `location` ("file:line") beside them; a group share's region without a name is
- *  "region <id>". */
-export function traceData(c: RegionTraceColumns): RegionTraceData {
-  const names = new Map<number, { name: string; location?: string }>();
+/** A names table's columns as typed records (file and line only where the names gave them). */
+export function nameRecords(c: Pick<RegionNamesColumns, 'strings' | 'regions'>): RegionName[] {
+  const out: RegionName[] = [];
   for (let i = 0; i < c.regions.id.length; i++) {
-    const file = c.strings[c.regions.file[i]] ?? '';
-    names.set(c.regions.id[i], { name: c.strings[c.regions.name[i]] ?? '', location: file ? `${file}:${c.regions.line[i]}` : undefined });
+    const r: RegionName = { id: c.regions.id[i], name: c.strings[c.regions.name[i]] ?? '' };
+    if (c.regions.file[i]) { r.file = c.strings[c.regions.file[i]]; r.line = c.regions.line[i]; }
+    out.push(r);
   }
+  return out;
+}
+
+/** The decoded columns as the webview's RegionTraceData (the shape `strata regions --format
+ *  json` prints): the names table as typed records, each interval with its region's name; a
+ *  group share's region without a name is "region <id>". */
+export function traceData(c: RegionTraceColumns): RegionTraceData {
+  const regions = nameRecords(c);
+  const names = new Map(regions.map((r) => [r.id, r]));
   const L = c.lanes;
   const lanes: (RegionLane & { kernel?: string })[] = [];
   for (let i = 0; i < L.block.length; i++) {
@@ -83,17 +92,14 @@ export function traceData(c: RegionTraceColumns): RegionTraceData {
       raw_start_ns: I.rawStartNs[i], raw_end_ns: I.rawEndNs[i],
     };
     const n = names.get(iv.region);
-    if (n) {
-      iv.name = n.name;
-      if (n.location) iv.location = n.location;
-    }
+    if (n) iv.name = n.name;
     if (I.iteration[i] >= 0) iv.iteration = I.iteration[i];
     if (I.waitNs[i] >= 0) iv.wait_ns = I.waitNs[i];
     if (I.unmatched[i]) iv.unmatched = true;
     intervals.push(iv);
   }
   const data: RegionTraceData = {
-    cycles_per_ns: c.cyclesPerNs, record_cost_cycles: c.recordCostCycles, lanes, intervals, issues: c.issues.map((x) => ({ ...x })),
+    cycles_per_ns: c.cyclesPerNs, record_cost_cycles: c.recordCostCycles, lanes, regions, intervals, issues: c.issues.map((x) => ({ ...x })),
   };
   if (c.groups.length) {
     data.groups = c.groups.map((g) => ({

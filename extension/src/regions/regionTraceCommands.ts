@@ -10,10 +10,9 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import type { RegionTraceData } from '../../../webview/src/protocol';
+import type { RegionName, RegionTraceData } from '../../../webview/src/protocol';
 import { loadAddon, type StrataAddon } from '../addon';
-import { cliNames, parseNamesFile, splitLocation, type RegionName } from './names';
-import { addonRequest, launchItem, launchList, traceData, type DecodeRequest } from './regionRequests';
+import { addonRequest, launchItem, launchList, nameRecords, traceData, type DecodeRequest } from './regionRequests';
 import { LoadedTrace, RegionTracePanel } from './regionTracePanel';
 import { stemOf, traceFilesFor } from './traceFiles';
 import { scanWorkspaceMarkers } from './workspaceMarkers';
@@ -42,18 +41,14 @@ function readJson(p: string): unknown {
   try { return JSON.parse(fs.readFileSync(p, 'utf8')); } catch { return undefined; }
 }
 
-/** Marker locations that came with the decoded names (names embedded in a module, or a
- *  profile's region frames): the CLI gives them as `location` ("file:line"), older CLIs left
- *  `@file:line` in the name. They go to the names table; the name is shown without them. */
-function takeEmbeddedLocations(data: RegionTraceData, names: Map<number, RegionName>): void {
-  for (const iv of data.intervals) {
-    if (typeof iv.name !== 'string') continue;
-    const n = typeof iv.location === 'string' ? splitLocation(`${iv.name}@${iv.location}`)
-      : iv.name.includes('@') ? splitLocation(iv.name) : undefined;
-    if (!n?.file) continue;
-    iv.name = n.name;
-    if (!names.get(iv.region)?.file) names.set(iv.region, n);
+/** Region id → its typed name record, for opening markers: `first` (a decoded trace's names
+ *  file), then the trace's names table (the names file's, then the profile's or the module's). */
+function namesOf(data: RegionTraceData, first: RegionName[] = []): Map<number, RegionName> {
+  const out = new Map(first.map((r) => [r.id, r]));
+  for (const r of Array.isArray(data.regions) ? data.regions : []) {
+    if (!out.get(r.id)?.file) out.set(r.id, r);
   }
+  return out;
 }
 
 export function registerRegionTrace(context: vscode.ExtensionContext, ctx: RegionTraceContext): RegionTraceApi {
@@ -85,24 +80,21 @@ export function registerRegionTrace(context: vscode.ExtensionContext, ctx: Regio
       launch = await chooseLaunch(file, choice);
       if (launch === undefined) return undefined;
     }
-    let names = new Map<number, RegionName>();
-    let cyclesPerNs: number | undefined;
-    if (files.namesFile) {
-      try {
-        const src = parseNamesFile(fs.readFileSync(files.namesFile, 'utf8'));
-        names = src.names;
-        cyclesPerNs = src.cyclesPerNs;
-        ctx.log.appendLine(`[regions] names from ${files.namesFile}: ${names.size} regions${cyclesPerNs ? `, ${cyclesPerNs} cycles/ns` : ''}`);
-      } catch (e) {
-        void vscode.window.showWarningMessage(`Strata: ${path.basename(files.namesFile)}: ${(e as Error).message}; regions are shown by id.`);
-      }
-    }
     const request: DecodeRequest | undefined = files.buffer
-      ? { buffer: files.buffer, names: cliNames(names) || undefined, cyclesPerNs, calibration: files.calibration, proton: files.proton, launch } : undefined;
+      ? { buffer: files.buffer, namesFile: files.namesFile, calibration: files.calibration, proton: files.proton, launch } : undefined;
     const scanning = scanWorkspaceMarkers((l) => ctx.log.appendLine(l));
     let data: RegionTraceData;
+    let fileNames: RegionName[] = [];
     if (files.decoded) {
       data = readJson(files.decoded) as RegionTraceData;
+      // Already decoded: its names file still places the markers.
+      if (files.namesFile) {
+        try {
+          fileNames = nameRecords(await addon().readRegionNames(files.namesFile));
+        } catch (e) {
+          void vscode.window.showWarningMessage(`Strata: ${(e as Error).message}; regions are shown by id.`);
+        }
+      }
     } else {
       const a = addon();
       const req = addonRequest(request!);
@@ -110,9 +102,13 @@ export function registerRegionTrace(context: vscode.ExtensionContext, ctx: Regio
       const columns = await vscode.window.withProgress({
         location: vscode.ProgressLocation.Notification, title: `Strata: decoding ${path.basename(file)}`,
       }, () => a.decodeRegions(req));
+      if (files.namesFile && columns.namesFileError) {
+        void vscode.window.showWarningMessage(`Strata: ${path.basename(files.namesFile)}: ${columns.namesFileError}; regions are shown by id.`);
+      }
       data = traceData(columns);
     }
-    takeEmbeddedLocations(data, names);
+    const names = namesOf(data, fileNames);
+    if (files.namesFile) ctx.log.appendLine(`[regions] names with ${path.basename(files.namesFile)}: ${names.size} regions, ${data.cycles_per_ns ?? '?'} cycles/ns`);
     const title = launch === undefined ? undefined : `${path.basename(file)} · launch ${launch}`;
     return { file, launch, title, data, names, namesDir: path.dirname(files.namesFile ?? file), request, scans: await scanning };
   };
@@ -211,8 +207,7 @@ export function registerRegionTrace(context: vscode.ExtensionContext, ctx: Regio
       if (!file) return;
       try {
         const files = traceFilesFor(file, { exists: (p) => fs.existsSync(p), json: readJson });
-        const names = files.namesFile ? parseNamesFile(fs.readFileSync(files.namesFile, 'utf8')) : undefined;
-        await exportChrome({ file, request: files.buffer ? { buffer: files.buffer, names: names ? cliNames(names.names) || undefined : undefined, cyclesPerNs: names?.cyclesPerNs, calibration: files.calibration, proton: files.proton } : undefined });
+        await exportChrome({ file, request: files.buffer ? { buffer: files.buffer, namesFile: files.namesFile, calibration: files.calibration, proton: files.proton } : undefined });
       } catch (e) {
         void vscode.window.showErrorMessage(`Strata: ${path.basename(file)}: ${(e as Error).message}`);
       }

@@ -4,12 +4,11 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import type { HostMessage, RegionTraceData, WebviewMessage } from '../../../webview/src/protocol';
+import type { HostMessage, RegionName, RegionTraceData, WebviewMessage } from '../../../webview/src/protocol';
 import { PROTOCOL_VERSION } from '../../../webview/src/protocol';
 import { webviewHtml, webviewOptions } from '../profileViewer';
 import { revealSource } from '../revealSource';
 import { findMarker, type FileScan } from './markers';
-import type { RegionName } from './names';
 import type { DecodeRequest } from './regionRequests';
 
 export interface LoadedTrace {
@@ -20,7 +19,7 @@ export interface LoadedTrace {
   /** Panel and timeline title (default: the file's name). */
   title?: string;
   data: RegionTraceData;
-  /** Region names with their `@file:line` where given. */
+  /** Region id → its name and its marker's file and line where the names gave them. */
   names: Map<number, RegionName>;
   /** Folder that relative `@file` paths are relative to (the names file's). */
   namesDir: string;
@@ -31,7 +30,7 @@ export interface LoadedTrace {
 
 export interface RegionSource { file: string; line: number; how: 'names' | 'marker' }
 
-/** Where region `id`'s marker is: the names table's `@file:line`, else a marker found in the
+/** Where region `id`'s marker is: the names table's file and line, else a marker found in the
  *  workspace's sources. Relative paths resolve against the names file's folder, then the
  *  workspace folders; otherwise the path is returned as written (revealSource searches the
  *  workspace by name). */

@@ -2,14 +2,17 @@
 //
 // Everything that touches the file or builds a view runs in a Napi::AsyncWorker on the libuv
 // thread pool, so the VS Code extension host never blocks. The only work done here beyond
-// calling the core is marshalling: a core::View becomes flat typed-array columns (strings are
-// interned into one table) that the extension posts to the webview unchanged.
+// calling the core is marshalling: a core::View becomes a frame table and per-node typed-array
+// columns (strings are interned into one table) that the extension posts to the webview unchanged.
 #include <napi.h>
 
+#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
+#include <tuple>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -171,32 +174,34 @@ class ViewWorker : public PromiseWorker {
     auto view = state_->GetView(kind_, metric_);
     const size_t n = view->size();
     parent_ = view->parent;
-    kind_col_.resize(n);
-    name_.resize(n);
-    file_.resize(n);
-    line_.resize(n);
-    module_.resize(n);
+    frame_.resize(n);
     inclusive_.resize(n);
     exclusive_.resize(n);
     count_.resize(n);
-    // Each frame of the profile's table is marshalled once; nodes copy its indexes.
-    struct Marshalled { uint8_t kind; uint32_t name, file, line, module; };
-    std::unordered_map<uint32_t, Marshalled> frames;
+    // One frame table entry per distinct frame of the view (in order of first use; profile
+    // frames that show the same are one entry); nodes name theirs by index. Each profile frame is
+    // marshalled once.
+    std::unordered_map<uint32_t, uint32_t> entry_of_id;
+    std::map<std::tuple<uint8_t, uint32_t, uint32_t, uint32_t, uint32_t>, uint32_t> entry_of_frame;
     StringTable strings;
     for (size_t i = 0; i < n; ++i) {
-      auto [it, fresh] = frames.try_emplace(view->frame_id[i]);
+      auto [it, fresh] = entry_of_id.try_emplace(view->frame_id[i]);
       if (fresh) {
         const auto& f = view->frame(i);
         const int code = strata::core::FrameKindCode(f.kind);
-        const uint32_t name = strings.Intern(f.name), file = strings.Intern(f.file);
-        it->second = {static_cast<uint8_t>(code < 0 ? 2 : code), name, file, f.line, strings.Intern(f.module)};
+        const auto key = std::make_tuple(static_cast<uint8_t>(code < 0 ? 2 : code), strings.Intern(f.name),
+                                         strings.Intern(f.file), f.line, strings.Intern(f.module));
+        auto [entry, added] = entry_of_frame.try_emplace(key, static_cast<uint32_t>(frame_kind_.size()));
+        if (added) {
+          frame_kind_.push_back(std::get<0>(key));
+          frame_name_.push_back(std::get<1>(key));
+          frame_file_.push_back(std::get<2>(key));
+          frame_line_.push_back(std::get<3>(key));
+          frame_module_.push_back(std::get<4>(key));
+        }
+        it->second = entry->second;
       }
-      const Marshalled& m = it->second;
-      kind_col_[i] = m.kind;
-      name_[i] = m.name;
-      file_[i] = m.file;
-      line_[i] = m.line;
-      module_[i] = m.module;
+      frame_[i] = it->second;
       if (metric_ < view->metric_count) {
         const auto& v = view->metric(i, metric_);
         inclusive_[i] = v.inclusive;
@@ -216,12 +221,15 @@ class ViewWorker : public PromiseWorker {
     out.Set("metricIndex", Napi::Number::New(env, static_cast<double>(metric_)));
     out.Set("total", Napi::Number::New(env, total_));
     out.Set("strings", StringArray(env, strings_));
+    out.Set("frames", Columns(env, {
+        {"kind", U8Column(env, frame_kind_)},
+        {"name", U32Column(env, frame_name_)},
+        {"file", U32Column(env, frame_file_)},
+        {"line", U32Column(env, frame_line_)},
+        {"module", U32Column(env, frame_module_)},
+    }));
     out.Set("parent", I32Column(env, parent_));
-    out.Set("kind", U8Column(env, kind_col_));
-    out.Set("name", U32Column(env, name_));
-    out.Set("file", U32Column(env, file_));
-    out.Set("line", U32Column(env, line_));
-    out.Set("module", U32Column(env, module_));
+    out.Set("frame", U32Column(env, frame_));
     out.Set("inclusive", F64Column(env, inclusive_));
     out.Set("exclusive", F64Column(env, exclusive_));
     out.Set("count", F64Column(env, count_));
@@ -235,9 +243,10 @@ class ViewWorker : public PromiseWorker {
   std::string metric_name_, unit_;
   double total_ = 0;
   std::vector<std::string> strings_;
+  std::vector<uint8_t> frame_kind_;
+  std::vector<uint32_t> frame_name_, frame_file_, frame_line_, frame_module_;
   std::vector<int32_t> parent_;
-  std::vector<uint8_t> kind_col_;
-  std::vector<uint32_t> name_, file_, line_, module_;
+  std::vector<uint32_t> frame_;
   std::vector<double> inclusive_, exclusive_, count_;
 };
 

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "promise_worker.h"
+#include "strata/core/names_file.h"
 #include "strata/core/profile_regions.h"
 #include "strata/core/region_requests.h"
 #include "strata/core/regions.h"
@@ -18,7 +19,7 @@ namespace {
 
 namespace rg = strata::core::regions;
 
-// {source: 'buffer' | 'proton' | 'profile', path, launch?, names?, cyclesPerNs?, calibration?}
+// {source: 'buffer' | 'proton' | 'profile', path, launch?, names?, namesFile?, cyclesPerNs?, calibration?}
 rg::TraceRequest RequestArg(const Napi::CallbackInfo& info, const char* call) {
   Napi::Env env = info.Env();
   auto bad = [&](const std::string& what) { return Napi::TypeError::New(env, std::string(call) + ": " + what); };
@@ -40,6 +41,7 @@ rg::TraceRequest RequestArg(const Napi::CallbackInfo& info, const char* call) {
     *out = v.As<Napi::String>().Utf8Value();
   };
   text("names", &r.names);
+  text("namesFile", &r.names_file);
   text("calibration", &r.calibration);
   Napi::Value rate = o.Get("cyclesPerNs");
   if (!rate.IsUndefined() && !rate.IsNull()) {
@@ -57,6 +59,31 @@ rg::TraceRequest RequestArg(const Napi::CallbackInfo& info, const char* call) {
   return r;
 }
 
+// A names table as columns {id, name, file, line} (strings into `strings`; file 0 / line 0: no
+// location), as decodeRegions and readRegionNames return it.
+class NameColumns {
+ public:
+  void Add(const rg::RegionNames& names, StringTable& strings) {
+    for (const auto& [id, n] : names) {
+      id_.push_back(id);
+      name_.push_back(strings.Intern(n.name));
+      file_.push_back(strings.Intern(n.file));
+      line_.push_back(n.file.empty() ? 0 : n.line);
+    }
+  }
+  Napi::Object ToJs(Napi::Env env) const {
+    return Columns(env, {
+        {"id", U32Column(env, id_)},
+        {"name", U32Column(env, name_)},
+        {"file", U32Column(env, file_)},
+        {"line", U32Column(env, line_)},
+    });
+  }
+
+ private:
+  std::vector<uint32_t> id_, name_, file_, line_;
+};
+
 // ---- decodeRegions(request) -> RegionTraceColumns
 
 class DecodeWorker : public PromiseWorker {
@@ -67,12 +94,7 @@ class DecodeWorker : public PromiseWorker {
   void Run() override {
     t_ = rg::DecodeRequest(request_);
     groups_ = rg::GroupShares(t_.trace);
-    for (const auto& [id, n] : t_.names) {
-      region_id_.push_back(id);
-      region_name_.push_back(strings_.Intern(n.name));
-      region_file_.push_back(strings_.Intern(n.file));
-      region_line_.push_back(n.file.empty() ? 0 : n.line);
-    }
+    regions_.Add(t_.names, strings_);
     for (size_t i = 0; i < t_.trace.lanes.size(); ++i) {
       const rg::Lane& l = t_.trace.lanes[i];
       const rg::LaneMeta& m = l.meta;
@@ -112,12 +134,8 @@ class DecodeWorker : public PromiseWorker {
     out.Set("cyclesPerNs", Napi::Number::New(env, t.cycles_per_ns));
     out.Set("recordCostCycles", Napi::Number::New(env, t.record_cost_cycles));
     out.Set("strings", StringArray(env, strings_.strings()));
-    out.Set("regions", Columns(env, {
-        {"id", U32Column(env, region_id_)},
-        {"name", U32Column(env, region_name_)},
-        {"file", U32Column(env, region_file_)},
-        {"line", U32Column(env, region_line_)},
-    }));
+    if (!t_.names_file_error.empty()) out.Set("namesFileError", t_.names_file_error);
+    out.Set("regions", regions_.ToJs(env));
     out.Set("lanes", Columns(env, {
         {"block", U32Column(env, lane_.block)},
         {"blockX", U32Column(env, lane_.x)},
@@ -186,7 +204,7 @@ class DecodeWorker : public PromiseWorker {
   rg::RequestedTrace t_;
   std::vector<rg::GroupShare> groups_;
   StringTable strings_;
-  std::vector<uint32_t> region_id_, region_name_, region_file_, region_line_;
+  NameColumns regions_;
   struct {
     std::vector<uint32_t> block, x, y, z, group, smid, records, overflow, kernel;
     std::vector<uint8_t> grouping, mode;
@@ -202,6 +220,41 @@ class DecodeWorker : public PromiseWorker {
 
 Napi::Value DecodeRegions(const Napi::CallbackInfo& info) {
   return Queue(new DecodeWorker(info.Env(), RequestArg(info, "decodeRegions")));
+}
+
+// ---- readRegionNames(path) -> RegionNamesColumns: a names file on its own (a decoded trace's
+// names file: its markers' lines), read by the core.
+
+class NamesWorker : public PromiseWorker {
+ public:
+  NamesWorker(Napi::Env env, std::string path) : PromiseWorker(env, "strata.readRegionNames"), path_(std::move(path)) {}
+
+ protected:
+  void Run() override {
+    std::string why;
+    std::optional<rg::NamesFile> file = rg::ReadNamesFile(path_, &why);
+    if (!file) throw strata::core::Error(path_ + ": " + why);
+    names_.Add(file->names, strings_);
+    cycles_per_ns_ = file->cycles_per_ns;
+  }
+  Napi::Value Result(Napi::Env env) override {
+    Napi::Object out = Napi::Object::New(env);
+    out.Set("strings", StringArray(env, strings_.strings()));
+    out.Set("regions", names_.ToJs(env));
+    out.Set("cyclesPerNs", Napi::Number::New(env, cycles_per_ns_));
+    return out;
+  }
+
+ private:
+  std::string path_;
+  StringTable strings_;
+  NameColumns names_;
+  double cycles_per_ns_ = 0;
+};
+
+Napi::Value ReadRegionNames(const Napi::CallbackInfo& info) {
+  if (info.Length() < 1 || !info[0].IsString()) throw Napi::TypeError::New(info.Env(), "readRegionNames(path): path must be a string");
+  return Queue(new NamesWorker(info.Env(), info[0].As<Napi::String>().Utf8Value()));
 }
 
 // ---- writeRegionChromeTrace(request, outPath): the Chrome/Perfetto trace, written atomically
@@ -305,6 +358,7 @@ void ExportRegionCalls(Napi::Env env, Napi::Object exports) {
   exports.Set("decodeRegions", Napi::Function::New<DecodeRegions>(env, "decodeRegions"));
   exports.Set("writeRegionChromeTrace", Napi::Function::New<WriteRegionChromeTrace>(env, "writeRegionChromeTrace"));
   exports.Set("regionLaunches", Napi::Function::New<RegionLaunches>(env, "regionLaunches"));
+  exports.Set("readRegionNames", Napi::Function::New<ReadRegionNames>(env, "readRegionNames"));
 }
 
 Napi::Value RegionLaunchesOfNode(Napi::Env env, std::shared_ptr<ProfileState> state, ViewKind kind, size_t node,

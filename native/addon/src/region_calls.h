@@ -11,7 +11,7 @@
 
 namespace strata::addon {
 
-// decodeRegions, writeRegionChromeTrace, regionLaunches on the module's exports.
+// decodeRegions, writeRegionChromeTrace, regionLaunches, readRegionNames on the module's exports.
 void ExportRegionCalls(Napi::Env env, Napi::Object exports);
 
 // Profile.regionLaunchesOf(view, node[, metric]): the captured launches of the kernel at a view node.

@@ -89,22 +89,36 @@ test('a recorded profile: meta, metrics, views, source, close', async (t) => {
     assert.equal(v.view, kind);
     assert.equal(v.metric, metrics[0].name);
     assert.ok(n > 1, `${kind}: has nodes`);
-    assert.ok(v.parent instanceof Int32Array && v.kind instanceof Uint8Array && v.name instanceof Uint32Array &&
-      v.file instanceof Uint32Array && v.line instanceof Uint32Array && v.module instanceof Uint32Array &&
+    const f = v.frames;
+    const m = f.kind.length;
+    assert.ok(v.parent instanceof Int32Array && v.frame instanceof Uint32Array &&
       v.inclusive instanceof Float64Array && v.exclusive instanceof Float64Array);
-    for (const c of [v.kind, v.name, v.file, v.line, v.module, v.inclusive, v.exclusive, v.count]) assert.equal(c.length, n);
+    assert.ok(f.kind instanceof Uint8Array && f.name instanceof Uint32Array && f.file instanceof Uint32Array &&
+      f.line instanceof Uint32Array && f.module instanceof Uint32Array);
+    for (const c of [v.frame, v.inclusive, v.exclusive, v.count]) assert.equal(c.length, n);
+    for (const c of [f.name, f.file, f.line, f.module]) assert.equal(c.length, m);
     assert.equal(v.parent[0], -1);
     for (let i = 1; i < n; i++) assert.ok(v.parent[i] >= 0 && v.parent[i] < i, `${kind}: preorder at ${i}`);
+    for (let i = 0; i < n; i++) assert.ok(v.frame[i] < m, `${kind}: node ${i}'s frame is in the table`);
+    assert.ok(m <= n, `${kind}: one table entry per distinct frame (${m} for ${n} nodes)`);
+    const used = new Set(v.frame);
+    assert.equal(used.size, m, `${kind}: every table entry is some node's frame`);
+    const seen = new Set();
+    for (let e = 0; e < m; e++) {
+      const key = `${f.kind[e]}|${f.name[e]}|${f.file[e]}|${f.line[e]}|${f.module[e]}`;
+      assert.ok(!seen.has(key), `${kind}: frame ${e} is not repeated`);
+      seen.add(key);
+    }
     assert.equal(v.strings[0], '');
-    for (const c of [v.name, v.file, v.module]) for (let i = 0; i < n; i++) assert.ok(c[i] < v.strings.length);
+    for (const c of [f.name, f.file, f.module]) for (let e = 0; e < m; e++) assert.ok(c[e] < v.strings.length);
     assert.equal(v.total, v.inclusive[0]);
-    assert.equal(v.kind[0], 0, 'node 0 is the root');
-    const names = [...v.name].map((i) => v.strings[i]);
+    assert.equal(f.kind[v.frame[0]], 0, 'node 0 is the root');
+    const names = [...v.frame].map((e) => v.strings[f.name[e]]);
     assert.ok(names.includes('inner') && names.includes('outer'), `${kind}: python frames (${names.slice(0, 20).join(', ')})`);
   }
 
   const td = await p.view('top-down', 0);
-  const inner = [...td.name].findIndex((s) => td.strings[s] === 'inner');
+  const inner = [...td.frame].findIndex((e) => td.strings[td.frames.name[e]] === 'inner');
   const loc = await p.sourceLocation('top-down', inner);
   assert.ok(loc, 'inner has a source location');
   assert.equal(loc.name, 'inner');

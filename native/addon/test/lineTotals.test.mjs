@@ -24,7 +24,11 @@ before(() => {
 /** Line totals of one metric from its top-down view: the outermost frame of each path. */
 function walk(cols) {
   const out = new Map(), open = new Map(), stack = [];
-  const key = (i) => (cols.file[i] > 0 && cols.line[i] > 0 ? `${cols.strings[cols.file[i]]}:${cols.line[i]}` : null);
+  const { file, line } = cols.frames;
+  const key = (i) => {
+    const f = cols.frame[i];
+    return file[f] > 0 && line[f] > 0 ? `${cols.strings[file[f]]}:${line[f]}` : null;
+  };
   for (let i = 1; i < cols.parent.length; i++) {
     while (stack.length && stack[stack.length - 1] !== cols.parent[i]) { const k = key(stack.pop()); if (k) open.set(k, open.get(k) - 1); }
     stack.push(i);

@@ -52,7 +52,10 @@ test('Profile.regionLaunchesOf: the launches of the kernel node on screen; none 
   for (const kind of ['top-down', 'bottom-up']) {
     const v = await p.view(kind, 0);
     const kernels = [];
-    for (let i = 0; i < v.kind.length; i++) if (v.kind[i] === 5 && /GemmKernel/.test(v.strings[v.name[i]])) kernels.push(i);
+    for (let i = 0; i < v.frame.length; i++) {
+      const f = v.frame[i];
+      if (v.frames.kind[f] === 5 && /GemmKernel/.test(v.strings[v.frames.name[f]])) kernels.push(i);
+    }
     assert.ok(kernels.length > 0, `a GemmKernel node in ${kind}`);
     for (const k of kernels) assert.deepEqual([...(await p.regionLaunchesOf(kind, k, 0)).index], [0, 1, 2], `${kind} node ${k}`);
     assert.deepEqual([...(await p.regionLaunchesOf(kind, 0)).index], []);

@@ -5,11 +5,13 @@
 #include <cstdio>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "commands.h"
 #include "strata/core/api.h"
+#include "strata/core/names_file.h"
 #include "strata/core/profile_regions.h"
 #include "strata/core/proton_import.h"
 #include "strata/core/regions.h"
@@ -184,18 +186,14 @@ int RunRegions(const RegionsOptions& options) {
   if (!options.proton.empty()) return RunProton(options);
   rg::RegionNames names = rg::ParseNameTable(options.names);
   if (!options.names_file.empty()) {
-    std::string text;
-    if (!ReadSmall(options.names_file, &text)) {
-      std::fprintf(stderr, "strata: %s: cannot read the names file\n", options.names_file.c_str());
+    // Its names only: the clock rate stays --cycles-per-ns's (or the buffer's).
+    std::string why;
+    std::optional<rg::NamesFile> file = rg::ReadNamesFile(options.names_file, &why);
+    if (!file) {
+      std::fprintf(stderr, "strata: %s: %s\n", options.names_file.c_str(), why.c_str());
       return kExitError;
     }
-    // A harness sidecar (JSON with "names": "1=a;2=b") or the bare table.
-    size_t key = text.find("\"names\"");
-    if (key != std::string::npos) {
-      size_t q1 = text.find('"', text.find(':', key) + 1), q2 = q1 == std::string::npos ? q1 : text.find('"', q1 + 1);
-      if (q1 != std::string::npos && q2 != std::string::npos) text = text.substr(q1 + 1, q2 - q1 - 1);
-    }
-    for (const auto& [id, name] : rg::ParseNameTable(text)) names.emplace(id, name);
+    names.insert(file->names.begin(), file->names.end());
   }
   rg::DecodeOptions decode;
   decode.cycles_per_ns = options.cycles_per_ns;

@@ -191,7 +191,7 @@ TEST(ProfileRegions, NamesAndRateFromAWrittenProfile) {
   nlohmann::json j = nlohmann::json::parse(LaunchesToJson(pr));
   EXPECT_EQ(j["launches"][0]["kernel"], "foo(float*)");
   EXPECT_EQ(j["launches"][0]["correlation_id"], 42);
-  EXPECT_EQ(j["names"]["7"], "seven");
+  EXPECT_EQ(j["regions"], (nlohmann::json{{{"id", 7}, {"name", "seven"}}}));
 }
 
 TEST(ProfileRegions, TheNewFormReadsAsTheOldFormConverted) {

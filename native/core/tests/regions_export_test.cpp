@@ -1,5 +1,6 @@
 // A decoded region trace as JSON and as a Chrome/Perfetto trace: names shown without their
-// marker location, which goes beside them; per-group shares in the JSON the timeline reads.
+// marker location, which the JSON's names table carries as fields; per-group shares in the JSON
+// the timeline reads. Names files: a table or a harness sidecar, read once.
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
@@ -19,6 +20,8 @@ TEST(RegionsExport, NamesTableAndExports) {
   auto j = nlohmann::json::parse(ToJson(t, n));
   EXPECT_EQ(j["intervals"][0]["name"], "kernel");
   EXPECT_FALSE(j["intervals"][0].contains("location"));
+  EXPECT_EQ(j["regions"].size(), 3u);
+  EXPECT_EQ(j["regions"][0], (nlohmann::json{{"id", 1}, {"name", "kernel"}}));
   auto c = nlohmann::json::parse(ToChromeTrace(t, n));
   EXPECT_EQ(c["traceEvents"][1]["ph"], "X");
   EXPECT_EQ(c["traceEvents"][1]["name"], "kernel");
@@ -27,13 +30,14 @@ TEST(RegionsExport, NamesTableAndExports) {
   EXPECT_EQ(nlohmann::json::parse(ToChromeTrace(t))["traceEvents"][1]["name"], "region 1");
 }
 
-TEST(RegionsExport, MarkerLocationsGoBesideTheName) {
+TEST(RegionsExport, MarkerLocationsAreFieldsOfTheNamesTable) {
   RegionNames n = ParseNameTable("3=load (cp.async)@../src/kernels.cuh:75");
   auto b = Build({Lane2({{0, 3, 0, 10100}, {1, 3, 0, 10300}})});
   Trace t = Decode(b.data(), b.size());
   auto j = nlohmann::json::parse(ToJson(t, n));
   EXPECT_EQ(j["intervals"][0]["name"], "load (cp.async)");
-  EXPECT_EQ(j["intervals"][0]["location"], "../src/kernels.cuh:75");
+  EXPECT_FALSE(j["intervals"][0].contains("location"));
+  EXPECT_EQ(j["regions"][0], (nlohmann::json{{"id", 3}, {"name", "load (cp.async)"}, {"file", "../src/kernels.cuh"}, {"line", 75}}));
   auto c = nlohmann::json::parse(ToChromeTrace(t, n));
   EXPECT_EQ(c["traceEvents"][1]["name"], "load (cp.async)");
   EXPECT_EQ(c["traceEvents"][1]["args"]["location"], "../src/kernels.cuh:75");

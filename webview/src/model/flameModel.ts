@@ -137,15 +137,18 @@ export class FlameModel {
   search(query: string): SearchResult | null {
     const q = query.trim().toLowerCase();
     if (!q) return null;
-    const { strings, name, file, inclusive } = this.data;
+    const { strings, frames, frame, inclusive } = this.data;
     if (!this.lowerStrings) this.lowerStrings = strings.map((s) => s.toLowerCase());
     const hit = new Uint8Array(strings.length);
     for (let s = 1; s < strings.length; s++) if (this.lowerStrings[s].includes(q)) hit[s] = 1;
+    // Matched once per frame of the table, then per node through its frame.
+    const frameHit = new Uint8Array(frames.name.length);
+    for (let f = 0; f < frameHit.length; f++) frameHit[f] = hit[frames.name[f]] | hit[frames.file[f]];
     const n = this.n;
     const matches = new Uint8Array(n);
     let count = 0, value = 0, coveredUntil = 0;
     for (let i = 0; i < n; i++) {
-      if (hit[name[i]] || hit[file[i]]) {
+      if (frameHit[frame[i]]) {
         matches[i] = 1;
         count++;
         if (i >= coveredUntil) { value += Math.max(0, inclusive[i]); coveredUntil = this.end[i]; }
@@ -154,9 +157,12 @@ export class FlameModel {
     return { query, matches, count, value, share: this.total > 0 ? value / this.total : 0 };
   }
 
+  /** The frame kind of node i (FrameKind). */
+  kind(i: number): number { return this.data.frames.kind[this.data.frame[i]]; }
+
   /** The frame's display name. */
   label(i: number): string {
-    const s = this.data.strings[this.data.name[i]];
+    const s = this.data.strings[this.data.frames.name[this.data.frame[i]]];
     return s || (i === 0 ? 'all' : `<unknown ${i}>`);
   }
 }

@@ -2,7 +2,7 @@
 // normally survive structured cloning, but hosts (or tests, or JSON round trips) may send
 // plain arrays or objects with numeric keys ({"0": 1, "1": 2}); all are accepted here.
 // Throws an Error with a readable message when the data cannot be used.
-import type { FlameData, ViewName } from '../protocol';
+import type { FlameData, FrameTable, ViewName } from '../protocol';
 
 type NumCtor<T> = { new (n: number): T; from(a: ArrayLike<number>): T };
 
@@ -30,19 +30,29 @@ export function normalizeFlameData(raw: unknown): FlameData {
   const parent = toTyped(r.parent, Int32Array, 'parent');
   const n = parent.length;
   if (n === 0) throw new Error('profile data is empty (no nodes)');
-  const col = <T extends ArrayLike<number>>(key: string, ctor: NumCtor<T>, optional = false): T => {
-    if (optional && (r[key] === undefined || r[key] === null)) return new ctor(n);
-    const a = toTyped(r[key], ctor, key);
-    if (a.length !== n) throw new Error(`profile data: column "${key}" has ${a.length} entries, expected ${n}`);
+  const col = <T extends ArrayLike<number>>(o: Record<string, unknown>, key: string, ctor: NumCtor<T>, len: number, optional = false, prefix = ''): T => {
+    if (optional && (o[key] === undefined || o[key] === null)) return new ctor(len);
+    const a = toTyped(o[key], ctor, prefix + key);
+    if (a.length !== len) throw new Error(`profile data: column "${prefix}${key}" has ${a.length} entries, expected ${len}`);
     return a;
   };
-  const inclusive = col('inclusive', Float64Array);
-  const exclusive = col('exclusive', Float64Array, true);
-  const kind = col('kind', Uint8Array, true);
-  const name = col('name', Uint32Array, true);
-  const file = col('file', Uint32Array, true);
-  const line = col('line', Uint32Array, true);
-  const module = col('module', Uint32Array, true);
+  const inclusive = col(r, 'inclusive', Float64Array, n);
+  const exclusive = col(r, 'exclusive', Float64Array, n, true);
+  const frame = col(r, 'frame', Uint32Array, n, true);
+  // Without a frame table every node is the one empty frame.
+  const f = r.frames && typeof r.frames === 'object' ? r.frames as Record<string, unknown> : {};
+  const kind = f.kind === undefined || f.kind === null ? new Uint8Array(1) : toTyped(f.kind, Uint8Array, 'frames.kind');
+  const m = kind.length;
+  const frames: FrameTable = {
+    kind,
+    name: col(f, 'name', Uint32Array, m, true, 'frames.'),
+    file: col(f, 'file', Uint32Array, m, true, 'frames.'),
+    line: col(f, 'line', Uint32Array, m, true, 'frames.'),
+    module: col(f, 'module', Uint32Array, m, true, 'frames.'),
+  };
+  for (let i = 0; i < n; i++) {
+    if (frame[i] >= m) throw new Error(`profile data: node ${i} names frame ${frame[i]}; the frame table has ${m}`);
+  }
   let strings: string[];
   if (Array.isArray(r.strings)) strings = r.strings.map((s) => (s == null ? '' : String(s)));
   else if (r.strings && typeof r.strings === 'object') {
@@ -57,7 +67,7 @@ export function normalizeFlameData(raw: unknown): FlameData {
     if (p < 0 || p >= i) throw new Error(`profile data: node ${i} has parent ${p}; nodes must be in preorder`);
   }
   const ns = strings.length;
-  for (const c of [name, file, module]) for (let i = 0; i < n; i++) if (c[i] >= ns) c[i] = 0;
+  for (const c of [frames.name, frames.file, frames.module]) for (let i = 0; i < m; i++) if (c[i] >= ns) c[i] = 0;
   const view: ViewName = r.view === 'bottom-up' ? 'bottom-up' : 'top-down';
   const total = typeof r.total === 'number' && r.total > 0 ? r.total : inclusive[0];
   return {
@@ -66,6 +76,6 @@ export function normalizeFlameData(raw: unknown): FlameData {
     unit: typeof r.unit === 'string' ? r.unit : '',
     total,
     strings,
-    parent, kind, name, file, line, module, inclusive, exclusive,
+    frames, parent, frame, inclusive, exclusive,
   };
 }

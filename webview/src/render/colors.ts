@@ -47,26 +47,29 @@ function vary(base: RGBA, hueHash: number, lightHash: number, dark: boolean): RG
   return [r, g, b, 255];
 }
 
-/** RGBA per node (n*4 bytes). */
+/** RGBA per node (n*4 bytes): one colour per frame of the table, by kind, name and module. */
 export function computeNodeColors(data: FlameData, theme: Theme): Uint8Array {
-  const n = data.parent.length;
-  const out = new Uint8Array(n * 4);
+  const { frames, frame } = data;
   const dark = theme.kind === 'dark' || theme.kind === 'high-contrast';
   const hashes = new Uint32Array(data.strings.length);
   for (let s = 0; s < data.strings.length; s++) hashes[s] = hashString(data.strings[s]);
   const cache = new Map<string, RGBA>();
-  for (let i = 0; i < n; i++) {
-    const k = data.kind[i];
+  const frameColors: RGBA[] = [];
+  for (let f = 0; f < frames.kind.length; f++) {
+    const k = frames.kind[f];
     const base = theme.kindColors[k] ?? theme.kindColors[0];
-    const nm = data.name[i], md = data.module[i];
+    const nm = frames.name[f], md = frames.module[f];
     const key = `${k},${nm},${md}`;
     let c = cache.get(key);
     if (!c) {
       c = vary(base, md ? hashes[md] : hashes[nm] >>> 3, hashes[nm], dark);
       cache.set(key, c);
     }
-    out.set(c, i * 4);
+    frameColors.push(c);
   }
+  const n = data.parent.length;
+  const out = new Uint8Array(n * 4);
+  for (let i = 0; i < n; i++) out.set(frameColors[frame[i]], i * 4);
   return out;
 }
 

@@ -172,7 +172,7 @@ export class FlameView {
   hasSource(node: number): boolean {
     const m = this.model;
     if (!m || node < 0) return false;
-    return node !== 0 || m.data.file[node] !== 0;
+    return node !== 0 || m.data.frames.file[m.data.frame[node]] !== 0;
   }
 
   // ---- pointer -----------------------------------------------------------------------------
@@ -201,8 +201,9 @@ export class FlameView {
     this.setHover(node);
     if (node < 0) { this.tooltip.hide(); return; }
     const d = m.data;
-    const file = d.strings[d.file[node]];
-    const line = d.line[node];
+    const f = d.frame[node];
+    const file = d.strings[d.frames.file[f]];
+    const line = d.frames.line[f];
     const rows: [string, string][] = [
       ['Total', `${formatValue(d.inclusive[node], d.unit)} (${formatPercent(d.inclusive[node], m.total)})`],
       ['Self', `${formatValue(d.exclusive[node], d.unit)} (${formatPercent(d.exclusive[node], m.total)})`],
@@ -215,8 +216,8 @@ export class FlameView {
     this.tooltip.show({
       name: m.label(node),
       location: file ? (line ? `${file}:${line}` : file) : '',
-      module: d.strings[d.module[node]] ?? '',
-      kind: kindName(d.kind[node]),
+      module: d.strings[d.frames.module[f]] ?? '',
+      kind: kindName(d.frames.kind[f]),
       rows,
       hint: node === m.focus
         ? (canOpen ? 'Click or Enter: go to source' : '')

@@ -2,8 +2,10 @@
 // `strata regions`, with its failures as one-line errors instead of exit codes.
 #include <fstream>
 #include <iterator>
+#include <optional>
 
 #include "strata/core/api.h"
+#include "strata/core/names_file.h"
 #include "strata/core/proton_import.h"
 #include "strata/core/region_requests.h"
 
@@ -34,10 +36,21 @@ RequestedTrace DecodeProton(const TraceRequest& r) {
 
 }  // namespace
 
-RequestedTrace DecodeRequest(const TraceRequest& r) {
-  if (r.source == TraceSource::kProton) return DecodeProton(r);
+RequestedTrace DecodeRequest(const TraceRequest& request) {
+  TraceRequest r = request;
+  std::optional<NamesFile> file;
+  std::string file_error;
+  if (!r.names_file.empty()) file = ReadNamesFile(r.names_file, &file_error);
+  if (file && r.cycles_per_ns <= 0) r.cycles_per_ns = file->cycles_per_ns;
+  if (r.source == TraceSource::kProton) {  // Proton traces name their scopes: the file gives the rate only
+    RequestedTrace out = DecodeProton(r);
+    out.names_file_error = file_error;
+    return out;
+  }
   RequestedTrace out;
+  out.names_file_error = file_error;
   out.names = ParseNameTable(r.names);
+  if (file) out.names.insert(file->names.begin(), file->names.end());  // the request's names first
   DecodeOptions decode;
   decode.cycles_per_ns = r.cycles_per_ns;
   if (!r.calibration.empty()) {

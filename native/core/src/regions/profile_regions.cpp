@@ -8,6 +8,7 @@
 
 #include "../rewrite.h"
 #include "legacy_region_form.h"
+#include "names_json.h"
 #include "region_frames.h"
 #include "strata/core/api.h"
 #include "strata/format/layout.h"
@@ -141,10 +142,7 @@ std::string LaunchesToJson(const ProfileRegions& regions) {
                         {"mangled", l.mangled},
                         {"correlation_id", l.correlation_id},
                         {"bytes", l.bytes.size()}});
-  json names = json::object();
-  for (const auto& [id, n] : regions.names)
-    names[std::to_string(id)] = n.file.empty() ? n.name : n.name + "@" + n.file + ":" + std::to_string(n.line);
-  json j{{"launches", launches}, {"names", names}, {"cycles_per_ns", regions.cycles_per_ns}};
+  json j{{"launches", launches}, {"regions", NamesJson(regions.names)}, {"cycles_per_ns", regions.cycles_per_ns}};
   return j.dump(1, ' ', false, json::error_handler_t::replace) + "\n";
 }
 

@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "names_json.h"
 #include "strata/core/regions.h"
 
 namespace strata::core::regions {
@@ -17,6 +18,7 @@ std::string LaneName(const LaneMeta& m) {
   return o.str();
 }
 
+// For the Chrome trace's args, which Perfetto only shows.
 std::string Location(const RegionName& n) { return n.file + ":" + std::to_string(n.line); }
 
 }  // namespace
@@ -50,16 +52,14 @@ std::string ToJson(const Trace& t, const RegionNames& names) {
                      {"measured_cycles_per_ns", l.measured_cycles_per_ns}});
   }
   j["lanes"] = lanes;
+  j["regions"] = NamesJson(names);
   json ivs = json::array();
   for (const Interval& iv : t.intervals) {
     json o = {{"lane", iv.lane},       {"region", iv.region},     {"depth", iv.depth},
               {"parent", iv.parent},   {"start_ns", iv.start_ns}, {"end_ns", iv.end_ns},
               {"raw_start_ns", iv.raw_start_ns}, {"raw_end_ns", iv.raw_end_ns}};
     auto n = names.find(iv.region);
-    if (n != names.end()) {
-      o["name"] = n->second.name;
-      if (!n->second.file.empty()) o["location"] = Location(n->second);
-    }
+    if (n != names.end()) o["name"] = n->second.name;
     if (iv.iteration >= 0) o["iteration"] = iv.iteration;
     if (iv.wait_ns >= 0) o["wait_ns"] = iv.wait_ns;
     if (iv.unmatched) o["unmatched"] = true;

@@ -56,8 +56,8 @@ ProfileRegions ReadProfileRegions(const std::string& profile_path);
 Trace DecodeLaunch(const ProfileRegions& regions, size_t launch, const DecodeOptions& options = {});
 
 // JSON of the launches: {"launches": [{"index", "kernel", "mangled", "correlation_id",
-// "bytes"}], "names": {"1": "kernel", "3": "load@kernels.cuh:75", ...}, "cycles_per_ns": r}
-// (a name with its marker line is written name@file:line, as the CLI always has).
+// "bytes"}], "regions": [{"id": 3, "name": "load", "file": "kernels.cuh", "line": 75}, ...],
+// "cycles_per_ns": r} (file and line where the names gave the marker's location).
 std::string LaunchesToJson(const ProfileRegions& regions);
 
 }  // namespace strata::core::regions

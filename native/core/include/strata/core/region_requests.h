@@ -1,6 +1,6 @@
 // What a viewer asks of the region decoder: "decode this buffer / Proton trace / captured launch
-// of a profile, with these names, this clock rate, this calibration", answered with the decoded
-// trace and its names, or one line saying why not. The addon (timeline view) calls this; the
+// of a profile, with these names (or this names file), this clock rate, this calibration",
+// answered with the decoded trace and its typed names, or one line saying why not. The addon (timeline view) calls this; the
 // CLI's `strata regions` keeps its own option handling.
 #pragma once
 
@@ -26,16 +26,21 @@ struct TraceRequest {
   std::string path;
   size_t launch = 0;          // kProfileLaunch
   std::string names;          // "id=name;..." (kBuffer, kProfileLaunch: these win over the profile's)
-  double cycles_per_ns = 0;   // 0: from the buffer (or the runtime's, or Proton's 1 GHz axis)
+  std::string names_file;     // a names file (names_file.h): its names after `names`, before the
+                              // profile's; its clock rate where cycles_per_ns is 0
+  double cycles_per_ns = 0;   // 0: from the names file, the buffer (or the runtime's, or Proton's 1 GHz axis)
   std::string calibration;    // a CalibrationKernel buffer: replay with its record cost
 };
 
 struct RequestedTrace {
   Trace trace;
-  RegionNames names;  // the request's table first, then the profile's names
+  RegionNames names;  // the request's table first, then its names file's, then the profile's names
   // Proton: the kernels, and per lane an index into them; empty otherwise.
   std::vector<std::string> kernels;
   std::vector<uint32_t> lane_kernel;
+  // Why `names_file` could not be used (one line, without the path); the trace was decoded
+  // without it. Empty when it was used or none was given.
+  std::string names_file_error;
 };
 
 // Decodes what `request` names. Throws Error with one line ("<path>: bad_header: ...", "<path>:

@@ -58,9 +58,10 @@ using region_decoder::Trace;
 inline constexpr std::string_view kIterationSuffix = " (iteration)";
 std::string RegionFrameLabel(std::string_view name, bool iteration);
 
-// JSON (the lanes, intervals, issues and, for several lane groups, "groups": GroupShares) and a
-// Chrome/Perfetto trace (one track per lane). Names are shown without their location; it goes
-// to "location" ("file:line") beside them.
+// JSON (the lanes, the names table as "regions" (id, name, and the marker's file and line where
+// known), intervals with their region's name, issues and, for several lane groups, "groups":
+// GroupShares) and a Chrome/Perfetto trace (one track per lane; the marker's "file:line" in an
+// event's args, for display).
 std::string ToJson(const Trace& trace, const RegionNames& names = {});
 std::string ToChromeTrace(const Trace& trace, const RegionNames& names = {});
 
