@@ -44,6 +44,7 @@ void Inject() {
 
 void OnRuntimeStart(Aggregator* agg) {
   CuptiSession* s = CuptiSession::Create(agg);
+  s->join.inductor().Arm();  // before Python reads its environment
   std::string self = OurLibraryPath();
   const char* cur = getenv("CUDA_INJECTION64_PATH");
   if (cur && *cur) {

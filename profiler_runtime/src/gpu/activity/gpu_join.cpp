@@ -27,6 +27,7 @@ bool IsGpuStackModule(const std::string& path) {
 
 GpuJoin::GpuJoin(CuptiSession* session) : session_(session), attribution_(&session->options) {
   placements_.push_back(&xla_);
+  placements_.push_back(&inductor_);
 }
 
 void GpuJoin::Drain(Aggregator* agg, Cct::Unlocked& u, bool final) {

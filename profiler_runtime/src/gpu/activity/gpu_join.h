@@ -12,6 +12,7 @@
 #include "gpu/activity/attribution.h"
 #include "gpu/activity/correlation.h"
 #include "gpu/api/api_entry_queue.h"
+#include "gpu/placement/inductor_placement.h"
 #include "gpu/placement/xla_placement.h"
 
 namespace strata::rt {
@@ -29,6 +30,7 @@ class GpuJoin {
 
   const Attribution& attribution() const { return attribution_; }
   XlaPlacement& xla() { return xla_; }
+  InductorPlacement& inductor() { return inductor_; }
   // The placements' parts of meta "gpu", each after "; ".
   std::string PlacementStatus() const;
   // "decoder issues: ..." of the captured region buffers, or "".
@@ -45,6 +47,7 @@ class GpuJoin {
   Attribution attribution_;
   CorrelationTable correlations_;
   XlaPlacement xla_;
+  InductorPlacement inductor_;
   std::vector<Placement*> placements_;
   ApiEntryBatch batch_;
   std::vector<uint32_t> ids_;

@@ -1,0 +1,63 @@
+// What torch.compile's Inductor records about where its kernels came from, read from files it
+// writes: with INDUCTOR_PROVENANCE=1 and TORCH_TRACE=<dir>, each compiled graph leaves in the
+// structured trace log an `inductor_output_code` record (the generated wrapper's path) followed
+// by an `inductor_provenance_tracking_kernel_stack_traces` artifact: for each kernel call,
+// "kernel:handle" -> the stack traces of the FX nodes it computes (the model's lines; several
+// for a fused kernel). The wrapper marks each kernel call with a comment
+// `# [Provenance debug handles] kernel:handle` a few lines above it.
+//
+// Pure C++ (no CUDA, no runtime state): unit-tested on a trace log and wrappers recorded with
+// torch 2.11. Aggregator thread only; never from a signal handler.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+namespace strata::rt::gpu::inductor {
+
+struct SourceFrame {
+  std::string file;
+  std::string function;
+  uint32_t line = 0;
+};
+using SourceTrace = std::vector<SourceFrame>;  // outermost first, as Python prints tracebacks
+
+class Provenance {
+ public:
+  // Reads what the text of log `source` adds (a record split across calls is kept for the
+  // next call with the same source).
+  void AddLog(std::string_view text, const std::string& source = "");
+  // Reads the new bytes of every *.log file in `dir`; returns how many bytes were read.
+  size_t ScanDir(const std::string& dir);
+
+  // The source traces of the kernel call at `line` of the generated wrapper `wrapper`; null
+  // when Inductor recorded none (yet). Reads the wrapper file once.
+  const std::vector<SourceTrace>* Find(const std::string& wrapper, uint32_t line);
+  // Whether `file` is a wrapper this log named.
+  bool IsWrapper(const std::string& file) const { return wrappers_.count(file) != 0; }
+
+  // Exposed for tests: the call line -> handle key map of one wrapper's text.
+  static std::unordered_map<uint32_t, std::string> CallHandles(std::string_view wrapper_text);
+  static std::vector<SourceTrace> ParseTraces(const std::vector<std::string>& traces);
+
+ private:
+  struct Wrapper {
+    std::unordered_map<std::string, std::vector<SourceTrace>> by_handle;
+    std::unordered_map<uint32_t, std::string> handle_at_line;
+    bool read = false;
+  };
+  struct Log {
+    size_t read = 0;      // bytes read of the file
+    std::string pending;  // unfinished record text
+    std::string current;  // wrapper of the graph being logged
+  };
+  void Record(Log& log, std::string_view header, std::string_view payload);
+
+  std::unordered_map<std::string, Wrapper> wrappers_;
+  std::unordered_map<std::string, Log> logs_;  // one per log file (one per process)
+};
+
+}  // namespace strata::rt::gpu::inductor

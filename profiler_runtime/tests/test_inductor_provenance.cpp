@@ -1,0 +1,124 @@
+// Inductor's provenance (gpu/placement/inductor_provenance.h) on what torch 2.11 wrote on the
+// GPU machine for bench/real_models/inductor_probe.py (INDUCTOR_PROVENANCE=1, TORCH_TRACE): the
+// structured trace log and the generated wrappers of the forward and backward graphs.
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "gpu/placement/inductor_provenance.h"
+
+namespace ind = strata::rt::gpu::inductor;
+
+namespace {
+
+const std::string kDir = std::string(STRATA_TEST_SOURCE_DIR) + "/../../test/fixtures/h100/inductor";
+const std::string kRecordedCache = "/tmp/ind-prov2/";
+
+std::string Gunzip(const std::string& path) {
+  std::string text;
+  FILE* p = popen(("gzip -dc '" + path + "'").c_str(), "r");
+  if (!p) return text;
+  char buf[65536];
+  size_t n;
+  while ((n = fread(buf, 1, sizeof(buf), p)) > 0) text.append(buf, n);
+  pclose(p);
+  return text;
+}
+
+std::string Replace(std::string s, const std::string& from, const std::string& to) {
+  for (size_t at = 0; (at = s.find(from, at)) != std::string::npos; at += to.size()) s.replace(at, from.size(), to);
+  return s;
+}
+
+// Writes the recorded wrappers under `root` (the paths the log names, moved there).
+void WriteWrappers(const std::string& root) {
+  std::ifstream in(kDir + "/provenance_wrappers.txt");
+  std::stringstream ss;
+  ss << in.rdbuf();
+  std::string all = ss.str();
+  size_t at = 0;
+  while ((at = all.find("===== ", at)) != std::string::npos) {
+    size_t eol = all.find('\n', at);
+    std::string path = Replace(all.substr(at + 6, eol - at - 6), kRecordedCache, root + "/");
+    size_t next = all.find("\n===== ", eol);
+    std::string text = all.substr(eol + 1, next == std::string::npos ? std::string::npos : next + 1 - eol - 1);
+    mkdir(path.substr(0, path.rfind('/')).c_str(), 0755);
+    std::ofstream(path) << text;
+    at = next == std::string::npos ? all.size() : next + 1;
+  }
+}
+
+}  // namespace
+
+TEST(InductorProvenance, CallHandlesFollowTheirComments) {
+  std::string text =
+      "x = 1\n"
+      "            # [Provenance debug handles] extern_kernels.mm:1\n"
+      "            extern_kernels.mm(a, b, out=buf0)\n"
+      "            # Topologically Sorted Source Nodes: [y, relu]\n"
+      "            # [Provenance debug handles] triton_poi_fused_relu_0:2\n"
+      "            stream0 = get_raw_stream(0)\n"
+      "            triton_poi_fused_relu_0.run(buf0, stream=stream0)\n";
+  auto at = ind::Provenance::CallHandles(text);
+  ASSERT_EQ(at.size(), 2u);
+  EXPECT_EQ(at[3], "extern_kernels.mm:1");
+  EXPECT_EQ(at[7], "triton_poi_fused_relu_0:2");
+}
+
+TEST(InductorProvenance, TracesParseOutermostFirst) {
+  auto t = ind::Provenance::ParseTraces(
+      {"  File \"/m/model.py\", line 40, in forward\n    x = self.block(x)\n"
+       "  File \"/m/block.py\", line 12, in forward\n    return self.fc(x)\n"});
+  ASSERT_EQ(t.size(), 1u);
+  ASSERT_EQ(t[0].size(), 2u);
+  EXPECT_EQ(t[0][0].file, "/m/model.py");
+  EXPECT_EQ(t[0][0].line, 40u);
+  EXPECT_EQ(t[0][0].function, "forward");
+  EXPECT_EQ(t[0][1].file, "/m/block.py");
+  EXPECT_EQ(t[0][1].line, 12u);
+}
+
+TEST(InductorProvenance, RecordedForwardAndBackwardGraphs) {
+  char tmpl[] = "/tmp/strata-ind-XXXXXX";
+  ASSERT_NE(mkdtemp(tmpl), nullptr);
+  std::string root = tmpl;
+  WriteWrappers(root);
+  std::string log = Replace(Gunzip(kDir + "/provenance_torch_trace.log.gz"), kRecordedCache, root + "/");
+  ASSERT_GT(log.size(), 100000u);
+  ind::Provenance p;
+  // In two pieces cut mid-record, as a log being written is read.
+  p.AddLog(std::string_view(log).substr(0, log.size() / 2), "log");
+  p.AddLog(std::string_view(log).substr(log.size() / 2), "log");
+  std::string fwd = root + "/iz/cizkytcri6dgcm6v672wtlj6cfhnwcpxzfodktvi3wxtyt74liud.py";
+  std::string bwd = root + "/2y/c2ylyngxh2k2b7gw3utugxp3antcj5w36p32luxxcgbe2472daq3.py";
+  ASSERT_TRUE(p.IsWrapper(fwd));
+  ASSERT_TRUE(p.IsWrapper(bwd));
+  // Forward: the matmul comes from `y = self.fc(x)` (line 19); the fused pointwise kernel from
+  // both lines it fuses (20, then 19).
+  const auto* mm = p.Find(fwd, 119);
+  ASSERT_NE(mm, nullptr);
+  ASSERT_EQ(mm->size(), 1u);
+  EXPECT_EQ((*mm)[0].back().line, 19u);
+  EXPECT_EQ((*mm)[0].back().function, "forward");
+  const auto* fused = p.Find(fwd, 125);
+  ASSERT_NE(fused, nullptr);
+  ASSERT_EQ(fused->size(), 2u);
+  EXPECT_EQ((*fused)[0].back().line, 20u);
+  EXPECT_EQ((*fused)[1].back().line, 19u);
+  // Backward kernels point at the forward lines too.
+  const auto* bw = p.Find(bwd, 127);
+  ASSERT_NE(bw, nullptr);
+  EXPECT_EQ((*bw)[0].back().line, 20u);
+  const auto* bw_mm = p.Find(bwd, 132);
+  ASSERT_NE(bw_mm, nullptr);
+  EXPECT_EQ((*bw_mm)[0].back().line, 19u);
+  EXPECT_EQ(p.Find(bwd, 137), nullptr);  // the bias gradient: Inductor recorded no trace
+  EXPECT_EQ(p.Find(fwd, 1), nullptr);  // not a kernel call
+  std::string cleanup = "rm -rf '" + root + "'";
+  EXPECT_EQ(system(cleanup.c_str()), 0);
+}
