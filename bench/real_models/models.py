@@ -2,7 +2,7 @@
 random weights (nothing is downloaded), for measuring what a user sees of Strata's attribution
 (bench/real_models/attribution_shares.py) and its cost.
 usage: models.py MODEL [STEPS]
-MODEL: resnet50 | vit | bert | gcn | compiled | flax"""
+MODEL: resnet50 | vit | bert | gcn | compiled | compiled_vit | flax"""
 import sys
 
 
@@ -68,6 +68,14 @@ def compiled(steps):
     torch_step(model, lambda: torch.randn(16, 128, 256, device="cuda"), lambda m, b: m(b).square().mean(), steps)
 
 
+def compiled_vit(steps):
+    import timm
+    import torch
+    model = torch.compile(timm.create_model("vit_small_patch16_224", pretrained=False).cuda())
+    torch_step(model, lambda: (torch.randn(32, 3, 224, 224, device="cuda"), torch.randint(0, 1000, (32,), device="cuda")),
+               lambda m, b: torch.nn.functional.cross_entropy(m(b[0]), b[1]), steps)
+
+
 def flax(steps):
     import jax
     import jax.numpy as jnp
@@ -106,4 +114,5 @@ def flax(steps):
 if __name__ == "__main__":
     name = sys.argv[1]
     steps = int(sys.argv[2]) if len(sys.argv) > 2 else 10
-    {"resnet50": resnet50, "vit": vit, "bert": bert, "gcn": gcn, "compiled": compiled, "flax": flax}[name](steps)
+    {"resnet50": resnet50, "vit": vit, "bert": bert, "gcn": gcn, "compiled": compiled,
+     "compiled_vit": compiled_vit, "flax": flax}[name](steps)
