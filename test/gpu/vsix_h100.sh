@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# The packaged extension on a GPU host that has only the NVIDIA driver, CUDA and the user's
+# Python (no libLLVM, no libunwind): unpack the VSIX, record a real model with its CLI, then
+# report and analyze with the same CLI. Nothing sets LD_PRELOAD or LD_LIBRARY_PATH by hand.
+# Built here and carried (carry: .device/vsix):
+#   node extension/package-vsix.mjs --out .device/vsix/strata.vsix
+#   cp test/gpu/vsix_h100.sh .device/vsix/
+# Run on the device (device tool, repository root):
+#   bash .device/vsix/vsix_h100.sh "$OUT"
+# Writes $OUT/vsix_h100.log and $OUT/resnet50.strata.
+set -uo pipefail
+OUT="${1:?output folder}"
+HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+VSIX="${VSIX:-$HERE/strata.vsix}"
+MODELS="${MODELS_PY:-bench/real_models/models.py}"
+SHARES="${SHARES_PY:-bench/real_models/attribution_shares.py}"
+exec > >(tee "$OUT/vsix_h100.log") 2>&1
+export PYTHONUNBUFFERED=1
+
+echo "date: $(date -u +%FT%TZ)"
+echo "host: $(. /etc/os-release && echo "$PRETTY_NAME"), $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader)"
+echo "python: $(python3 -c 'import sys, torch; print(sys.version.split()[0], "torch", torch.__version__)')"
+echo "LD_ variables in the environment: $(env | grep -c '^LD_')"
+echo "libLLVM on the loader path: $(ldconfig -p | grep -c 'libLLVM') entries; libunwind: $(ldconfig -p | grep -c 'libunwind\.so') entries"
+
+# Unpack as VS Code does (a zip); unzip may be missing, and Python's zipfile drops the mode bits.
+D=/tmp/strata-vsix
+rm -rf "$D" && mkdir -p "$D"
+if command -v unzip >/dev/null; then unzip -q "$VSIX" -d "$D"; else python3 -m zipfile -e "$VSIX" "$D"; fi
+X="$D/extension/dist"
+chmod +x "$X/bin/strata"
+S="$X/bin/strata"
+echo "vsix: $(stat -c %s "$VSIX") bytes"
+ls -l "$X/bin/strata" "$X/native/strata_addon.node" "$X/lib/libstrata_runtime.so" "$X/lib/libunwind.so.8"
+for f in "$X/bin/strata" "$X/native/strata_addon.node" "$X/lib/libstrata_runtime.so"; do
+  echo "== ldd ${f#$D/}"
+  ldd "$f"
+done
+
+# The addon loads with the host's libraries: in node where there is one, else through the loader
+# alone (ctypes, lazy binding: the N-API symbols come from node and stay unresolved).
+if command -v node >/dev/null; then
+  echo "== node $(node --version): require(strata_addon.node)"
+  node -e "const a = require('$X/native/strata_addon.node'); console.log('addon exports:', Object.keys(a).length)"
+else
+  echo "== node: not installed on this host; dlopen of the addon instead"
+  python3 -c "import ctypes, os; ctypes.CDLL('$X/native/strata_addon.node', mode=os.RTLD_LAZY); print('dlopen ok')"
+fi
+
+# Which libunwind the runtime got: the packed one, found through the runtime's RUNPATH.
+echo "== the runtime's libunwind in a recorded process"
+"$S" record -o /tmp/maps.strata -- python3 -c \
+  "print(*sorted({l.split()[-1] for l in open('/proc/self/maps') if 'libunwind' in l or 'strata_runtime' in l}), sep='\n')"
+
+# An empty plugin cache: the runtime builds the operator plugin for this torch on first use.
+export STRATA_CACHE_DIR=/tmp/strata-vsix-cache
+rm -rf "$STRATA_CACHE_DIR"
+echo "== strata record (resnet50, 3 steps)"
+s=$(date +%s%N)
+timeout 200 "$S" record -o /tmp/m.strata -- python3 "$MODELS" resnet50 3
+echo "record exit $? in $(( ($(date +%s%N) - s) / 1000000 )) ms; profile $(stat -c %s /tmp/m.strata 2>/dev/null) bytes"
+cp /tmp/m.strata "$OUT/resnet50.strata" 2>/dev/null
+
+echo "== strata report"
+s=$(date +%s%N)
+"$S" report /tmp/m.strata > /tmp/report.txt
+echo "report exit $? in $(( ($(date +%s%N) - s) / 1000000 )) ms, $(wc -l < /tmp/report.txt) lines"
+head -n 45 /tmp/report.txt
+echo "== strata report --metric gpu_time"
+"$S" report /tmp/m.strata --metric gpu_time | head -n 30
+echo "== strata analyze"
+s=$(date +%s%N)
+"$S" analyze /tmp/m.strata > /tmp/analyze.txt
+echo "analyze exit $? in $(( ($(date +%s%N) - s) / 1000000 )) ms, $(wc -l < /tmp/analyze.txt) lines"
+head -n 40 /tmp/analyze.txt
+echo "== attribution shares (through the packaged CLI)"
+python3 "$SHARES" "$S" /tmp/m.strata
