@@ -4,17 +4,17 @@
 # report and analyze with the same CLI. Nothing sets LD_PRELOAD or LD_LIBRARY_PATH by hand.
 # Built here and carried (carry: .device/vsix):
 #   node extension/package-vsix.mjs --out .device/vsix/strata.vsix
-#   cp test/gpu/vsix_h100.sh .device/vsix/
+#   cp test/gpu/vsix_gpu_host.sh .device/vsix/
 # Run on the device (device tool, repository root):
-#   bash .device/vsix/vsix_h100.sh "$OUT"
-# Writes $OUT/vsix_h100.log and $OUT/resnet50.strata.
+#   bash .device/vsix/vsix_gpu_host.sh "$OUT"
+# Writes $OUT/vsix_gpu_host.log and $OUT/resnet50.strata.
 set -uo pipefail
 OUT="${1:?output folder}"
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 VSIX="${VSIX:-$HERE/strata.vsix}"
 MODELS="${MODELS_PY:-bench/real_models/models.py}"
 SHARES="${SHARES_PY:-bench/real_models/attribution_shares.py}"
-exec > >(tee "$OUT/vsix_h100.log") 2>&1
+exec > >(tee "$OUT/vsix_gpu_host.log") 2>&1
 export PYTHONUNBUFFERED=1
 
 echo "date: $(date -u +%FT%TZ)"
