@@ -7,7 +7,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { accessSync, constants, existsSync, readdirSync, writeFileSync } from 'node:fs';
+import { accessSync, constants, existsSync, readdirSync, realpathSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import {
   S, activeTab, entry, extPkg, makeFolders, missingPrerequisites, openFileQuick, record, repo, runCommand, shot,
@@ -49,6 +49,25 @@ describe('Strata VSIX installed in code-server', { timeout: 600_000 }, () => {
       assert.ok(existsSync(path.join(installed, f)), `${f} is installed`);
     }
     accessSync(path.join(installed, 'dist/bin/strata'), constants.X_OK);
+  });
+
+  test('(v1b) the packed binaries need no libLLVM, and the runtime loads the packed libunwind', { skip }, () => {
+    const needed = (f) => [...execFileSync('readelf', ['-d', '-W', path.join(installed, f)], { encoding: 'utf8' })
+      .matchAll(/\(NEEDED\)\s+Shared library: \[([^\]]+)\]/g)].map((m) => m[1]);
+    for (const f of ['dist/bin/strata', 'dist/native/strata_addon.node']) {
+      const libs = needed(f);
+      assert.ok(!libs.some((l) => /LLVM|z3|xml2|edit|ffi/.test(l)), `${f} links LLVM statically: ${libs}`);
+    }
+    assert.deepEqual(needed('dist/lib/libstrata_runtime.so').filter((l) => /unwind/.test(l)), ['libunwind.so.8']);
+    // The loader finds libunwind beside the runtime (RUNPATH $ORIGIN), with no LD_LIBRARY_PATH,
+    // although this machine has its own copy.
+    const env = { ...process.env };
+    delete env.LD_LIBRARY_PATH;
+    delete env.LD_PRELOAD;
+    const maps = path.join(S.tmp, 'maps.strata');
+    const printed = execFileSync(path.join(installed, 'dist/bin/strata'), ['record', '-o', maps, '--', '/usr/bin/python3', '-c',
+      "print(*sorted({l.split()[-1] for l in open('/proc/self/maps') if 'libunwind' in l}), sep='\\n')"], { encoding: 'utf8', env, timeout: 60000 });
+    assert.deepEqual(printed.split('\n').filter((l) => l.includes('libunwind')), [realpathSync(path.join(installed, 'dist/lib/libunwind.so.8'))]);
   });
 
   test('(v2) the installed extension activates and opens a profile with its own addon', { skip }, async () => {
