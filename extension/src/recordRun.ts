@@ -147,7 +147,7 @@ function buildSpec(ctx: RunContext, folder: vscode.WorkspaceFolder | undefined, 
   const args = buildRecordArgs(target, {
     output, periodMs: o.periodMs, wall: o.wall, pcSampling: o.pcSampling, pcSamplingPeriod: o.pcSamplingPeriod,
   });
-  return { cli, args, cwd, env: { ...gpuEnv(cfg), ...bundledLibraryEnv(ctx.extensionDir, cli), ...o.env }, output, label: o.label };
+  return { cli, args, cwd, env: { ...gpuEnv(cfg), ...o.env }, output, label: o.label };
 }
 
 /** Where new profiles go (strata.outputDirectory, else <workspace>/.strata); created. */
@@ -170,16 +170,6 @@ function gpuEnv(cfg: vscode.WorkspaceConfiguration): Record<string, string> {
   const cupti = (cfg.get<string>('gpu.cuptiPath', '') ?? '').trim();
   if (cupti) env.STRATA_CUPTI_PATH = cupti;
   return env;
-}
-
-/** The packaged CLI (dist/bin/strata) preloads dist/lib/libstrata_runtime.so into the target;
- *  the runtime needs libunwind.so.8, which the VSIX carries in dist/lib for hosts without it.
- *  The loader only finds it there through LD_LIBRARY_PATH (the runtime has no RUNPATH). */
-function bundledLibraryEnv(extensionDir: string, cli: string): Record<string, string> {
-  const lib = path.join(extensionDir, 'dist', 'lib');
-  if (path.dirname(path.dirname(cli)) !== path.join(extensionDir, 'dist') || !fs.existsSync(path.join(lib, 'libunwind.so.8'))) return {};
-  const cur = process.env.LD_LIBRARY_PATH;
-  return { LD_LIBRARY_PATH: cur ? `${lib}:${cur}` : lib };
 }
 
 /** Ended terminals of earlier runs, replaced by the next run's. */
