@@ -8,6 +8,7 @@
 #include <cerrno>
 
 #include "common/clock.h"
+#include "common/internal_thread.h"
 #include "common/tls.h"
 #include "interpose/pthread_create.h"
 #include "python/code_names.h"
@@ -57,10 +58,7 @@ bool Aggregator::WaitFinished(uint64_t timeout_ns) const {
 
 void* Aggregator::ThreadMain(void* self) {
   t_internal = 1;
-  sigset_t set;  // never sampled, never interrupted by the timer
-  sigemptyset(&set);
-  sigaddset(&set, SIGPROF);
-  pthread_sigmask(SIG_BLOCK, &set, nullptr);
+  BlockAsyncSignalsHere();  // never sampled, never the thread a SIGINT/SIGTERM lands on
   static_cast<Aggregator*>(self)->Loop();
   return nullptr;
 }
