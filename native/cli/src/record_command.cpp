@@ -249,10 +249,15 @@ int RunRecord(const RecordOptions& options) {
   sa.sa_sigaction = Forward;
   sa.sa_flags = SA_SIGINFO | SA_RESTART;
   sigemptyset(&sa.sa_mask);
-  struct sigaction old_int, old_term, old_hup;
-  ::sigaction(SIGINT, &sa, &old_int);
-  ::sigaction(SIGTERM, &sa, &old_term);
-  ::sigaction(SIGHUP, &sa, &old_hup);
+  // Every signal that would otherwise end strata record and orphan the target goes on to it.
+  const int forwarded[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2};
+  struct sigaction old_actions[sizeof forwarded / sizeof forwarded[0]];
+  for (size_t i = 0; i < sizeof forwarded / sizeof forwarded[0]; ++i)
+    ::sigaction(forwarded[i], &sa, &old_actions[i]);
+  // A closed terminal or log pipe must not kill strata record while the target still runs.
+  struct sigaction ignore_pipe {}, old_pipe;
+  ignore_pipe.sa_handler = SIG_IGN;
+  ::sigaction(SIGPIPE, &ignore_pipe, &old_pipe);
 
   pid_t pid = ::fork();
   if (pid < 0) {
@@ -262,9 +267,9 @@ int RunRecord(const RecordOptions& options) {
   if (pid == 0) {
     // Child: only async-signal-safe calls from here on.
     ::close(pipefd[0]);
-    ::sigaction(SIGINT, &old_int, nullptr);
-    ::sigaction(SIGTERM, &old_term, nullptr);
-    ::sigaction(SIGHUP, &old_hup, nullptr);
+    for (size_t i = 0; i < sizeof forwarded / sizeof forwarded[0]; ++i)
+      ::sigaction(forwarded[i], &old_actions[i], nullptr);
+    ::sigaction(SIGPIPE, &old_pipe, nullptr);
     char digits[24];
     int n = 0;
     for (unsigned long v = (unsigned long)::getpid(); v; v /= 10) digits[n++] = char('0' + v % 10);
