@@ -1,7 +1,9 @@
 // Builds the merged call path of one sample, py-spy --native style: every native frame whose PC
 // lies in _PyEval_EvalFrameDefault is replaced by the Python frames that evaluation call ran
 // (one group per call, innermost first). Groups left over - native unwinding stopped early or
-// found no eval frame - go to the root end rather than being dropped. Pure; handler-safe.
+// found no eval frame - go to the root end rather than being dropped. When the native walk was
+// cut (`cut`: a CutWord, 0 when it reached the root), the cut word goes where the native frames
+// end, before those leftover groups: what lies between is unknown. Pure; handler-safe.
 #pragma once
 
 #include <cstdint>
@@ -12,7 +14,7 @@
 namespace strata::rt {
 
 inline int MergeStacks(const uint64_t* pcs, int npcs, uint64_t eval_begin, uint64_t eval_end,
-                       const python::PyStack* ps, uint64_t* out, int max) {
+                       const python::PyStack* ps, uint64_t* out, int max, uint64_t cut = 0) {
   int n = 0, group = 0;
   for (int i = 0; i < npcs && n < max; ++i) {
     if (ps && group < ps->ngroups && pcs[i] >= eval_begin && pcs[i] < eval_end) {
@@ -23,6 +25,7 @@ inline int MergeStacks(const uint64_t* pcs, int npcs, uint64_t eval_begin, uint6
     }
     out[n++] = pcs[i];
   }
+  if (cut && n < max) out[n++] = cut;
   if (ps) {
     for (; group < ps->ngroups; ++group)
       for (int k = ps->group_start[group]; k < ps->group_start[group + 1] && n < max; ++k)
@@ -54,8 +57,8 @@ struct OpMarks {
 // operator, and between a Python group and an operator that Python code ran inside, are kept.
 inline int MergeStacks(const uint64_t* pcs, const uint64_t* sps, int npcs, uint64_t eval_begin,
                        uint64_t eval_end, const python::PyStack* ps, const OpMarks* ops,
-                       uint64_t* out, int max) {
-  if (!ops || ops->n <= ops->lowest) return MergeStacks(pcs, npcs, eval_begin, eval_end, ps, out, max);
+                       uint64_t* out, int max, uint64_t cut = 0) {
+  if (!ops || ops->n <= ops->lowest) return MergeStacks(pcs, npcs, eval_begin, eval_end, ps, out, max, cut);
   int n = 0, group = 0, k = ops->n - 1, glue = -1;
   auto emit_op = [&](int idx) {
     if (glue >= 0) n = glue;  // drop the native frames between this operator and the inner one
@@ -85,6 +88,7 @@ inline int MergeStacks(const uint64_t* pcs, const uint64_t* sps, int npcs, uint6
     if (n < max) out[n++] = pcs[i];
   }
   // Native frames ended (root, or unwinding stopped): operators still open go here.
+  if (cut && n < max) out[n++] = cut;
   for (; k >= ops->lowest; --k) emit_op(k);
   if (ops->tail) return emit_tail();
   if (ps && group < ps->ngroups) {

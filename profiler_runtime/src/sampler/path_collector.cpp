@@ -60,6 +60,14 @@ bool ReadMarks(const ops::OpStack* s, OpMarks* m) {
   return true;
 }
 
+// A merged path that filled `out` lost its rootward end (even past an earlier cut: the Python
+// frames after it did not all fit): its last word becomes a cut.
+void MarkFullPath(CollectedPath* r, uint64_t* out, int max) {
+  if (r->depth < max || max <= 0 || IsCutWord(out[max - 1])) return;
+  out[max - 1] = CutWord(kCutDepthLimit);
+  r->flags |= kSampleTruncated;
+}
+
 }  // namespace
 
 CollectedPath CollectPath(ucontext_t* uc, ThreadSlot* slot, int skip, uint64_t* out, int max) {
@@ -118,7 +126,9 @@ CollectedPath CollectPath(ucontext_t* uc, ThreadSlot* slot, int skip, uint64_t* 
       for (int i = 0; i < npcs; ++i) python_inside |= pcs[i] >= eval_begin && pcs[i] < eval_end;
       if (!python_inside) {
         if (failed) r.flags |= kSampleUnwindFailed;
-        r.depth = MergeStacks(pcs, sps, npcs, eval_begin, eval_end, nullptr, &marks, out, max);
+        r.depth = MergeStacks(pcs, sps, npcs, eval_begin, eval_end, nullptr, &marks, out, max,
+                              failed ? CutWord(kCutUnwindFailed) : 0);
+        MarkFullPath(&r, out, max);
         return r;
       }
     }
@@ -146,8 +156,13 @@ CollectedPath CollectPath(ucontext_t* uc, ThreadSlot* slot, int skip, uint64_t* 
   bool have_py = py && slot && python::WalkCurrentThread(py, &slot->code_cache, uc ? &slot->names : nullptr, &ps);
   if (ps.names_dropped) r.flags |= kSampleNamesDropped;
   bool pc_only = (r.flags & kSamplePcOnly) != 0;
+  uint64_t cut = pc_only                             ? CutWord(kCutPcOnly)
+                 : (r.flags & kSampleTruncated)      ? CutWord(kCutDepthLimit)
+                 : (r.flags & kSampleUnwindFailed)   ? CutWord(kCutUnwindFailed)
+                                                     : 0;
   r.depth = MergeStacks(pcs, pc_only ? nullptr : sps, npcs, eval_begin, eval_end,
-                        have_py ? &ps : nullptr, have_ops ? &marks : nullptr, out, max);
+                        have_py ? &ps : nullptr, have_ops ? &marks : nullptr, out, max, cut);
+  MarkFullPath(&r, out, max);
   return r;
 }
 
