@@ -70,7 +70,7 @@ TEST(EndOfRun, PythonOsExitWritesProfile) {
   RecordedRun r = Compare({kPython, kPyTarget, "os_exit", "3"}, {}, "pyosexit");
   ExpectProfile(r, "_exit", "os._exit");
   EXPECT_EQ(r.meta["exit_code"], "3");
-  EXPECT_EQ(r.strata_lines.find("without loading"), std::string::npos) << r.strata_lines;
+  EXPECT_EQ(r.strata_lines.find("without having loaded"), std::string::npos) << r.strata_lines;
 }
 
 TEST(EndOfRun, PythonSysExitAndUncaughtException) {

@@ -171,11 +171,12 @@ std::string NoProfileReason(const RuntimeStatus& st, const std::string& runtime,
   if (::access(runtime.c_str(), R_OK) != 0) return "the runtime library " + runtime + " does not exist";
   if (!st.not_written.empty()) return "the runtime could not write it: " + st.not_written;
   if (!st.loaded)
-    return "the target " + how +
-           " without loading the Strata runtime (statically linked, setuid, or LD_PRELOAD removed?)";
+    return std::string("the target ") + (WIFSIGNALED(status) ? "was " : "") + how +
+           " without having loaded the Strata runtime (statically linked, setuid, or LD_PRELOAD removed?)";
   bool killed = WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL;
   if (!st.ending.empty())
-    return "the target " + how + " while the runtime was writing it (after " + st.ending + ")" +
+    return std::string("the target ") + (WIFSIGNALED(status) ? "was " : "") + how +
+           " while the runtime was writing it (after " + st.ending + ")" +
            (killed ? "" : "; the write did not finish in time");
   if (killed) return "the target was " + how + ", which no program can intercept";
   if (WIFSIGNALED(status))
