@@ -16,10 +16,13 @@ bool IsProfiledProcess() {
   return strata::rt::state::Active() && pid_t(syscall(SYS_getpid)) == strata::rt::state::ProfiledPid();
 }
 
-template <typename Fn>
-[[noreturn]] void EndAndCall(const char* symbol, int status) {
-  static Fn real = nullptr;
-  if (!real) real = reinterpret_cast<Fn>(dlsym(RTLD_NEXT, symbol));
+using ExitFn = void (*)(int);
+// Resolved at load: _exit is async-signal-safe and may first be called from a handler, where
+// dlsym is not.
+const ExitFn g_real_exit = reinterpret_cast<ExitFn>(dlsym(RTLD_NEXT, "_exit"));
+const ExitFn g_real_Exit = reinterpret_cast<ExitFn>(dlsym(RTLD_NEXT, "_Exit"));
+
+[[noreturn]] void EndAndCall(ExitFn real, int status) {
   if (IsProfiledProcess()) strata::rt::EndBeforeProcessExit("_exit");
   if (real) real(status);
   syscall(SYS_exit_group, status);
@@ -29,9 +32,9 @@ template <typename Fn>
 }  // namespace
 
 extern "C" __attribute__((visibility("default"), noreturn)) void _exit(int status) {
-  EndAndCall<void (*)(int)>("_exit", status);
+  EndAndCall(g_real_exit, status);
 }
 
 extern "C" __attribute__((visibility("default"), noreturn)) void _Exit(int status) {
-  EndAndCall<void (*)(int)>("_Exit", status);
+  EndAndCall(g_real_Exit, status);
 }

@@ -20,6 +20,7 @@
 #include "common/tls.h"
 #include "interpose/pthread_create.h"
 #include "python/py_reader.h"
+#include "runtime_state.h"
 #include "sampler/path_collector.h"
 #include "sampler/sample.h"
 #include "sampler/signal_choice.h"
@@ -40,9 +41,9 @@ namespace {
 
 // What generates the sampling signal.
 enum class Source {
-  kThreadTimers,  // cpu mode: a CPU-clock timer per thread (thread_timers.h)
+  kThreadTimers,  // a timer per thread on its CPU clock or, wall mode, CLOCK_MONOTONIC (thread_timers.h)
   kItimerProf,    // cpu mode fallback: setitimer(ITIMER_PROF) + SIGPROF, shared with the program
-  kWallThread,    // wall mode: our thread tgkills every thread each period
+  kWallThread,    // wall mode fallback: our thread tgkills every thread with SIGPROF each period
 };
 
 std::atomic<bool> g_enabled{false};
@@ -162,7 +163,7 @@ bool InstallHandler(int sig) {
 }
 
 void ArmThread(ThreadSlot* slot) {
-  if (!thread_timers::Arm(slot, g_signal.load(), g_period_ns))
+  if (!thread_timers::Arm(slot, g_signal.load(), g_period_ns, g_wall))
     g_timer_failures.fetch_add(1, std::memory_order_relaxed);
 }
 
@@ -212,9 +213,10 @@ bool Arm() {
   return false;
 }
 
-// cpu mode: per-thread timers when the kernel gives us a free real-time signal and a timer on
-// this thread's CPU clock; otherwise ITIMER_PROF, said at start and in meta `sampler`.
-void ChooseCpuSource() {
+// Per-thread timers when the kernel gives us a free real-time signal and a timer for this
+// thread; otherwise ITIMER_PROF (cpu) or the tgkill thread (wall) on SIGPROF — a standard
+// signal, so undelivered ones merge instead of queueing — said at start and in meta `sampler`.
+void ChooseSource() {
   std::string why;
   int sig = signal_choice::Pick();
   if (!sig) {
@@ -224,21 +226,23 @@ void ChooseCpuSource() {
   } else {
     ThreadSlot* self = registry::CurrentThreadSlot();
     g_signal.store(sig);
-    if (self && thread_timers::Arm(self, sig, g_period_ns)) {
+    if (self && thread_timers::Arm(self, sig, g_period_ns, g_wall)) {
       thread_timers::Disarm(self);  // Arm() arms every thread, this one included
       g_source = Source::kThreadTimers;
-      *g_status = "thread CPU timers (timer_create), " + SignalName(sig);
+      *g_status = std::string(g_wall ? "thread wall-clock timers" : "thread CPU timers") +
+                  " (timer_create), " + SignalName(sig);
       return;
     }
     why = std::string("timer_create: ") + strerror(errno);
     signals::Release(sig);
   }
-  g_source = Source::kItimerProf;
+  g_source = g_wall ? Source::kWallThread : Source::kItimerProf;
   g_signal.store(SIGPROF);
   InstallHandler(SIGPROF);
-  *g_status = "setitimer(ITIMER_PROF), SIGPROF (" + why + "): a program's own SIGPROF or ITIMER_PROF is not honoured";
-  Log("sampling with setitimer(ITIMER_PROF) and SIGPROF: %s; the program's own SIGPROF handler "
-      "and ITIMER_PROF timer are overridden", why.c_str());
+  const char* how = g_wall ? "wall thread (tgkill)" : "setitimer(ITIMER_PROF)";
+  *g_status = std::string(how) + ", SIGPROF (" + why + "): a program's own SIGPROF" +
+              (g_wall ? "" : " or ITIMER_PROF") + " is not honoured";
+  Log("sampling with %s and SIGPROF: %s; the program's own SIGPROF handler is overridden", how, why.c_str());
 }
 
 }  // namespace
@@ -255,19 +259,7 @@ bool Start(uint64_t period_ns, bool wall) {
       g_fault_every = uint64_t(atoi(f));
     }
   }
-  if (wall) {
-    g_source = Source::kWallThread;
-    int sig = signal_choice::Pick();
-    if (!sig || !InstallHandler(sig)) {
-      sig = SIGPROF;  // the program's SIGPROF is then ours, as said in meta `sampler`
-      Log("wall sampling on SIGPROF: no free real-time signal");
-    }
-    g_signal.store(sig);
-    *g_status = "wall thread (tgkill), " + SignalName(sig);
-    if (sig == SIGPROF && !InstallHandler(SIGPROF)) { Log("cannot install SIGPROF handler"); return false; }
-  } else {
-    ChooseCpuSource();
-  }
+  ChooseSource();
   return Arm();
 }
 
@@ -299,7 +291,9 @@ void OnForkChild() {
   g_enabled.store(false);
 }
 
-bool IsSamplingSignal(int sig) { return sig != SIGPROF && sig == g_signal.load(); }
+bool IsSamplingSignal(int sig) {
+  return state::Active() && sig != SIGPROF && sig == g_signal.load();
+}
 
 void GiveSignalBack(int sig) {
   TimersBusy busy;

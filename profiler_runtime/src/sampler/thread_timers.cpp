@@ -16,13 +16,14 @@ clockid_t ThreadCpuClock(pid_t tid) { return clockid_t((~clockid_t(tid) << 3) | 
 
 }  // namespace
 
-bool Arm(ThreadSlot* slot, int sig, uint64_t period_ns) {
+bool Arm(ThreadSlot* slot, int sig, uint64_t period_ns, bool wall) {
   struct sigevent sev = {};
   sev.sigev_notify = SIGEV_THREAD_ID;
   sev.sigev_signo = sig;
   sev._sigev_un._tid = slot->tid;
   int id = -1;
-  if (syscall(SYS_timer_create, ThreadCpuClock(slot->tid), &sev, &id) != 0) return false;
+  clockid_t clock = wall ? CLOCK_MONOTONIC : ThreadCpuClock(slot->tid);
+  if (syscall(SYS_timer_create, clock, &sev, &id) != 0) return false;
   struct itimerspec its = {};
   its.it_interval.tv_sec = time_t(period_ns / 1000000000ull);
   its.it_interval.tv_nsec = long(period_ns % 1000000000ull);
