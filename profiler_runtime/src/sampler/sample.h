@@ -31,7 +31,7 @@ inline uint32_t PyWordLine(uint64_t w) { return uint32_t(w); }
 
 //        kSpecialCut: where the stack was cut, payload = a StackCut (the frames rootward of it
 //        are unknown; the aggregator makes it a kFrameFlagTruncation frame).
-enum SpecialKind : uint32_t { kSpecialOp = 1, kSpecialPy = 2, kSpecialCut = 3 };
+enum SpecialKind : uint32_t { kSpecialOp = 1, kSpecialPy = 2, kSpecialCut = 4 };
 enum StackCut : uint32_t { kCutDepthLimit = 1, kCutUnwindFailed = 2, kCutPcOnly = 3 };
 inline bool IsSpecialWord(uint64_t w) { return (w >> 62) == 3; }
 inline bool IsGlobalPyWord(uint64_t w) { return (w >> 62) == 3 && ((w >> 58) & 0xF) == kSpecialPy; }
