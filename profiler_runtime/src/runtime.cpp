@@ -1,7 +1,8 @@
 // Entry point of libstrata_runtime.so: reads the STRATA_* configuration when the library is
 // loaded, starts the parts (thread registry, unwinder, Python detection, CCT + aggregator,
-// sampler), and makes sure the profile is written exactly once: at exit, on SIGINT/SIGTERM
-// (when the program left them at default), or best effort on a fatal signal.
+// sampler), and makes sure the profile is written exactly once: at exit or _exit, on a
+// terminating signal (SIGINT, SIGTERM, SIGHUP, ... when the program left it at default), or best
+// effort on a fatal signal.
 #include <pthread.h>
 #include <signal.h>
 #include <unistd.h>
@@ -19,14 +20,17 @@
 #include "common/clock.h"
 #include "common/log.h"
 #include "common/tls.h"
+#include "end_of_run.h"
 #include "gpu/gpu.h"
 #include "python/py_reader.h"
 #include "runtime_state.h"
 #include "sampler/sampler.h"
 #include "sampler/thread_registry.h"
+#include "signals/forwarded_copies.h"
 #include "signals/signal_chain.h"
 #include "unwind/native_unwind.h"
 #include "writer/profile_output.h"
+#include "writer/run_status.h"
 
 namespace strata::rt {
 
@@ -52,8 +56,11 @@ const Config& GetConfig() { return *g_config; }
 
 namespace {
 
-constexpr uint64_t kExitWaitNs = 30ull * 1000000000ull;   // normal exit: writing may take a while
-constexpr uint64_t kSignalWaitNs = 3ull * 1000000000ull;  // dying: bounded best effort
+// Exit and terminating signals (Ctrl-C, a scheduler's SIGTERM): the profile is the point of
+// the run and writing a large one may take a while. Faults: the process may be corrupt, so a
+// bounded best effort.
+constexpr uint64_t kEndWaitNs = 30ull * 1000000000ull;
+constexpr uint64_t kFaultWaitNs = 3ull * 1000000000ull;
 
 Cct* g_cct = nullptr;                // never destroyed: the aggregator may outlive static dtors
 Aggregator* g_agg = nullptr;
@@ -61,22 +68,32 @@ pid_t g_pid = 0;
 uint64_t g_start_unix_ns = 0, g_start_mono_ns = 0;
 std::string* g_command = nullptr;
 std::atomic<int> g_in_fatal{0};
+std::atomic<int> g_ending_told{0};
+STRATA_TLS int t_finishing = 0;  // this thread runs the fatal path's Finish
 
-const int kTermSignals[] = {SIGINT, SIGTERM};
+// Signals whose default action ends the process: each is handled so that the profile is
+// written first (then the default action runs), and chained when the program sets a handler.
+const int kTermSignals[] = {SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGUSR1, SIGUSR2, SIGPIPE,
+                            SIGALRM, SIGXCPU, SIGXFSZ, SIGVTALRM};
 const int kFatalSignals[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT};
 
-const char* EndedFor(int sig) {
-  switch (sig) {
-    case SIGINT: return "signal SIGINT";
-    case SIGTERM: return "signal SIGTERM";
-    case SIGSEGV: return "signal SIGSEGV";
-    case SIGBUS: return "signal SIGBUS";
-    case SIGILL: return "signal SIGILL";
-    case SIGFPE: return "signal SIGFPE";
-    case SIGABRT: return "signal SIGABRT";
-    default: return "signal";
+bool IsFault(int sig) {
+  for (int s : kFatalSignals) if (s == sig) return true;
+  return false;
+}
+
+// "signal SIGINT", ... for meta `ended`: filled at start, read in handlers.
+char g_ended_names[NSIG][24];
+
+void NameSignals() {
+  for (int sig = 1; sig < NSIG; ++sig) {
+    const char* abbrev = sigabbrev_np(sig);
+    if (abbrev) snprintf(g_ended_names[sig], sizeof g_ended_names[sig], "signal SIG%s", abbrev);
+    else snprintf(g_ended_names[sig], sizeof g_ended_names[sig], "signal %d", sig);
   }
 }
+
+const char* EndedFor(int sig) { return sig > 0 && sig < NSIG ? g_ended_names[sig] : "signal"; }
 
 bool ParseConfig(state::Config* c) {
   const char* out = getenv("STRATA_OUTPUT");
@@ -126,24 +143,33 @@ void OnFinish(const char* ended) {
   info.gpu = gpu::StatusLine();
   info.pc_sampling = gpu::PcSamplingStatusLine();
   info.regions = gpu::RegionsStatusLine();
+  info.sampler = sampler::StatusLine();
   std::string error;
-  if (!writer::WriteProfile(*g_cct, info, &error)) Log("%s", error.c_str());
+  if (writer::WriteProfile(*g_cct, info, &error)) {
+    run_status::Written();
+  } else {
+    Log("%s", error.c_str());
+    run_status::NotWritten(error.c_str());
+  }
 }
 
 // Stops sampling and has the aggregator write the profile; the first caller's reason wins.
 void Finish(const char* ended, uint64_t wait_ns) {
   if (!state::Active() || getpid() != g_pid || !g_agg) return;
   sampler::Stop();
+  if (g_ending_told.exchange(1) == 0) run_status::Ending(ended);
   g_agg->RequestFinish(ended);
   if (g_agg->IsAggregatorThread()) return;  // cannot wait for ourselves
   g_agg->WaitFinished(wait_ns);
 }
 
-void OnExit() {
+void EndNormally(const char* ended) {
   // CUPTI hands over its last activity buffers on this (normal, non-signal) path only.
   if (state::Active() && getpid() == g_pid && g_agg && !g_agg->Finished()) gpu::FlushForExit();
-  Finish("exit", kExitWaitNs);
+  Finish(ended, kEndWaitNs);
 }
+
+void OnExit() { EndNormally("exit"); }
 
 void RestoreDefaultAndRaise(int sig) {
   struct sigaction dfl = {};
@@ -159,13 +185,22 @@ void RestoreDefaultAndRaise(int sig) {
 
 void OnDeadlySignal(int sig, siginfo_t* info, void* uc) {
   // A fault inside the sampler's own memory reads: abandon that sample, keep the program.
-  if (t_fault_guard && t_fault_jmp && sig != SIGINT && sig != SIGTERM && sig != SIGABRT)
-    siglongjmp(*t_fault_jmp, 1);
+  if (t_fault_guard && t_fault_jmp && IsFault(sig) && sig != SIGABRT) siglongjmp(*t_fault_jmp, 1);
+  // The second delivery of one kill to strata record's process group (direct + forwarded).
+  if (signals::IsForwardedDuplicate(sig, info)) return;
   // The program's own handler (e.g. Python's SIGINT -> KeyboardInterrupt) runs as if we were
   // not there; the profile is then written at exit.
   if (signals::ChainToProgram(sig, info, uc)) return;
   int saved_errno = errno;
-  if (g_in_fatal.exchange(1) == 0) Finish(EndedFor(sig), kSignalWaitNs);
+  uint64_t wait_ns = IsFault(sig) ? kFaultWaitNs : kEndWaitNs;
+  if (g_in_fatal.exchange(1) == 0) {
+    t_finishing = 1;
+    Finish(EndedFor(sig), wait_ns);
+  } else if (!t_finishing && g_agg && !g_agg->IsAggregatorThread()) {
+    // Another thread is writing the profile (a second signal landed on another thread, or the
+    // program's exit is under way): dying now would lose it.
+    g_agg->WaitFinished(wait_ns);
+  }
   errno = saved_errno;
   RestoreDefaultAndRaise(sig);
 }
@@ -173,7 +208,7 @@ void OnDeadlySignal(int sig, siginfo_t* info, void* uc) {
 // A forked child (without exec) keeps our code but not our threads or timer: go quiet.
 void AtForkChild() {
   state::g_active.store(false);
-  sampler::Stop();
+  sampler::OnForkChild();
   gpu::OnForkChild();
 }
 
@@ -188,6 +223,8 @@ __attribute__((constructor)) void StrataRuntimeInit() {
   g_start_unix_ns = NowNs(CLOCK_REALTIME);
   g_start_mono_ns = NowNs(CLOCK_MONOTONIC);
   g_command = new std::string(writer::ReadCommandLine());
+  NameSignals();
+  run_status::Open();
 
   if (!registry::Init()) { Log("cannot map sample buffers; profiling disabled"); return; }
   unwind::Init();
@@ -200,7 +237,8 @@ __attribute__((constructor)) void StrataRuntimeInit() {
 
   state::g_active.store(true);
   registry::RegisterCurrentThread();
-  for (int s : kTermSignals) signals::Manage(s, OnDeadlySignal, SA_RESTART | SA_ONSTACK, true);
+  // No SA_RESTART of our own: the program's flags are mirrored once it sets a handler.
+  for (int s : kTermSignals) signals::Manage(s, OnDeadlySignal, SA_ONSTACK, true);
   // SA_NODEFER on faults: after a guarded siglongjmp the signal must not stay blocked.
   for (int s : kFatalSignals) signals::Manage(s, OnDeadlySignal, SA_NODEFER | SA_ONSTACK, true);
   atexit(OnExit);
@@ -212,4 +250,7 @@ __attribute__((constructor)) void StrataRuntimeInit() {
 __attribute__((destructor)) void StrataRuntimeFini() { OnExit(); }
 
 }  // namespace
+
+void EndBeforeProcessExit(const char* ended) { EndNormally(ended); }
+
 }  // namespace strata::rt

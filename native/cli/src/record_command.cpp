@@ -16,8 +16,11 @@
 #include <string>
 #include <vector>
 
+#include <fstream>
+
 #include "commands.h"
 #include "strata/core/api.h"
+#include "strata/record_protocol.h"
 
 extern char** environ;
 
@@ -29,11 +32,17 @@ volatile sig_atomic_t g_child = 0;
 
 // Signals sent to strata itself (kill, VS Code's stop button) go on to the target. A signal
 // from the terminal (Ctrl-C: si_code SI_KERNEL) already reached the target, which shares our
-// process group, so it is not sent twice.
+// process group, so it is not sent twice. A kill to the whole group cannot be told from a kill
+// of strata alone: the copy is tagged with the original sender so the runtime drops it when
+// the target got the original too (strata/record_protocol.h).
 void Forward(int sig, siginfo_t* info, void*) {
   if (info && info->si_code == SI_KERNEL) return;
   pid_t child = g_child;
-  if (child > 0) ::kill(child, sig);
+  if (child <= 0) return;
+  uint64_t sender = info ? uint64_t(uint32_t(info->si_pid)) : 0;
+  union sigval value;
+  value.sival_ptr = reinterpret_cast<void*>(uintptr_t(record_protocol::kForwardedSignalTag << 32 | sender));
+  if (::sigqueue(child, sig, value) != 0) ::kill(child, sig);
 }
 
 std::string AbsolutePath(const std::string& path) {
@@ -116,6 +125,65 @@ std::string CheckWritable(const std::string& abs) {
   return "";
 }
 
+// A private file the runtime appends its status lines to (strata/record_protocol.h).
+std::string CreateStatusFile() {
+  const char* tmp = std::getenv("TMPDIR");
+  std::string path = std::string(tmp && *tmp ? tmp : "/tmp") + "/strata-status-XXXXXX";
+  std::vector<char> buf(path.begin(), path.end());
+  buf.push_back(0);
+  int fd = ::mkostemp(buf.data(), O_CLOEXEC);
+  if (fd < 0) return "";
+  ::close(fd);
+  return buf.data();
+}
+
+// What the runtime said about the profile, from its status lines.
+struct RuntimeStatus {
+  bool loaded = false;
+  std::string ending;       // reason of the final write, "" if it never began
+  bool written = false;
+  std::string not_written;  // the runtime's error when the write failed
+};
+
+RuntimeStatus ReadStatus(const std::string& path) {
+  RuntimeStatus st;
+  std::ifstream in(path);
+  std::string line;
+  auto starts = [&](const char* prefix) { return line.rfind(prefix, 0) == 0; };
+  while (std::getline(in, line)) {
+    if (starts(record_protocol::kStatusLoaded)) {
+      st = RuntimeStatus{};  // an exec'd image starts over
+      st.loaded = true;
+    } else if (starts(record_protocol::kStatusEnding)) {
+      st.ending = line.substr(std::strlen(record_protocol::kStatusEnding));
+    } else if (line == record_protocol::kStatusWritten) {
+      st.written = true;
+    } else if (starts(record_protocol::kStatusNotWritten)) {
+      st.not_written = line.substr(std::strlen(record_protocol::kStatusNotWritten));
+    }
+  }
+  return st;
+}
+
+// Why no profile appeared, as far as the runtime's status lines and the exit status tell.
+std::string NoProfileReason(const RuntimeStatus& st, const std::string& runtime, int status,
+                            const std::string& how) {
+  if (::access(runtime.c_str(), R_OK) != 0) return "the runtime library " + runtime + " does not exist";
+  if (!st.not_written.empty()) return "the runtime could not write it: " + st.not_written;
+  if (!st.loaded)
+    return std::string("the target ") + (WIFSIGNALED(status) ? "was " : "") + how +
+           " without having loaded the Strata runtime (statically linked, setuid, or LD_PRELOAD removed?)";
+  bool killed = WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL;
+  if (!st.ending.empty())
+    return std::string("the target ") + (WIFSIGNALED(status) ? "was " : "") + how +
+           " while the runtime was writing it (after " + st.ending + ")" +
+           (killed ? "" : "; the write did not finish in time");
+  if (killed) return "the target was " + how + ", which no program can intercept";
+  if (WIFSIGNALED(status))
+    return "the target was " + how + " before the Strata runtime wrote it (the signal's handler was not the runtime's)";
+  return "the target " + how + " by a way the runtime does not see (a direct exit_group system call?)";
+}
+
 }  // namespace
 
 int RunRecord(const RecordOptions& options) {
@@ -139,6 +207,7 @@ int RunRecord(const RecordOptions& options) {
     }
     if (kv.rfind("STRATA_OUTPUT=", 0) == 0 || kv.rfind("STRATA_PERIOD_MS=", 0) == 0 ||
         kv.rfind("STRATA_MODE=", 0) == 0 || kv.rfind("STRATA_TARGET_PID=", 0) == 0 ||
+        kv.rfind(std::string(record_protocol::kStatusFileEnv) + "=", 0) == 0 ||
         (!options.pc_sampling.empty() && (kv.rfind("STRATA_PC_SAMPLING=", 0) == 0 ||
                                           (options.pc_sampling_period >= 0 && kv.rfind("STRATA_PC_SAMPLING_PERIOD=", 0) == 0))) ||
         (!options.regions.empty() && (kv.rfind("STRATA_REGIONS=", 0) == 0 || kv.rfind("STRATA_REGIONS_EVERY=", 0) == 0)))
@@ -160,6 +229,9 @@ int RunRecord(const RecordOptions& options) {
   }
   std::vector<char*> envp;
   for (auto& s : env) envp.push_back(s.data());
+  const std::string status_file = CreateStatusFile();
+  std::string status_var = std::string(record_protocol::kStatusFileEnv) + "=" + status_file;
+  if (!status_file.empty()) envp.push_back(status_var.data());
   char pid_var[64] = "STRATA_TARGET_PID=";  // the digits are filled in by the child
   envp.push_back(pid_var);
   envp.push_back(nullptr);
@@ -178,10 +250,15 @@ int RunRecord(const RecordOptions& options) {
   sa.sa_sigaction = Forward;
   sa.sa_flags = SA_SIGINFO | SA_RESTART;
   sigemptyset(&sa.sa_mask);
-  struct sigaction old_int, old_term, old_hup;
-  ::sigaction(SIGINT, &sa, &old_int);
-  ::sigaction(SIGTERM, &sa, &old_term);
-  ::sigaction(SIGHUP, &sa, &old_hup);
+  // Every signal that would otherwise end strata record and orphan the target goes on to it.
+  const int forwarded[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2};
+  struct sigaction old_actions[sizeof forwarded / sizeof forwarded[0]];
+  for (size_t i = 0; i < sizeof forwarded / sizeof forwarded[0]; ++i)
+    ::sigaction(forwarded[i], &sa, &old_actions[i]);
+  // A closed terminal or log pipe must not kill strata record while the target still runs.
+  struct sigaction ignore_pipe {}, old_pipe;
+  ignore_pipe.sa_handler = SIG_IGN;
+  ::sigaction(SIGPIPE, &ignore_pipe, &old_pipe);
 
   pid_t pid = ::fork();
   if (pid < 0) {
@@ -191,9 +268,9 @@ int RunRecord(const RecordOptions& options) {
   if (pid == 0) {
     // Child: only async-signal-safe calls from here on.
     ::close(pipefd[0]);
-    ::sigaction(SIGINT, &old_int, nullptr);
-    ::sigaction(SIGTERM, &old_term, nullptr);
-    ::sigaction(SIGHUP, &old_hup, nullptr);
+    for (size_t i = 0; i < sizeof forwarded / sizeof forwarded[0]; ++i)
+      ::sigaction(forwarded[i], &old_actions[i], nullptr);
+    ::sigaction(SIGPIPE, &old_pipe, nullptr);
     char digits[24];
     int n = 0;
     for (unsigned long v = (unsigned long)::getpid(); v; v /= 10) digits[n++] = char('0' + v % 10);
@@ -216,6 +293,8 @@ int RunRecord(const RecordOptions& options) {
   int status = 0;
   while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
   g_child = 0;
+  const RuntimeStatus runtime_status = ReadStatus(status_file);
+  if (!status_file.empty()) ::unlink(status_file.c_str());
   if (got == sizeof exec_errno) {
     std::fprintf(stderr, "strata: cannot run '%s': %s\n", options.command[0].c_str(),
                  std::strerror(exec_errno));
@@ -238,15 +317,7 @@ int RunRecord(const RecordOptions& options) {
 
   const FileId after = Identify(output);
   if (!after.exists || SameFile(before, after)) {
-    std::string reason;
-    if (::access(runtime.c_str(), R_OK) != 0)
-      reason = "the runtime library " + runtime + " does not exist";
-    else if (WIFSIGNALED(status))
-      reason = "the target was " + how + " before the Strata runtime wrote it";
-    else
-      reason = "the target " + how +
-               " without loading the Strata runtime (statically linked, setuid, or LD_PRELOAD "
-               "removed?)";
+    std::string reason = NoProfileReason(runtime_status, runtime, status, how);
     std::fprintf(stderr, "strata: no profile was written to %s: %s\n", shown.c_str(), reason.c_str());
     return code != 0 ? code : kExitError;
   }

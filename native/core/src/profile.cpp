@@ -203,7 +203,9 @@ class ProfileImpl final : public Profile {
       info.line = f.line;
       info.address = f.address;
       if (f.module != fmt::kNone) info.module = std::string(r_.string(modules[f.module].path));
-      if (f.kind == uint32_t(fmt::FrameKind::kNative)) {
+      if (f.flags & fmt::kFrameFlagTruncation) {
+        info.truncated = true;  // synthetic: nothing to symbolize, the name says why
+      } else if (f.kind == uint32_t(fmt::FrameKind::kNative)) {
         if (!symbolizer) symbolizer = detail::MakeDefaultSymbolizer(options_.symbol_paths);
         detail::SymbolInfo sym;
         if (f.module != fmt::kNone) {

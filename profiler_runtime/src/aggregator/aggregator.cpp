@@ -8,6 +8,7 @@
 #include <cerrno>
 
 #include "common/clock.h"
+#include "common/internal_thread.h"
 #include "common/tls.h"
 #include "interpose/pthread_create.h"
 #include "python/code_names.h"
@@ -57,10 +58,7 @@ bool Aggregator::WaitFinished(uint64_t timeout_ns) const {
 
 void* Aggregator::ThreadMain(void* self) {
   t_internal = 1;
-  sigset_t set;  // never sampled, never interrupted by the timer
-  sigemptyset(&set);
-  sigaddset(&set, SIGPROF);
-  pthread_sigmask(SIG_BLOCK, &set, nullptr);
+  BlockAsyncSignalsHere();  // never sampled, never the thread a SIGINT/SIGTERM lands on
   static_cast<Aggregator*>(self)->Loop();
   return nullptr;
 }
@@ -137,6 +135,7 @@ void Aggregator::ResolveWords(uint32_t slot_index, const ThreadSlot& slot, const
     uint64_t w = words[k];
     if (IsPendingPyWord(w)) w = InternedWord(slot_index, w);
     ids[n - 1 - k] = IsGlobalPyWord(w) ? PythonFrame(w, u)
+                     : IsCutWord(w)     ? CutFrame(w, u)
                      : IsSpecialWord(w) ? SpecialFrame(w, u)  // operators (ops/op_frames.cpp)
                                         : NativeFrame(w, u);
   }
@@ -163,6 +162,17 @@ uint32_t Aggregator::NativeFrame(uint64_t pc, Cct::Unlocked& u) {
   }
   native_cache_.emplace(pc, id);
   return id;
+}
+
+uint32_t Aggregator::CutFrame(uint64_t word, Cct::Unlocked& u) {
+  const char* name = "<stack truncated>";
+  switch (CutWordReason(word)) {
+    case kCutDepthLimit: name = "<stack truncated: depth limit>"; break;
+    case kCutUnwindFailed: name = "<stack truncated: unwind failed>"; break;
+    case kCutPcOnly: name = "<stack truncated: only the PC (loader busy)>"; break;
+  }
+  return u.Frame(Cct::FrameKind::kNative, strata::format::kNone, 0, name, "", 0,
+                 strata::format::kFrameFlagTruncation);
 }
 
 uint64_t Aggregator::InternedWord(uint32_t slot_index, uint64_t word) {

@@ -61,6 +61,8 @@ class Aggregator {
   void AddRecord(uint32_t slot_index, const ThreadSlot& slot, const SampleRecord& rec,
                  Cct::Unlocked& u);
   uint32_t NativeFrame(uint64_t pc, Cct::Unlocked& u);
+  // Where a stack was cut (sample.h kSpecialCut): a kFrameFlagTruncation frame naming why.
+  uint32_t CutFrame(uint64_t word, Cct::Unlocked& u);
   // Interned Python words (GlobalPyWord); pending ones are first looked up in their slot.
   uint32_t PythonFrame(uint64_t word, Cct::Unlocked& u);
   uint64_t InternedWord(uint32_t slot_index, uint64_t pending_word);

@@ -5,6 +5,7 @@
 #include <cstdlib>
 
 #include "runtime_state.h"
+#include "sampler/sampler.h"
 #include "sampler/thread_registry.h"
 
 namespace {
@@ -16,7 +17,10 @@ struct StartArgs {
 void* StartWrapper(void* p) {
   StartArgs a = *static_cast<StartArgs*>(p);
   free(p);
-  if (strata::rt::state::Active()) strata::rt::registry::RegisterCurrentThread();
+  if (strata::rt::state::Active()) {
+    strata::rt::registry::RegisterCurrentThread();
+    strata::rt::sampler::OnThreadStart(strata::rt::registry::CurrentThreadSlot());
+  }
   return a.fn(a.arg);
 }
 

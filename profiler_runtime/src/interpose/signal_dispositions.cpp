@@ -1,12 +1,18 @@
 // sigaction() and signal(), interposed: on the signals the runtime manages
 // (signals/signal_chain.h) the program reads and sets a virtual disposition while the
-// runtime's handlers stay installed; every other signal goes straight to libc.
+// runtime's handlers stay installed; every other signal goes straight to libc. A program that
+// sets a disposition for the signal sampling uses gets it back (sampling moves elsewhere).
 #include <signal.h>
 
+#include "sampler/sampler.h"
 #include "signals/signal_chain.h"
 
 extern "C" __attribute__((visibility("default"))) int sigaction(int sig, const struct sigaction* act,
                                                                 struct sigaction* old) {
+  if (act && strata::rt::sampler::IsSamplingSignal(sig)) {
+    bool dfl = !(act->sa_flags & SA_SIGINFO) && act->sa_handler == SIG_DFL;
+    if (!dfl) strata::rt::sampler::GiveSignalBack(sig);
+  }
   if (!strata::rt::signals::IsManaged(sig)) return strata::rt::signals::RealSigaction(sig, act, old);
   return strata::rt::signals::ProgramSigaction(sig, act, old);
 }

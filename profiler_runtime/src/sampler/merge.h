@@ -7,7 +7,9 @@
 // When the native stack is complete (unwound to the process or thread entry), the outermost
 // groups belong to the outermost eval frames, so the surplus goes with the innermost eval frame
 // (never above the process entry). When it is not complete, the groups left over are callers
-// the unwinder did not reach and go to the root end rather than being dropped.
+// the unwinder did not reach and go to the root end rather than being dropped; the cut word
+// (`cut`: a CutWord, 0 when the walk reached the root) goes where the native frames end, before
+// those leftover groups: what lies between is unknown.
 #pragma once
 
 #include <cstdint>
@@ -27,7 +29,7 @@ inline int SurplusGroups(const uint64_t* pcs, int npcs, uint64_t eval_begin, uin
 }
 
 inline int MergeStacks(const uint64_t* pcs, int npcs, uint64_t eval_begin, uint64_t eval_end,
-                       const python::PyStack* ps, bool complete, uint64_t* out, int max) {
+                       const python::PyStack* ps, bool complete, uint64_t* out, int max, uint64_t cut = 0) {
   int n = 0, group = 0;
   int surplus = SurplusGroups(pcs, npcs, eval_begin, eval_end, ps, complete);
   for (int i = 0; i < npcs && n < max; ++i) {
@@ -40,6 +42,7 @@ inline int MergeStacks(const uint64_t* pcs, int npcs, uint64_t eval_begin, uint6
     }
     out[n++] = pcs[i];
   }
+  if (cut && n < max) out[n++] = cut;
   if (ps) {
     for (; group < ps->ngroups; ++group)
       for (int k = ps->group_start[group]; k < ps->group_start[group + 1] && n < max; ++k)
@@ -71,8 +74,8 @@ struct OpMarks {
 // operator, and between a Python group and an operator that Python code ran inside, are kept.
 inline int MergeStacks(const uint64_t* pcs, const uint64_t* sps, int npcs, uint64_t eval_begin,
                        uint64_t eval_end, const python::PyStack* ps, bool complete, const OpMarks* ops,
-                       uint64_t* out, int max) {
-  if (!ops || ops->n <= ops->lowest) return MergeStacks(pcs, npcs, eval_begin, eval_end, ps, complete, out, max);
+                       uint64_t* out, int max, uint64_t cut = 0) {
+  if (!ops || ops->n <= ops->lowest) return MergeStacks(pcs, npcs, eval_begin, eval_end, ps, complete, out, max, cut);
   int n = 0, group = 0, k = ops->n - 1, glue = -1;
   int surplus = SurplusGroups(pcs, npcs, eval_begin, eval_end, ps, complete);
   auto emit_op = [&](int idx) {
@@ -104,6 +107,7 @@ inline int MergeStacks(const uint64_t* pcs, const uint64_t* sps, int npcs, uint6
     if (n < max) out[n++] = pcs[i];
   }
   // Native frames ended (root, or unwinding stopped): operators still open go here.
+  if (cut && n < max) out[n++] = cut;
   for (; k >= ops->lowest; --k) emit_op(k);
   if (ops->tail) return emit_tail();
   if (ps && group < ps->ngroups) {

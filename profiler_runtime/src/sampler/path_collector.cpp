@@ -61,6 +61,14 @@ bool ReadMarks(const ops::OpStack* s, OpMarks* m) {
   return true;
 }
 
+// A merged path that filled `out` lost its rootward end (even past an earlier cut: the Python
+// frames after it did not all fit): its last word becomes a cut.
+void MarkFullPath(CollectedPath* r, uint64_t* out, int max) {
+  if (r->depth < max || max <= 0 || IsCutWord(out[max - 1])) return;
+  out[max - 1] = CutWord(kCutDepthLimit);
+  r->flags |= kSampleTruncated;
+}
+
 }  // namespace
 
 CollectedPath CollectPath(ucontext_t* uc, ThreadSlot* slot, int skip, uint64_t* out, int max) {
@@ -119,7 +127,9 @@ CollectedPath CollectPath(ucontext_t* uc, ThreadSlot* slot, int skip, uint64_t* 
       for (int i = 0; i < npcs; ++i) python_inside |= pcs[i] >= eval_begin && pcs[i] < eval_end;
       if (!python_inside) {
         if (failed) r.flags |= kSampleUnwindFailed;
-        r.depth = MergeStacks(pcs, sps, npcs, eval_begin, eval_end, nullptr, !failed, &marks, out, max);
+        r.depth = MergeStacks(pcs, sps, npcs, eval_begin, eval_end, nullptr, !failed, &marks, out, max,
+                              failed ? CutWord(kCutUnwindFailed) : 0);
+        MarkFullPath(&r, out, max);
         return r;
       }
     }
@@ -148,9 +158,13 @@ CollectedPath CollectPath(ucontext_t* uc, ThreadSlot* slot, int skip, uint64_t* 
   if (ps.names_dropped) r.flags |= kSampleNamesDropped;
   if (have_py) python::PublishIfMain(ps.words, ps.nwords);  // for threads working on its behalf
   bool pc_only = (r.flags & kSamplePcOnly) != 0;
-  bool complete = !pc_only && !(r.flags & (kSampleUnwindFailed | kSampleTruncated));
+  uint64_t cut = pc_only                             ? CutWord(kCutPcOnly)
+                 : (r.flags & kSampleTruncated)      ? CutWord(kCutDepthLimit)
+                 : (r.flags & kSampleUnwindFailed)   ? CutWord(kCutUnwindFailed)
+                                                     : 0;
   r.depth = MergeStacks(pcs, pc_only ? nullptr : sps, npcs, eval_begin, eval_end,
-                        have_py ? &ps : nullptr, complete, have_ops ? &marks : nullptr, out, max);
+                        have_py ? &ps : nullptr, cut == 0, have_ops ? &marks : nullptr, out, max, cut);
+  MarkFullPath(&r, out, max);
   return r;
 }
 

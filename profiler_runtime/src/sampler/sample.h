@@ -32,7 +32,10 @@ inline bool IsPendingPyWord(uint64_t w) { return (w >> 62) == 2; }
 inline uint32_t PendingPySeq(uint64_t w) { return uint32_t((w >> 32) & 0x3FFFFFFFu); }
 inline uint32_t PyWordLine(uint64_t w) { return uint32_t(w); }
 
-enum SpecialKind : uint32_t { kSpecialOp = 1, kSpecialPy = 2, kSpecialThread = 3 };
+//        kSpecialCut: where the stack was cut, payload = a StackCut (the frames rootward of it
+//        are unknown; the aggregator makes it a kFrameFlagTruncation frame).
+enum SpecialKind : uint32_t { kSpecialOp = 1, kSpecialPy = 2, kSpecialThread = 3, kSpecialCut = 4 };
+enum StackCut : uint32_t { kCutDepthLimit = 1, kCutUnwindFailed = 2, kCutPcOnly = 3 };
 inline bool IsSpecialWord(uint64_t w) { return (w >> 62) == 3; }
 inline bool IsGlobalPyWord(uint64_t w) { return (w >> 62) == 3 && ((w >> 58) & 0xF) == kSpecialPy; }
 // Any Python frame, pending or interned.
@@ -46,6 +49,9 @@ inline uint64_t GlobalPyWord(uint32_t global_code, uint32_t line) {
   return kSpecialTag | (uint64_t(kSpecialPy) << 58) | (uint64_t(global_code & 0x3FFFFFFu) << 32) | line;
 }
 inline uint32_t GlobalPyCode(uint64_t w) { return uint32_t((w >> 32) & 0x3FFFFFFu); }
+inline uint64_t CutWord(StackCut why) { return kSpecialTag | (uint64_t(kSpecialCut) << 58) | why; }
+inline bool IsCutWord(uint64_t w) { return IsSpecialWord(w) && SpecialKindOf(w) == kSpecialCut; }
+inline StackCut CutWordReason(uint64_t w) { return StackCut(uint32_t(w)); }
 
 enum SampleFlags : uint16_t {
   kSampleUnwindFailed = 1,  // libunwind reported an error before reaching the root

@@ -11,14 +11,20 @@
 #include <atomic>
 #include <cerrno>
 #include <cstdlib>
+#include <cstring>
+#include <string>
 
 #include "common/clock.h"
+#include "common/internal_thread.h"
 #include "common/log.h"
 #include "common/tls.h"
 #include "interpose/pthread_create.h"
 #include "python/py_reader.h"
+#include "runtime_state.h"
 #include "sampler/path_collector.h"
 #include "sampler/sample.h"
+#include "sampler/signal_choice.h"
+#include "sampler/thread_timers.h"
 #include "sampler/thread_registry.h"
 #include "signals/signal_chain.h"
 #include "unwind/native_unwind.h"
@@ -33,12 +39,26 @@ STRATA_TLS sigjmp_buf* t_fault_jmp = nullptr;
 namespace strata::rt::sampler {
 namespace {
 
+// What generates the sampling signal.
+enum class Source {
+  kThreadTimers,  // a timer per thread on its CPU clock or, wall mode, CLOCK_MONOTONIC (thread_timers.h)
+  kItimerProf,    // cpu mode fallback: setitimer(ITIMER_PROF) + SIGPROF, shared with the program
+  kWallThread,    // wall mode fallback: our thread tgkills every thread with SIGPROF each period
+};
+
 std::atomic<bool> g_enabled{false};
 std::atomic<bool> g_wall_stop{false};
 std::atomic<bool> g_wall_running{false};  // the wall thread is inside its loop
 uint64_t g_period_ns = 10000000;
 bool g_wall = false;
 clockid_t g_clock = CLOCK_THREAD_CPUTIME_ID;
+Source g_source = Source::kThreadTimers;
+std::atomic<int> g_signal{0};
+// Arming a new thread's timer vs moving every timer to another signal or pausing for exec
+// (normal context only; never taken in a signal handler).
+std::atomic_flag g_timers_busy = ATOMIC_FLAG_INIT;
+std::atomic<uint64_t> g_timer_failures{0};  // threads whose timer the kernel refused
+std::string* g_status = nullptr;             // meta `sampler`
 
 // Test hook (STRATA_DEBUG_FAULT_EVERY=N): every Nth sample reads a PROT_NONE page inside the
 // fault guard, so tests can check a bad read costs one sample and not the process.
@@ -72,7 +92,7 @@ void TakeSample(ucontext_t* uc) {
     g_unwind_failures.fetch_add(1, std::memory_order_relaxed);
 }
 
-void OnSigprof(int, siginfo_t*, void* ucv) {
+void OnSampleSignal(int, siginfo_t*, void* ucv) {
   int saved_errno = errno;
   if (g_enabled.load(std::memory_order_relaxed) && !t_internal && !t_in_handler) {
     t_in_handler = 1;
@@ -93,27 +113,33 @@ void OnSigprof(int, siginfo_t*, void* ucv) {
   errno = saved_errno;
 }
 
-void BlockSigprofHere() {
-  sigset_t set;
-  sigemptyset(&set);
-  sigaddset(&set, SIGPROF);
-  pthread_sigmask(SIG_BLOCK, &set, nullptr);
+class TimersBusy {
+ public:
+  TimersBusy() { while (g_timers_busy.test_and_set(std::memory_order_acquire)) SleepNs(50000); }
+  ~TimersBusy() { g_timers_busy.clear(std::memory_order_release); }
+};
+
+std::string SignalName(int sig) {
+  char name[32];
+  signal_choice::Name(sig, name, sizeof name);
+  return name;
 }
 
 // Wall mode: every period, signal each thread of the process (listed here, not in the handler).
 void* WallThread(void*) {
   t_internal = 1;
-  BlockSigprofHere();
+  BlockAsyncSignalsHere();
   pid_t pid = getpid();
   pid_t self = pid_t(syscall(SYS_gettid));
   uint64_t next = NowNs(CLOCK_MONOTONIC);
   while (!g_wall_stop.load(std::memory_order_relaxed)) {
     DIR* d = opendir("/proc/self/task");
     if (d) {
+      int sig = g_signal.load(std::memory_order_relaxed);
       while (dirent* e = readdir(d)) {
         if (e->d_name[0] < '0' || e->d_name[0] > '9') continue;
         pid_t tid = pid_t(atoi(e->d_name));
-        if (tid != self) syscall(SYS_tgkill, pid, tid, SIGPROF);
+        if (tid != self) syscall(SYS_tgkill, pid, tid, sig);
       }
       closedir(d);
     }
@@ -125,28 +151,98 @@ void* WallThread(void*) {
   return nullptr;
 }
 
-// Starts generating SIGPROF: the wall thread or the ITIMER_PROF timer.
+// Our handler on `sig`; managed without chaining, so a program's later disposition for it is
+// seen first by GiveSignalBack.
+bool InstallHandler(int sig) {
+  struct sigaction sa = {};
+  sa.sa_sigaction = OnSampleSignal;
+  sa.sa_flags = SA_RESTART | SA_SIGINFO;
+  sigemptyset(&sa.sa_mask);
+  return signals::Manage(sig, OnSampleSignal, SA_RESTART, /*chain=*/false) ||
+         signals::RealSigaction(sig, &sa, nullptr) == 0;
+}
+
+void ArmThread(ThreadSlot* slot) {
+  if (!thread_timers::Arm(slot, g_signal.load(), g_period_ns, g_wall))
+    g_timer_failures.fetch_add(1, std::memory_order_relaxed);
+}
+
+// Every live thread's timer, from this thread (slots carry the tids).
+void ArmAllThreads() {
+  ThreadSlot* slots = registry::Slots();
+  for (uint32_t i = 0; i < registry::kMaxSlots; ++i)
+    if (slots[i].state.load(std::memory_order_acquire) == kSlotActive && slots[i].tid) ArmThread(&slots[i]);
+}
+
+void DisarmAllThreads() {  // async-signal-safe
+  ThreadSlot* slots = registry::Slots();
+  for (uint32_t i = 0; i < registry::kMaxSlots; ++i) thread_timers::Disarm(&slots[i]);
+}
+
+// Starts generating the sampling signal.
 bool Arm() {
   g_enabled.store(true);
-  if (g_wall) {
-    pthread_t t;
-    g_wall_stop.store(false);
-    g_wall_running.store(true);
-    if (RealPthreadCreate(&t, nullptr, WallThread, nullptr) != 0) {
-      g_wall_running.store(false);
-      Log("cannot start wall sampler");
-      return false;
+  switch (g_source) {
+    case Source::kWallThread: {
+      pthread_t t;
+      g_wall_stop.store(false);
+      g_wall_running.store(true);
+      if (RealPthreadCreate(&t, nullptr, WallThread, nullptr) != 0) {
+        g_wall_running.store(false);
+        Log("cannot start wall sampler");
+        return false;
+      }
+      pthread_detach(t);
+      return true;
     }
-    pthread_detach(t);
-  } else {
-    itimerval it = {};
-    it.it_interval.tv_sec = time_t(g_period_ns / 1000000000ull);
-    it.it_interval.tv_usec = suseconds_t((g_period_ns % 1000000000ull) / 1000);
-    if (it.it_interval.tv_sec == 0 && it.it_interval.tv_usec == 0) it.it_interval.tv_usec = 1;
-    it.it_value = it.it_interval;
-    if (setitimer(ITIMER_PROF, &it, nullptr) != 0) { Log("setitimer failed"); return false; }
+    case Source::kThreadTimers: {
+      TimersBusy busy;
+      ArmAllThreads();
+      return true;
+    }
+    case Source::kItimerProf: {
+      itimerval it = {};
+      it.it_interval.tv_sec = time_t(g_period_ns / 1000000000ull);
+      it.it_interval.tv_usec = suseconds_t((g_period_ns % 1000000000ull) / 1000);
+      if (it.it_interval.tv_sec == 0 && it.it_interval.tv_usec == 0) it.it_interval.tv_usec = 1;
+      it.it_value = it.it_interval;
+      if (setitimer(ITIMER_PROF, &it, nullptr) != 0) { Log("setitimer failed"); return false; }
+      return true;
+    }
   }
-  return true;
+  return false;
+}
+
+// Per-thread timers when the kernel gives us a free real-time signal and a timer for this
+// thread; otherwise ITIMER_PROF (cpu) or the tgkill thread (wall) on SIGPROF — a standard
+// signal, so undelivered ones merge instead of queueing — said at start and in meta `sampler`.
+void ChooseSource() {
+  std::string why;
+  int sig = signal_choice::Pick();
+  if (!sig) {
+    why = "no free real-time signal";
+  } else if (!InstallHandler(sig)) {
+    why = "cannot install a handler for " + SignalName(sig);
+  } else {
+    ThreadSlot* self = registry::CurrentThreadSlot();
+    g_signal.store(sig);
+    if (self && thread_timers::Arm(self, sig, g_period_ns, g_wall)) {
+      thread_timers::Disarm(self);  // Arm() arms every thread, this one included
+      g_source = Source::kThreadTimers;
+      *g_status = std::string(g_wall ? "thread wall-clock timers" : "thread CPU timers") +
+                  " (timer_create), " + SignalName(sig);
+      return;
+    }
+    why = std::string("timer_create: ") + strerror(errno);
+    signals::Release(sig);
+  }
+  g_source = g_wall ? Source::kWallThread : Source::kItimerProf;
+  g_signal.store(SIGPROF);
+  InstallHandler(SIGPROF);
+  const char* how = g_wall ? "wall thread (tgkill)" : "setitimer(ITIMER_PROF)";
+  *g_status = std::string(how) + ", SIGPROF (" + why + "): a program's own SIGPROF" +
+              (g_wall ? "" : " or ITIMER_PROF") + " is not honoured";
+  Log("sampling with %s and SIGPROF: %s; the program's own SIGPROF handler is overridden", how, why.c_str());
 }
 
 }  // namespace
@@ -155,6 +251,7 @@ bool Start(uint64_t period_ns, bool wall) {
   g_period_ns = period_ns;
   g_wall = wall;
   g_clock = wall ? CLOCK_MONOTONIC : CLOCK_THREAD_CPUTIME_ID;
+  g_status = new std::string();
   if (const char* f = getenv("STRATA_DEBUG_FAULT_EVERY"); f && atoi(f) > 0) {
     void* page = mmap(nullptr, 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (page != MAP_FAILED) {
@@ -162,44 +259,85 @@ bool Start(uint64_t period_ns, bool wall) {
       g_fault_every = uint64_t(atoi(f));
     }
   }
-
-  struct sigaction sa = {};
-  sa.sa_sigaction = OnSigprof;
-  sa.sa_flags = SA_RESTART | SA_SIGINFO;
-  sigemptyset(&sa.sa_mask);
-  // Managed: a program that later sets its own SIGPROF disposition does not unhook sampling.
-  if (!signals::Manage(SIGPROF, OnSigprof, SA_RESTART, /*chain=*/false) &&
-      signals::RealSigaction(SIGPROF, &sa, nullptr) != 0) {
-    Log("cannot install SIGPROF handler");
-    return false;
-  }
+  ChooseSource();
   return Arm();
 }
 
 void Stop() {
   if (!g_enabled.exchange(false)) return;
-  if (g_wall) {
-    g_wall_stop.store(true);
-  } else {
-    itimerval it = {};
-    setitimer(ITIMER_PROF, &it, nullptr);
+  switch (g_source) {
+    case Source::kWallThread: g_wall_stop.store(true); break;
+    case Source::kThreadTimers: DisarmAllThreads(); break;
+    case Source::kItimerProf: {
+      itimerval it = {};
+      setitimer(ITIMER_PROF, &it, nullptr);
+      break;
+    }
   }
+}
+
+void OnThreadStart(ThreadSlot* slot) {
+  if (!slot || g_source != Source::kThreadTimers || !g_enabled.load()) return;
+  TimersBusy busy;
+  if (g_enabled.load()) ArmThread(slot);
+}
+
+void OnThreadExit(ThreadSlot* slot) { thread_timers::Disarm(slot); }
+
+void OnForkChild() {
+  // The child has none of our timers (fork does not copy them): forget their ids unused.
+  ThreadSlot* slots = registry::Slots();
+  for (uint32_t i = 0; slots && i < registry::kMaxSlots; ++i) slots[i].timer_id_plus1.store(0);
+  g_enabled.store(false);
+}
+
+bool IsSamplingSignal(int sig) {
+  return state::Active() && sig != SIGPROF && sig == g_signal.load();
+}
+
+void GiveSignalBack(int sig) {
+  TimersBusy busy;
+  if (sig != g_signal.load() || sig == SIGPROF) return;
+  signal_choice::MarkTaken(sig);
+  int next = signal_choice::Pick();
+  std::string note;
+  if (next && InstallHandler(next)) {
+    g_signal.store(next);
+    if (g_source == Source::kThreadTimers && g_enabled.load()) ArmAllThreads();  // replaces each timer
+    note = "; moved to " + SignalName(next) + " when the program set a handler for " + SignalName(sig);
+  } else {
+    Stop();
+    note = "; stopped when the program set a handler for " + SignalName(sig) + " (no other real-time signal free)";
+    Log("sampling stopped: the program took %s and no other real-time signal is free", SignalName(sig).c_str());
+  }
+  if (g_status) *g_status += note;
+  signals::Release(sig);
+}
+
+std::string StatusLine() {
+  std::string s = g_status ? *g_status : "not started";
+  if (uint64_t f = g_timer_failures.load()) s += "; " + std::to_string(f) + " threads without a timer (timer_create refused)";
+  return s;
 }
 
 bool PauseForExec() {
   if (!g_enabled.load()) return false;
-  Stop();
+  {
+    TimersBusy busy;
+    Stop();
+  }
   // The wall thread may be between readdir and tgkill; give it up to ~100 ms to leave.
   for (int i = 0; g_wall && g_wall_running.load() && i < 1000; ++i) SleepNs(100000);
-  // Setting SIG_IGN discards a pending SIGPROF (POSIX); then our handler goes back in, so a
-  // failed exec leaves the program as it was. Exec itself resets the handler to SIG_DFL, which
-  // is safe now that nothing generates SIGPROF.
+  // Setting SIG_IGN discards a pending sampling signal (POSIX); then our handler goes back in,
+  // so a failed exec leaves the program as it was. Exec itself resets the handler to SIG_DFL
+  // (a real-time signal's default kills), which is safe now that nothing generates it.
+  int sig = g_signal.load();
   struct sigaction ours = {}, ign = {};
-  signals::RealSigaction(SIGPROF, nullptr, &ours);
+  signals::RealSigaction(sig, nullptr, &ours);
   ign.sa_handler = SIG_IGN;
   sigemptyset(&ign.sa_mask);
-  signals::RealSigaction(SIGPROF, &ign, nullptr);
-  signals::RealSigaction(SIGPROF, &ours, nullptr);
+  signals::RealSigaction(sig, &ign, nullptr);
+  signals::RealSigaction(sig, &ours, nullptr);
   return true;
 }
 

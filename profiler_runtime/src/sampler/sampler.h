@@ -1,8 +1,15 @@
-// CPU / wall sampling: SIGPROF handler, the ITIMER_PROF timer (cpu mode) and the thread that
-// signals every thread each period (wall mode).
+// CPU / wall sampling: the sampling signal's handler and what generates the signal: a CPU-clock
+// timer per thread (cpu mode; setitimer(ITIMER_PROF) + SIGPROF when that is impossible) or the
+// thread that signals every thread each period (wall mode). The signal is a real-time signal
+// the program does not use (signal_choice.h), so its SIGPROF/SIGALRM and timers stay its own.
 #pragma once
 
 #include <cstdint>
+#include <string>
+
+namespace strata::rt {
+struct ThreadSlot;
+}
 
 namespace strata::rt::sampler {
 
@@ -12,15 +19,31 @@ struct Counters {
   uint64_t unwind_failures;  // libunwind errors, faults while reading, loader-busy PC-only
 };
 
-// Installs the SIGPROF handler and starts the timer or the wall sampler thread.
+// Chooses the signal, installs its handler and starts the timers or the wall sampler thread.
 bool Start(uint64_t period_ns, bool wall);
-// Stops sample generation (timer off, wall thread told to stop). Async-signal-safe.
+// Stops sample generation (timers off, wall thread told to stop). Async-signal-safe.
 void Stop();
 Counters GetCounters();
+// How samples are generated, for meta `sampler` (and what happened to the signal since).
+std::string StatusLine();
 
-// Around execve of the profiled process: the ITIMER_PROF timer and a pending SIGPROF survive
-// exec while our handler does not, so the new image would die of SIGPROF before its own runtime
-// starts. PauseForExec stops generation, waits for the wall thread to stop signalling and drops
+// A thread created through pthread_create starts (its slot claimed): arm its timer.
+void OnThreadStart(ThreadSlot* slot);
+// A thread ends (before its slot is marked dead): delete its timer. Async-signal-safe.
+void OnThreadExit(ThreadSlot* slot);
+// In a forked child: stop, forgetting the parent's timers (the child has none).
+void OnForkChild();
+
+// The program sets a disposition for a signal: whether it is the one sampling uses (then
+// GiveSignalBack must run before the program's disposition is applied).
+bool IsSamplingSignal(int sig);
+// Moves sampling to another free real-time signal (or stops it, said in meta `sampler`) and
+// returns `sig` to the program with its recorded disposition.
+void GiveSignalBack(int sig);
+
+// Around execve of the profiled process: an ITIMER_PROF timer and a pending sampling signal
+// survive exec while our handler does not, so the new image would die of it before its own
+// runtime starts (POSIX timers are deleted by exec; a signal they queued is not). PauseForExec stops generation, waits for the wall thread to stop signalling and drops
 // any pending SIGPROF; ResumeAfterFailedExec restarts sampling when execve returned.
 // Returns whether sampling was running.
 bool PauseForExec();

@@ -10,6 +10,7 @@
 
 #include "common/tls.h"
 #include "runtime_state.h"
+#include "sampler/sampler.h"
 
 namespace strata::rt {
 namespace registry {
@@ -42,7 +43,10 @@ void OnThreadExit(void*) {
   ThreadSlot* s = t_slot;
   t_exited = 1;  // signals arriving during the rest of the teardown do not re-claim
   t_slot = nullptr;
-  if (s) s->state.store(kSlotDead, std::memory_order_release);
+  if (s) {
+    sampler::OnThreadExit(s);  // its timer first: the slot may be recycled once dead
+    s->state.store(kSlotDead, std::memory_order_release);
+  }
 }
 
 }  // namespace

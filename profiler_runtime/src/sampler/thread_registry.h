@@ -23,6 +23,7 @@ struct ThreadSlot {
   pid_t tid = 0;
   uint32_t generation = 0;     // bumped on recycle: invalidates aggregator-side caches
   uint64_t last_ns = 0;        // handler-private: clock at this thread's previous sample
+  std::atomic<int> timer_id_plus1{0};  // cpu mode: the thread's sampling timer + 1 (thread_timers.h)
   SpscRing<SampleRecord, 32> ring;
   python::CodeCache code_cache;  // code identity -> name (python/code_cache.h)
   python::NameRing names;        // new names, handler -> aggregator (python/name_ring.h)

@@ -16,10 +16,38 @@ struct Managed {
 };
 Managed g_managed[NSIG];
 
+// Flags of the program's action that change what the kernel does around the handler; ours
+// takes them over so a chained handler sees the same EINTR/restart, nesting and stack as
+// without the runtime (e.g. CPython's SIGINT handler has no SA_RESTART: a blocking read must
+// return EINTR for KeyboardInterrupt to be raised).
+constexpr int kMirroredFlags = SA_RESTART | SA_NODEFER | SA_ONSTACK;
+
+// The action really installed for a chained signal: our handler, with the program's flags and
+// mask when it set a handler.
+struct sigaction Installed(const Managed& m) {
+  struct sigaction real = m.ours;
+  const struct sigaction& p = m.program;
+  bool has_handler = (p.sa_flags & SA_SIGINFO) || (p.sa_handler != SIG_DFL && p.sa_handler != SIG_IGN);
+  if (m.chain && has_handler) {
+    real.sa_flags |= p.sa_flags & kMirroredFlags;
+    real.sa_mask = p.sa_mask;
+  }
+  return real;
+}
+
 using SigactionFn = int (*)(int, const struct sigaction*, struct sigaction*);
 SigactionFn RealFn() {
   static SigactionFn real = reinterpret_cast<SigactionFn>(dlsym(RTLD_NEXT, "sigaction"));
   return real;
+}
+
+// SA_RESETHAND: the program's disposition becomes SIG_DFL as the kernel would make it.
+void ResetToDefault(int sig) {
+  Managed& m = g_managed[sig];
+  memset(&m.program, 0, sizeof(m.program));
+  m.program.sa_handler = SIG_DFL;
+  struct sigaction real = Installed(m);
+  RealFn()(sig, &real, nullptr);
 }
 
 }  // namespace
@@ -45,6 +73,17 @@ bool Manage(int sig, void (*handler)(int, siginfo_t*, void*), int flags, bool ch
   return true;
 }
 
+void Release(int sig) {
+  if (!IsManaged(sig)) return;
+  Managed& m = g_managed[sig];
+  m.active = 0;
+  struct sigaction ign = {};
+  ign.sa_handler = SIG_IGN;  // discards pending instances (POSIX)
+  sigemptyset(&ign.sa_mask);
+  RealSigaction(sig, &ign, nullptr);
+  RealSigaction(sig, &m.program, nullptr);
+}
+
 bool ProgramAction(int sig, struct sigaction* out) {
   if (!IsManaged(sig)) return false;
   *out = g_managed[sig].program;
@@ -56,14 +95,14 @@ bool ChainToProgram(int sig, siginfo_t* info, void* uc) {
   if (!g_managed[sig].chain) return true;
   if (p.sa_flags & SA_SIGINFO) {
     void (*fn)(int, siginfo_t*, void*) = p.sa_sigaction;
-    if (p.sa_flags & SA_RESETHAND) { memset(&p, 0, sizeof(p)); p.sa_handler = SIG_DFL; }
+    if (p.sa_flags & SA_RESETHAND) ResetToDefault(sig);
     if (fn) fn(sig, info, uc);
     return true;
   }
   if (p.sa_handler == SIG_DFL) return false;
   if (p.sa_handler == SIG_IGN) return true;
   void (*fn)(int) = p.sa_handler;
-  if (p.sa_flags & SA_RESETHAND) { memset(&p, 0, sizeof(p)); p.sa_handler = SIG_DFL; }
+  if (p.sa_flags & SA_RESETHAND) ResetToDefault(sig);
   fn(sig);
   return true;
 }
@@ -79,7 +118,8 @@ int ProgramSigaction(int sig, const struct sigaction* act, struct sigaction* old
     // inheritance); any other disposition keeps our handler installed and is chained.
     if (m.chain) {
       bool ignore = !(act->sa_flags & SA_SIGINFO) && act->sa_handler == SIG_IGN;
-      return RealSigaction(sig, ignore ? act : &m.ours, nullptr);
+      struct sigaction real = Installed(m);
+      return RealSigaction(sig, ignore ? act : &real, nullptr);
     }
   }
   return 0;

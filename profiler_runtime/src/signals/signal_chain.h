@@ -23,6 +23,10 @@ int ProgramSigaction(int sig, const struct sigaction* act, struct sigaction* old
 // installed (SIGPROF belongs to the sampler).
 bool Manage(int sig, void (*handler)(int, siginfo_t*, void*), int flags, bool chain);
 
+// Gives `sig` back to the program: instances still pending (ours) are discarded, the program's
+// recorded disposition is installed for real, and later sigaction calls go straight to libc.
+void Release(int sig);
+
 // What the program last set for a managed signal (SIG_DFL at start). False if not managed.
 bool ProgramAction(int sig, struct sigaction* out);
 

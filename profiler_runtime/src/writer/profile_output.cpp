@@ -28,6 +28,7 @@ bool WriteProfile(Cct& cct, const RunInfo& info, std::string* error) {
       {"command", info.command},
       {"pid", std::to_string(info.pid)},
       {"mode", info.mode},
+      {"sampler", info.sampler},
       {"period_ns", std::to_string(info.period_ns)},
       {"start_unix_ns", std::to_string(info.start_unix_ns)},
       {"duration_ns", std::to_string(info.duration_ns)},

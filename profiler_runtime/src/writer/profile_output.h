@@ -13,6 +13,7 @@ struct RunInfo {
   std::string command;
   int pid = 0;
   std::string mode;           // "cpu" | "wall"
+  std::string sampler;        // sampler::StatusLine(): timer kind and signal
   uint64_t period_ns = 0;
   uint64_t start_unix_ns = 0;
   uint64_t duration_ns = 0;

@@ -31,6 +31,7 @@ std::string JsonReport(const Profile& profile, const View& view, const ReportOpt
     node["file"] = f.file;
     node["line"] = f.line;
     node["module"] = f.module;
+    if (f.truncated) node["truncated"] = true;
     if (f.kind == "native" || f.kind == "pc") {
       char buf[32];
       std::snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(f.address));

@@ -44,6 +44,8 @@ struct FrameInfo {
   uint64_t address = 0; // address inside the module for native frames
   bool iteration = false;  // a region frame that is one iteration of a loop (`name` then ends
                            // in " (iteration)")
+  bool truncated = false;  // where a call stack was cut (depth limit, unwind failure): the
+                           // frames above it are unknown; `name` says why
 };
 
 // A view is a tree in preorder: parent[i] < i, parent[0] == -1 (the root).

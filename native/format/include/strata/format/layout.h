@@ -102,6 +102,11 @@ static_assert(sizeof(FrameRecord) == 32, "FrameRecord layout");
 // A kRegion frame that is one iteration of a loop: its name is the loop region's; iterations
 // nest inside the loop's frame (viewers show them as "<name> (iteration)").
 inline constexpr uint32_t kFrameFlagIteration = 1u;
+// A synthetic kNative frame (module kNone, address 0) standing where a call stack was cut: the
+// depth limit, an unwind failure, or a sample that could only take its PC. The frames rootward
+// of it are unknown; its name says why ("<stack truncated: depth limit>"). Kept a native frame
+// with a flag, not a new kind, so version-1 readers that ignore the flag still show the name.
+inline constexpr uint32_t kFrameFlagTruncation = 2u;
 
 struct NodeRecord {            // 8 bytes; parents always precede children (parent < id)
   uint32_t parent;             // kNone for node 0 (root)
