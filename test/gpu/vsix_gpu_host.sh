@@ -71,17 +71,17 @@ timeout 200 "$S" record -o /tmp/m.strata -- python3 "$MODELS" resnet50 3
 echo "record exit $? in $(( ($(date +%s%N) - s) / 1000000 )) ms; profile $(stat -c %s /tmp/m.strata 2>/dev/null) bytes"
 cp /tmp/m.strata "$OUT/resnet50.strata" 2>/dev/null
 
-echo "== strata report"
-s=$(date +%s%N)
-"$S" report /tmp/m.strata > /tmp/report.txt
-echo "report exit $? in $(( ($(date +%s%N) - s) / 1000000 )) ms, $(wc -l < /tmp/report.txt) lines"
+timed() {  # timed COMMAND: runs `strata COMMAND /tmp/m.strata` into /tmp/COMMAND.txt, says how it went
+  echo "== strata $1"
+  local s=$(date +%s%N)
+  "$S" "$1" /tmp/m.strata > "/tmp/$1.txt"
+  echo "$1 exit $? in $(( ($(date +%s%N) - s) / 1000000 )) ms, $(wc -l < "/tmp/$1.txt") lines"
+}
+timed report
 head -n 50 /tmp/report.txt | cut -c1-220
 echo "== strata report --view bottom-up --metric gpu_time (native frames symbolized on this host)"
 "$S" report /tmp/m.strata --view bottom-up --metric gpu_time --limit 14 | sed -n '/bottom-up view/,$p' | cut -c1-220
-echo "== strata analyze"
-s=$(date +%s%N)
-"$S" analyze /tmp/m.strata > /tmp/analyze.txt
-echo "analyze exit $? in $(( ($(date +%s%N) - s) / 1000000 )) ms, $(wc -l < /tmp/analyze.txt) lines"
+timed analyze
 head -n 12 /tmp/analyze.txt | cut -c1-400
 echo "== attribution shares (through the packaged CLI)"
 python3 "$SHARES" "$S" /tmp/m.strata

@@ -16,13 +16,11 @@
 #include <unordered_map>
 #include <vector>
 
+#include "gpu/placement/source_frame.h"
+
 namespace strata::rt::gpu::inductor {
 
-struct SourceFrame {
-  std::string file;
-  std::string function;
-  uint32_t line = 0;
-};
+using SourceFrame = gpu::SourceFrame;
 using SourceTrace = std::vector<SourceFrame>;  // outermost first, as Python prints tracebacks
 
 class Provenance {

@@ -28,13 +28,11 @@
 #include <unordered_set>
 #include <vector>
 
+#include "gpu/placement/source_frame.h"
+
 namespace strata::rt::gpu::xla {
 
-struct PyFrame {
-  std::string file;
-  std::string function;
-  uint32_t line = 0;
-};
+using PyFrame = SourceFrame;  // the op's Python call path, one frame
 
 struct HloKernel {
   std::string kernel;          // kernel name as CUPTI reports it (fusions); "" for library calls
