@@ -49,7 +49,9 @@ RegionName ParseNameEntry(std::string_view entry) {
   std::string_view name = entry.substr(0, at);
   while (!name.empty() && (name.back() == ' ' || name.back() == '\t')) name.remove_suffix(1);
   out.name = std::string(name);
-  out.file = std::string(entry.substr(at + 1, colon - at - 1));
+  std::string_view file = entry.substr(at + 1, colon - at - 1);
+  while (!file.empty() && (file.front() == ' ' || file.front() == '\t')) file.remove_prefix(1);
+  out.file = std::string(file);
   out.line = uint32_t(line);
   return out;
 }

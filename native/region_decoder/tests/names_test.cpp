@@ -36,6 +36,7 @@ TEST(RegionsNames, FileTablesAndMarkerLocations) {
   }
   EXPECT_EQ(ParseNameEntry("x@C:/src/k.cu:9"), (RegionName{"x", "C:/src/k.cu", 9}));
   EXPECT_EQ(ParseNameEntry("mma \t@k.cu:9"), (RegionName{"mma", "k.cu", 9}));
+  EXPECT_EQ(ParseNameEntry("k @ gemm.cu:12"), (RegionName{"k", "gemm.cu", 12}));
   EXPECT_EQ(ParseNameEntry("a@b@f.cu:3"), (RegionName{"a@b", "f.cu", 3}));
 }
 
