@@ -84,12 +84,10 @@ def shares(cli, path, user_file=None):
                 if seen_py and a["kind"] == "native" and a["name"] in ENTRY:
                     entry_under_py += t
                     break
-            bwi = next((i for i, a in enumerate(chain) if a["kind"] == "operator" and BACKWARD.search(a["name"])), None)
-            if bwi is not None:
+            if any(a["kind"] == "operator" and BACKWARD.search(a["name"]) for a in chain):
                 bw += t
-                if any(a["kind"] == "python" and a["name"] not in BACKWARD_CALLS for a in chain[bwi:]) or \
-                        (p is not None and p["name"] not in BACKWARD_CALLS and not any(
-                            a["kind"] == "python" and a["name"] in BACKWARD_CALLS for a in chain)):
+                # Linked: its Python frames are the forward's, not the `loss.backward()` call's.
+                if p is not None and not any(a["kind"] == "python" and a["name"] in BACKWARD_CALLS for a in chain):
                     bw_fwd += t
             if any(a["kind"] == "python" and COMPILE_TIME.search(a["file"] or "") and a["name"] in AUTOTUNE for a in chain):
                 compile_time += t

@@ -45,9 +45,9 @@ void InductorPlacement::Arm() {
 }
 
 // Inductor's generated modules live in its cache as <2 chars>/c<hash>.py.
-bool InductorPlacement::Generated(uint32_t code) {
-  auto it = generated_.find(code);
-  if (it != generated_.end()) return it->second;
+const std::string& InductorPlacement::WrapperFile(uint32_t code) {
+  auto it = wrapper_files_.find(code);
+  if (it != wrapper_files_.end()) return it->second;
   std::string file, name;
   bool gen = false;
   if (ops::CodeOf(code, &file, &name)) {
@@ -57,8 +57,7 @@ bool InductorPlacement::Generated(uint32_t code) {
     gen = base.size() > 40 && base[0] == 'c' && base.compare(base.size() - 3, 3, ".py") == 0 &&
           p != std::string::npos && s - p == 3;
   }
-  generated_.emplace(code, gen);
-  return gen;
+  return wrapper_files_.emplace(code, gen ? file : std::string()).first->second;
 }
 
 void InductorPlacement::OnApiCallNode(const ApiCallNode& call, PlacementContext&) {
@@ -68,12 +67,13 @@ void InductorPlacement::OnApiCallNode(const ApiCallNode& call, PlacementContext&
     uint64_t w = call.words[k];
     if (!IsPyFrameWord(w)) continue;
     ++seen;
-    if (!IsGlobalPyWord(w) || !Generated(GlobalPyCode(w))) continue;
+    if (!IsGlobalPyWord(w)) continue;
+    const std::string& file = WrapperFile(GlobalPyCode(w));
+    if (file.empty()) continue;
     Launch l;
     l.ids.assign(call.frames, call.frames + call.depth + 1);
     l.wrapper = call.depth - 1 - k;
-    std::string name;
-    ops::CodeOf(GlobalPyCode(w), &l.file, &name);
+    l.file = file;
     l.line = PyWordLine(w);
     launches_[call.node] = std::move(l);
     return;

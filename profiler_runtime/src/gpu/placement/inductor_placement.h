@@ -36,7 +36,8 @@ class InductorPlacement : public Placement {
     std::string file;           // the wrapper
     uint32_t line = 0;          // its kernel call line
   };
-  bool Generated(uint32_t code);
+  // The generated wrapper's path when code id `code` is one; "" otherwise (cached per code id).
+  const std::string& WrapperFile(uint32_t code);
   uint32_t NodeFor(Cct::Unlocked& u, const Launch& l, const std::vector<inductor::SourceTrace>& traces);
 
   std::string dir_;
@@ -44,7 +45,7 @@ class InductorPlacement : public Placement {
   inductor::Provenance provenance_;
   std::unordered_map<uint32_t, Launch> launches_;   // gpu_api node -> its wrapper call
   std::unordered_map<uint32_t, uint32_t> placed_;   // gpu_api node -> node under the model line
-  std::unordered_map<uint32_t, bool> generated_;    // code id -> file is a generated wrapper
+  std::unordered_map<uint32_t, std::string> wrapper_files_;  // code id -> wrapper path or ""
   uint64_t last_scan_ = 0;
   uint64_t kernels_placed_ = 0, kernels_unplaced_ = 0;
 };
