@@ -105,6 +105,22 @@ TEST(InductorProvenance, NoFallbackBeforeTheTracesArrive) {
   EXPECT_EQ(fn->file, "/m.py");
 }
 
+TEST(InductorProvenance, DynamoWrapperIsNotTheModel) {
+  // torch.compile(nn.TransformerEncoderLayer) on torch 2.11: the compile is Dynamo's `inner`
+  // wrapper and every trace is empty (Dynamo keeps no lines inside torch.nn): nothing to place on.
+  ind::Provenance p;
+  p.AddLog("V1 1 a.py:1] {\"compilation_metrics\": {\"co_name\": \"inner\", \"co_filename\": "
+           "\"/venv/site-packages/torch/_dynamo/external_utils.py\", \"co_firstlineno\": 67}, "
+           "\"frame_id\": 0, \"frame_compile_id\": 0}\n"
+           "V1 1 a.py:1] {\"inductor_output_code\": {\"filename\": \"/c/w.py\"}, \"frame_id\": 0, "
+           "\"frame_compile_id\": 0, \"has_payload\": \"x\"}\n\t# code\n"
+           "V1 1 a.py:1] {\"artifact\": {\"name\": \"inductor_provenance_tracking_kernel_stack_traces\"}, "
+           "\"frame_id\": 0, \"frame_compile_id\": 0, \"has_payload\": \"z\"}\n"
+           "\t{\"extern_kernels.mm:2\": []}\nV1 next");
+  EXPECT_TRUE(p.IsWrapper("/c/w.py"));
+  EXPECT_EQ(p.CompiledFunction("/c/w.py"), nullptr);
+}
+
 TEST(InductorProvenance, RecordedForwardAndBackwardGraphs) {
   char tmpl[] = "/tmp/strata-ind-XXXXXX";
   ASSERT_NE(mkdtemp(tmpl), nullptr);

@@ -185,7 +185,10 @@ const SourceFrame* Provenance::CompiledFunction(const std::string& wrapper) cons
   auto w = wrappers_.find(wrapper);
   if (w == wrappers_.end() || !w->second.settled || w->second.compile < 0) return nullptr;
   auto c = compiled_.find(w->second.compile);
-  return c == compiled_.end() ? nullptr : &c->second;
+  // Dynamo's own wrapper (torch.compile of a module whose code is all torch.nn's, for which
+  // Dynamo keeps no source lines) is not the model's code: no frame rather than a wrong one.
+  if (c == compiled_.end() || c->second.file.find("/torch/_dynamo/") != std::string::npos) return nullptr;
+  return &c->second;
 }
 
 const std::vector<SourceTrace>* Provenance::Find(const std::string& wrapper, uint32_t line) {

@@ -39,7 +39,8 @@ class Provenance {
   // The source traces of the kernel call at `line` of the generated wrapper `wrapper`; null
   // when Inductor recorded none (yet). Reads the wrapper file once.
   const std::vector<SourceTrace>* Find(const std::string& wrapper, uint32_t line);
-  // The function whose compile generated `wrapper` (its def line); null when not known (yet).
+  // The function whose compile generated `wrapper` (its def line); null when not known (yet)
+  // or when it is Dynamo's own wrapper rather than the model's code.
   const SourceFrame* CompiledFunction(const std::string& wrapper) const;
   // Whether `file` is a wrapper this log named.
   bool IsWrapper(const std::string& file) const { return wrappers_.count(file) != 0; }
