@@ -18,7 +18,7 @@ P=/tmp/real_models; rm -rf $P; mkdir -p $P
 export STRATA_CACHE_DIR=/tmp/strata-cache; rm -rf "$STRATA_CACHE_DIR"
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
 echo "date: $(date -u +%FT%TZ)"
-for m in ${MODELS:-resnet50 vit bert gcn compiled flax gpt2_generate}; do
+for m in ${MODELS:-resnet50 vit bert gpt2_train gcn compiled compiled_vit compiled_bert flax gpt2_generate}; do
   s=$(date +%s%N)
   if [ $m = gpt2_generate ]; then cmd=(bench/real_models/gpt2_generate.py); else cmd=(bench/real_models/models.py $m 10); fi
   keep=()
