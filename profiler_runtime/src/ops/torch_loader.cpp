@@ -26,6 +26,8 @@
 namespace strata::rt::ops {
 namespace {
 
+std::atomic<void (*)(int)> g_set_enabled{nullptr};  // the started plugin's switch, if it has one
+
 std::atomic<int> g_tried{0};
 
 const StrataOpsApi kApi = {
@@ -102,6 +104,7 @@ Started Start(const std::string& path, const TorchInstall& t) {
     return s;
   }
   s.ok = true;
+  g_set_enabled.store(reinterpret_cast<void (*)(int)>(dlsym(h, "strata_plugin_set_enabled")));
   return s;
 }
 
@@ -151,6 +154,10 @@ void AfterDlopen(const char* file) {
   int expected = 0;
   if (!g_tried.compare_exchange_strong(expected, 1)) return;
   LoadPlugin(file);
+}
+
+void SetOperatorsEnabled(bool on) {
+  if (auto f = g_set_enabled.load()) f(on ? 1 : 0);
 }
 
 }  // namespace strata::rt::ops

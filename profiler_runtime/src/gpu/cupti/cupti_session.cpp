@@ -12,6 +12,7 @@
 #include "gpu/cupti/pc_sampling.h"
 #include "gpu/cupti/region_capture.h"
 #include "gpu/cupti/trace_windows.h"
+#include "ops/torch_loader.h"
 
 namespace strata::rt::gpu {
 namespace {
@@ -128,6 +129,8 @@ void CuptiSession::Start() {
 
 void CuptiSession::SetTracing(bool on) {
   std::lock_guard<std::mutex> lock(tracing_mu_);
+  if (windows_stopped_) return;
+  ops::SetOperatorsEnabled(on);
   if (on) {
     trace_epoch.fetch_add(1);
     for (auto& [d, id] : enabled_callbacks_) api->EnableCallback(1, sub_, d, id);
@@ -137,6 +140,11 @@ void CuptiSession::SetTracing(bool on) {
     for (CUpti_ActivityKind k : enabled_kinds_) api->ActivityDisable(k);
     for (auto& [d, id] : enabled_callbacks_) api->EnableCallback(0, sub_, d, id);
   }
+}
+
+void CuptiSession::StopWindows() {
+  std::lock_guard<std::mutex> lock(tracing_mu_);
+  windows_stopped_ = true;
 }
 
 void CuptiSession::FlushAll() { api->ActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED); }
@@ -198,6 +206,7 @@ void CuptiSession::OnDrain(Aggregator* agg, Cct::Unlocked& u, bool final) {
   CuptiSession* s = g_session;
   if (!s) return;
   if (s->phase.load() == kNotInjected && !final) return;  // CUDA not initialized (yet)
+  if (final) s->StopWindows();
   s->join.Drain(agg, u, final);
   if (final) s->collecting.store(false);
 }

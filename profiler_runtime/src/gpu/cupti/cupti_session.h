@@ -49,6 +49,8 @@ class CuptiSession {
   void Fail(const std::string& why);
   // Opens (callbacks, then activity kinds) or closes (the reverse) a sampled-tracing window.
   void SetTracing(bool on);
+  // No window opens or closes after this (the end of the run: CUPTI may be going away).
+  void StopWindows();
   // Forces CUPTI to hand over every buffered activity record.
   void FlushAll();
   // Aggregator thread: each record of the completed buffers, decoded (kinds the collector does
@@ -87,6 +89,7 @@ class CuptiSession {
   std::vector<std::pair<CUpti_CallbackDomain, CUpti_CallbackId>> enabled_callbacks_;
   std::vector<CUpti_ActivityKind> enabled_kinds_;
   std::mutex tracing_mu_;
+  bool windows_stopped_ = false;  // under tracing_mu_
 
   CUpti_SubscriberHandle sub_ = nullptr;
   std::mutex buf_mu_;

@@ -37,6 +37,11 @@ void* WindowLoop(void* arg) {
 }  // namespace
 
 bool StartTraceWindows(CuptiSession* s) {
+  // Registered after CUPTI was loaded and initialized, so it runs before CUPTI's own exit
+  // handlers: no window switches CUPTI while it is being torn down.
+  atexit([] {
+    if (CuptiSession* session = CuptiSession::Get()) session->StopWindows();
+  });
   pthread_t t;
   if (RealPthreadCreate(&t, nullptr, &WindowLoop, s) != 0) return false;
   pthread_detach(t);
