@@ -85,15 +85,19 @@ void CUPTIAPI OnApiCallback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId
     }
     return;
   }
-  uint64_t t0 = cb->correlationData ? *cb->correlationData : 0;
-  uint64_t api_ns = t0 ? NowNs(CLOCK_MONOTONIC) - t0 : 0;
+  // The outer call's entry time, only when its ENTER was seen in this window (a call entered
+  // while sampled tracing was closed leaves no time of its own in correlationData).
+  uint64_t t0 = cb->correlationData && cb->correlationId == t_outer_corr ? *cb->correlationData : 0;
+  uint64_t now0 = NowNs(CLOCK_MONOTONIC);
+  if (t0 > now0) t0 = 0;
+  uint64_t api_ns = t0 ? now0 - t0 : 0;
   uint64_t words[kMaxDepth];
   int n = 0;
   ThreadSlot* slot = registry::CurrentThreadSlot();
   if (o.take_paths) {
     PathScope scope;
     if (scope.ok()) n = LaunchPath(slot, words, kMaxDepth);
-    s->path_ns.fetch_add(NowNs(CLOCK_MONOTONIC) - t0 - api_ns, std::memory_order_relaxed);
+    s->path_ns.fetch_add(NowNs(CLOCK_MONOTONIC) - now0, std::memory_order_relaxed);
     s->paths.fetch_add(1, std::memory_order_relaxed);
   }
   ApiEntry e;
