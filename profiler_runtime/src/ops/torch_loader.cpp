@@ -19,6 +19,7 @@
 #include "ops/elf_needed.h"
 #include "ops/op_abi.h"
 #include "ops/op_registry.h"
+#include "ops/op_stack.h"
 #include "ops/plugin_build.h"
 #include "ops/torch_install.h"
 #include "runtime_state.h"
@@ -157,6 +158,7 @@ void AfterDlopen(const char* file) {
 }
 
 void SetOperatorsEnabled(bool on) {
+  SetPaused(!on);  // whether or not the plugin's own switch works, nothing is pushed
   if (auto f = g_set_enabled.load()) f(on ? 1 : 0);
 }
 
