@@ -20,6 +20,7 @@
 #include "strata/format/reader.h"
 #include "symbolize/module_locator.h"
 #include "symbolize/symbolizer.h"
+#include "views/frame_origin.h"
 #include "views/view_builder.h"
 
 namespace strata::core {
@@ -77,8 +78,13 @@ class ProfileImpl final : public Profile {
     } catch (const fmt::ReadError& e) {
       throw Error(e.what());
     }
-    for (const auto& md : r_.metrics())
-      metrics_.push_back(MetricInfo{std::string(r_.string(md.name)), std::string(r_.string(md.unit))});
+    for (const auto& md : r_.metrics()) {
+      std::string name(r_.string(md.name));
+      const MetricNature nature = MetricNatureOf(name);
+      metrics_.push_back(MetricInfo{std::move(name), std::string(r_.string(md.unit)), nature});
+    }
+    for (const auto& f : r_.frames())
+      if (f.kind == uint32_t(fmt::FrameKind::kPython)) { has_python_ = true; break; }
     // Dense exclusive statistics and the list of sampled nodes.
     const size_t m = metrics_.size();
     excl_.assign(r_.nodes().size * m, Stats{});
@@ -115,6 +121,7 @@ class ProfileImpl final : public Profile {
 
   const std::vector<MetricInfo>& metrics() const override { return metrics_; }
   size_t node_count() const override { return r_.nodes().size; }
+  bool has_python_frames() const override { return has_python_; }
   uint64_t total_count(size_t metric) const override { return metric < counts_.size() ? counts_[metric] : 0; }
   double total(size_t metric) const override { return metric < totals_.size() ? totals_[metric] : 0.0; }
 
@@ -139,9 +146,13 @@ class ProfileImpl final : public Profile {
     in.sampled = sampled_.data();
     in.sampled_count = sampled_.size();
     in.node_func = node_func_.data();
-    in.node_site = node_site_.data();
+    // By function: top-down merges siblings by function id instead of call site.
+    in.node_site = options.by_function ? node_func_.data() : node_site_.data();
     in.func_count = func_count_;
     in.primary = primary;
+    FrameFilter filter = options.filter;
+    if (filter == FrameFilter::kAuto) filter = has_python_ ? FrameFilter::kPython : FrameFilter::kAll;
+    if (filter == FrameFilter::kPython && kind != ViewKind::kFlat) in.fold = python_fold_.data();
     detail::ViewOutput out;
     switch (kind) {
       case ViewKind::kTopDown: out = detail::BuildTopDown(in); break;
@@ -151,6 +162,8 @@ class ProfileImpl final : public Profile {
 
     View view;
     view.kind = kind;
+    view.filter = filter;
+    view.by_function = options.by_function && kind == ViewKind::kTopDown;
     const size_t n = out.order.size(), m = metrics_.size();
     view.parent = std::move(out.sorted_parent);
     view.frame_table = frames_;
@@ -192,6 +205,7 @@ class ProfileImpl final : public Profile {
     std::vector<std::string> module_file(modules.size);
     auto table = std::make_shared<std::vector<FrameInfo>>(frames.size);
     std::vector<uint32_t> frame_func(frames.size), frame_site(frames.size);
+    std::vector<detail::FoldClass> frame_fold(frames.size);
     std::unordered_map<std::string, uint32_t> func_ids, site_ids;
     std::string key;
     for (size_t i = 0; i < frames.size; ++i) {
@@ -240,6 +254,8 @@ class ProfileImpl final : public Profile {
         info.iteration = rf.iteration;
         info.name = regions::RegionFrameLabel(rf.name, rf.iteration);
       }
+      info.origin = detail::ClassifyFrame(f.kind, info.module, info.file, info.truncated);
+      frame_fold[i] = detail::FoldClassOf(f.kind, info.module, info.truncated);
       // Function identity for bottom-up / flat merging.
       key.clear();
       key += info.kind;
@@ -268,6 +284,7 @@ class ProfileImpl final : public Profile {
       node_func_[i] = frame_func[nodes[i].frame];
       node_site_[i] = frame_site[nodes[i].frame];
     }
+    python_fold_ = detail::PythonViewFold(nodes.data, nodes.size, frame_fold);
   }
 
   std::unique_ptr<Storage> storage_;
@@ -278,11 +295,13 @@ class ProfileImpl final : public Profile {
   std::vector<uint32_t> sampled_;
   std::vector<double> totals_;
   std::vector<uint64_t> counts_;
+  bool has_python_ = false;
 
   mutable std::once_flag resolved_once_;
   mutable std::shared_ptr<const std::vector<FrameInfo>> frames_;
   mutable std::vector<uint32_t> node_func_;
   mutable std::vector<uint32_t> node_site_;
+  mutable std::vector<uint8_t> python_fold_;  // per stored node (FrameFilter::kPython)
   mutable size_t func_count_ = 0;
   mutable std::shared_ptr<const std::vector<uint32_t>> frame_func_;
 };

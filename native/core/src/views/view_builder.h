@@ -23,6 +23,8 @@ struct ViewInput {
   const uint32_t* node_site = nullptr;        // call-site id per stored node (kind, function,
                                               //   file, line): top-down merges sibling nodes
                                               //   of one site (different PCs on one line)
+  const uint8_t* fold = nullptr;              // per stored node, 1: shown as part of its parent
+                                              //   (the Python view; top-down and bottom-up)
   size_t primary = 0;                         // metric ordering children (< metric_count or 0)
 };
 
