@@ -29,6 +29,13 @@ function start(): void {
     // v3 timeline mode (tests): stats of the timeline view, where an interval is drawn.
     timeline: () => (app!.timeline ? { ...app!.timeline.view.stats } : null),
     locate: (name: string) => app!.timeline?.locate(name) ?? null,
+    // The sandwich on screen (tests): its title and node counts, or null.
+    sandwich: () => {
+      const sw = app!.sandwich;
+      if (!sw || sw.root.hidden) return null;
+      return { title: sw.title.textContent, callers: sw.callers.model?.n ?? 0, callees: sw.callees.model?.n ?? 0,
+        callerLabels: sw.callers.model ? Array.from({ length: sw.callers.model.n }, (_, i) => sw.callers.model!.label(i)) : [] };
+    },
     // Zoom the flame graph to the first frame whose name starts with `prefix` (tests); its index or -1.
     zoomTo: (prefix: string) => {
       const m = app!.view.model;

@@ -321,9 +321,9 @@ describe('webview in Chromium', () => {
     const n = (await h.posted()).length;
     await h.page.click('button[data-view="bottom-up"]');
     const posted = (await h.posted()).slice(n);
-    assert.deepEqual(posted, [{ type: 'requestView', view: 'bottom-up', metric: 'cpu_time' }]);
+    assert.deepEqual(posted, [{ type: 'requestView', view: 'bottom-up', metric: 'cpu_time', frames: 'all', byFunction: false }]);
     await h.page.selectOption('.strata-metric', 'wall_time');
-    assert.deepEqual((await h.posted()).at(-1), { type: 'requestView', view: 'top-down', metric: 'wall_time' });
+    assert.deepEqual((await h.posted()).at(-1), { type: 'requestView', view: 'top-down', metric: 'wall_time', frames: 'all', byFunction: false });
     await postSample(h, 'bottom-up');
     assert.equal(await h.page.getAttribute('button[data-view="bottom-up"]', 'aria-pressed'), 'true');
     const box = await h.box();
