@@ -468,12 +468,14 @@ class AnalyzeWorker : public PromiseWorker {
 
  protected:
   void Run() override {
-    // The viewer's cached top-down view of metric 0 when there is one: not built twice (and
-    // the view the user looks at, last_metric, stays as it is).
+    // The viewer's cached top-down view of metric 0 with every frame, lines apart (what the
+    // analyzers read) when there is one: not built twice (and the view the user looks at stays).
     std::shared_ptr<const View> cached;
     {
       std::lock_guard<std::mutex> lock(state_->mu);
-      auto it = state_->views.find({static_cast<int>(ViewKind::kTopDown), 0});
+      ProfileState::Shape all;
+      all.filter = strata::core::FrameFilter::kAll;
+      auto it = state_->views.find(ProfileState::Key(static_cast<int>(ViewKind::kTopDown), all));
       if (it != state_->views.end()) cached = it->second;
     }
     auto result = cached ? strata::core::Analyze(*state_->profile, *cached, options_)

@@ -72,7 +72,6 @@ struct ProfileState {
     return slot;
   }
 
- private:
   static std::tuple<int, size_t, int, bool> Key(int kind, const Shape& s) {
     return {kind, s.metric, static_cast<int>(s.filter), s.by_function};
   }
