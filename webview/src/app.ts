@@ -6,6 +6,7 @@ import { FrameKind, FrameOrigin, HostMessage, MetricDescriptor, NodeMetricValues
 import type { FlameData, FrameFilterName } from './protocol';
 import type { HostApi } from './host';
 import { normalizeFlameData } from './model/normalize';
+import type { PathStep } from './model/flameModel';
 import { formatPercent, formatValue, kindName } from './model/format';
 import { buildSandwich } from './model/sandwich';
 import { FlameView } from './view/flameView';
@@ -30,11 +31,11 @@ export interface SavedState {
   myCode?: boolean;
   details?: boolean;
   /** The focused frame as its path of labels from the root, and the visible part. */
-  focusPath?: string[];
+  focusPath?: PathStep[];
   v0?: number;
   v1?: number;
   /** The sandwich's function: the path of labels of a node of it in the top-down view. */
-  sandwichPath?: string[];
+  sandwichPath?: PathStep[];
 }
 
 /** Hover details are fetched after the pointer rests this long (ms). */
@@ -218,7 +219,7 @@ export class App {
     if (s.mode === 'sandwich') this.mode = 'sandwich';
     const m = this.view.model;
     if (m && s.focusPath && s.focusPath.length > 1) {
-      const node = this.view.findPath(m, s.focusPath);
+      const node = m.findSteps(s.focusPath);
       this.view.goTo({ focus: node, v0: s.v0 ?? 0, v1: s.v1 ?? 1 });
       this.view.history.push(this.view.place);
     } else if (m && (s.v0 !== undefined || s.v1 !== undefined)) {
@@ -239,7 +240,7 @@ export class App {
       byFunction: this.byFunction,
       myCode: this.myCode,
       details: !this.details.root.hidden,
-      focusPath: m && m.focus > 0 ? m.pathTo(m.focus).map((i) => m.label(i)) : undefined,
+      focusPath: m && m.focus > 0 ? m.stepsTo(m.focus) : undefined,
       v0: m ? m.v0 : 0,
       v1: m ? m.v1 : 1,
       sandwichPath: this.sandwichPath(),
@@ -254,13 +255,10 @@ export class App {
     this.host.setState(st);
   }
 
-  private sandwichPath(): string[] | undefined {
-    const d = this.topDown;
-    if (this.mode !== 'sandwich' || !d || this.sandwichNode <= 0 || this.sandwichNode >= d.parent.length) return undefined;
-    const out: string[] = [];
-    const mm = this.view.model;
-    for (let a = this.sandwichNode; a >= 0; a = d.parent[a]) out.push(mm && mm.data === d ? mm.label(a) : String(a));
-    return out.reverse();
+  private sandwichPath(): PathStep[] | undefined {
+    const m = this.view.model;
+    if (this.mode !== 'sandwich' || !m || m.data !== this.topDown || this.sandwichNode <= 0 || this.sandwichNode >= m.n) return undefined;
+    return m.stepsTo(this.sandwichNode);
   }
 
   /** Outlines the frames at the editor's line (by the file string as recorded and the line),
@@ -438,7 +436,7 @@ export class App {
     if (this.currentView !== 'top-down' || !this.topDown) {
       // Made from the top-down view: ask for it, with this frame's path to find the function.
       this.mode = 'sandwich';
-      this.saved.sandwichPath = m.pathTo(node > 0 ? node : m.focus).map((i) => m.label(i));
+      this.saved.sandwichPath = m.stepsTo(node > 0 ? node : m.focus);
       this.requestView('top-down', this.metric);
       return;
     }
@@ -454,10 +452,10 @@ export class App {
     return best;
   }
 
-  private openSandwichAt(path: string[] | null): void {
+  private openSandwichAt(path: PathStep[] | null): void {
     const m = this.view.model;
     if (!m) return;
-    const node = path && path.length > 1 ? this.view.findPath(m, path) : m.focus;
+    const node = path && path.length > 1 ? m.findSteps(path) : m.focus;
     this.sandwichNode = node > 0 ? node : this.heaviestChild(0);
     this.renderSandwich();
   }

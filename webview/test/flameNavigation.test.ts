@@ -239,7 +239,8 @@ describe('flame graph navigation (Chromium)', () => {
     await h.page.mouse.wheel(0, -300);
     await h.settle();
     const st = await h.state();
-    assert.deepEqual(st.focusPath, ['all', '<module>', 'train', 'forward', 'at::native::elementwise_kernel<…>(…)']);
+    assert.deepEqual(st.focusPath.map((x: { name: string }) => x.name), ['all', '<module>', 'train', 'forward', LONG_KERNEL]);
+    assert.deepEqual(st.focusPath[2], { name: 'train', file: '/ws/train.py', line: 10 });
     assert.equal(st.view, 'top-down');
     assert.equal(st.frames, 'python');
     assert.ok(st.v1 - st.v0 < 1);
@@ -249,18 +250,19 @@ describe('flame graph navigation (Chromium)', () => {
 describe('a reopened webview (Chromium)', () => {
   test('comes back to the saved zoom when the host shows the same view', async () => {
     const saved = { view: 'top-down', mode: 'top-down', metric: 'cpu_time', frames: 'python', byFunction: false,
-      focusPath: ['all', '<module>', 'train'], v0: 0.25, v1: 0.5, query: '' };
+      focusPath: [{ name: 'all', file: '', line: 0 }, { name: '<module>', file: '/ws/train.py', line: 3 }, { name: 'train', file: '/ws/train.py', line: 12 }],
+      v0: 0.25, v1: 0.5, query: '' };
     const h = await H.open(saved);
     await h.post(PROFILE());
     const s = await h.stats();
-    assert.equal(s.focus, NAV.TRAIN);
+    assert.equal(s.focus, NAV.TRAIN12, 'the saved line of train, not its first sibling of that name');
     assert.ok(Math.abs(s.v0 - 0.25) < 1e-9 && Math.abs(s.v1 - 0.5) < 1e-9, `viewport restored: ${s.v0}..${s.v1}`);
     assert.deepEqual(h.errors, []);
     await h.ctx.close();
   });
 
   test('asks for the saved view, metric and toggles when the host shows others, then restores the zoom', async () => {
-    const saved = { view: 'top-down', mode: 'top-down', metric: 'gpu_time', frames: 'all', byFunction: true, focusPath: ['all', '<module>'] };
+    const saved = { view: 'top-down', mode: 'top-down', metric: 'gpu_time', frames: 'all', byFunction: true, focusPath: [{ name: 'all', file: '', line: 0 }, { name: '<module>', file: '/ws/train.py', line: 3 }] };
     const h = await H.open(saved);
     await h.post(PROFILE());
     const req = (await h.posted()).filter((m: Posted) => m.type === "requestView");

@@ -8,6 +8,9 @@ import { FrameFlag } from '../protocol';
 import type { FlameData } from '../protocol';
 import { displayName } from './frameNames';
 
+/** One frame of a saved path (JSON: the webview state). */
+export interface PathStep { name: string; file: string; line: number }
+
 export interface SearchResult {
   query: string;
   /** 1 for nodes whose name or file contains the query (case-insensitive). */
@@ -141,6 +144,38 @@ export class FlameModel {
   pan(d: number): void { this.setViewport(this.v0 + d, this.v1 + d); }
 
   get zoomedIn(): boolean { return this.v0 > 0 || this.v1 < 1; }
+
+  /** Node i's frame as a path step: what identifies it among its siblings in another view of
+   *  the same profile (name, file and line; siblings can share a name, one per line). */
+  step(i: number): PathStep {
+    const { frames, frame, strings } = this.data;
+    const f = frame[i];
+    return { name: this.fullName(i), file: strings[frames.file[f]] ?? '', line: frames.line[f] };
+  }
+
+  /** The root-to-i path as steps (what the state keeps of the focused frame). */
+  stepsTo(i: number): PathStep[] { return this.pathTo(i).map((a) => this.step(a)); }
+
+  /** The node at the end of `steps` (from the root): each step matched by name, file and line,
+   *  else by name alone; the deepest node found when a step is missing. */
+  findSteps(steps: readonly PathStep[]): number {
+    let cur = 0;
+    for (let d = 1; d < steps.length; d++) {
+      const want = steps[d];
+      if (!want || typeof want.name !== 'string') break;
+      let byName = -1, exact = -1;
+      for (let c = this.firstChild[cur]; c >= 0; c = this.nextSibling[c]) {
+        const st = this.step(c);
+        if (st.name !== want.name) continue;
+        if (byName < 0) byName = c;
+        if (st.file === want.file && st.line === want.line) { exact = c; break; }
+      }
+      const next = exact >= 0 ? exact : byName;
+      if (next < 0) break;
+      cur = next;
+    }
+    return cur;
+  }
 
   /** Path of node i from the root (inclusive). */
   pathTo(i: number): number[] {

@@ -75,7 +75,7 @@ function classBase(cls: ColorClass, kind: number, theme: Theme): RGBA {
   switch (cls) {
     case ColorClass.User: return kc;
     case ColorClass.Gpu: return kc;
-    case ColorClass.Library: return [(kc[0] + gray[0] * 2) / 3, (kc[1] + gray[1] * 2) / 3, (kc[2] + gray[2] * 2) / 3, 255];
+    case ColorClass.Library: return [(kc[0] + gray[0] * 4) / 5, (kc[1] + gray[1] * 4) / 5, (kc[2] + gray[2] * 4) / 5, 255];
     case ColorClass.Truncated: return theme.kindColors[FrameKind.Pc];
     default: return gray;
   }

@@ -101,7 +101,7 @@ export class FlameView {
 
   setData(data: FlameData): void {
     const prev = this.model;
-    const prevPath = prev && prev.data.view === data.view && prev.focus > 0 ? prev.pathTo(prev.focus).map((i) => prev.label(i)) : null;
+    const prevPath = prev && prev.data.view === data.view && prev.focus > 0 ? prev.stepsTo(prev.focus) : null;
     const query = this.searchResult?.query ?? '';
     const t0 = performance.now();
     const m = new FlameModel(data);
@@ -113,25 +113,13 @@ export class FlameView {
     const cap = m.n * 4;
     this.batch = { rects: new Float32Array(cap), colors: new Uint8Array(cap), count: 0 };
     this.history.reset();
-    if (prevPath) { m.layout(this.findPath(m, prevPath)); this.history.push(this.place); }
+    if (prevPath) { m.layout(m.findSteps(prevPath)); this.history.push(this.place); }
     this.searchResult = query ? m.search(query) : null;
     this.stats.loadMs = performance.now() - t0;
     this.g.placeholder.hidden = !this.webglError;
     this.tooltip.hide();
     this.h.focusChanged();
     this.schedule();
-  }
-
-  /** The node at the end of the path of labels `names` (from the root), or the deepest found. */
-  findPath(m: FlameModel, names: string[]): number {
-    let cur = 0;
-    for (let d = 1; d < names.length; d++) {
-      let c = m.firstChild[cur];
-      while (c >= 0 && m.label(c) !== names[d]) c = m.nextSibling[c];
-      if (c < 0) break;
-      cur = c;
-    }
-    return cur;
   }
 
   /** Dims frames for which `keep` is 0 (null: none dimmed). */
