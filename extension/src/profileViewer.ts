@@ -224,8 +224,8 @@ export class ProfileViewer implements vscode.Disposable {
     const profile = this.profile;
     if (!profile || !Number.isInteger(node) || node < 0) return;
     try {
-      const metrics = await profile.nodeMetrics(view, node);
-      if (this.ready && !this.disposed) void this.panel.webview.postMessage({ type: 'details', node, view, metrics: metrics ?? [] } satisfies HostMessage);
+      const d = await profile.nodeMetrics(view, node);
+      if (this.ready && !this.disposed) void this.panel.webview.postMessage({ type: 'details', node, view, metrics: d?.metrics ?? [], lines: d?.lines } satisfies HostMessage);
     } catch (e) {
       this.log.appendLine(`[viewer] details of node ${node} failed: ${(e as Error).message}`);
     }

@@ -6,7 +6,7 @@
 // a TypeError/RangeError synchronously.
 
 // The column shape of a view is the webview protocol's: the extension hands it on unchanged.
-import type { MetricNature, NodeColumns } from '../../webview/src/protocol';
+import type { MetricNature, NodeColumns, NodeLine } from '../../webview/src/protocol';
 
 export type ViewKind = 'top-down' | 'bottom-up' | 'flat';
 
@@ -89,9 +89,10 @@ export interface Profile {
   metrics(): MetricInfo[];
   /** Builds (or returns the cached) view; children ordered by the metric `metricIndex`. */
   view(kind: ViewKind, metricIndex?: number, options?: ViewOptions): Promise<ViewColumns>;
-  /** Every metric's statistics at node `nodeId` of the view last built for `kind`; null when
-   *  the node is unknown. */
-  nodeMetrics(kind: ViewKind, nodeId: number): Promise<NodeMetricValues[] | null>;
+  /** Every metric's statistics at node `nodeId` of the view last built for `kind` and, in a view
+   *  by function, the lines merged into it (heaviest first, at most 50; `value` of the view's
+   *  metric); null when the node is unknown. */
+  nodeMetrics(kind: ViewKind, nodeId: number): Promise<{ metrics: NodeMetricValues[]; lines: NodeLine[] } | null>;
   /**
    * Source of node `nodeId` of a view (the one built for `metricIndex`, default: the metric of
    * the latest view(kind, ...) call). null when the node is unknown or has no source file.

@@ -95,8 +95,7 @@ describe('Strata flame graph: Python view, navigation, details (code-server)', {
     await shot('v2-wheel-zoom');
     // The heaviest kernel by GPU time: its details carry launches and the launch configuration.
     await frame.locator('.strata-metric').selectOption('gpu_time');
-    await waitFor('the gpu_time view', async () => (await frame.evaluate(() => window.__strata?.view()?.nodes)) > 1 &&
-      (await frame.locator('.strata-metric').inputValue()) === 'gpu_time', 60000);
+    await waitFor('the gpu_time view', async () => (await viewOf())?.metric === 'gpu_time', 60000);
     const kernel = await frame.evaluate(() => {
       // Zoom to the widest kernel (kind 5) through the model.
       return window.__strata.zoomToKernel();

@@ -2,7 +2,7 @@
 // one function), details pane, messages out; keeps what the user set (view, metric, Python view,
 // by function, my code, zoom, search) in the webview state so that a hidden or reopened tab comes
 // back as it was.
-import { FrameKind, FrameOrigin, HostMessage, MetricDescriptor, NodeMetricValues, PROTOCOL_VERSION, ViewName } from './protocol';
+import { FrameKind, FrameOrigin, HostMessage, MetricDescriptor, NodeLine, NodeMetricValues, PROTOCOL_VERSION, ViewName } from './protocol';
 import type { FlameData, FrameFilterName } from './protocol';
 import type { HostApi } from './host';
 import { normalizeFlameData } from './model/normalize';
@@ -34,8 +34,8 @@ export interface SavedState {
   focusPath?: PathStep[];
   v0?: number;
   v1?: number;
-  /** The sandwich's function: the path of labels of a node of it in the top-down view. */
-  sandwichPath?: PathStep[];
+  /** The sandwich's function: one of its frames (name and file; the line is not needed). */
+  sandwichFrame?: PathStep;
 }
 
 /** Hover details are fetched after the pointer rests this long (ms). */
@@ -67,7 +67,7 @@ export class App {
   private saved: SavedState;
   /** Restore the saved zoom once, on the first profile that matches the saved view. */
   private restorePending = true;
-  private nodeDetails = new Map<number, NodeMetricValues[]>();
+  private nodeDetails = new Map<number, { metrics: NodeMetricValues[]; lines: NodeLine[] }>();
   private hoverTimer = 0;
   private hoverNode = -1;
   /** The user closed the details pane: zooming does not open it again (i does). */
@@ -195,7 +195,7 @@ export class App {
     this.search(this.toolbar.search.value);
     this.applySourceLine();
     if (this.restorePending) this.restore(data);
-    if (this.mode === 'sandwich' && data.view === 'top-down') this.openSandwichAt(this.saved.sandwichPath ?? null);
+    if (this.mode === 'sandwich' && data.view === 'top-down') this.openSandwichAt(this.saved.sandwichFrame ?? null);
     else this.showMode(this.mode === 'sandwich' ? 'sandwich' : data.view);
     this.refreshDetails();
     this.saveState();
@@ -243,7 +243,7 @@ export class App {
       focusPath: m && m.focus > 0 ? m.stepsTo(m.focus) : undefined,
       v0: m ? m.v0 : 0,
       v1: m ? m.v1 : 1,
-      sandwichPath: this.sandwichPath(),
+      sandwichFrame: this.sandwichFrame(),
     };
     if (this.restorePending) {
       // A requested view is on its way: keep the saved zoom for it.
@@ -255,10 +255,10 @@ export class App {
     this.host.setState(st);
   }
 
-  private sandwichPath(): PathStep[] | undefined {
+  private sandwichFrame(): PathStep | undefined {
     const m = this.view.model;
     if (this.mode !== 'sandwich' || !m || m.data !== this.topDown || this.sandwichNode <= 0 || this.sandwichNode >= m.n) return undefined;
-    return m.stepsTo(this.sandwichNode);
+    return m.step(this.sandwichNode);
   }
 
   /** Outlines the frames at the editor's line (by the file string as recorded and the line),
@@ -375,11 +375,11 @@ export class App {
       path: m.pathTo(node).slice(1).map((i) => ({ node: i, label: m.label(i) })),
       metric: {
         name: d.metric, unit: d.unit,
-        total: formatValue(d.inclusive[node], d.unit), self: formatValue(d.exclusive[node], d.unit),
+        total: formatValue(d.inclusive[node], d.unit), self: formatValue(d.exclusive[node], d.unit), value: d.inclusive[node],
       },
       canOpen: node > 0 && this.view.hasSource(node),
       canSandwich: node > 0,
-    }, this.nodeDetails.get(node) ?? null);
+    }, this.nodeDetails.get(node)?.metrics ?? null, this.nodeDetails.get(node)?.lines ?? []);
     if (!this.nodeDetails.has(node)) this.host.postMessage({ type: 'requestDetails', node, view: this.currentView });
     this.saveState();
   }
@@ -397,7 +397,7 @@ export class App {
   private onDetails(m: Extract<HostMessage, { type: 'details' }>): void {
     if (m.view !== this.currentView || !Array.isArray(m.metrics)) return;
     if (this.nodeDetails.size >= DETAILS_CACHE) this.nodeDetails.clear();
-    this.nodeDetails.set(Number(m.node), m.metrics);
+    this.nodeDetails.set(Number(m.node), { metrics: m.metrics, lines: Array.isArray(m.lines) ? m.lines.slice(0, 50) : [] });
     if (this.details.node === m.node && !this.details.root.hidden) this.showDetails(m.node);
     if (this.hoverNode === m.node) this.view.refreshHover();
   }
@@ -414,7 +414,7 @@ export class App {
 
   /** Tooltip rows from the node's details: launches and every attribute as mean (min–max). */
   private tooltipRows(node: number): [string, string][] {
-    const ms = this.nodeDetails.get(node);
+    const ms = this.nodeDetails.get(node)?.metrics;
     if (!ms) return [];
     const rows: [string, string][] = [];
     const gpu = ms.find((x) => x.name === 'gpu_time');
@@ -436,7 +436,7 @@ export class App {
     if (this.currentView !== 'top-down' || !this.topDown) {
       // Made from the top-down view: ask for it, with this frame's path to find the function.
       this.mode = 'sandwich';
-      this.saved.sandwichPath = m.stepsTo(node > 0 ? node : m.focus);
+      this.saved.sandwichFrame = m.step(node > 0 ? node : m.focus);
       this.requestView('top-down', this.metric);
       return;
     }
@@ -452,11 +452,20 @@ export class App {
     return best;
   }
 
-  private openSandwichAt(path: PathStep[] | null): void {
+  /** Opens the sandwich of the function of `frame` (its heaviest node of that name and file in
+   *  the top-down view), else of the focused frame. */
+  private openSandwichAt(frame: PathStep | null): void {
     const m = this.view.model;
     if (!m) return;
-    const node = path && path.length > 1 ? m.findSteps(path) : m.focus;
-    this.sandwichNode = node > 0 ? node : this.heaviestChild(0);
+    let node = -1;
+    if (frame && typeof frame.name === 'string') {
+      for (let i = 1; i < m.n; i++) {
+        const st = m.step(i);
+        if (st.name === frame.name && st.file === frame.file && (node < 0 || m.data.inclusive[i] > m.data.inclusive[node])) node = i;
+      }
+    }
+    if (node < 0) node = m.focus > 0 ? m.focus : this.heaviestChild(0);
+    this.sandwichNode = node;
     this.renderSandwich();
   }
 

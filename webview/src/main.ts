@@ -37,7 +37,7 @@ function start(): void {
       const kids: number[] = [];
       for (let c = m.firstChild[0]; c >= 0; c = m.nextSibling[c]) kids.push(c);
       return {
-        view: m.data.view, frameFilter: m.data.frameFilter ?? 'all', byFunction: !!m.data.byFunction, nodes: m.n,
+        view: m.data.view, metric: m.data.metric, frameFilter: m.data.frameFilter ?? 'all', byFunction: !!m.data.byFunction, nodes: m.n,
         maxDepth: m.maxDepth, rootChildren: kids.slice(0, 5).map((c) => m.label(c)),
       };
     },

@@ -13,7 +13,8 @@
 //     stack's marker); FlameData `frameFilter` / `byFunction` (the Python view, merged lines);
 //     'profile' `metricInfo` (every metric's unit, nature and event count; `metrics` lists the
 //     additive ones with values: what widths can be); 'requestView' `frames` / `byFunction`;
-//     'requestDetails' → 'details' (every metric's statistics at one node). Every v5 message is
+//     'requestDetails' → 'details' (every metric's statistics at one node, and the lines merged
+//     into it in a view by function). Every v5 message is
 //     unchanged; the new fields are optional.
 export const PROTOCOL_VERSION = 6;
 
@@ -62,6 +63,9 @@ export interface NodeMetricValues {
   count: number;           // exclusive events
   min: number; max: number; mean: number; std: number;   // of the exclusive values
 }
+
+/** v6: one line merged into a node of a view by function ('details'). */
+export interface NodeLine { file: string; line: number; value: number }
 
 /**
  * The distinct frames of a view, one entry each (nodes name theirs by index: many nodes share a
@@ -157,7 +161,7 @@ export interface RegionTraceData {
 export type HostMessage =
   | { type: 'profile'; version: number; title: string; metrics: string[]; data: FlameData; metricInfo?: MetricDescriptor[] }
   // v6: the answer to 'requestDetails' (empty `metrics`: the node is unknown).
-  | { type: 'details'; node: number; view: ViewName; metrics: NodeMetricValues[] }
+  | { type: 'details'; node: number; view: ViewName; metrics: NodeMetricValues[]; lines?: NodeLine[] }
   | { type: 'error'; message: string }
   | { type: 'highlight'; nodes: number[] }    // nodes to outline (e.g. frames of a source line)
   // v2: outline every frame at `file`:`line` (file as recorded in the profile, i.e. one of

@@ -19,6 +19,7 @@ const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '
   '--use-angle=swiftshader', '--enable-unsafe-swiftshader'];
 const W = 900, HEIGHT = 600;
 type Posted = { type: string; [k: string]: unknown };
+const noDetails = (p: Posted[]) => p.filter((m) => m.type !== 'requestDetails');
 
 let browser: Browser;
 let server: { url: string; close(): Promise<void> };
@@ -179,6 +180,12 @@ describe('flame graph navigation (Chromium)', () => {
     await h.page.locator('.strata-crumb-step', { hasText: /^train$/ }).click();
     await h.settle();
     assert.equal((await h.stats()).focus, NAV.TRAIN);
+    // In a view by function the details list the lines merged into the frame (from 'details').
+    await h.post({ type: 'details', node: NAV.TRAIN, view: 'top-down', metrics: [], lines: [
+      { file: '/ws/train.py', line: 10, value: 500 }, { file: '/ws/train.py', line: 12, value: 200 }] });
+    const lines = await h.page.locator('.strata-details-lines tr').allInnerTexts();
+    assert.equal(lines.length, 2);
+    assert.match(lines[0], /\/ws\/train\.py:10\s+500 ns \(71\.4%\)/);
     // Back, back, forward.
     await h.page.keyboard.press('[');
     await h.settle();
@@ -230,6 +237,22 @@ describe('flame graph navigation (Chromium)', () => {
     await h.page.keyboard.press('Escape');
     await h.settle();
     assert.equal(await h.page.evaluate(() => (window as any).__strata.sandwich()), null);
+  });
+
+  test('sandwich from the bottom-up view: asks for the top-down one, then shows it', async () => {
+    await h.post({ ...PROFILE(), data: { ...plain(), view: 'bottom-up' } });
+    await h.clearPosted();
+    const f = await h.at(0.15, 3);
+    await h.page.mouse.move(f.x, f.y);
+    await h.page.keyboard.press('s');
+    assert.deepEqual(noDetails(await h.posted()).at(-1), { type: 'requestView', view: 'top-down', metric: 'cpu_time', frames: 'python', byFunction: false });
+    await h.post(PROFILE());
+    const sw = await h.page.evaluate(() => (window as any).__strata.sandwich());
+    assert.ok(sw, 'the sandwich is shown');
+    assert.match(sw.title, /^Sandwich of forward/);
+    assert.equal((await h.state()).sandwichFrame.name, 'forward');
+    await h.page.keyboard.press('Escape');
+    await h.settle();
   });
 
   test('state is saved for a reopened webview', async () => {

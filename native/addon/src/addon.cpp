@@ -6,6 +6,7 @@
 // columns (strings are interned into one table) that the extension posts to the webview unchanged.
 #include <napi.h>
 
+#include <algorithm>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -302,7 +303,8 @@ Napi::Value ProfileWrap::ViewMethod(const Napi::CallbackInfo& info) {
 
 // ------------------------------------------------------------------------------------------
 // nodeMetrics(kind, nodeId): every metric's statistics at a node of the view last built for
-// `kind` (what the details pane shows); null for an unknown node.
+// `kind` (what the details pane shows) and, in a view by function, the lines merged into it
+// (heaviest first, at most 50); null for an unknown node.
 
 class NodeMetricsWorker : public PromiseWorker {
  public:
@@ -315,10 +317,28 @@ class NodeMetricsWorker : public PromiseWorker {
     if (node_ >= view->size()) return;
     found_ = true;
     for (size_t k = 0; k < view->metric_count; ++k) values_.push_back(view->metric(node_, k));
+    if (view->line_offset.size() == view->size() + 1) {
+      constexpr uint32_t kMaxLines = 50;  // the heaviest; the pane is not a report
+      const uint32_t b = view->line_offset[node_], e = std::min(view->line_offset[node_ + 1], b + kMaxLines);
+      for (uint32_t j = b; j < e; ++j) {
+        const auto& f = (*view->frame_table)[view->line_frame[j]];
+        lines_.push_back({f.file, f.line, view->line_value[j]});
+      }
+    }
   }
   Napi::Value Result(Napi::Env env) override {
     if (!found_) return env.Null();
     const auto& metrics = state_->profile->metrics();
+    Napi::Object result = Napi::Object::New(env);
+    Napi::Array lines = Napi::Array::New(env, lines_.size());
+    for (size_t j = 0; j < lines_.size(); ++j) {
+      Napi::Object l = Napi::Object::New(env);
+      l.Set("file", lines_[j].file);
+      l.Set("line", Napi::Number::New(env, lines_[j].line));
+      l.Set("value", lines_[j].value);
+      lines.Set(static_cast<uint32_t>(j), l);
+    }
+    result.Set("lines", lines);
     Napi::Array out = Napi::Array::New(env, values_.size());
     for (size_t k = 0; k < values_.size(); ++k) {
       const auto& v = values_[k];
@@ -335,15 +355,18 @@ class NodeMetricsWorker : public PromiseWorker {
       o.Set("std", v.std);
       out.Set(static_cast<uint32_t>(k), o);
     }
-    return out;
+    result.Set("metrics", out);
+    return result;
   }
 
  private:
+  struct Line { std::string file; uint32_t line; double value; };
   std::shared_ptr<ProfileState> state_;
   ViewKind kind_;
   size_t node_;
   bool found_ = false;
   std::vector<strata::core::NodeMetric> values_;
+  std::vector<Line> lines_;
 };
 
 Napi::Value ProfileWrap::NodeMetricsMethod(const Napi::CallbackInfo& info) {

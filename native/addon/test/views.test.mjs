@@ -45,6 +45,17 @@ test('a Python program opens in the Python view; frames "all" shows the interpre
   const fn = await p.view('top-down', 0, { frames: 'python', byFunction: true });
   assert.equal(fn.byFunction, true);
   assert.ok(fn.parent.length < py.parent.length);
+  // Its nodes list the lines merged into them (the details pane's lines).
+  let merged = null;
+  for (let i = 1; i < fn.parent.length && !merged; i++) {
+    const d = await p.nodeMetrics('top-down', i);
+    if (d.lines.length > 1) merged = { i, d };
+    if (i > 400) break;
+  }
+  assert.ok(merged, 'a node with several lines');
+  const sum = merged.d.lines.reduce((a, l) => a + l.value, 0);
+  assert.ok(Math.abs(sum - fn.inclusive[merged.i]) <= 1e-6 * sum, `lines add up: ${sum} vs ${fn.inclusive[merged.i]}`);
+  assert.ok(merged.d.lines.every((l) => typeof l.file === 'string' && l.line >= 0));
   // Node ids of later calls name nodes of the view last asked for (here: by function).
   const module = [...fn.frame].findIndex((e, i) => i > 0 && fn.parent[i] === 0 && fn.strings[fn.frames.name[e]] === '<module>');
   assert.ok(module > 0);
@@ -72,7 +83,8 @@ test('metrics: nature and count; nodeMetrics has every metric of a node', async 
     if (v.frames.kind[v.frame[i]] === KERNEL && !/^mem(cpy|set)/.test(name) && (k < 0 || v.inclusive[i] > v.inclusive[k])) k = i;
   }
   assert.ok(k > 0);
-  const d = await p.nodeMetrics('top-down', k);
+  const { metrics: d, lines } = await p.nodeMetrics('top-down', k);
+  assert.deepEqual(lines, [], 'lines apart: no merged lines');
   assert.equal(d.length, ms.length);
   const g = d.find((x) => x.name === 'gpu_time');
   assert.equal(g.inclusive, v.inclusive[k]);

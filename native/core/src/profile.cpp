@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <mutex>
@@ -148,6 +149,7 @@ class ProfileImpl final : public Profile {
     in.node_func = node_func_.data();
     // By function: top-down merges siblings by function id instead of call site.
     in.node_site = options.by_function ? node_func_.data() : node_site_.data();
+    if (options.by_function && kind == ViewKind::kTopDown) in.line_site = node_site_.data();
     in.func_count = func_count_;
     in.primary = primary;
     FrameFilter filter = options.filter;
@@ -178,6 +180,20 @@ class ProfileImpl final : public Profile {
       const Stats* ex = out.ExclOf(old, m);
       for (size_t k = 0; k < m; ++k)
         view.metric_values[i * m + k] = (ex ? ex[k] : empty).ToNodeMetric(out.incl[size_t(old) * m + k]);
+    }
+    if (!out.lines.empty()) {
+      // Lines per preorder node, heaviest first.
+      std::vector<uint32_t> pre(n);
+      for (size_t i = 0; i < n; ++i) pre[out.order[i]] = uint32_t(i);
+      std::sort(out.lines.begin(), out.lines.end(), [&](const auto& a, const auto& b) {
+        return pre[a.node] != pre[b.node] ? pre[a.node] < pre[b.node] : a.value > b.value;
+      });
+      view.line_offset.assign(n + 1, 0);
+      for (const auto& l : out.lines) ++view.line_offset[pre[l.node] + 1];
+      for (size_t i = 0; i < n; ++i) view.line_offset[i + 1] += view.line_offset[i];
+      view.line_frame.reserve(out.lines.size());
+      view.line_value.reserve(out.lines.size());
+      for (const auto& l : out.lines) { view.line_frame.push_back(l.frame); view.line_value.push_back(l.value); }
     }
     if (options.expand) {
       const auto& table = *frames_;

@@ -142,6 +142,21 @@ TEST_P(RealModels, TopDownByFunctionMergesLinesOfOneFunction) {
   EXPECT_LT(funcs.size(), lines.size());
   for (size_t k = 0; k < p->metrics().size(); ++k)
     EXPECT_NEAR(funcs.metric(0, k).inclusive, lines.metric(0, k).inclusive, 1e-6 * std::max(1.0, lines.metric(0, k).inclusive));
+  // The lines merged into a node, heaviest first, add up to its value; the by-line view has each.
+  ASSERT_EQ(funcs.line_offset.size(), funcs.size() + 1);
+  size_t with_lines = 0;
+  for (size_t i = 1; i < funcs.size(); ++i) {
+    const uint32_t b = funcs.line_offset[i], e = funcs.line_offset[i + 1];
+    if (e - b > 1) ++with_lines;
+    double sum = 0;
+    for (uint32_t j = b; j < e; ++j) {
+      sum += funcs.line_value[j];
+      if (j > b) EXPECT_LE(funcs.line_value[j], funcs.line_value[j - 1]);
+      EXPECT_EQ((*funcs.frame_function)[funcs.line_frame[j]], (*funcs.frame_function)[funcs.frame_id[i]]) << "a line of another function";
+    }
+    if (e > b) EXPECT_NEAR(sum, funcs.metric(i, 0).inclusive, 1e-6 * std::max(1.0, sum)) << funcs.frame(i).name;
+  }
+  EXPECT_GT(with_lines, 10u) << "functions called from several lines";
   // No two siblings of one function.
   const auto& func = *funcs.frame_function;
   std::set<std::pair<int32_t, uint32_t>> seen;

@@ -2,7 +2,7 @@
 // name, kind, whose code it is, source, module, whether its stack was truncated, its call path
 // (each step clickable) and every metric's statistics at it (count, sum, mean, min, max, std;
 // attributes as mean / min / max, never as sums). Text only (no markup from the profile).
-import type { NodeMetricValues } from '../protocol';
+import type { NodeLine, NodeMetricValues } from '../protocol';
 import { formatValue } from '../model/format';
 import { el } from './dom';
 
@@ -16,7 +16,7 @@ export interface DetailsFrame {
   truncated: boolean;
   path: { node: number; label: string }[];   // root's child → the frame
   /** The view's own metric at the node (shown until every metric's statistics arrive). */
-  metric: { name: string; unit: string; total: string; self: string };
+  metric: { name: string; unit: string; total: string; self: string; value: number };
   canOpen: boolean;
   canSandwich: boolean;
 }
@@ -56,7 +56,7 @@ export class DetailsPane {
 
   get node(): number { return this.frame ? this.frame.node : -1; }
 
-  show(f: DetailsFrame, metrics: NodeMetricValues[] | null): void {
+  show(f: DetailsFrame, metrics: NodeMetricValues[] | null, lines: NodeLine[] = []): void {
     this.frame = f;
     const parts: Node[] = [];
     parts.push(el('div', { className: 'strata-details-name', text: f.name }));
@@ -92,6 +92,15 @@ export class DetailsPane {
       table.append(el('tr', { attrs: { 'data-metric': f.metric.name } }, ...[f.metric.name, f.metric.total, f.metric.self, '', '', '', '', ''].map((c) => el('td', { text: c }))));
     }
     parts.push(table);
+    // A view by function: the lines merged into this frame.
+    if (lines.length > 0) {
+      const lt = el('table', { className: 'strata-details-lines' });
+      for (const l of lines) {
+        const share = f.metric.value > 0 ? ` (${((100 * l.value) / f.metric.value).toFixed(1)}%)` : '';
+        lt.append(el('tr', {}, el('td', { text: l.line ? `${l.file}:${l.line}` : l.file }), el('td', { text: `${formatValue(l.value, f.metric.unit)}${share}` })));
+      }
+      parts.push(el('div', { className: 'strata-details-path-title', text: `Lines of this function (${lines.length}, merged)` }), lt);
+    }
     // Call path.
     const path = el('ol', { className: 'strata-details-path', attrs: { 'aria-label': 'Call path' } });
     for (const step of f.path) {

@@ -57,6 +57,25 @@ ViewOutput BuildTopDown(const ViewInput& in) {
         }
       }
       out.excl = out.excl_storage.data();
+      if (in.line_site) {
+        // (view node, site) -> its entry in out.lines.
+        ChildMap line_of(n);
+        std::vector<double> line_best;
+        for (size_t i = 1; i < n; ++i) {
+          if (in.fold && in.fold[i]) continue;
+          bool inserted;
+          uint32_t* slot = line_of.FindOrInsert((uint64_t(view_of[i]) << 32) | in.line_site[i], &inserted);
+          const double w = m ? stored_incl[i * m + p] : 0.0;
+          if (inserted) {
+            *slot = uint32_t(out.lines.size());
+            out.lines.push_back({view_of[i], in.nodes[i].frame, 0.0});
+            line_best.push_back(-1.0);
+          }
+          auto& l = out.lines[*slot];
+          l.value += w;
+          if (w > line_best[*slot]) { line_best[*slot] = w; l.frame = in.nodes[i].frame; }
+        }
+      }
     }
   }
   if (!merged) {

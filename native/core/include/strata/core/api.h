@@ -95,6 +95,11 @@ struct View {
   // How it was built (ViewOptions resolved: never kAuto).
   FrameFilter filter = FrameFilter::kAll;
   bool by_function = false;
+  // By function: the lines merged into each node, heaviest first (CSR: node i's are
+  // [line_offset[i], line_offset[i + 1]) of line_frame / line_value; frame_table index and the
+  // primary metric's inclusive value). Empty otherwise.
+  std::vector<uint32_t> line_offset, line_frame;
+  std::vector<double> line_value;
 
   size_t size() const { return parent.size(); }
   const FrameInfo& frame(size_t node) const { return (*frame_table)[frame_id[node]]; }
