@@ -1,6 +1,6 @@
 // Entry point (bundled to dist/webview.js): connect to the host, build the UI, forward host
 // messages, and announce readiness with {type:'ready', version}.
-import { PROTOCOL_VERSION } from './protocol';
+import { FrameKind, PROTOCOL_VERSION } from './protocol';
 import { connectHost } from './host';
 import { App } from './app';
 
@@ -48,12 +48,16 @@ function start(): void {
       return { title: sw.title.textContent, callers: sw.callers.model?.n ?? 0, callees: sw.callees.model?.n ?? 0,
         callerLabels: sw.callers.model ? Array.from({ length: sw.callers.model.n }, (_, i) => sw.callers.model!.label(i)) : [] };
     },
-    // Zoom the flame graph to the widest GPU kernel (tests); its index or -1.
+    // Zoom the flame graph to the widest kernel launch (tests; copies and sets are kernel-kind
+    // frames too: left out); its index or -1.
     zoomToKernel: () => {
       const m = app!.view.model;
       if (!m) return -1;
       let best = -1;
-      for (let i = 1; i < m.n; i++) if (m.kind(i) === 5 && (best < 0 || m.data.inclusive[i] > m.data.inclusive[best])) best = i;
+      for (let i = 1; i < m.n; i++) {
+        if (m.kind(i) !== FrameKind.Kernel || /^mem(cpy|set)\b/.test(m.fullName(i))) continue;
+        if (best < 0 || m.data.inclusive[i] > m.data.inclusive[best]) best = i;
+      }
       if (best >= 0) app!.view.zoom(best);
       return best;
     },
