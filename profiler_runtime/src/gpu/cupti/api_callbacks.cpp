@@ -14,6 +14,7 @@ namespace {
 
 STRATA_TLS int t_api_depth = 0;
 STRATA_TLS uint32_t t_outer_corr = 0;
+STRATA_TLS uint32_t t_epoch = 0;  // the sampled-tracing window this thread's depth counts in
 
 bool IsLaunchCbid(CUpti_CallbackDomain d, CUpti_CallbackId id) {
   return d == CUPTI_CB_DOMAIN_DRIVER_API &&
@@ -55,6 +56,10 @@ void CUPTIAPI OnApiCallback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId
   }
   if (domain != CUPTI_CB_DOMAIN_RUNTIME_API && domain != CUPTI_CB_DOMAIN_DRIVER_API) return;
   const auto* cb = static_cast<const CUpti_CallbackData*>(data);
+  if (uint32_t ep = s->trace_epoch.load(std::memory_order_relaxed); ep != t_epoch) {
+    t_epoch = ep;
+    t_api_depth = 0;
+  }
   if (o.regions && regions::InternalCall()) {  // the runtime's own copies: not the program's
     if (cb->callbackSite == CUPTI_API_ENTER) s->IgnoreCorrelation(cb->correlationId);
     return;
