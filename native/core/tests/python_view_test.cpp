@@ -181,7 +181,8 @@ TEST_P(RealModels, MetricNatures) {
 
 INSTANTIATE_TEST_SUITE_P(H100, RealModels,
                          ::testing::Values("resnet50_train.strata", "gpt2_generate.strata",
-                                           "compiled_encoder_train.strata", "flax_mlp_train.strata"),
+                                           "compiled_encoder_train.strata", "flax_mlp_train.strata",
+                                           "gpt2_train.strata", "compiled_vit_train.strata"),
                          [](const auto& info) {
                            std::string s = info.param;
                            return s.substr(0, s.find('.'));
@@ -302,6 +303,26 @@ TEST(PythonView, EvalLoopSamplesBecomeTheLinesSelfTime) {
   EXPECT_EQ(roots.size(), 2u);
   EXPECT_DOUBLE_EQ(roots["f"], 10);
   EXPECT_DOUBLE_EQ(roots["<module>"], 5);
+}
+
+// Real profiles whose runtime marked cut stacks: the marker is a flagged frame in the Python
+// view too (never folded, never taken for the user's code).
+TEST(PythonView, RealTruncatedStacksStayMarked) {
+  for (const char* name : {"gpt2_train.strata", "compiled_vit_train.strata"}) {
+    auto p = Profile::Open(Fixture(name));
+    for (ViewKind kind : {ViewKind::kTopDown, ViewKind::kBottomUp}) {
+      View v = Build(*p, kind, FrameFilter::kPython);
+      size_t marked = 0;
+      for (size_t i = 1; i < v.size(); ++i) {
+        const auto& f = v.frame(i);
+        if (!f.truncated) continue;
+        ++marked;
+        EXPECT_EQ(f.name.rfind("<stack truncated", 0), 0u) << f.name;
+        EXPECT_EQ(f.origin, FrameOrigin::kNone);
+      }
+      EXPECT_GT(marked, 0u) << name << " " << strata::core::ViewKindName(kind);
+    }
+  }
 }
 
 // A stack cut at the depth limit keeps its marker frame in every view, flagged, not folded.
