@@ -6,7 +6,9 @@
 //        graph is deeper), on again for the Python view;
 //   (v2) the wheel zooms at the pointer and a drag pans; the details pane (i) gets every metric of
 //        the frame from the extension (addon nodeMetrics), attributes as mean / min / max;
-//   (v3) the zoom and toggles come back when the tab is hidden and shown again.
+//   (v3) the zoom and toggles come back when the tab is hidden and shown again;
+//   (v4) on GPT-2 training (test/fixtures/h100/real_models/gpt2_train.strata, whose runtime marked
+//        its cut stacks) truncated stacks are in the legend, red, and say so in the details.
 // Run: node --test test/e2e/viewer.test.mjs   (see harness.mjs for prerequisites and env)
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -18,6 +20,7 @@ import {
 } from './harness.mjs';
 
 const FIXTURE = path.join(repo, 'test/fixtures/h100/real_models/resnet50_train.strata');
+const TRUNCATED = path.join(repo, 'test/fixtures/h100/real_models/gpt2_train.strata');
 
 describe('Strata flame graph: Python view, navigation, details (code-server)', { timeout: 300_000 }, () => {
   const missing = missingPrerequisites();
@@ -32,6 +35,7 @@ describe('Strata flame graph: Python view, navigation, details (code-server)', {
     symlinkSync(path.join(repo, 'extension'), path.join(S.ext, extId), 'dir');
     profile = path.join(S.ws, 'resnet50_train.strata');
     copyFileSync(FIXTURE, profile);
+    copyFileSync(TRUNCATED, path.join(S.ws, 'gpt2_train.strata'));
     copyFileSync(path.join(repo, 'README.md'), path.join(S.ws, 'notes.md'));
     await startSession({ 'strata.cliPath': cli });
   });
@@ -40,16 +44,21 @@ describe('Strata flame graph: Python view, navigation, details (code-server)', {
 
   const viewOf = () => frame.evaluate(() => window.__strata?.view());
 
-  test('(v1) the Python view by default, every frame on request', { skip }, async () => {
+  async function openProfile(file) {
     await runCommand('Strata: Open Profile');
     const input = S.page.locator('.quick-input-widget .quick-input-box input');
     await input.waitFor({ state: 'visible', timeout: 15000 });
     await sleep(400);
-    await input.fill(profile);
+    await input.fill(file);
     await sleep(400);
     await S.page.keyboard.press('Enter');
-    frame = await strataFrame(60000, /Strata: .*(not|cannot|failed)/);
-    await waitFor('the profile drawn', () => frame.evaluate(() => (window.__strata?.stats()?.instances ?? 0) > 0), 60000);
+    const f = await strataFrame(60000, /Strata: .*(not|cannot|failed)/);
+    await waitFor('the profile drawn', () => f.evaluate(() => (window.__strata?.stats()?.instances ?? 0) > 0), 60000);
+    return f;
+  }
+
+  test('(v1) the Python view by default, every frame on request', { skip }, async () => {
+    frame = await openProfile(profile);
     const py = await viewOf();
     assert.equal(py.view, 'top-down');
     assert.equal(py.frameFilter, 'python', 'a Python program opens in the Python view');
@@ -130,5 +139,20 @@ describe('Strata flame graph: Python view, navigation, details (code-server)', {
     assert.equal(await frame.locator('.strata-metric').inputValue(), 'gpu_time');
     assert.equal(after.nodes, before.nodes);
     await shot('v3-restored');
+  });
+  test('(v4) truncated stacks are marked: legend, colour, details', { skip }, async () => {
+    await runCommand('View: Close All Editors');
+    await waitFor('no Strata tabs', async () => (await S.page.locator('.tabs-container .tab', { hasText: 'Strata:' }).count()) === 0, 10000);
+    const f = await openProfile(path.join(S.ws, 'gpt2_train.strata'));
+    const legend = (await f.locator('.strata-legend-item').allInnerTexts()).map((s) => s.trim());
+    assert.ok(legend.includes('Truncated stack'), `legend: ${legend}`);
+    const node = await f.evaluate(() => window.__strata.zoomToTruncated());
+    assert.ok(node > 0, 'a truncated stack marker in the Python view');
+    await f.locator('.strata-details').waitFor({ state: 'visible', timeout: 10000 });
+    assert.match(await f.locator('.strata-details-name').innerText(), /^<stack truncated/);
+    const crumbs = await f.locator('.strata-crumb-step').allInnerTexts();
+    assert.match(crumbs.at(-1), /^<stack truncated: /, `the marker's label is its whole name: ${crumbs.at(-1)}`);
+    assert.match(await f.locator('.strata-details-truncated').innerText(), /truncated here: the frames that called it are unknown/);
+    await shot('v4-truncated');
   });
 });

@@ -61,6 +61,15 @@ function start(): void {
       if (best >= 0) app!.view.zoom(best);
       return best;
     },
+    // Zoom the flame graph to the widest truncated stack's marker (tests); its index or -1.
+    zoomToTruncated: () => {
+      const m = app!.view.model;
+      if (!m) return -1;
+      let best = -1;
+      for (let i = 1; i < m.n; i++) if (m.truncated(i) && (best < 0 || m.data.inclusive[i] > m.data.inclusive[best])) best = i;
+      if (best >= 0) app!.view.zoom(best);
+      return best;
+    },
     // Zoom the flame graph to the first frame whose name starts with `prefix` (tests); its index or -1.
     zoomTo: (prefix: string) => {
       const m = app!.view.model;

@@ -48,7 +48,8 @@ export function foldCxxName(name: string): string {
 export function displayName(name: string, kind: number): string {
   if (kind === FrameKind.Kernel || kind === FrameKind.Native || kind === FrameKind.Operator || kind === FrameKind.GpuApi) {
     let s = name.startsWith('void ') && kind === FrameKind.Kernel ? name.slice(5) : name;
-    if (s.length > 40 && (s.includes('<') || s.includes('('))) s = foldCxxName(s);
+    // "<stack truncated: only the PC (loader busy)>" and the like are whole names, not templates.
+    if (s.length > 40 && !s.startsWith('<') && (s.includes('<') || s.includes('('))) s = foldCxxName(s);
     return capText(s);
   }
   return capText(name);
