@@ -5,7 +5,9 @@
 // paths that end with its suffix (each path adds once to each node of its chain, so recursion
 // is counted once per path). Its exclusive statistics are those of the sample paths that end
 // at it (the path has no further caller: the outermost frame), merged with Chan's formula, so
-// inclusive = exclusive + sum of the children's inclusive, as in every view.
+// inclusive = exclusive + sum of the children's inclusive, as in every view. With `fold` (the
+// Python view) folded frames are left out of the chains: a sample in the interpreter's eval loop
+// ends at the Python function it runs.
 #include <algorithm>
 #include <string>
 
@@ -56,6 +58,7 @@ ViewOutput BuildBottomUp(const ViewInput& in) {
     for (size_t k = 0; k < m; ++k) out.incl[k] += st[k].sum;
     uint32_t cur = 0;
     for (uint32_t v = n; v != 0; v = in.nodes[v].parent) {
+      if (in.fold && in.fold[v]) continue;
       bool inserted;
       uint32_t* slot = map.FindOrInsert((uint64_t(cur) << 32) | in.node_func[v], &inserted);
       if (inserted) {
