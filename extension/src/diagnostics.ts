@@ -37,6 +37,10 @@ export class StrataDiagnostics implements vscode.Disposable {
   private seq = 0;
   private shownFor: string | undefined;
   private last: { profile: string; findings: number; errors: string[] } | undefined;
+  /** Findings per profile and options: a profile is analyzed once, not on every focus change. */
+  private readonly cache = new Map<string, { options: string; findings: Promise<Findings> }>();
+  /** Analyzer runs started (for tests: focus changes must not add any). */
+  runs = 0;
 
   constructor(private readonly log: vscode.OutputChannel, private readonly source: FindingsSource = addonFindings) {}
 
@@ -47,9 +51,17 @@ export class StrataDiagnostics implements vscode.Disposable {
     if (!options) { this.clear(); return; }
     let doc: Findings;
     const started = Date.now();
+    const key = JSON.stringify(options);
+    let cached = this.cache.get(profilePath);
+    if (!cached || cached.options !== key) {
+      this.runs++;
+      cached = { options: key, findings: this.source(profile, options) };
+      this.cache.set(profilePath, cached);
+    }
     try {
-      doc = await this.source(profile, options);
+      doc = await cached.findings;
     } catch (e) {
+      if (this.cache.get(profilePath) === cached) this.cache.delete(profilePath);   // retried next time
       if (seq !== this.seq) return;
       const msg = (e as Error).message ?? String(e);
       this.log.appendLine(`[analyze] ${profilePath}: ${msg}`);
@@ -89,16 +101,22 @@ export class StrataDiagnostics implements vscode.Disposable {
     }
   }
 
+  /** Drops the cached findings of a profile (its file changed, or its last viewer closed). */
+  forget(profilePath: string): void {
+    this.cache.delete(profilePath);
+  }
+
   clear(): void {
     ++this.seq;
     this.collection.clear();
     this.last = undefined;
   }
 
-  state(): { profile?: string; findings: number; errors: string[]; files: Record<string, number> } {
+  state(): { profile?: string; findings: number; errors: string[]; files: Record<string, number>; runs: number; cached: string[] } {
     const files: Record<string, number> = {};
     this.collection.forEach((uri, list) => { files[uri.fsPath] = list.length; });
-    return { profile: this.last?.profile, findings: this.last?.findings ?? 0, errors: this.last?.errors ?? [], files };
+    return { profile: this.last?.profile, findings: this.last?.findings ?? 0, errors: this.last?.errors ?? [], files,
+      runs: this.runs, cached: [...this.cache.keys()] };
   }
 
   dispose(): void {

@@ -85,6 +85,9 @@ export class ProfileViewer implements vscode.Disposable {
   private loadedEmitter = new vscode.EventEmitter<ProfileViewer>();
   /** Fires when a profile was loaded into this viewer (after its first view is posted). */
   readonly onDidLoad = this.loadedEmitter.event;
+  private viewEmitter = new vscode.EventEmitter<ProfileViewer>();
+  /** Fires when the view or metric shown changed (line heat follows the metric). */
+  readonly onDidChangeView = this.viewEmitter.event;
 
   constructor(
     readonly panel: vscode.WebviewPanel,
@@ -108,6 +111,9 @@ export class ProfileViewer implements vscode.Disposable {
       lastMessage: this.current?.type, lastError: this.lastError, lastSource: this.lastSource,
     };
   }
+
+  /** The name of the metric shown ("" before the first view). */
+  get metricName(): string { return this.profile?.metrics()[this.metric]?.name ?? ''; }
 
   /** The open profile (owned by this viewer: do not close it). */
   get openProfile(): Profile | undefined { return this.profile; }
@@ -149,6 +155,7 @@ export class ProfileViewer implements vscode.Disposable {
       const cols = await profile.view(view, metric);
       if (this.disposed || seq !== this.requestSeq) return;
       const msg = toProfileMessage(cols, profile.metrics(), this.title);
+      const changed = this.view !== view || this.metric !== metric;
       this.view = view;
       this.metric = metric;
       this.nodes = cols.parent.length;
@@ -159,6 +166,7 @@ export class ProfileViewer implements vscode.Disposable {
       this.log.appendLine(`[viewer] ${path.basename(this.profilePath)}: ${view} view, ${cols.parent.length} nodes, ` +
         `metric ${msg.data.metric || '(none)'}, built in ${Date.now() - started} ms`);
       this.post(msg);
+      if (changed) this.viewEmitter.fire(this);
     } catch (e) {
       if (this.disposed) return;
       const message = (e as Error).message ?? String(e);
@@ -236,6 +244,7 @@ export class ProfileViewer implements vscode.Disposable {
     this.disposed = true;
     for (const s of this.subs) s.dispose();
     this.loadedEmitter.dispose();
+    this.viewEmitter.dispose();
     this.profile?.close();
     this.profile = undefined;
   }

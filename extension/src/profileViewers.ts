@@ -47,6 +47,7 @@ export function registerProfileViewers(context: vscode.ExtensionContext, deps: {
     const v = new ProfileViewer(panel, file, a, context.extensionUri, log, (x) => {
       viewers.delete(x);
       if (current === x) setCurrent([...viewers].pop());
+      if (![...viewers].some((o) => o.profilePath === x.profilePath)) feedback.closed(x.profilePath);
     });
     viewers.add(v);
     v.onDidLoad(() => {
@@ -54,6 +55,7 @@ export function registerProfileViewers(context: vscode.ExtensionContext, deps: {
       if (panel.active || !current || current === v) setCurrent(v);
       syncCursor();
     });
+    v.onDidChangeView(() => { if (current === v) feedback.metricChanged(v); });
     panel.onDidChangeViewState((e) => { if (e.webviewPanel.active && current !== v) setCurrent(v); });
     return v;
   };

@@ -28,6 +28,9 @@ export interface LineTotalsColumns {
   file: Uint32Array;
   line: Uint32Array;
   values: Float64Array[];
+  /** The part of values[k] under autograd backward operators (backward kernels the runtime
+   *  placed under their forward's line). */
+  backward: Float64Array[];
   totals: number[];
 }
 

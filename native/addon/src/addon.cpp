@@ -318,8 +318,12 @@ class LineTotalsWorker : public PromiseWorker {
       line_.push_back(l.line);
     }
     values_.assign(metrics_.size(), std::vector<double>(totals_.lines.size()));
+    backward_.assign(metrics_.size(), std::vector<double>(totals_.lines.size()));
     for (size_t i = 0; i < totals_.lines.size(); ++i)
-      for (size_t k = 0; k < metrics_.size(); ++k) values_[k][i] = totals_.lines[i].values[k];
+      for (size_t k = 0; k < metrics_.size(); ++k) {
+        values_[k][i] = totals_.lines[i].values[k];
+        backward_[k][i] = totals_.lines[i].backward[k];
+      }
   }
   Napi::Value Result(Napi::Env env) override {
     Napi::Object out = Napi::Object::New(env);
@@ -327,12 +331,15 @@ class LineTotalsWorker : public PromiseWorker {
     out.Set("file", U32Column(env, file_));
     out.Set("line", U32Column(env, line_));
     Napi::Array values = Napi::Array::New(env, metrics_.size());
+    Napi::Array backward = Napi::Array::New(env, metrics_.size());
     Napi::Array totals = Napi::Array::New(env, metrics_.size());
     for (size_t k = 0; k < metrics_.size(); ++k) {
       values.Set(uint32_t(k), F64Column(env, values_[k]));
+      backward.Set(uint32_t(k), F64Column(env, backward_[k]));
       totals.Set(uint32_t(k), Napi::Number::New(env, totals_.totals[k]));
     }
     out.Set("values", values);
+    out.Set("backward", backward);
     out.Set("totals", totals);
     return out;
   }
@@ -343,7 +350,7 @@ class LineTotalsWorker : public PromiseWorker {
   strata::core::LineTotals totals_;
   StringTable strings_;
   std::vector<uint32_t> file_, line_;
-  std::vector<std::vector<double>> values_;
+  std::vector<std::vector<double>> values_, backward_;
 };
 
 Napi::Value ProfileWrap::LineTotalsMethod(const Napi::CallbackInfo& info) {

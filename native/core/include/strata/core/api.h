@@ -124,11 +124,14 @@ const std::vector<std::string>& FrameKindNames();
 // Per source line, each metric's inclusive value summed over the call paths through the line,
 // counting each line once per path (its outermost frame: recursion does not count twice): what
 // line heat shows. `values[k]` is of metrics[k]; `totals[k]` is the root's inclusive value.
+// `backward[k]` is the part of values[k] under autograd backward operators ("<Op>Backward<k>",
+// the engine's evaluate_function): backward kernels the runtime placed under their forward's line.
 struct LineTotals {
   struct Line {
     std::string file;   // as recorded / symbolized
     uint32_t line = 0;
     std::vector<double> values;
+    std::vector<double> backward;
   };
   std::vector<Line> lines;   // in the order the top-down view first reaches them
   std::vector<double> totals;
