@@ -49,6 +49,8 @@ export interface ViewColumns extends NodeColumns {
   metricIndex: number;
   total: number;         // inclusive value of the root
   count: Float64Array;   // exclusive sample/event count
+  /** Present when the view is partial (a bound on its size for memory was reached): why, one line. */
+  partial?: string;
 }
 
 export interface SourceLocation {

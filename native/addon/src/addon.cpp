@@ -172,6 +172,7 @@ class ViewWorker : public PromiseWorker {
       unit_ = metrics[metric_].unit;
     }
     auto view = state_->GetView(kind_, metric_);
+    partial_ = view->partial;
     const size_t n = view->size();
     parent_ = view->parent;
     frame_.resize(n);
@@ -220,6 +221,7 @@ class ViewWorker : public PromiseWorker {
     out.Set("unit", unit_);
     out.Set("metricIndex", Napi::Number::New(env, static_cast<double>(metric_)));
     out.Set("total", Napi::Number::New(env, total_));
+    if (!partial_.empty()) out.Set("partial", partial_);
     out.Set("strings", StringArray(env, strings_));
     out.Set("frames", Columns(env, {
         {"kind", U8Column(env, frame_kind_)},
@@ -240,7 +242,7 @@ class ViewWorker : public PromiseWorker {
   std::shared_ptr<ProfileState> state_;
   ViewKind kind_;
   size_t metric_;
-  std::string metric_name_, unit_;
+  std::string metric_name_, unit_, partial_;
   double total_ = 0;
   std::vector<std::string> strings_;
   std::vector<uint8_t> frame_kind_;

@@ -52,7 +52,16 @@ struct ProfileState {
     auto& slot = views[{static_cast<int>(kind), m}];
     if (!slot) slot = view;
     if (metric) last_metric[static_cast<int>(kind)] = m;
-    return slot;
+    // Memory: each view holds every metric of every node. Keep the view just built and the one
+    // each kind shows (last_metric); others are rebuilt when asked for again.
+    std::shared_ptr<const View> kept = slot;
+    for (auto it = views.begin(); it != views.end();) {
+      auto lm = last_metric.find(it->first.first);
+      const bool shown = lm != last_metric.end() && lm->second == it->first.second;
+      if (it->second != kept && !shown) it = views.erase(it);
+      else ++it;
+    }
+    return kept;
   }
 };
 

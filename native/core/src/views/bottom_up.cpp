@@ -7,6 +7,7 @@
 // at it (the path has no further caller: the outermost frame), merged with Chan's formula, so
 // inclusive = exclusive + sum of the children's inclusive, as in every view.
 #include <algorithm>
+#include <cstdio>
 #include <string>
 
 #include "../stats.h"
@@ -17,24 +18,50 @@
 namespace strata::core::detail {
 
 namespace {
-// Limits against hostile or degenerate trees (a deep chain sampled at every node is quadratic).
-constexpr size_t kMaxBottomUpNodes = size_t(1) << 26;  // ~67M view nodes
-constexpr uint64_t kMaxBottomUpSteps = uint64_t(1) << 30;  // frames walked over all paths
+// Bounds against huge or degenerate trees (a deep chain sampled at every node is quadratic:
+// a 1M-deep chain holds 5e11 frames on its sample paths). Past them the view is partial, with
+// a one-line reason (View::partial), never an allocation that kills the process.
+constexpr uint64_t kMaxBottomUpSteps = uint64_t(1) << 28;  // frames walked over all paths
+constexpr size_t kMaxBottomUpNodes = size_t(1) << 24;      // ~16.7M view nodes
+constexpr size_t kViewBytes = size_t(640) << 20;           // the view's memory, all metrics
+// Bytes per view node while built and once a View: the inclusive values here, the View's
+// NodeMetric per metric, parent/frame/order columns and the child map.
+size_t BytesPerNode(size_t m) { return m * (sizeof(double) + sizeof(NodeMetric)) + 64; }
+
+// The largest per-path depth d such that sum(min(depth, d)) stays within the step budget.
+uint32_t DepthLimit(std::vector<uint32_t> depths, uint64_t budget) {
+  std::sort(depths.begin(), depths.end());
+  uint64_t below = 0;  // sum of the depths already under the limit
+  const size_t n = depths.size();
+  for (size_t i = 0; i < n; ++i) {
+    // With limit = depths[i], paths i.. each take depths[i].
+    const uint64_t at = below + uint64_t(depths[i]) * (n - i);
+    if (at > budget) return uint32_t(std::max<uint64_t>(1, (budget - below) / (n - i)));
+    below += depths[i];
+  }
+  return depths.empty() ? 0 : depths.back();
+}
+
+std::string Percent(double part, double whole) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f%%", whole > 0 ? 100.0 * part / whole : 0.0);
+  return buf;
+}
 }  // namespace
 
 ViewOutput BuildBottomUp(const ViewInput& in) {
   const size_t m = in.metric_count, p = in.primary;
-  // Upper bound of the view size: the frames on all sample paths (depth of each sampled node).
+  // The view's size is at most the frames on all sample paths (depth of each sampled node).
   uint64_t steps = 0;
+  std::vector<uint32_t> sampled_depth(in.sampled_count);
   {
     std::vector<uint32_t> depth(in.node_count, 0);
     for (size_t i = 1; i < in.node_count; ++i) depth[i] = depth[in.nodes[i].parent] + 1;
-    for (size_t s = 0; s < in.sampled_count; ++s) steps += depth[in.sampled[s]];
+    for (size_t s = 0; s < in.sampled_count; ++s) steps += sampled_depth[s] = depth[in.sampled[s]];
   }
-  if (steps > kMaxBottomUpSteps)
-    throw Error("bottom-up view too large: the sample paths hold " + std::to_string(steps) +
-                " frames in all (the limit is " + std::to_string(kMaxBottomUpSteps) + ")");
-  const size_t reserve = size_t(std::min<uint64_t>(steps + 1, kMaxBottomUpNodes));
+  const uint32_t depth_limit = steps > kMaxBottomUpSteps ? DepthLimit(sampled_depth, kMaxBottomUpSteps) : UINT32_MAX;
+  const size_t node_cap = std::max<size_t>(1024, std::min(kMaxBottomUpNodes, kViewBytes / BytesPerNode(m)));
+  const size_t reserve = size_t(std::min<uint64_t>(std::min<uint64_t>(steps, kMaxBottomUpSteps) + 1, node_cap));
 
   ViewOutput out;
   std::vector<double> best;  // weight of the contribution that chose frame[v]
@@ -48,19 +75,24 @@ ViewOutput BuildBottomUp(const ViewInput& in) {
   best.push_back(0);
   ChildMap map(reserve);
   std::vector<uint32_t> terminal(in.sampled_count);  // view node where each sample path ends
+  // Paths whose outer callers were left out, and their weight (primary metric).
+  size_t cut_depth = 0, cut_cap = 0;
+  double cut_depth_weight = 0, cut_cap_weight = 0, all_weight = 0;
 
   for (size_t s = 0; s < in.sampled_count; ++s) {
     const uint32_t n = in.sampled[s];
     const Stats* st = in.excl + size_t(n) * m;
     const double weight = m ? st[p].sum : 0.0;
+    all_weight += weight;
     for (size_t k = 0; k < m; ++k) out.incl[k] += st[k].sum;
-    uint32_t cur = 0;
+    uint32_t cur = 0, walked = 0;
     for (uint32_t v = n; v != 0; v = in.nodes[v].parent) {
+      if (walked++ == depth_limit) { ++cut_depth; cut_depth_weight += weight; break; }
       bool inserted;
-      uint32_t* slot = map.FindOrInsert((uint64_t(cur) << 32) | in.node_func[v], &inserted);
+      const uint64_t key = (uint64_t(cur) << 32) | in.node_func[v];
+      uint32_t* slot = map.FindOrInsert(key, &inserted, out.parent.size() < node_cap);
+      if (!slot) { ++cut_cap; cut_cap_weight += weight; break; }  // full: the callers are cut here
       if (inserted) {
-        if (out.parent.size() >= kMaxBottomUpNodes)
-          throw Error("bottom-up view would exceed " + std::to_string(kMaxBottomUpNodes) + " nodes");
         *slot = uint32_t(out.parent.size());
         out.parent.push_back(int32_t(cur));
         out.frame.push_back(in.nodes[v].frame);
@@ -75,7 +107,17 @@ ViewOutput BuildBottomUp(const ViewInput& in) {
     }
     terminal[s] = cur;
   }
-  // Exclusive statistics only where sample paths end (sparse: most view nodes have none).
+  if (cut_depth)
+    out.partial = "partial bottom-up view: callers more than " + std::to_string(depth_limit) +
+                  " frames from the leaf are left out on " + std::to_string(cut_depth) + " of " +
+                  std::to_string(in.sampled_count) + " sample paths (" + Percent(cut_depth_weight, all_weight) +
+                  " of the time; the paths hold " + std::to_string(steps) + " frames in all)";
+  if (cut_cap)
+    out.partial += std::string(out.partial.empty() ? "partial bottom-up view: " : "; ") + "capped at " +
+                   std::to_string(node_cap) + " nodes for memory, the outer callers of " + std::to_string(cut_cap) +
+                   " sample paths are cut (" + Percent(cut_cap_weight, all_weight) + " of the time)";
+  // Exclusive statistics only where sample paths end (sparse: most view nodes have none). A cut
+  // path ends where it was cut: inclusive = exclusive + children still holds.
   out.excl_slot.assign(out.parent.size(), ViewOutput::kNoSlot);
   for (size_t s = 0; s < in.sampled_count; ++s) {
     uint32_t& slot = out.excl_slot[terminal[s]];

@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "../stats.h"
@@ -41,6 +42,8 @@ struct ViewOutput {
   // preorder ids.
   std::vector<uint32_t> order;
   std::vector<int32_t> sorted_parent;
+  // Why the view is partial (a bound on its size was reached), one line; empty when complete.
+  std::string partial;
 
   static constexpr uint32_t kNoSlot = 0xFFFFFFFFu;
   const Stats* ExclOf(uint32_t node, size_t metric_count) const {

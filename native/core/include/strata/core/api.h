@@ -66,6 +66,9 @@ struct View {
   std::shared_ptr<const std::vector<uint32_t>> frame_function;
   size_t metric_count = 0;
   std::vector<NodeMetric> metric_values;    // [node * metric_count + metric]
+  // Why the view is partial, one line ("partial bottom-up view: capped at ... nodes for memory,
+  // ..."); empty when it is complete. Bounds keep a huge profile from exhausting memory.
+  std::string partial;
 
   size_t size() const { return parent.size(); }
   const FrameInfo& frame(size_t node) const { return (*frame_table)[frame_id[node]]; }
