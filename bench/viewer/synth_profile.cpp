@@ -157,6 +157,7 @@ int main(int argc, char** argv) {
 
   if (opt.shape == "hostile") {
     const auto names = HostileNames();
+    w.Meta("command", "python3 " + names[0] + " " + names[1] + " " + names[4] + " " + names[5]);
     for (size_t i = 0; i < names.size(); ++i) {
       frames.push_back(frame(fmt::FrameKind::kPython, names[i], "/tmp/" + names[i % 2 ? i : 0] + "/mod.py", uint32_t(10 + i)));
       frames.push_back(frame(fmt::FrameKind::kKernel, names[i], "", 0));

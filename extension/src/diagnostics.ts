@@ -53,6 +53,7 @@ export class StrataDiagnostics implements vscode.Disposable {
     const started = Date.now();
     const key = JSON.stringify(options);
     let cached = this.cache.get(profilePath);
+    const fresh = !cached || cached.options !== key;
     if (!cached || cached.options !== key) {
       this.runs++;
       cached = { options: key, findings: this.source(profile, options) };
@@ -93,7 +94,7 @@ export class StrataDiagnostics implements vscode.Disposable {
     }
     const errors = doc.errors ?? [];
     this.last = { profile: profilePath, findings: doc.findings?.length ?? 0, errors };
-    this.log.appendLine(`[analyze] ${path.basename(profilePath)}: ${doc.findings?.length ?? 0} findings in ${Date.now() - started} ms` +
+    this.log.appendLine(`[analyze] ${path.basename(profilePath)}: ${doc.findings?.length ?? 0} findings ${fresh ? `in ${Date.now() - started} ms` : '(cached)'}` +
       (errors.length ? `; rule errors: ${errors.join('; ')}` : ''));
     if (errors.length && this.shownFor !== profilePath) {
       this.shownFor = profilePath;

@@ -95,6 +95,7 @@ export class LineHeatController implements vscode.Disposable {
     }
     if (seq !== this.seq) return;
     this.heat = heat.withMetric(metric);
+    if (this.heat.primary) this.log.appendLine(`[line heat] ${profilePath}: shaded by ${this.heat.primary.metric}`);
     this.heatFiles = heat.files();
     this.profilePath = profilePath;
     this.refresh();

@@ -15,7 +15,7 @@ export class ProfileFeedback {
   analyzed: string | undefined;
   private current: ProfileViewer | undefined;
 
-  constructor(log: vscode.OutputChannel) {
+  constructor(private readonly log: vscode.OutputChannel) {
     this.lineHeat = new LineHeatController(log);
     this.diagnostics = new StrataDiagnostics(log);
   }
@@ -51,6 +51,7 @@ export class ProfileFeedback {
   closed(profilePath: string): void {
     this.lineHeat.forget(profilePath);
     this.diagnostics.forget(profilePath);
+    this.log.appendLine(`[viewer] closed the last viewer of ${profilePath}: its views, line heat and findings are released`);
   }
 
   toggleLineHeat(): void {

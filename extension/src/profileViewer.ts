@@ -35,7 +35,8 @@ export function webviewOptions(extensionUri: vscode.Uri): vscode.WebviewOptions 
   return { enableScripts: true, localResourceRoots: webviewRoots(extensionUri) };
 }
 
-function escapeHtml(s: string): string {
+/** Text as HTML (element content and quoted attribute values). */
+export function escapeHtml(s: string): string {
   return s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' }[c]!));
 }
 

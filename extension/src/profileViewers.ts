@@ -5,7 +5,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { AddonMissingError, StrataAddon } from './addon';
-import { ProfileViewer, type ViewerState } from './profileViewer';
+import { escapeHtml, ProfileViewer, type ViewerState } from './profileViewer';
 import type { ProfileFeedback } from './profileFeedback';
 import { SHOW_IN_FLAME_GRAPH, ShowInFlameGraphActions } from './showInFlameGraph';
 import { disposeHighlight } from './revealSource';
@@ -136,7 +136,8 @@ export function registerProfileViewers(context: vscode.ExtensionContext, deps: {
         try {
           a = addon();
         } catch (e) {
-          panel.webview.html = `<p>${(e as AddonMissingError).message.replace(/</g, '&lt;')}</p>`;
+          panel.webview.html = `<!DOCTYPE html><html><head><meta http-equiv="Content-Security-Policy" content="default-src 'none'"></head>` +
+            `<body><p>${escapeHtml((e as AddonMissingError).message)}</p></body></html>`;
           return;
         }
         const viewer = makeViewer(panel, doc.uri.fsPath, a);
