@@ -238,6 +238,10 @@ export class ProfileViewer implements vscode.Disposable {
   private async showRegionTimeline(node: number, view: ViewName, kernel: string): Promise<void> {
     const profile = this.profile;
     if (!profile || !Number.isInteger(node) || node < 0) return;
+    if (view === this.view && node >= this.nodes) {
+      void vscode.window.showInformationMessage('Strata: that frame is no longer in the view (it was rebuilt); pick it again.');
+      return;
+    }
     this.log.appendLine(`[viewer] region timeline of node ${node} (${kernel})`);
     let launches: number[];
     try {
@@ -280,5 +284,9 @@ export class ProfileViewer implements vscode.Disposable {
     this.viewEmitter.dispose();
     this.profile?.close();
     this.profile = undefined;
+    // The last view's columns (tens of MB for a large profile) go with the panel.
+    this.current = undefined;
+    this.extra = undefined;
+    this.files = [];
   }
 }
