@@ -24,7 +24,7 @@ namespace {
 // Bounds against huge or degenerate trees (a deep chain sampled at every node is quadratic:
 // a 1M-deep chain holds 5e11 frames on its sample paths). Past them the view is partial, with
 // a one-line reason (View::partial), never an allocation that kills the process.
-constexpr uint64_t kMaxBottomUpSteps = uint64_t(1) << 28;  // frames walked over all paths
+constexpr uint64_t kMaxBottomUpSteps = uint64_t(1) << 25;  // frames walked over all paths
 constexpr size_t kMaxBottomUpNodes = size_t(1) << 24;      // ~16.7M view nodes
 constexpr size_t kViewBytes = size_t(640) << 20;           // the view's memory, all metrics
 // Above this many frames on all sample paths the view leaves out the callers of nodes under
@@ -37,20 +37,6 @@ constexpr size_t kSoftNodes = size_t(1) << 19;
 // NodeMetric per metric, parent/frame/order columns and the child map.
 size_t BytesPerNode(size_t m) { return m * (sizeof(double) + sizeof(NodeMetric)) + 64; }
 
-// The largest per-path depth d such that sum(min(depth, d)) stays within the step budget.
-uint32_t DepthLimit(std::vector<uint32_t> depths, uint64_t budget) {
-  std::sort(depths.begin(), depths.end());
-  uint64_t below = 0;  // sum of the depths already under the limit
-  const size_t n = depths.size();
-  for (size_t i = 0; i < n; ++i) {
-    // With limit = depths[i], paths i.. each take depths[i].
-    const uint64_t at = below + uint64_t(depths[i]) * (n - i);
-    if (at > budget) return uint32_t(std::max<uint64_t>(1, (budget - below) / (n - i)));
-    below += depths[i];
-  }
-  return depths.empty() ? 0 : depths.back();
-}
-
 std::string Percent(double part, double whole) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.3g%%", whole > 0 ? 100.0 * part / whole : 0.0);
@@ -62,13 +48,14 @@ ViewOutput BuildBottomUp(const ViewInput& in) {
   const size_t m = in.metric_count, p = in.primary;
   // The view's size is at most the frames on all sample paths (depth of each sampled node).
   uint64_t steps = 0;
-  std::vector<uint32_t> sampled_depth(in.sampled_count);
   {
     std::vector<uint32_t> depth(in.node_count, 0);
     for (size_t i = 1; i < in.node_count; ++i) depth[i] = depth[in.nodes[i].parent] + 1;
-    for (size_t s = 0; s < in.sampled_count; ++s) steps += sampled_depth[s] = depth[in.sampled[s]];
+    for (size_t s = 0; s < in.sampled_count; ++s) steps += depth[in.sampled[s]];
   }
-  const uint32_t depth_limit = steps > kMaxBottomUpSteps ? DepthLimit(sampled_depth, kMaxBottomUpSteps) : UINT32_MAX;
+  // Frames walked so far; past the budget the paths still going stop at the level reached.
+  uint64_t walked = 0;
+  uint32_t depth_limit = UINT32_MAX;
   const size_t node_cap = std::max<size_t>(1024, std::min(kMaxBottomUpNodes, kViewBytes / BytesPerNode(m)));
   const size_t reserve = size_t(std::min<uint64_t>(std::min<uint64_t>(steps, kMaxBottomUpSteps) + 1, node_cap));
 
@@ -105,12 +92,14 @@ ViewOutput BuildBottomUp(const ViewInput& in) {
   for (size_t s = 0; s < in.sampled_count; ++s) { pos[s] = in.sampled[s]; active[s] = uint32_t(s); }
   for (uint32_t level = 0; !active.empty(); ++level) {
     next.clear();
+    if (walked >= kMaxBottomUpSteps && depth_limit == UINT32_MAX) depth_limit = level;
+    walked += active.size();
     for (uint32_t s : active) {
       const uint32_t v = pos[s];
       const Stats* st = in.excl + size_t(in.sampled[s]) * m;
       const double weight = m ? st[p].sum : 0.0;
       if (v == 0) { terminal[s] = cur[s]; continue; }
-      if (level == depth_limit) { ++cut_depth; cut_depth_weight += weight; terminal[s] = cur[s]; continue; }
+      if (level >= depth_limit) { ++cut_depth; cut_depth_weight += weight; terminal[s] = cur[s]; continue; }
       bool inserted;
       const uint64_t key = (uint64_t(cur[s]) << 32) | in.node_func[v];
       uint32_t* slot = map.FindOrInsert(key, &inserted, out.parent.size() < node_cap);
