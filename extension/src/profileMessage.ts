@@ -1,8 +1,8 @@
 // Pure conversion of the addon's view columns into the webview protocol's 'profile' message
 // (webview/src/protocol.ts). No vscode import: unit-tested under plain node.
-import type { MetricInfo, ViewColumns } from '../../native/addon/index';
+import type { MetricInfo, ViewColumns, ViewOptions } from '../../native/addon/index';
 import { PROTOCOL_VERSION } from '../../webview/src/protocol';
-import type { FlameData, HostMessage, ViewName } from '../../webview/src/protocol';
+import type { FlameData, HostMessage, MetricDescriptor, ViewName, WebviewMessage } from '../../webview/src/protocol';
 
 export type ProfileMessage = Extract<HostMessage, { type: 'profile' }>;
 
@@ -17,6 +17,20 @@ export function metricIndex(metrics: readonly MetricInfo[], name: string | undef
     if (i >= 0) return i;
   }
   return fallback >= 0 && fallback < metrics.length ? fallback : 0;
+}
+
+/** The view options of a 'requestView' (v6 toggles), checked; what it leaves out stays as in `current`. */
+export function viewOptions(m: Extract<WebviewMessage, { type: 'requestView' }>, current: ViewOptions): ViewOptions {
+  const out: ViewOptions = { ...current };
+  if (m.frames === 'python' || m.frames === 'all') out.frames = m.frames;
+  if (typeof m.byFunction === 'boolean') out.byFunction = m.byFunction;
+  return out;
+}
+
+/** The metrics a flame graph can be drawn by: additive ones with values in this profile (an
+ *  attribute such as grid size or occupancy is shown per frame, never as a width). */
+export function widthMetrics(metrics: readonly MetricInfo[], current: string): string[] {
+  return metrics.filter((m) => (m.nature !== 'attribute' && (m.count ?? 1) > 0) || m.name === current).map((m) => m.name);
 }
 
 /** The panel title for a profile: "Strata: <file name>". */
@@ -37,6 +51,8 @@ export function checkColumns(v: ViewColumns): number {
     ['frames.kind', v.frames?.kind, m], ['frames.name', v.frames?.name, m], ['frames.file', v.frames?.file, m],
     ['frames.line', v.frames?.line, m], ['frames.module', v.frames?.module, m],
   ];
+  if (v.frames?.origin) cols.push(['frames.origin', v.frames.origin, m]);
+  if (v.frames?.flags) cols.push(['frames.flags', v.frames.flags, m]);
   for (const [k, c, len] of cols) {
     if (!c || c.length !== len) throw new Error(`view column "${k}" has ${c ? c.length : 0} entries, expected ${len}`);
   }
@@ -68,8 +84,11 @@ export function toProfileMessage(view: ViewColumns, metrics: readonly MetricInfo
     frame: view.frame,
     inclusive: view.inclusive,
     exclusive: view.exclusive,
+    frameFilter: view.frameFilter === 'python' ? 'python' : 'all',
+    byFunction: view.byFunction === true,
   };
-  return { type: 'profile', version: PROTOCOL_VERSION, title, metrics: metrics.map((m) => m.name), data };
+  const metricInfo: MetricDescriptor[] = metrics.map((m) => ({ name: m.name, unit: m.unit, nature: m.nature === 'attribute' ? 'attribute' : 'additive', count: m.count ?? 0 }));
+  return { type: 'profile', version: PROTOCOL_VERSION, title, metrics: widthMetrics(metrics, metric), metricInfo, data };
 }
 
 /** Frame names of the heaviest children of the root (for logs and tests). */

@@ -6,9 +6,9 @@ import * as crypto from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import type { Profile } from '../../native/addon/index';
+import type { Profile, ViewOptions } from '../../native/addon/index';
 import type { HostMessage, ViewName, WebviewMessage } from '../../webview/src/protocol';
-import { isViewName, metricIndex, profileTitle, toProfileMessage } from './profileMessage';
+import { isViewName, metricIndex, profileTitle, toProfileMessage, viewOptions } from './profileMessage';
 import { matchProfileFile } from './lineHeatModel';
 import { revealSource } from './revealSource';
 import type { StrataAddon } from './addon';
@@ -78,6 +78,8 @@ export class ProfileViewer implements vscode.Disposable {
   private disposed = false;
   private view: ViewName = 'top-down';
   private metric = 0;
+  /** Frames shown and grouping of the view on screen (the webview's toggles). */
+  private options: ViewOptions = {};
   private nodes = 0;
   private lastError: string | undefined;
   private lastSource: { file: string; line: number } | null | undefined;
@@ -152,7 +154,7 @@ export class ProfileViewer implements vscode.Disposable {
     this.loadedEmitter.fire(this);
   }
 
-  private async showView(view: ViewName, metric: number): Promise<void> {
+  private async showView(view: ViewName, metric: number, options: ViewOptions = this.options): Promise<void> {
     const profile = this.profile;
     if (!profile) return;
     const seq = ++this.requestSeq;
@@ -165,12 +167,13 @@ export class ProfileViewer implements vscode.Disposable {
       void this.panel.webview.postMessage({ type: 'status', message: `Building the ${what}… ${((Date.now() - started) / 1000).toFixed(1)} s` } satisfies HostMessage);
     };
     const ticker = setInterval(progress, 500);
-    const building = profile.view(view, metric);
+    const building = profile.view(view, metric, options);
     void vscode.window.withProgress({ location: vscode.ProgressLocation.Window, title: `Strata: building the ${what}` },
       () => building.catch(() => undefined));
     try {
       const cols = await building.finally(() => clearInterval(ticker));
       if (this.disposed || seq !== this.requestSeq) return;
+      this.options = options;
       const msg = toProfileMessage(cols, profile.metrics(), this.title);
       const changed = this.view !== view || this.metric !== metric;
       this.view = view;
@@ -221,10 +224,13 @@ export class ProfileViewer implements vscode.Disposable {
       case 'requestView': {
         const view = isViewName(m.view) ? m.view : this.view;
         const metric = this.profile ? metricIndex(this.profile.metrics(), m.metric, this.metric) : 0;
-        this.showView(view, metric).catch((e) =>
+        this.showView(view, metric, viewOptions(m, this.options)).catch((e) =>
           void vscode.window.showErrorMessage(`Strata: ${(e as Error).message}`));
         return;
       }
+      case 'requestDetails':   // v6: every metric of one node, for the details pane
+        void this.postDetails(Number(m.node), isViewName(m.view) ? m.view : this.view);
+        return;
       case 'openSource':
         void this.openSource(Number(m.node), isViewName(m.view) ? m.view : this.view);
         return;
@@ -251,6 +257,17 @@ export class ProfileViewer implements vscode.Disposable {
       return;
     }
     await vscode.commands.executeCommand('strata.showRegionTimeline', { profile: this.profilePath, launches, kernel });
+  }
+
+  private async postDetails(node: number, view: ViewName): Promise<void> {
+    const profile = this.profile;
+    if (!profile || !Number.isInteger(node) || node < 0) return;
+    try {
+      const d = await profile.nodeMetrics(view, node);
+      if (this.ready && !this.disposed) void this.panel.webview.postMessage({ type: 'details', node, view, metrics: d?.metrics ?? [], lines: d?.lines } satisfies HostMessage);
+    } catch (e) {
+      this.log.appendLine(`[viewer] details of node ${node} failed: ${(e as Error).message}`);
+    }
   }
 
   private async openSource(node: number, view: ViewName): Promise<void> {

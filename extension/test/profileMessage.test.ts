@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { ViewColumns } from '../../native/addon/index';
-import { checkColumns, isViewName, metricIndex, profileTitle, toProfileMessage, topFrames } from '../src/profileMessage';
+import { checkColumns, isViewName, metricIndex, profileTitle, toProfileMessage, topFrames, viewOptions, widthMetrics } from '../src/profileMessage';
 import { PROTOCOL_VERSION } from '../../webview/src/protocol';
 
 function columns(over: Partial<ViewColumns> = {}): ViewColumns {
@@ -42,7 +42,7 @@ test('toProfileMessage: columns pass through unchanged, typed', () => {
   assert.equal(d.parent, c.parent);   // no copy
   assert.equal(d.frames, c.frames);
   assert.deepEqual([...d.frame].map((f) => d.strings[d.frames.name[f]]), ['<root>', 'train', 'matmul', 'train']);
-  assert.deepEqual(Object.keys(d).sort(), ['exclusive', 'frame', 'frames', 'inclusive', 'metric', 'parent', 'strings', 'total', 'unit', 'view'].sort());
+  assert.deepEqual(Object.keys(d).sort(), ['byFunction', 'exclusive', 'frame', 'frameFilter', 'frames', 'inclusive', 'metric', 'parent', 'strings', 'total', 'unit', 'view'].sort());
 });
 
 test('toProfileMessage: bottom-up, flat maps to top-down, metric names from the list', () => {
@@ -74,4 +74,27 @@ test('metricIndex, isViewName, profileTitle, topFrames', () => {
   assert.equal(profileTitle('/a/b/run.strata', { command: 'python3 x.py' }), 'run.strata — python3 x.py');
   assert.equal(profileTitle('/a/b/run.strata', {}), 'run.strata');
   assert.deepEqual(topFrames(columns()), ['train', 'train']);
+});
+
+test('v6: widths only by additive metrics with values; metricInfo, origins and the view options pass', () => {
+  const ms = [
+    { name: 'cpu_time', unit: 'ns', nature: 'additive' as const, count: 10 },
+    { name: 'gpu_time', unit: 'ns', nature: 'additive' as const, count: 0 },
+    { name: 'grid_size', unit: 'blocks', nature: 'attribute' as const, count: 5 },
+    { name: 'memcpy_bytes', unit: 'bytes', nature: 'additive' as const, count: 2 },
+  ];
+  assert.deepEqual(widthMetrics(ms, 'cpu_time'), ['cpu_time', 'memcpy_bytes']);
+  assert.deepEqual(widthMetrics(ms, 'gpu_time'), ['cpu_time', 'gpu_time', 'memcpy_bytes'], 'the current metric stays offered');
+  const c = columns({ frameFilter: 'python', byFunction: true,
+    frames: { ...columns().frames, origin: Uint8Array.from([0, 1, 2, 1]), flags: Uint8Array.from([0, 0, 1, 0]) } });
+  const msg = toProfileMessage(c, ms, 't');
+  assert.deepEqual(msg.metrics, ['cpu_time', 'memcpy_bytes']);
+  assert.equal(msg.metricInfo?.find((m) => m.name === 'grid_size')?.nature, 'attribute');
+  assert.equal(msg.data.frameFilter, 'python');
+  assert.equal(msg.data.byFunction, true);
+  assert.equal(msg.data.frames.flags![2], 1);
+  assert.throws(() => checkColumns(columns({ frames: { ...columns().frames, origin: Uint8Array.from([0]) } })), /frames.origin/);
+  assert.deepEqual(viewOptions({ type: 'requestView', view: 'top-down', metric: 'x', frames: 'all' }, { frames: 'python', byFunction: true }),
+    { frames: 'all', byFunction: true });
+  assert.deepEqual(viewOptions({ type: 'requestView', view: 'top-down', metric: 'x', frames: 'bogus' as never, byFunction: 'no' as never }, {}), {});
 });

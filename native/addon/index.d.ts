@@ -6,7 +6,7 @@
 // a TypeError/RangeError synchronously.
 
 // The column shape of a view is the webview protocol's: the extension hands it on unchanged.
-import type { NodeColumns } from '../../webview/src/protocol';
+import type { MetricNature, NodeColumns, NodeLine } from '../../webview/src/protocol';
 
 export type ViewKind = 'top-down' | 'bottom-up' | 'flat';
 
@@ -16,6 +16,11 @@ export interface MetricInfo {
   /** A metric counting one PC-sampling stall reason ("stall_<reason>"): what the reason is
    *  (the core's one table); absent for other metrics. */
   stall?: 'latency' | 'throughput' | 'not_a_reason';
+  /** Additive values (times, samples, bytes, launches) can be a flame graph's widths; an
+   *  attribute (grid, block, registers, shared memory, occupancy) is read as mean / min / max. */
+  nature?: MetricNature;       // always set by the addon
+  /** Events recorded for it in the whole profile (0: the metric has no values here). */
+  count?: number;              // always set by the addon
 }
 
 /**
@@ -42,6 +47,26 @@ export interface LineTotalsColumns {
  * profile format / webview protocol: 0 root, 1 python, 2 native, 3 operator, 4 gpu_api, 5 kernel,
  * 6 pc, 7 region, 8 thread. inclusive/exclusive/count are of the metric `metricIndex`.
  */
+/** Which frames a view shows: the Python view folds the interpreter's own frames into the Python
+ *  line they serve; 'auto' is the Python view for a profile with Python frames. */
+export type FrameFilterName = 'auto' | 'python' | 'all';
+
+export interface ViewOptions {
+  frames?: FrameFilterName;   // default 'auto'
+  byFunction?: boolean;       // top-down: siblings of one function merged whatever their line
+}
+
+/** One metric's statistics at one node (nodeMetrics). */
+export interface NodeMetricValues {
+  name: string;
+  unit: string;
+  nature: MetricNature;
+  inclusive: number;
+  exclusive: number;
+  count: number;                // exclusive events
+  min: number; max: number; mean: number; std: number;   // of the exclusive values
+}
+
 export interface ViewColumns extends NodeColumns {
   view: ViewKind;
   metric: string;        // name of the metric (metrics()[metricIndex].name; "" if none)
@@ -49,6 +74,8 @@ export interface ViewColumns extends NodeColumns {
   metricIndex: number;
   total: number;         // inclusive value of the root
   count: Float64Array;   // exclusive sample/event count
+  frameFilter?: 'python' | 'all';   // what the view was built with ('auto' resolved); set by the addon
+  byFunction?: boolean;             // set by the addon
   /** Present when the view is partial (a bound on its size for memory was reached): why, one line. */
   partial?: string;
 }
@@ -66,7 +93,11 @@ export interface Profile {
   meta(): Record<string, string>;
   metrics(): MetricInfo[];
   /** Builds (or returns the cached) view; children ordered by the metric `metricIndex`. */
-  view(kind: ViewKind, metricIndex?: number): Promise<ViewColumns>;
+  view(kind: ViewKind, metricIndex?: number, options?: ViewOptions): Promise<ViewColumns>;
+  /** Every metric's statistics at node `nodeId` of the view last built for `kind` and, in a view
+   *  by function, the lines merged into it (heaviest first, at most 50; `value` of the view's
+   *  metric); null when the node is unknown. */
+  nodeMetrics(kind: ViewKind, nodeId: number): Promise<{ metrics: NodeMetricValues[]; lines: NodeLine[] } | null>;
   /**
    * Source of node `nodeId` of a view (the one built for `metricIndex`, default: the metric of
    * the latest view(kind, ...) call). null when the node is unknown or has no source file.

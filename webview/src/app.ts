@@ -1,29 +1,81 @@
-// Wires the parts together: host messages in, toolbar and flame view, messages out.
-import { FrameKind, HostMessage, PROTOCOL_VERSION, ViewName } from './protocol';
+// Wires the parts together: host messages in, toolbar, legend, flame view (or the sandwich of
+// one function), details pane, messages out; keeps what the user set (view, metric, Python view,
+// by function, my code, zoom, search) in the webview state so that a hidden or reopened tab comes
+// back as it was.
+import { FrameKind, FrameOrigin, HostMessage, MetricDescriptor, NodeLine, NodeMetricValues, PROTOCOL_VERSION, ViewName } from './protocol';
+import type { FlameData, FrameFilterName } from './protocol';
 import type { HostApi } from './host';
 import { normalizeFlameData } from './model/normalize';
-import { formatPercent, formatValue } from './model/format';
+import type { PathStep } from './model/flameModel';
+import { formatPercent, formatValue, kindName } from './model/format';
+import { buildSandwich } from './model/sandwich';
 import { FlameView } from './view/flameView';
-import { Toolbar } from './ui/toolbar';
+import { ModeName, Toolbar } from './ui/toolbar';
 import { Tooltip } from './ui/tooltip';
 import { MessageBar } from './ui/message';
+import { DetailsPane } from './ui/detailsPane';
+import { Legend } from './ui/legend';
 import { readTheme, watchTheme } from './ui/theme';
 import { el } from './ui/dom';
+import { COLOR_CLASS_NAMES, colorClassOf } from './render/colors';
 import { TimelineApp } from './timelineApp';
 
-interface SavedState { query?: string }
+/** What the webview keeps across reloads (vscode.getState / setState). */
+export interface SavedState {
+  query?: string;
+  view?: ViewName;
+  mode?: ModeName;
+  metric?: string;
+  frames?: FrameFilterName;
+  byFunction?: boolean;
+  myCode?: boolean;
+  details?: boolean;
+  /** The focused frame as its path of labels from the root, and the visible part. */
+  focusPath?: PathStep[];
+  v0?: number;
+  v1?: number;
+  /** The sandwich's function: one of its frames (name and file; the line is not needed). */
+  sandwichFrame?: PathStep;
+}
+
+/** Hover details are fetched after the pointer rests this long (ms). */
+const HOVER_DETAILS_MS = 120;
+/** Node details kept per view (a cache for tooltips). */
+const DETAILS_CACHE = 512;
 
 export class App {
   readonly toolbar: Toolbar;
   readonly view: FlameView;
   readonly message: MessageBar;
+  readonly details: DetailsPane;
+  readonly legend: Legend;
+  /** The sandwich: callers above, callees below (made on first use). */
+  sandwich: { root: HTMLElement; title: HTMLElement; callers: FlameView; callees: FlameView } | null = null;
   private metric = '';
+  private metricInfo: MetricDescriptor[] = [];
   /** The editor line whose frames are outlined ('highlightSource'); re-applied to every view. */
   private sourceLine: { file: string; line: number } | null = null;
   private currentView: ViewName = 'top-down';
+  private mode: ModeName = 'top-down';
+  private frames: FrameFilterName = 'all';
+  private byFunction = false;
+  private myCode = false;
+  private hasPython = false;
+  /** The last top-down data (what the sandwich is made from). */
+  private topDown: FlameData | null = null;
+  private sandwichNode = -1;
+  private saved: SavedState;
+  /** Restore the saved zoom once, on the first profile that matches the saved view. */
+  private restorePending = true;
+  private nodeDetails = new Map<number, { metrics: NodeMetricValues[]; lines: NodeLine[] }>();
+  private hoverTimer = 0;
+  private hoverNode = -1;
+  /** The user closed the details pane: zooming does not open it again (i does). */
+  private detailsClosed = false;
   /** Timeline mode (protocol v3 'timeline'), made on the first trace; the flame parts hide. */
   timeline: TimelineApp | null = null;
   private appRoot: HTMLElement;
+  private main: HTMLElement;
   private tooltip: Tooltip;
 
   constructor(container: HTMLElement, private host: HostApi) {
@@ -31,26 +83,52 @@ export class App {
     this.tooltip = tooltip;
     this.message = new MessageBar();
     this.toolbar = new Toolbar({
-      onView: (view) => this.requestView(view, this.metric),
+      onView: (mode) => this.setModeRequest(mode),
       onMetric: (metric) => this.requestView(this.currentView, metric),
       onSearch: (q) => this.search(q),
       onReset: () => this.view.resetZoom(),
       onRegionTimeline: () => this.showRegionTimeline(),
+      onPythonView: (on) => this.requestView(this.currentView, this.metric, { frames: on ? 'python' : 'all' }),
+      onByFunction: (on) => this.requestView(this.currentView, this.metric, { byFunction: on }),
+      onMyCode: (on) => this.setMyCode(on),
+      onBack: () => this.view.back(),
+      onForward: () => this.view.forward(),
+      onCrumb: (node) => this.view.zoom(node),
     });
     this.view = new FlameView(readTheme(), tooltip, {
       openSource: (node) => this.host.postMessage({ type: 'openSource', node, view: this.currentView }),
       focusChanged: () => this.updateZoomState(),
+      viewportChanged: () => this.onViewport(),
+      hovered: (node) => this.onHover(node),
+      tooltipRows: (node) => this.tooltipRows(node),
     });
+    this.details = new DetailsPane({
+      zoomTo: (node) => this.view.zoom(node),
+      openSource: (node) => { if (this.view.hasSource(node)) this.host.postMessage({ type: 'openSource', node, view: this.currentView }); },
+      sandwich: (node) => this.openSandwich(node),
+      close: () => { this.details.hide(); this.detailsClosed = true; this.saveState(); },
+    });
+    this.legend = new Legend();
     this.toolbar.setView(this.currentView);
     this.toolbar.setMetrics([], '');
-    this.toolbar.setZoomed(false, '');
-    this.appRoot = el('div', { className: 'strata-app' }, this.toolbar.root, this.message.root, this.view.root);
+    this.toolbar.setZoomed(false, []);
+    this.toolbar.setToggles(null, false, false);
+    this.toolbar.setHistory(false, false);
+    this.main = el('div', { className: 'strata-main' }, this.view.root);
+    this.appRoot = el('div', { className: 'strata-app' }, this.toolbar.root, this.legend.root, this.message.root, this.main, this.details.root);
     container.append(this.appRoot, tooltip.root);
     if (this.view.webglError) this.message.show(`${this.view.webglError} The flame graph cannot be drawn here.`);
-    watchTheme((t) => { this.view.setTheme(t); this.timeline?.view.setTheme(t); });
+    watchTheme((t) => {
+      this.view.setTheme(t);
+      this.sandwich?.callers.setTheme(t);
+      this.sandwich?.callees.setTheme(t);
+      this.timeline?.view.setTheme(t);
+      this.updateLegend();
+    });
     document.addEventListener('keydown', (e) => this.onKey(e));
-    const saved = (host.getState() ?? {}) as SavedState;
-    if (saved.query) this.toolbar.search.value = saved.query;
+    this.saved = (host.getState() ?? {}) as SavedState;
+    if (this.saved.query) this.toolbar.search.value = this.saved.query;
+    this.myCode = !!this.saved.myCode;
   }
 
   handle(msg: unknown): void {
@@ -60,6 +138,7 @@ export class App {
       switch (m.type) {
         case 'profile': this.setMode('flame'); return this.onProfile(m);
         case 'timeline': return this.onTimeline(m);
+        case 'details': return this.onDetails(m);
         case 'error': return this.message.show(String(m.message ?? 'Unknown error'));
         case 'status': return m.message ? this.message.show(String(m.message), 'info') : this.message.clear();
         case 'highlight': return this.view.setHighlight(Array.from((m.nodes ?? []) as ArrayLike<number>));
@@ -89,7 +168,9 @@ export class App {
   private setMode(mode: 'flame' | 'timeline'): void {
     const tl = mode === 'timeline';
     this.toolbar.root.hidden = tl;
-    this.view.root.hidden = tl;
+    this.legend.root.hidden = tl;
+    this.main.hidden = tl;
+    if (tl) this.details.root.hidden = true;
     if (this.timeline) { this.timeline.toolbar.root.hidden = !tl; this.timeline.view.root.hidden = !tl; }
   }
 
@@ -101,12 +182,84 @@ export class App {
     }
     this.currentView = data.view;
     this.metric = data.metric;
-    this.toolbar.setView(data.view);
+    this.frames = data.frameFilter ?? 'all';
+    this.byFunction = !!data.byFunction;
+    this.metricInfo = Array.isArray(m.metricInfo) ? m.metricInfo.filter((x) => x && typeof x.name === 'string') : [];
+    this.nodeDetails.clear();
+    this.hasPython = this.frames === 'python' || Array.prototype.some.call(data.frames.kind, (k: number) => k === FrameKind.Python);
+    if (data.view === 'top-down') this.topDown = data;
     this.toolbar.setMetrics(Array.isArray(m.metrics) ? m.metrics.map(String) : [], data.metric);
     this.toolbar.setTitle(typeof m.title === 'string' ? m.title : '');
     this.view.setData(data);
+    this.updateMyCode();
+    this.updateLegend();
     this.search(this.toolbar.search.value);
     this.applySourceLine();
+    if (this.restorePending) this.restore(data);
+    if (this.mode === 'sandwich' && data.view === 'top-down') this.openSandwichAt(this.saved.sandwichFrame ?? null);
+    else this.showMode(this.mode === 'sandwich' ? 'sandwich' : data.view);
+    this.refreshDetails();
+    this.saveState();
+  }
+
+  /** The first profile after a (re)load: asks for the saved view if the host shows another, else
+   *  goes back to the saved zoom. */
+  private restore(data: FlameData): void {
+    const s = this.saved;
+    const wantView = s.view ?? data.view;
+    const wantMetric = s.metric && (this.metricInfo.length === 0 || this.metricInfo.some((x) => x.name === s.metric)) ? s.metric : data.metric;
+    const wantFrames = s.frames ?? data.frameFilter ?? 'all';
+    const wantByFunction = s.byFunction ?? !!data.byFunction;
+    if (wantView !== data.view || wantMetric !== data.metric || wantFrames !== (data.frameFilter ?? 'all') || wantByFunction !== !!data.byFunction) {
+      this.restorePending = true;  // once more, when that view arrives
+      if (s.mode === 'sandwich') this.mode = 'sandwich';
+      this.requestView(wantView, wantMetric, { frames: wantFrames, byFunction: wantByFunction }, true);
+      return;
+    }
+    this.restorePending = false;
+    if (s.mode === 'sandwich') this.mode = 'sandwich';
+    const m = this.view.model;
+    if (m && s.focusPath && s.focusPath.length > 1) {
+      const node = m.findSteps(s.focusPath);
+      this.view.goTo({ focus: node, v0: s.v0 ?? 0, v1: s.v1 ?? 1 });
+      this.view.history.push(this.view.place);
+    } else if (m && (s.v0 !== undefined || s.v1 !== undefined)) {
+      this.view.goTo({ focus: 0, v0: s.v0 ?? 0, v1: s.v1 ?? 1 });
+      this.view.history.push(this.view.place);
+    }
+    if (s.details && m) this.showDetails(m.focus);
+  }
+
+  private saveState(): void {
+    const m = this.view.model;
+    const st: SavedState = {
+      query: this.toolbar.search.value,
+      view: this.currentView,
+      mode: this.mode,
+      metric: this.metric,
+      frames: this.frames,
+      byFunction: this.byFunction,
+      myCode: this.myCode,
+      details: !this.details.root.hidden,
+      focusPath: m && m.focus > 0 ? m.stepsTo(m.focus) : undefined,
+      v0: m ? m.v0 : 0,
+      v1: m ? m.v1 : 1,
+      sandwichFrame: this.sandwichFrame(),
+    };
+    if (this.restorePending) {
+      // A requested view is on its way: keep the saved zoom for it.
+      st.focusPath = this.saved.focusPath; st.v0 = this.saved.v0; st.v1 = this.saved.v1;
+      st.view = this.saved.view ?? st.view; st.metric = this.saved.metric ?? st.metric;
+      st.frames = this.saved.frames ?? st.frames; st.byFunction = this.saved.byFunction ?? st.byFunction;
+    }
+    this.saved = st;
+    this.host.setState(st);
+  }
+
+  private sandwichFrame(): PathStep | undefined {
+    const m = this.view.model;
+    if (this.mode !== 'sandwich' || !m || m.data !== this.topDown || this.sandwichNode <= 0 || this.sandwichNode >= m.n) return undefined;
+    return m.step(this.sandwichNode);
   }
 
   /** Outlines the frames at the editor's line (by the file string as recorded and the line),
@@ -128,8 +281,21 @@ export class App {
     this.view.setHighlight(nodes, false);
   }
 
-  private requestView(view: ViewName, metric: string): void {
-    this.host.postMessage({ type: 'requestView', view, metric });
+  private requestView(view: ViewName, metric: string, opts: { frames?: FrameFilterName; byFunction?: boolean } = {}, restoring = false): void {
+    if (!restoring) this.restorePending = false;
+    this.host.postMessage({
+      type: 'requestView', view, metric,
+      frames: opts.frames ?? this.frames,
+      byFunction: opts.byFunction ?? this.byFunction,
+    });
+  }
+
+  private setModeRequest(mode: ModeName): void {
+    if (mode === 'sandwich') { this.openSandwich(this.view.model ? this.view.model.focus : 0); return; }
+    this.mode = mode;
+    if (mode !== this.currentView) this.requestView(mode, this.metric);
+    else this.showMode(mode);
+    this.saveState();
   }
 
   private search(q: string): void {
@@ -138,15 +304,205 @@ export class App {
     if (!r || !d) this.toolbar.setMatch('');
     else if (r.count === 0) this.toolbar.setMatch('no matches');
     else this.toolbar.setMatch(`${r.count} match${r.count === 1 ? '' : 'es'} · ${formatPercent(r.value, this.view.model!.total)} (${formatValue(r.value, d.unit)})`);
-    this.host.setState({ query: q } satisfies SavedState);
+    this.saveState();
+  }
+
+  // ---- my code, legend -------------------------------------------------------------------
+
+  private setMyCode(on: boolean): void {
+    this.myCode = on;
+    this.updateMyCode();
+    this.saveState();
+  }
+
+  private updateMyCode(): void {
+    const m = this.view.model;
+    let keep: Uint8Array | null = null;
+    if (m && this.myCode) {
+      const origin = m.data.frames.origin;
+      keep = new Uint8Array(m.n);
+      keep[0] = 1;
+      for (let i = 1; i < m.n; i++) keep[i] = origin && origin[m.data.frame[i]] === FrameOrigin.User ? 1 : 0;
+    }
+    this.view.setDimmed(keep);
+    this.toolbar.setToggles(this.hasPython ? this.frames === 'python' : null,
+      this.currentView === 'top-down' && this.mode !== 'sandwich' ? this.byFunction : null, this.myCode);
+  }
+
+  private updateLegend(): void {
+    const d = this.view.model?.data;
+    const present = new Array<boolean>(COLOR_CLASS_NAMES.length).fill(false);
+    // Without origins (a host before protocol v6) frames are coloured by kind: no legend.
+    if (d && d.frames.origin) for (let f = 0; f < d.frames.kind.length; f++) present[colorClassOf(d.frames, f)] = true;
+    this.legend.set(present, readTheme());
+  }
+
+  // ---- zoom, history, details ------------------------------------------------------------
+
+  private onViewport(): void {
+    this.toolbar.setHistory(this.view.history.canBack, this.view.history.canForward);
+    this.saveState();
   }
 
   private updateZoomState(): void {
     const m = this.view.model;
     if (!m) return;
-    const path = m.ancestors.slice(1).map((i) => m.label(i)).join(' › ');
-    this.toolbar.setZoomed(m.focus > 0, path);
+    const path = m.ancestors.slice(1).map((i) => ({ node: i, label: m.label(i) }));
+    this.toolbar.setZoomed(m.focus > 0 || m.zoomedIn, path);
     this.toolbar.setRegionTimeline(this.regionKernel(m.focus));
+    this.toolbar.setHistory(this.view.history.canBack, this.view.history.canForward);
+    if (m.focus > 0 && !this.detailsClosed) this.showDetails(m.focus);
+    else if (!this.details.root.hidden) this.showDetails(m.focus > 0 ? m.focus : Math.max(0, this.details.node));
+    this.saveState();
+  }
+
+  /** Shows the details of `node` (its metrics come from the host). */
+  showDetails(node: number): void {
+    const m = this.view.model;
+    if (!m || node < 0 || node >= m.n) return;
+    const d = m.data;
+    const f = d.frame[node];
+    const file = d.strings[d.frames.file[f]] ?? '';
+    const line = d.frames.line[f];
+    const cls = colorClassOf(d.frames, f);
+    this.details.show({
+      node,
+      name: m.fullName(node),
+      kind: kindName(d.frames.kind[f]),
+      origin: COLOR_CLASS_NAMES[cls],
+      location: file ? (line ? `${file}:${line}${this.byFunction && d.view === 'top-down' ? ' (heaviest line; lines merged)' : ''}` : file) : '',
+      module: d.strings[d.frames.module[f]] ?? '',
+      truncated: m.truncated(node),
+      path: m.pathTo(node).slice(1).map((i) => ({ node: i, label: m.label(i) })),
+      metric: {
+        name: d.metric, unit: d.unit,
+        total: formatValue(d.inclusive[node], d.unit), self: formatValue(d.exclusive[node], d.unit), value: d.inclusive[node],
+      },
+      canOpen: node > 0 && this.view.hasSource(node),
+      canSandwich: node > 0,
+    }, this.nodeDetails.get(node)?.metrics ?? null, this.nodeDetails.get(node)?.lines ?? []);
+    if (!this.nodeDetails.has(node)) this.host.postMessage({ type: 'requestDetails', node, view: this.currentView });
+    this.saveState();
+  }
+
+  private refreshDetails(): void {
+    const m = this.view.model;
+    if (!this.details.root.hidden && m) this.showDetails(m.focus);
+  }
+
+  private toggleDetails(): void {
+    if (this.details.root.hidden) { this.detailsClosed = false; this.showDetails(this.view.current >= 0 ? this.view.current : 0); }
+    else { this.details.hide(); this.detailsClosed = true; this.saveState(); }
+  }
+
+  private onDetails(m: Extract<HostMessage, { type: 'details' }>): void {
+    if (m.view !== this.currentView || !Array.isArray(m.metrics)) return;
+    if (this.nodeDetails.size >= DETAILS_CACHE) this.nodeDetails.clear();
+    this.nodeDetails.set(Number(m.node), { metrics: m.metrics, lines: Array.isArray(m.lines) ? m.lines.slice(0, 50) : [] });
+    if (this.details.node === m.node && !this.details.root.hidden) this.showDetails(m.node);
+    if (this.hoverNode === m.node) this.view.refreshHover();
+  }
+
+  private onHover(node: number): void {
+    if (node === this.hoverNode) return;
+    this.hoverNode = node;
+    clearTimeout(this.hoverTimer);
+    if (node <= 0 || this.nodeDetails.has(node)) return;
+    this.hoverTimer = window.setTimeout(() => {
+      if (this.hoverNode === node) this.host.postMessage({ type: 'requestDetails', node, view: this.currentView });
+    }, HOVER_DETAILS_MS);
+  }
+
+  /** Tooltip rows from the node's details: launches and every attribute as mean (min–max). */
+  private tooltipRows(node: number): [string, string][] {
+    const ms = this.nodeDetails.get(node)?.metrics;
+    if (!ms) return [];
+    const rows: [string, string][] = [];
+    const gpu = ms.find((x) => x.name === 'gpu_time');
+    if (gpu && gpu.count > 0) rows.push(['Launches', formatValue(gpu.count, 'count')]);
+    for (const v of ms) {
+      if (v.nature !== 'attribute' || !(v.count > 0)) continue;
+      const f = (x: number) => formatValue(x, v.unit);
+      rows.push([v.name, v.min === v.max ? f(v.mean) : `${f(v.mean)} (${f(v.min)}–${f(v.max)})`]);
+      if (rows.length >= 8) break;  // tooltips stay small; the details pane has everything
+    }
+    return rows;
+  }
+
+  // ---- sandwich ---------------------------------------------------------------------------
+
+  private openSandwich(node: number): void {
+    const m = this.view.model;
+    if (!m) return;
+    if (this.currentView !== 'top-down' || !this.topDown) {
+      // Made from the top-down view: ask for it, with this frame's path to find the function.
+      this.mode = 'sandwich';
+      this.saved.sandwichFrame = m.step(node > 0 ? node : m.focus);
+      this.requestView('top-down', this.metric);
+      return;
+    }
+    this.sandwichNode = node > 0 ? node : this.heaviestChild(m.focus);
+    this.mode = 'sandwich';
+    this.renderSandwich();
+  }
+
+  private heaviestChild(i: number): number {
+    const m = this.view.model!;
+    let best = -1;
+    for (let c = m.firstChild[i]; c >= 0; c = m.nextSibling[c]) if (best < 0 || m.data.inclusive[c] > m.data.inclusive[best]) best = c;
+    return best;
+  }
+
+  /** Opens the sandwich of the function of `frame` (its heaviest node of that name and file in
+   *  the top-down view), else of the focused frame. */
+  private openSandwichAt(frame: PathStep | null): void {
+    const m = this.view.model;
+    if (!m) return;
+    let node = -1;
+    if (frame && typeof frame.name === 'string') {
+      for (let i = 1; i < m.n; i++) {
+        const st = m.step(i);
+        if (st.name === frame.name && st.file === frame.file && (node < 0 || m.data.inclusive[i] > m.data.inclusive[node])) node = i;
+      }
+    }
+    if (node < 0) node = m.focus > 0 ? m.focus : this.heaviestChild(0);
+    this.sandwichNode = node;
+    this.renderSandwich();
+  }
+
+  private renderSandwich(): void {
+    const d = this.topDown;
+    const node = this.sandwichNode;
+    const sw = d && node > 0 ? buildSandwich(d, d.frame[node]) : null;
+    if (!sw) { this.mode = this.currentView; this.showMode(this.currentView); return; }
+    if (!this.sandwich) {
+      const callers = new FlameView(readTheme(), this.tooltip, { openSource: () => undefined, focusChanged: () => undefined });
+      const callees = new FlameView(readTheme(), this.tooltip, { openSource: () => undefined, focusChanged: () => undefined });
+      callers.root.classList.add('strata-sandwich-callers');
+      callees.root.classList.add('strata-sandwich-callees');
+      const title = el('div', { className: 'strata-sandwich-title' });
+      const root = el('div', { className: 'strata-sandwich' }, title,
+        el('div', { className: 'strata-sandwich-label', text: 'Callers (each row one caller further out)' }), callers.root,
+        el('div', { className: 'strata-sandwich-label', text: 'Callees' }), callees.root);
+      this.main.append(root);
+      this.sandwich = { root, title, callers, callees };
+    }
+    const name = this.view.model ? this.view.model.label(node) : '';
+    this.sandwich.title.textContent = `Sandwich of ${name} — ${sw.occurrences} call site${sw.occurrences === 1 ? '' : 's'}, ${formatValue(sw.callees.total, d!.unit)} (${formatPercent(sw.callees.total, d!.inclusive[0])})`;
+    this.sandwich.callers.setData(sw.callers);
+    this.sandwich.callees.setData(sw.callees);
+    this.showMode('sandwich');
+    this.saveState();
+  }
+
+  private showMode(mode: ModeName): void {
+    this.mode = mode;
+    const sandwich = mode === 'sandwich' && !!this.sandwich;
+    this.view.root.hidden = sandwich;
+    if (this.sandwich) this.sandwich.root.hidden = !sandwich;
+    this.toolbar.setView(sandwich ? 'sandwich' : this.currentView);
+    this.updateMyCode();
+    if (sandwich) { this.sandwich!.callers.schedule(); this.sandwich!.callees.schedule(); } else this.view.schedule();
   }
 
   /** The name of kernel node `i` when a region frame is among its children, else "". */
@@ -174,14 +530,42 @@ export class App {
       return;
     }
     if (typing) return;
+    if (this.mode === 'sandwich' && e.key === 'Escape') { this.setModeRequest(this.currentView); return; }
+    const v = this.view;
+    const m = v.model;
     if (e.key === 'Escape') {
-      if (this.view.model && this.view.model.focus > 0) this.view.resetZoom();
+      if (m && (m.focus > 0 || m.zoomedIn)) v.resetZoom();
       else if (this.toolbar.search.value) { this.toolbar.search.value = ''; this.search(''); }
+    } else if ((e.key === 'ArrowLeft' && e.altKey) || e.key === '[') {
+      v.back();
+    } else if ((e.key === 'ArrowRight' && e.altKey) || e.key === ']') {
+      v.forward();
     } else if (e.key === 'Backspace' || e.key === 'u') {
-      this.view.zoomOut();
+      v.zoomOut();
+    } else if (e.key === '+' || e.key === '=') {
+      v.zoomViewport(0.5);
+    } else if (e.key === '-' || e.key === '_') {
+      v.zoomViewport(2);
+    } else if (e.key === '0') {
+      if (m) v.goTo({ focus: m.focus, v0: 0, v1: 1 });
+    } else if (e.key === 'ArrowLeft') {
+      v.panViewport(-0.2);
+    } else if (e.key === 'ArrowRight') {
+      v.panViewport(0.2);
+    } else if (e.key === 'i') {
+      this.toggleDetails();
+    } else if (e.key === 'p' && this.hasPython) {
+      this.requestView(this.currentView, this.metric, { frames: this.frames === 'python' ? 'all' : 'python' });
+    } else if (e.key === 'f' && this.currentView === 'top-down') {
+      this.requestView(this.currentView, this.metric, { byFunction: !this.byFunction });
+    } else if (e.key === 'm') {
+      this.setMyCode(!this.myCode);
+    } else if (e.key === 's') {
+      this.openSandwich(v.current);
     } else if (e.key === 'Enter') {
-      const n = this.view.current;
-      if (this.view.hasSource(n)) this.host.postMessage({ type: 'openSource', node: n, view: this.currentView });
-    }
+      const n = v.current;
+      if (v.hasSource(n)) this.host.postMessage({ type: 'openSource', node: n, view: this.currentView });
+    } else return;
+    e.preventDefault();
   }
 }

@@ -29,6 +29,34 @@ function start(): void {
     // v3 timeline mode (tests): stats of the timeline view, where an interval is drawn.
     timeline: () => (app!.timeline ? { ...app!.timeline.view.stats } : null),
     locate: (name: string) => app!.timeline?.locate(name) ?? null,
+    // The view on screen (tests): which frames, grouping, node count, the root's children by
+    // value (labels) and the legend's classes.
+    view: () => {
+      const m = app!.view.model;
+      if (!m) return null;
+      const kids: number[] = [];
+      for (let c = m.firstChild[0]; c >= 0; c = m.nextSibling[c]) kids.push(c);
+      return {
+        view: m.data.view, metric: m.data.metric, frameFilter: m.data.frameFilter ?? 'all', byFunction: !!m.data.byFunction, nodes: m.n,
+        maxDepth: m.maxDepth, rootChildren: kids.slice(0, 5).map((c) => m.label(c)),
+      };
+    },
+    // The sandwich on screen (tests): its title and node counts, or null.
+    sandwich: () => {
+      const sw = app!.sandwich;
+      if (!sw || sw.root.hidden) return null;
+      return { title: sw.title.textContent, callers: sw.callers.model?.n ?? 0, callees: sw.callees.model?.n ?? 0,
+        callerLabels: sw.callers.model ? Array.from({ length: sw.callers.model.n }, (_, i) => sw.callers.model!.label(i)) : [] };
+    },
+    // Zoom the flame graph to the widest GPU kernel (tests); its index or -1.
+    zoomToKernel: () => {
+      const m = app!.view.model;
+      if (!m) return -1;
+      let best = -1;
+      for (let i = 1; i < m.n; i++) if (m.kind(i) === 5 && (best < 0 || m.data.inclusive[i] > m.data.inclusive[best])) best = i;
+      if (best >= 0) app!.view.zoom(best);
+      return best;
+    },
     // Zoom the flame graph to the first frame whose name starts with `prefix` (tests); its index or -1.
     zoomTo: (prefix: string) => {
       const m = app!.view.model;

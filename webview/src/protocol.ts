@@ -9,12 +9,63 @@
 //     `frame` index, instead of kind/name/file/line/module per node; a 'timeline' trace names its
 //     regions in one typed table (`regions`: id, name, file, line) instead of a "file:line"
 //     `location` per interval.
-export const PROTOCOL_VERSION = 5;
+// v6: the frame table's `origin` (whose code: FrameOrigin) and `flags` (FrameFlag: a truncated
+//     stack's marker); FlameData `frameFilter` / `byFunction` (the Python view, merged lines);
+//     'profile' `metricInfo` (every metric's unit, nature and event count; `metrics` lists the
+//     additive ones with values: what widths can be); 'requestView' `frames` / `byFunction`;
+//     'requestDetails' → 'details' (every metric's statistics at one node, and the lines merged
+//     into it in a view by function). Every v5 message is
+//     unchanged; the new fields are optional.
+export const PROTOCOL_VERSION = 6;
 
 export type ViewName = 'top-down' | 'bottom-up';
 
 /** Frame kinds, numeric values as in the profile format (generated from its layout.h). */
 export { FrameKind } from './frameKinds.generated';
+
+/** Whose code a frame is (the core's FrameOrigin, same numbers). */
+export const enum FrameOrigin {
+  None = 0,        // the root, thread frames, truncation markers
+  User = 1,        // the user's source files / program binaries
+  Library = 2,     // site-packages, the standard library, system and package shared objects
+  Interpreter = 3, // the Python interpreter's own native frames
+  Gpu = 4,         // CUDA API calls, kernels, instructions, regions
+}
+
+/** FrameTable.flags bits. */
+export const enum FrameFlag {
+  /** Where a call stack was cut (depth limit, unwind failure): its callers are unknown. */
+  Truncated = 1,
+}
+
+/** Which frames a view shows: 'python' folds the interpreter's own frames into the Python line
+ *  they serve; 'all' shows every frame. */
+export type FrameFilterName = 'python' | 'all';
+
+/** Additive metrics can be widths; attributes are read as mean / min / max per frame. */
+export type MetricNature = 'additive' | 'attribute';
+
+/** v6: one metric of the profile. */
+export interface MetricDescriptor {
+  name: string;
+  unit: string;
+  nature: MetricNature;
+  count: number;           // events recorded in the whole profile (0: no values here)
+}
+
+/** v6: one metric's statistics at one node ('details'). */
+export interface NodeMetricValues {
+  name: string;
+  unit: string;
+  nature: MetricNature;
+  inclusive: number;
+  exclusive: number;
+  count: number;           // exclusive events
+  min: number; max: number; mean: number; std: number;   // of the exclusive values
+}
+
+/** v6: one line merged into a node of a view by function ('details'). */
+export interface NodeLine { file: string; line: number; value: number }
 
 /**
  * The distinct frames of a view, one entry each (nodes name theirs by index: many nodes share a
@@ -26,6 +77,8 @@ export interface FrameTable {
   file: Uint32Array;
   line: Uint32Array;       // 0 = unknown
   module: Uint32Array;
+  origin?: Uint8Array;     // v6: FrameOrigin (absent: all None)
+  flags?: Uint8Array;      // v6: FrameFlag bits (absent: none)
 }
 
 /**
@@ -47,6 +100,8 @@ export interface FlameData extends NodeColumns {
   metric: string;          // e.g. "cpu_time"
   unit: string;            // e.g. "ns"
   total: number;           // inclusive value of the root
+  frameFilter?: FrameFilterName;  // v6: absent = 'all'
+  byFunction?: boolean;    // v6: top-down siblings of one function merged (the heaviest line shown)
 }
 
 /** v3: one lane of a decoded region trace (`strata regions --format json`, docs/regions.md). */
@@ -104,7 +159,9 @@ export interface RegionTraceData {
 
 /** extension -> webview */
 export type HostMessage =
-  | { type: 'profile'; version: number; title: string; metrics: string[]; data: FlameData }
+  | { type: 'profile'; version: number; title: string; metrics: string[]; data: FlameData; metricInfo?: MetricDescriptor[] }
+  // v6: the answer to 'requestDetails' (empty `metrics`: the node is unknown).
+  | { type: 'details'; node: number; view: ViewName; metrics: NodeMetricValues[]; lines?: NodeLine[] }
   | { type: 'error'; message: string }
   // A line for the user that is no error: progress while a view is built ("Building the
   // bottom-up view… 2.1 s"), why a view is partial; "" clears it.
@@ -124,7 +181,9 @@ export type HostMessage =
 export type WebviewMessage =
   | { type: 'ready'; version: number }
   | { type: 'openSource'; node: number; view: ViewName }
-  | { type: 'requestView'; view: ViewName; metric: string }
+  | { type: 'requestView'; view: ViewName; metric: string; frames?: FrameFilterName; byFunction?: boolean }
+  // v6: every metric's statistics at `node` of the view on screen (answered with 'details').
+  | { type: 'requestDetails'; node: number; view: ViewName }
   // v3 (timeline): open the source line of a region's marker; write the trace as Chrome JSON.
   | { type: 'openRegionSource'; region: number; lane?: number }
   | { type: 'exportChromeTrace' }

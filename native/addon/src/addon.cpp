@@ -6,6 +6,7 @@
 // columns (strings are interned into one table) that the extension posts to the webview unchanged.
 #include <napi.h>
 
+#include <algorithm>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -37,6 +38,7 @@ class ProfileWrap : public Napi::ObjectWrap<ProfileWrap> {
                            InstanceMethod<&ProfileWrap::Metrics>("metrics"),
                            InstanceMethod<&ProfileWrap::ViewMethod>("view"),
                            InstanceMethod<&ProfileWrap::SourceLocation>("sourceLocation"),
+                           InstanceMethod<&ProfileWrap::NodeMetricsMethod>("nodeMetrics"),
                            InstanceMethod<&ProfileWrap::AnalyzeMethod>("analyze"),
                            InstanceMethod<&ProfileWrap::RegionLaunchesOf>("regionLaunchesOf"),
                            InstanceMethod<&ProfileWrap::LineTotalsMethod>("lineTotals"),
@@ -74,6 +76,9 @@ class ProfileWrap : public Napi::ObjectWrap<ProfileWrap> {
       Napi::Object m = Napi::Object::New(info.Env());
       m.Set("name", metrics[i].name);
       m.Set("unit", metrics[i].unit);
+      m.Set("nature", strata::core::MetricNatureName(metrics[i].nature));
+      // Events recorded (0: the profile has the metric's descriptor but no values).
+      m.Set("count", Napi::Number::New(info.Env(), static_cast<double>(state->profile->total_count(i))));
       if (auto stall = strata::core::StallMetricClass(metrics[i].name)) m.Set("stall", strata::core::StallClassName(*stall));
       out.Set(static_cast<uint32_t>(i), m);
     }
@@ -101,7 +106,30 @@ class ProfileWrap : public Napi::ObjectWrap<ProfileWrap> {
     return static_cast<size_t>(d);
   }
 
+  // {frames?: 'auto' | 'python' | 'all', byFunction?: boolean}; absent: nullopt (the kind's last).
+  static std::optional<ProfileState::Shape> ShapeArg(const Napi::CallbackInfo& info, size_t i) {
+    if (info.Length() <= i || info[i].IsUndefined() || info[i].IsNull()) return std::nullopt;
+    if (!info[i].IsObject()) throw Napi::TypeError::New(info.Env(), "view options must be an object");
+    Napi::Object o = info[i].As<Napi::Object>();
+    ProfileState::Shape s;
+    Napi::Value frames = o.Get("frames");
+    if (!frames.IsUndefined()) {
+      const std::string f = frames.IsString() ? frames.As<Napi::String>().Utf8Value() : "";
+      if (f == "auto") s.filter = strata::core::FrameFilter::kAuto;
+      else if (f == "python") s.filter = strata::core::FrameFilter::kPython;
+      else if (f == "all") s.filter = strata::core::FrameFilter::kAll;
+      else throw Napi::TypeError::New(info.Env(), "view option frames must be 'auto', 'python' or 'all'");
+    }
+    Napi::Value by = o.Get("byFunction");
+    if (!by.IsUndefined()) {
+      if (!by.IsBoolean()) throw Napi::TypeError::New(info.Env(), "view option byFunction must be a boolean");
+      s.by_function = by.As<Napi::Boolean>().Value();
+    }
+    return s;
+  }
+
   Napi::Value ViewMethod(const Napi::CallbackInfo& info);
+  Napi::Value NodeMetricsMethod(const Napi::CallbackInfo& info);
   Napi::Value SourceLocation(const Napi::CallbackInfo& info);
   Napi::Value AnalyzeMethod(const Napi::CallbackInfo& info);
   Napi::Value LineTotalsMethod(const Napi::CallbackInfo& info);
@@ -157,8 +185,9 @@ class OpenWorker : public PromiseWorker {
 
 class ViewWorker : public PromiseWorker {
  public:
-  ViewWorker(Napi::Env env, std::shared_ptr<ProfileState> state, ViewKind kind, size_t metric)
-      : PromiseWorker(env, "strata.view"), state_(std::move(state)), kind_(kind), metric_(metric) {}
+  ViewWorker(Napi::Env env, std::shared_ptr<ProfileState> state, ViewKind kind, size_t metric,
+             std::optional<ProfileState::Shape> shape)
+      : PromiseWorker(env, "strata.view"), state_(std::move(state)), kind_(kind), metric_(metric), shape_(shape) {}
 
  protected:
   void Run() override {
@@ -171,7 +200,10 @@ class ViewWorker : public PromiseWorker {
       metric_name_ = metrics[metric_].name;
       unit_ = metrics[metric_].unit;
     }
-    auto view = state_->GetView(kind_, metric_);
+    // Without options: the Python view for a Python program, lines apart.
+    auto view = state_->GetView(kind_, metric_, shape_ ? shape_ : std::optional<ProfileState::Shape>(ProfileState::Shape{}));
+    python_view_ = view->filter == strata::core::FrameFilter::kPython;
+    by_function_ = view->by_function;
     partial_ = view->partial;
     const size_t n = view->size();
     parent_ = view->parent;
@@ -183,17 +215,21 @@ class ViewWorker : public PromiseWorker {
     // frames that show the same are one entry); nodes name theirs by index. Each profile frame is
     // marshalled once.
     std::unordered_map<uint32_t, uint32_t> entry_of_id;
-    std::map<std::tuple<uint8_t, uint32_t, uint32_t, uint32_t, uint32_t>, uint32_t> entry_of_frame;
+    std::map<std::tuple<uint8_t, uint32_t, uint32_t, uint32_t, uint32_t, uint8_t, uint8_t>, uint32_t> entry_of_frame;
     StringTable strings;
     for (size_t i = 0; i < n; ++i) {
       auto [it, fresh] = entry_of_id.try_emplace(view->frame_id[i]);
       if (fresh) {
         const auto& f = view->frame(i);
         const int code = strata::core::FrameKindCode(f.kind);
+        const uint8_t flags = f.truncated ? kFrameTruncated : 0;
         const auto key = std::make_tuple(static_cast<uint8_t>(code < 0 ? 2 : code), strings.Intern(f.name),
-                                         strings.Intern(f.file), f.line, strings.Intern(f.module));
+                                         strings.Intern(f.file), f.line, strings.Intern(f.module),
+                                         static_cast<uint8_t>(f.origin), flags);
         auto [entry, added] = entry_of_frame.try_emplace(key, static_cast<uint32_t>(frame_kind_.size()));
         if (added) {
+          frame_origin_.push_back(static_cast<uint8_t>(f.origin));
+          frame_flags_.push_back(flags);
           frame_kind_.push_back(std::get<0>(key));
           frame_name_.push_back(std::get<1>(key));
           frame_file_.push_back(std::get<2>(key));
@@ -229,7 +265,11 @@ class ViewWorker : public PromiseWorker {
         {"file", U32Column(env, frame_file_)},
         {"line", U32Column(env, frame_line_)},
         {"module", U32Column(env, frame_module_)},
+        {"origin", U8Column(env, frame_origin_)},
+        {"flags", U8Column(env, frame_flags_)},
     }));
+    out.Set("frameFilter", python_view_ ? "python" : "all");
+    out.Set("byFunction", Napi::Boolean::New(env, by_function_));
     out.Set("parent", I32Column(env, parent_));
     out.Set("frame", U32Column(env, frame_));
     out.Set("inclusive", F64Column(env, inclusive_));
@@ -240,12 +280,16 @@ class ViewWorker : public PromiseWorker {
 
  private:
   std::shared_ptr<ProfileState> state_;
+  // FrameTable.flags bits (webview/src/protocol.ts FrameFlag).
+  static constexpr uint8_t kFrameTruncated = 1;
   ViewKind kind_;
   size_t metric_;
+  std::optional<ProfileState::Shape> shape_;
+  bool python_view_ = false, by_function_ = false;
   std::string metric_name_, unit_, partial_;
   double total_ = 0;
   std::vector<std::string> strings_;
-  std::vector<uint8_t> frame_kind_;
+  std::vector<uint8_t> frame_kind_, frame_origin_, frame_flags_;
   std::vector<uint32_t> frame_name_, frame_file_, frame_line_, frame_module_;
   std::vector<int32_t> parent_;
   std::vector<uint32_t> frame_;
@@ -256,7 +300,83 @@ Napi::Value ProfileWrap::ViewMethod(const Napi::CallbackInfo& info) {
   auto state = Require(info.Env());
   ViewKind kind = KindArg(info, 0);
   size_t metric = IndexArg(info, 1, "metric index").value_or(0);
-  return Queue(new ViewWorker(info.Env(), std::move(state), kind, metric));
+  return Queue(new ViewWorker(info.Env(), std::move(state), kind, metric, ShapeArg(info, 2)));
+}
+
+// ------------------------------------------------------------------------------------------
+// nodeMetrics(kind, nodeId): every metric's statistics at a node of the view last built for
+// `kind` (what the details pane shows) and, in a view by function, the lines merged into it
+// (heaviest first, at most 50); null for an unknown node.
+
+class NodeMetricsWorker : public PromiseWorker {
+ public:
+  NodeMetricsWorker(Napi::Env env, std::shared_ptr<ProfileState> state, ViewKind kind, size_t node)
+      : PromiseWorker(env, "strata.nodeMetrics"), state_(std::move(state)), kind_(kind), node_(node) {}
+
+ protected:
+  void Run() override {
+    auto view = state_->GetView(kind_, std::nullopt);
+    if (node_ >= view->size()) return;
+    found_ = true;
+    for (size_t k = 0; k < view->metric_count; ++k) values_.push_back(view->metric(node_, k));
+    if (view->line_offset.size() == view->size() + 1) {
+      constexpr uint32_t kMaxLines = 50;  // the heaviest; the pane is not a report
+      const uint32_t b = view->line_offset[node_], e = std::min(view->line_offset[node_ + 1], b + kMaxLines);
+      for (uint32_t j = b; j < e; ++j) {
+        const auto& f = (*view->frame_table)[view->line_frame[j]];
+        lines_.push_back({f.file, f.line, view->line_value[j]});
+      }
+    }
+  }
+  Napi::Value Result(Napi::Env env) override {
+    if (!found_) return env.Null();
+    const auto& metrics = state_->profile->metrics();
+    Napi::Object result = Napi::Object::New(env);
+    Napi::Array lines = Napi::Array::New(env, lines_.size());
+    for (size_t j = 0; j < lines_.size(); ++j) {
+      Napi::Object l = Napi::Object::New(env);
+      l.Set("file", lines_[j].file);
+      l.Set("line", Napi::Number::New(env, lines_[j].line));
+      l.Set("value", lines_[j].value);
+      lines.Set(static_cast<uint32_t>(j), l);
+    }
+    result.Set("lines", lines);
+    Napi::Array out = Napi::Array::New(env, values_.size());
+    for (size_t k = 0; k < values_.size(); ++k) {
+      const auto& v = values_[k];
+      Napi::Object o = Napi::Object::New(env);
+      o.Set("name", metrics[k].name);
+      o.Set("unit", metrics[k].unit);
+      o.Set("nature", strata::core::MetricNatureName(metrics[k].nature));
+      o.Set("inclusive", v.inclusive);
+      o.Set("exclusive", v.exclusive);
+      o.Set("count", static_cast<double>(v.count));
+      o.Set("min", v.min);
+      o.Set("max", v.max);
+      o.Set("mean", v.mean);
+      o.Set("std", v.std);
+      out.Set(static_cast<uint32_t>(k), o);
+    }
+    result.Set("metrics", out);
+    return result;
+  }
+
+ private:
+  struct Line { std::string file; uint32_t line; double value; };
+  std::shared_ptr<ProfileState> state_;
+  ViewKind kind_;
+  size_t node_;
+  bool found_ = false;
+  std::vector<strata::core::NodeMetric> values_;
+  std::vector<Line> lines_;
+};
+
+Napi::Value ProfileWrap::NodeMetricsMethod(const Napi::CallbackInfo& info) {
+  auto state = Require(info.Env());
+  ViewKind kind = KindArg(info, 0);
+  auto node = IndexArg(info, 1, "node id");
+  if (!node) throw Napi::TypeError::New(info.Env(), "node id must be a number");
+  return Queue(new NodeMetricsWorker(info.Env(), std::move(state), kind, *node));
 }
 
 // ------------------------------------------------------------------------------------------
@@ -380,12 +500,14 @@ class AnalyzeWorker : public PromiseWorker {
 
  protected:
   void Run() override {
-    // The viewer's cached top-down view of metric 0 when there is one: not built twice (and
-    // the view the user looks at, last_metric, stays as it is).
+    // The viewer's cached top-down view of metric 0 with every frame, lines apart (what the
+    // analyzers read) when there is one: not built twice (and the view the user looks at stays).
     std::shared_ptr<const View> cached;
     {
       std::lock_guard<std::mutex> lock(state_->mu);
-      auto it = state_->views.find({static_cast<int>(ViewKind::kTopDown), 0});
+      ProfileState::Shape all;
+      all.filter = strata::core::FrameFilter::kAll;
+      auto it = state_->views.find(ProfileState::Key(static_cast<int>(ViewKind::kTopDown), all));
       if (it != state_->views.end()) cached = it->second;
     }
     auto result = cached ? strata::core::Analyze(*state_->profile, *cached, options_)

@@ -5,7 +5,9 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <string>
+#include <tuple>
 #include <utility>
 
 #include "strata/core/api.h"
@@ -22,46 +24,69 @@ struct ProfileState {
   std::string path;
   std::shared_ptr<const Profile> profile;
   std::mutex mu;
-  // Views built so far, per (kind, metric), and the metric most recently used per kind (the
-  // view the user is looking at, for sourceLocation without an explicit metric).
-  std::map<std::pair<int, size_t>, std::shared_ptr<const View>> views;
-  std::map<int, size_t> last_metric;
+  // Views built so far, per (kind, metric, frame filter, by function), and the last ones asked
+  // for per kind (the view the user is looking at: sourceLocation and regionLaunchesOf without an
+  // explicit metric, nodeMetrics).
+  struct Shape {
+    size_t metric = 0;
+    strata::core::FrameFilter filter = strata::core::FrameFilter::kAuto;  // the Python view for Python programs
+    bool by_function = false;
+  };
+  std::map<std::tuple<int, size_t, int, bool>, std::shared_ptr<const View>> views;
+  std::map<int, Shape> last;
 
-  std::shared_ptr<const View> GetView(ViewKind kind, std::optional<size_t> metric) {
-    size_t m = 0;
+  // `metric` and `shape` absent: the kind's last ones. An explicit metric keeps the kind's last
+  // filter and grouping (node ids then name nodes of the view on screen).
+  std::shared_ptr<const View> GetView(ViewKind kind, std::optional<size_t> metric,
+                                      std::optional<Shape> shape = std::nullopt) {
+    Shape s;
+    const int k = static_cast<int>(kind);
     {
       std::lock_guard<std::mutex> lock(mu);
-      if (metric) {
-        m = *metric;
-      } else {
-        auto it = last_metric.find(static_cast<int>(kind));
-        if (it != last_metric.end()) m = it->second;
-      }
-      auto it = views.find({static_cast<int>(kind), m});
-      if (it != views.end()) {
-        if (metric) last_metric[static_cast<int>(kind)] = m;
-        return it->second;
+      auto it = last.find(k);
+      if (shape) s = *shape;
+      else if (it != last.end()) s = it->second;
+      if (metric) s.metric = *metric;
+      else if (it != last.end()) s.metric = it->second.metric;
+      auto v = views.find(Key(k, s));
+      if (v != views.end()) {
+        if (metric || shape) last[k] = s;
+        return v->second;
       }
     }
     // Compact: every frame once (the profile's frame table), nodes refer to it.
     strata::core::ViewOptions options;
-    options.primary_metric = m;
+    options.primary_metric = s.metric;
     options.expand = false;
+    options.filter = s.filter;
+    options.by_function = s.by_function;
     auto view = std::make_shared<const View>(profile->BuildView(kind, options));  // may throw
     std::lock_guard<std::mutex> lock(mu);
-    auto& slot = views[{static_cast<int>(kind), m}];
+    if (s.filter == strata::core::FrameFilter::kAuto) {
+      // Cached under what it resolved to, and also under kAuto.
+      views.try_emplace(Key(k, s), view);
+      s.filter = view->filter;
+    }
+    auto& slot = views[Key(k, s)];
     if (!slot) slot = view;
-    if (metric) last_metric[static_cast<int>(kind)] = m;
-    // Memory: each view holds every metric of every node. Keep the view just built and the one
-    // each kind shows (last_metric); others are rebuilt when asked for again.
+    if (metric || shape) last[k] = s;
+    // Memory: each view holds every metric of every node. Keep the view just built and the ones
+    // each kind shows (`last`); others are rebuilt when asked for again.
     std::shared_ptr<const View> kept = slot;
+    std::set<const View*> keep{kept.get()};
+    for (const auto& [kind, shown] : last) {
+      auto it = views.find(Key(kind, shown));
+      if (it != views.end()) keep.insert(it->second.get());
+    }
     for (auto it = views.begin(); it != views.end();) {
-      auto lm = last_metric.find(it->first.first);
-      const bool shown = lm != last_metric.end() && lm->second == it->first.second;
-      if (it->second != kept && !shown) it = views.erase(it);
+      if (!keep.count(it->second.get())) it = views.erase(it);
       else ++it;
     }
     return kept;
+  }
+
+  static std::tuple<int, size_t, int, bool> Key(int kind, const Shape& s) {
+    return {kind, s.metric, static_cast<int>(s.filter), s.by_function};
   }
 };
 

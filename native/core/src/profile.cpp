@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <mutex>
@@ -20,6 +21,7 @@
 #include "strata/format/reader.h"
 #include "symbolize/module_locator.h"
 #include "symbolize/symbolizer.h"
+#include "views/frame_origin.h"
 #include "views/view_builder.h"
 
 namespace strata::core {
@@ -77,8 +79,13 @@ class ProfileImpl final : public Profile {
     } catch (const fmt::ReadError& e) {
       throw Error(e.what());
     }
-    for (const auto& md : r_.metrics())
-      metrics_.push_back(MetricInfo{std::string(r_.string(md.name)), std::string(r_.string(md.unit))});
+    for (const auto& md : r_.metrics()) {
+      std::string name(r_.string(md.name));
+      const MetricNature nature = MetricNatureOf(name);
+      metrics_.push_back(MetricInfo{std::move(name), std::string(r_.string(md.unit)), nature});
+    }
+    for (const auto& f : r_.frames())
+      if (f.kind == uint32_t(fmt::FrameKind::kPython)) { has_python_ = true; break; }
     // Dense exclusive statistics and the list of sampled nodes.
     const size_t m = metrics_.size();
     excl_.assign(r_.nodes().size * m, Stats{});
@@ -115,6 +122,7 @@ class ProfileImpl final : public Profile {
 
   const std::vector<MetricInfo>& metrics() const override { return metrics_; }
   size_t node_count() const override { return r_.nodes().size; }
+  bool has_python_frames() const override { return has_python_; }
   uint64_t total_count(size_t metric) const override { return metric < counts_.size() ? counts_[metric] : 0; }
   double total(size_t metric) const override { return metric < totals_.size() ? totals_[metric] : 0.0; }
 
@@ -139,9 +147,14 @@ class ProfileImpl final : public Profile {
     in.sampled = sampled_.data();
     in.sampled_count = sampled_.size();
     in.node_func = node_func_.data();
-    in.node_site = node_site_.data();
+    // By function: top-down merges siblings by function id instead of call site.
+    in.node_site = options.by_function ? node_func_.data() : node_site_.data();
+    if (options.by_function && kind == ViewKind::kTopDown) in.line_site = node_site_.data();
     in.func_count = func_count_;
     in.primary = primary;
+    FrameFilter filter = options.filter;
+    if (filter == FrameFilter::kAuto) filter = has_python_ ? FrameFilter::kPython : FrameFilter::kAll;
+    if (filter == FrameFilter::kPython && kind != ViewKind::kFlat) in.fold = python_fold_.data();
     detail::ViewOutput out;
     switch (kind) {
       case ViewKind::kTopDown: out = detail::BuildTopDown(in); break;
@@ -151,6 +164,8 @@ class ProfileImpl final : public Profile {
 
     View view;
     view.kind = kind;
+    view.filter = filter;
+    view.by_function = options.by_function && kind == ViewKind::kTopDown;
     const size_t n = out.order.size(), m = metrics_.size();
     view.parent = std::move(out.sorted_parent);
     view.frame_table = frames_;
@@ -166,6 +181,20 @@ class ProfileImpl final : public Profile {
       const Stats* ex = out.ExclOf(old, m);
       for (size_t k = 0; k < m; ++k)
         view.metric_values[i * m + k] = (ex ? ex[k] : empty).ToNodeMetric(out.incl[size_t(old) * m + k]);
+    }
+    if (!out.lines.empty()) {
+      // Lines per preorder node, heaviest first.
+      std::vector<uint32_t> pre(n);
+      for (size_t i = 0; i < n; ++i) pre[out.order[i]] = uint32_t(i);
+      std::sort(out.lines.begin(), out.lines.end(), [&](const auto& a, const auto& b) {
+        return pre[a.node] != pre[b.node] ? pre[a.node] < pre[b.node] : a.value > b.value;
+      });
+      view.line_offset.assign(n + 1, 0);
+      for (const auto& l : out.lines) ++view.line_offset[pre[l.node] + 1];
+      for (size_t i = 0; i < n; ++i) view.line_offset[i + 1] += view.line_offset[i];
+      view.line_frame.reserve(out.lines.size());
+      view.line_value.reserve(out.lines.size());
+      for (const auto& l : out.lines) { view.line_frame.push_back(l.frame); view.line_value.push_back(l.value); }
     }
     if (options.expand) {
       const auto& table = *frames_;
@@ -193,6 +222,7 @@ class ProfileImpl final : public Profile {
     std::vector<std::string> module_file(modules.size);
     auto table = std::make_shared<std::vector<FrameInfo>>(frames.size);
     std::vector<uint32_t> frame_func(frames.size), frame_site(frames.size);
+    std::vector<detail::FoldClass> frame_fold(frames.size);
     std::unordered_map<std::string, uint32_t> func_ids, site_ids;
     std::string key;
     for (size_t i = 0; i < frames.size; ++i) {
@@ -241,6 +271,8 @@ class ProfileImpl final : public Profile {
         info.iteration = rf.iteration;
         info.name = regions::RegionFrameLabel(rf.name, rf.iteration);
       }
+      info.origin = detail::ClassifyFrame(f.kind, info.module, info.file, info.truncated);
+      frame_fold[i] = detail::FoldClassOf(f.kind, info.module, info.truncated);
       // Function identity for bottom-up / flat merging.
       key.clear();
       key += info.kind;
@@ -269,6 +301,7 @@ class ProfileImpl final : public Profile {
       node_func_[i] = frame_func[nodes[i].frame];
       node_site_[i] = frame_site[nodes[i].frame];
     }
+    python_fold_ = detail::PythonViewFold(nodes.data, nodes.size, frame_fold);
   }
 
   std::unique_ptr<Storage> storage_;
@@ -279,11 +312,13 @@ class ProfileImpl final : public Profile {
   std::vector<uint32_t> sampled_;
   std::vector<double> totals_;
   std::vector<uint64_t> counts_;
+  bool has_python_ = false;
 
   mutable std::once_flag resolved_once_;
   mutable std::shared_ptr<const std::vector<FrameInfo>> frames_;
   mutable std::vector<uint32_t> node_func_;
   mutable std::vector<uint32_t> node_site_;
+  mutable std::vector<uint8_t> python_fold_;  // per stored node (FrameFilter::kPython)
   mutable size_t func_count_ = 0;
   mutable std::shared_ptr<const std::vector<uint32_t>> frame_func_;
 };

@@ -1,8 +1,15 @@
 // Layout of one FlameData view, in typed arrays so that 100k+ nodes stay interactive.
 // x0/x1 are fractions [0,1] of the focused subtree's width; ancestors of the focus span the
 // full width; nodes outside the focused subtree are not visible. Row = absolute depth
-// (root at row 0, icicle style). Also: hit testing and search.
+// (root at row 0, icicle style). A viewport [v0, v1] of that width is what the screen shows
+// (wheel zoom and drag pan inside the focused subtree; 0..1 = all of it). Also: hit testing
+// and search.
+import { FrameFlag } from '../protocol';
 import type { FlameData } from '../protocol';
+import { displayName } from './frameNames';
+
+/** One frame of a saved path (JSON: the webview state). */
+export interface PathStep { name: string; file: string; line: number }
 
 export interface SearchResult {
   query: string;
@@ -28,8 +35,12 @@ export class FlameModel {
   readonly x0: Float64Array;
   readonly x1: Float64Array;
   private _focus = 0;
+  /** The visible part of the focused subtree's width (fractions; v0 < v1). */
+  v0 = 0;
+  v1 = 1;
   private _ancestors: number[] = [0];
   private lowerStrings: string[] | null = null;
+  private labels: (string | undefined)[] | null = null;
 
   constructor(data: FlameData) {
     this.data = data;
@@ -77,6 +88,8 @@ export class FlameModel {
   layout(f: number): void {
     if (!(f >= 0 && f < this.n)) f = 0;
     this._focus = f;
+    this.v0 = 0;
+    this.v1 = 1;
     const { parent, inclusive } = this.data;
     const path: number[] = [];
     for (let a = f; a >= 0; a = parent[a]) path.push(a);
@@ -102,6 +115,68 @@ export class FlameModel {
     }
   }
 
+  /** Smallest viewport: a millionth of the focused width (deeper zoom is a click away). */
+  static readonly MIN_SPAN = 1e-6;
+
+  get span(): number { return this.v1 - this.v0; }
+
+  /** Screen fraction (0..1 of the width) → fraction of the focused subtree's width. */
+  toModel(xs: number): number { return this.v0 + xs * (this.v1 - this.v0); }
+
+  /** Sets the viewport, clamped inside 0..1 with at least MIN_SPAN. */
+  setViewport(v0: number, v1: number): void {
+    let span = Math.min(1, Math.max(FlameModel.MIN_SPAN, v1 - v0));
+    if (!Number.isFinite(span)) span = 1;
+    let a = Number.isFinite(v0) ? v0 : 0;
+    a = Math.min(Math.max(0, a), 1 - span);
+    this.v0 = a;
+    this.v1 = a + span;
+  }
+
+  /** Zooms by `factor` (< 1: in) keeping the point at screen fraction `xs` in place. */
+  zoomAt(xs: number, factor: number): void {
+    const x = this.toModel(xs);
+    const span = Math.min(1, Math.max(FlameModel.MIN_SPAN, this.span * factor));
+    this.setViewport(x - xs * span, x - xs * span + span);
+  }
+
+  /** Moves the viewport by `d` (fraction of the focused width). */
+  pan(d: number): void { this.setViewport(this.v0 + d, this.v1 + d); }
+
+  get zoomedIn(): boolean { return this.v0 > 0 || this.v1 < 1; }
+
+  /** Node i's frame as a path step: what identifies it among its siblings in another view of
+   *  the same profile (name, file and line; siblings can share a name, one per line). */
+  step(i: number): PathStep {
+    const { frames, frame, strings } = this.data;
+    const f = frame[i];
+    return { name: this.fullName(i), file: strings[frames.file[f]] ?? '', line: frames.line[f] };
+  }
+
+  /** The root-to-i path as steps (what the state keeps of the focused frame). */
+  stepsTo(i: number): PathStep[] { return this.pathTo(i).map((a) => this.step(a)); }
+
+  /** The node at the end of `steps` (from the root): each step matched by name, file and line,
+   *  else by name alone; the deepest node found when a step is missing. */
+  findSteps(steps: readonly PathStep[]): number {
+    let cur = 0;
+    for (let d = 1; d < steps.length; d++) {
+      const want = steps[d];
+      if (!want || typeof want.name !== 'string') break;
+      let byName = -1, exact = -1;
+      for (let c = this.firstChild[cur]; c >= 0; c = this.nextSibling[c]) {
+        const st = this.step(c);
+        if (st.name !== want.name) continue;
+        if (byName < 0) byName = c;
+        if (st.file === want.file && st.line === want.line) { exact = c; break; }
+      }
+      const next = exact >= 0 ? exact : byName;
+      if (next < 0) break;
+      cur = next;
+    }
+    return cur;
+  }
+
   /** Path of node i from the root (inclusive). */
   pathTo(i: number): number[] {
     const out: number[] = [];
@@ -110,11 +185,13 @@ export class FlameModel {
   }
 
   /**
-   * Node at horizontal fraction x (of the focused width) on row `row`, or -1.
-   * Nodes narrower than minWidth (fraction) are treated as absent (they are not drawn).
+   * Node at horizontal screen fraction xs (through the viewport) on row `row`, or -1.
+   * Nodes narrower than minWidth (fraction of the screen) are treated as absent (not drawn).
    */
-  hitTest(x: number, row: number, minWidth = 0): number {
-    if (row < 0 || row > this.maxDepth || x < 0 || x >= 1) return -1;
+  hitTest(xs: number, row: number, minWidth = 0): number {
+    if (row < 0 || row > this.maxDepth || xs < 0 || xs >= 1) return -1;
+    const x = this.toModel(xs);
+    minWidth *= this.span;
     const anc = this._ancestors;
     if (row < anc.length) return anc[row];
     let cur = this._focus;
@@ -160,9 +237,25 @@ export class FlameModel {
   /** The frame kind of node i (FrameKind). */
   kind(i: number): number { return this.data.frames.kind[this.data.frame[i]]; }
 
-  /** The frame's display name. */
-  label(i: number): string {
+  /** The frame's full name. */
+  fullName(i: number): string {
     const s = this.data.strings[this.data.frames.name[this.data.frame[i]]];
     return s || (i === 0 ? 'all' : `<unknown ${i}>`);
+  }
+
+  /** The frame's display name (C++ and kernel names folded, capped: frameNames.ts). */
+  label(i: number): string {
+    if (i === 0) return this.fullName(0);
+    const f = this.data.frame[i];
+    if (!this.labels) this.labels = new Array<string | undefined>(this.data.frames.kind.length);
+    let s = this.labels[f];
+    if (s === undefined) s = this.labels[f] = displayName(this.fullName(i), this.data.frames.kind[f]);
+    return s;
+  }
+
+  /** Whether node i is a truncated stack's marker (its callers are unknown). */
+  truncated(i: number): boolean {
+    const fl = this.data.frames.flags;
+    return !!fl && (fl[this.data.frame[i]] & FrameFlag.Truncated) !== 0;
   }
 }

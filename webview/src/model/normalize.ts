@@ -50,6 +50,9 @@ export function normalizeFlameData(raw: unknown): FlameData {
     line: col(f, 'line', Uint32Array, m, true, 'frames.'),
     module: col(f, 'module', Uint32Array, m, true, 'frames.'),
   };
+  // v6 columns: absent from older hosts (frames are then coloured by kind alone).
+  if (f.origin !== undefined && f.origin !== null) frames.origin = col(f, 'origin', Uint8Array, m, false, 'frames.');
+  if (f.flags !== undefined && f.flags !== null) frames.flags = col(f, 'flags', Uint8Array, m, false, 'frames.');
   for (let i = 0; i < n; i++) {
     if (frame[i] >= m) throw new Error(`profile data: node ${i} names frame ${frame[i]}; the frame table has ${m}`);
   }
@@ -77,5 +80,7 @@ export function normalizeFlameData(raw: unknown): FlameData {
     total,
     strings,
     frames, parent, frame, inclusive, exclusive,
+    frameFilter: r.frameFilter === 'python' ? 'python' : 'all',
+    byFunction: r.byFunction === true,
   };
 }

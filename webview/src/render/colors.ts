@@ -1,6 +1,8 @@
-// Frame colours: base colour per frame kind (from the theme's chart colours), varied in hue by
-// the frame's module and in lightness by its name, so neighbouring frames are distinguishable
-// and the same function always gets the same colour.
+// Frame colours: whose code a frame is picks the base (the user's code and the GPU in their
+// kind's chart colour, libraries faded, the interpreter grey, a truncated stack red: the legend),
+// varied in hue by the frame's module and in lightness by its name, so neighbouring frames are
+// distinguishable and the same function always gets the same colour.
+import { FrameFlag, FrameKind, FrameOrigin } from '../protocol';
 import type { FlameData } from '../protocol';
 import type { RGBA, Theme } from '../ui/theme';
 
@@ -47,7 +49,46 @@ function vary(base: RGBA, hueHash: number, lightHash: number, dark: boolean): RG
   return [r, g, b, 255];
 }
 
-/** RGBA per node (n*4 bytes): one colour per frame of the table, by kind, name and module. */
+/** The colour legend's entries: whose code a frame is, and truncated stacks. */
+export const enum ColorClass { User = 0, Library = 1, Interpreter = 2, Gpu = 3, Truncated = 4, Other = 5 }
+export const COLOR_CLASS_NAMES: readonly string[] = ['Your code', 'Libraries', 'Interpreter', 'GPU', 'Truncated stack', 'Other'];
+
+/** The legend entry of frame `f` of the table. */
+export function colorClassOf(frames: FlameData['frames'], f: number): ColorClass {
+  if (frames.flags && frames.flags[f] & FrameFlag.Truncated) return ColorClass.Truncated;
+  // Without origins (a host before protocol v6) every frame keeps its kind's colour.
+  if (!frames.origin) return frames.kind[f] === FrameKind.Root ? ColorClass.Other : ColorClass.User;
+  switch (frames.origin[f]) {
+    case FrameOrigin.User: return ColorClass.User;
+    case FrameOrigin.Library: return ColorClass.Library;
+    case FrameOrigin.Interpreter: return ColorClass.Interpreter;
+    case FrameOrigin.Gpu: return ColorClass.Gpu;
+    default: return ColorClass.Other;
+  }
+}
+
+/** The base colour of a frame: its kind's chart colour for the user's code and the GPU, the same
+ *  faded towards grey for libraries, grey for the interpreter, red for a truncated stack. */
+function classBase(cls: ColorClass, kind: number, theme: Theme): RGBA {
+  const kc = theme.kindColors[kind] ?? theme.kindColors[0];
+  const gray = theme.kindColors[0];
+  switch (cls) {
+    case ColorClass.User: return kc;
+    case ColorClass.Gpu: return kc;
+    case ColorClass.Library: return [(kc[0] + gray[0] * 4) / 5, (kc[1] + gray[1] * 4) / 5, (kc[2] + gray[2] * 4) / 5, 255];
+    case ColorClass.Truncated: return theme.kindColors[FrameKind.Pc];
+    default: return gray;
+  }
+}
+
+/** The legend swatch of a class (the colour its frames vary around). */
+export function classColor(cls: ColorClass, theme: Theme): RGBA {
+  const kind = cls === ColorClass.Gpu ? FrameKind.Kernel : FrameKind.Python;
+  return vary(classBase(cls, kind, theme), 0, 0, theme.kind === 'dark' || theme.kind === 'high-contrast');
+}
+
+/** RGBA per node (n*4 bytes): one colour per frame of the table, by whose code it is (legend),
+ *  its kind, name and module. */
 export function computeNodeColors(data: FlameData, theme: Theme): Uint8Array {
   const { frames, frame } = data;
   const dark = theme.kind === 'dark' || theme.kind === 'high-contrast';
@@ -57,12 +98,13 @@ export function computeNodeColors(data: FlameData, theme: Theme): Uint8Array {
   const frameColors: RGBA[] = [];
   for (let f = 0; f < frames.kind.length; f++) {
     const k = frames.kind[f];
-    const base = theme.kindColors[k] ?? theme.kindColors[0];
+    const cls = colorClassOf(frames, f);
     const nm = frames.name[f], md = frames.module[f];
-    const key = `${k},${nm},${md}`;
+    const key = `${k},${cls},${nm},${md}`;
     let c = cache.get(key);
     if (!c) {
-      c = vary(base, md ? hashes[md] : hashes[nm] >>> 3, hashes[nm], dark);
+      const base = classBase(cls, k, theme);
+      c = cls === ColorClass.Truncated ? base : vary(base, md ? hashes[md] : hashes[nm] >>> 3, hashes[nm], dark);
       cache.set(key, c);
     }
     frameColors.push(c);

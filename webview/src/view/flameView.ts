@@ -1,9 +1,13 @@
 // The flame graph widget: owns the canvases, turns the model's layout into a batch of rects
-// (culling rects narrower than half a pixel and rows outside the scrolled viewport), draws
-// them with the WebGL renderer plus a 2D label layer, and handles mouse and keyboard.
+// (culling rects narrower than half a pixel, outside the horizontal viewport and rows outside
+// the scrolled viewport), draws them with the WebGL renderer plus a 2D label layer, and handles
+// the pointer: wheel zooms at the pointer (Shift+wheel scrolls rows, a horizontal wheel pans),
+// drag pans, click zooms into a frame; back / forward through the zoom history.
 import type { FlameData } from '../protocol';
 import { FlameModel, SearchResult } from '../model/flameModel';
 import { formatPercent, formatValue, kindName } from '../model/format';
+import { capText } from '../model/frameNames';
+import { ZoomHistory, ZoomPlace } from '../model/zoomHistory';
 import { computeNodeColors, mix } from '../render/colors';
 import { FLAG_FOCUS, FLAG_OUTLINE, FlameRenderer, RectBatch } from '../render/flameRenderer';
 import { Label, LabelLayer, MIN_LABEL_WIDTH } from '../render/labels';
@@ -14,10 +18,19 @@ import { GraphStage } from './graphStage';
 export const ROW_HEIGHT = 18;
 const MIN_RECT_PX = 0.5;
 const DIM = 0.72;
+const DRAG_PX = 4;
+/** A wheel gesture: events closer than this (ms) are one history entry. */
+const WHEEL_GESTURE_MS = 400;
 
 export interface FlameViewHandlers {
   openSource(node: number): void;
   focusChanged(): void;
+  /** The pointer rests on `node` (-1: none): the app may fetch its details for the tooltip. */
+  hovered?(node: number): void;
+  /** The visible part changed (wheel, drag, keys, history): state to keep. */
+  viewportChanged?(): void;
+  /** Extra tooltip rows for a node (every metric's statistics, when the app has them). */
+  tooltipRows?(node: number): [string, string][];
 }
 
 export interface FlameViewStats {
@@ -35,6 +48,9 @@ export interface FlameViewStats {
   height: number;
   dpr: number;
   webgl: boolean;
+  /** The visible part of the focused width. */
+  v0: number;
+  v1: number;
 }
 
 export class FlameView {
@@ -50,9 +66,15 @@ export class FlameView {
   private batch: RectBatch = { rects: new Float32Array(0), colors: new Uint8Array(0), count: 0 };
   private labelList: Label[] = [];
   private lastMouse: { x: number; y: number } | null = null;
+  private drag: { x: number; y: number; v0: number; scroll: number; moved: boolean } | null = null;
+  private suppressClick = false;
+  private lastWheel = 0;
+  readonly history = new ZoomHistory();
+  /** Dims every frame that is not the user's code ("my code" highlight). */
+  private dimmed: Uint8Array | null = null;
   readonly stats: FlameViewStats = {
     frames: 0, instances: 0, labels: 0, buildMs: 0, drawMs: 0, loadMs: 0, focus: 0, nodes: 0,
-    rowHeight: ROW_HEIGHT, width: 0, height: 0, dpr: 1, webgl: false,
+    rowHeight: ROW_HEIGHT, width: 0, height: 0, dpr: 1, webgl: false, v0: 0, v1: 1,
   };
 
   constructor(private theme: Theme, private tooltip: Tooltip, private h: FlameViewHandlers) {
@@ -65,9 +87,11 @@ export class FlameView {
     this.root = this.g.root;
     this.stats.webgl = this.g.renderer !== null;
     this.labels = new LabelLayer(this.g.overlayCanvas);
-    this.g.stage.addEventListener('mousemove', (e) => this.onMove(e));
-    this.g.stage.addEventListener('mouseleave', () => { this.lastMouse = null; this.setHover(-1); this.tooltip.hide(); });
+    this.g.stage.addEventListener('mousemove', (e) => { if (!this.drag) this.onMove(e); });
+    this.g.stage.addEventListener('mouseleave', () => { if (!this.drag) { this.lastMouse = null; this.setHover(-1); this.tooltip.hide(); } });
     this.g.stage.addEventListener('click', (e) => this.onClick(e));
+    this.g.stage.addEventListener('wheel', (e) => this.onWheel(e), { passive: false });
+    this.g.stage.addEventListener('mousedown', (e) => this.onDown(e));
   }
 
   /** Why WebGL could not be used (then nothing is drawn), or null. */
@@ -77,7 +101,7 @@ export class FlameView {
 
   setData(data: FlameData): void {
     const prev = this.model;
-    const prevPath = prev && prev.data.view === data.view && prev.focus > 0 ? prev.pathTo(prev.focus).map((i) => prev.label(i)) : null;
+    const prevPath = prev && prev.data.view === data.view && prev.focus > 0 ? prev.stepsTo(prev.focus) : null;
     const query = this.searchResult?.query ?? '';
     const t0 = performance.now();
     const m = new FlameModel(data);
@@ -88,7 +112,8 @@ export class FlameView {
     this.stats.nodes = m.n;
     const cap = m.n * 4;
     this.batch = { rects: new Float32Array(cap), colors: new Uint8Array(cap), count: 0 };
-    if (prevPath) m.layout(this.findPath(m, prevPath));
+    this.history.reset();
+    if (prevPath) { m.layout(m.findSteps(prevPath)); this.history.push(this.place); }
     this.searchResult = query ? m.search(query) : null;
     this.stats.loadMs = performance.now() - t0;
     this.g.placeholder.hidden = !this.webglError;
@@ -97,15 +122,10 @@ export class FlameView {
     this.schedule();
   }
 
-  private findPath(m: FlameModel, names: string[]): number {
-    let cur = 0;
-    for (let d = 1; d < names.length; d++) {
-      let c = m.firstChild[cur];
-      while (c >= 0 && m.label(c) !== names[d]) c = m.nextSibling[c];
-      if (c < 0) break;
-      cur = c;
-    }
-    return cur;
+  /** Dims frames for which `keep` is 0 (null: none dimmed). */
+  setDimmed(keep: Uint8Array | null): void {
+    this.dimmed = keep;
+    this.schedule();
   }
 
   setTheme(theme: Theme): void {
@@ -148,10 +168,56 @@ export class FlameView {
 
   // ---- zoom / source ---------------------------------------------------------------------
 
+  /** Where the graph is: the focused node and the visible part of its width. */
+  get place(): ZoomPlace {
+    const m = this.model;
+    return m ? { focus: m.focus, v0: m.v0, v1: m.v1 } : { focus: 0, v0: 0, v1: 1 };
+  }
+
+  /** Goes to `p` (from the history or saved state) without recording it. */
+  goTo(p: ZoomPlace): void {
+    const m = this.model;
+    if (!m) return;
+    const focus = p.focus >= 0 && p.focus < m.n ? p.focus : 0;
+    if (focus !== m.focus) { m.layout(focus); this.h.focusChanged(); }
+    m.setViewport(p.v0, p.v1);
+    this.tooltip.hide();
+    this.afterViewport();
+  }
+
+  back(): boolean { const p = this.history.back(); if (p) this.goTo(p); return !!p; }
+  forward(): boolean { const p = this.history.forward(); if (p) this.goTo(p); return !!p; }
+
+  /** Zooms the visible part by `factor` (< 1: in) around screen fraction `xs` (default: centre). */
+  zoomViewport(factor: number, xs = 0.5): void {
+    const m = this.model;
+    if (!m) return;
+    m.zoomAt(xs, factor);
+    this.history.push(this.place);
+    this.afterViewport();
+  }
+
+  /** Pans the visible part by `d` of its own width. */
+  panViewport(d: number): void {
+    const m = this.model;
+    if (!m) return;
+    m.pan(d * m.span);
+    this.history.push(this.place);
+    this.afterViewport();
+  }
+
+  private afterViewport(): void {
+    this.h.viewportChanged?.();
+    this.schedule();
+    this.refreshHover();
+  }
+
   zoom(node: number): void {
     const m = this.model;
-    if (!m || node < 0 || node >= m.n || node === m.focus) return;
+    if (!m || node < 0 || node >= m.n || (node === m.focus && !m.zoomedIn)) return;
     m.layout(node);
+    this.history.push(this.place);
+    this.h.viewportChanged?.();
     this.root.scrollTop = Math.min(this.root.scrollTop, Math.max(0, (m.depth[node] - 1) * ROW_HEIGHT));
     this.tooltip.hide();
     this.h.focusChanged();
@@ -172,7 +238,8 @@ export class FlameView {
   hasSource(node: number): boolean {
     const m = this.model;
     if (!m || node < 0) return false;
-    return node !== 0 || m.data.frames.file[m.data.frame[node]] !== 0;
+    // Only frames with a source file (kernels, unsymbolized native frames and the root have none).
+    return node < m.n && m.data.frames.file[m.data.frame[node]] !== 0;
   }
 
   // ---- pointer -----------------------------------------------------------------------------
@@ -194,7 +261,8 @@ export class FlameView {
     this.refreshHover();
   }
 
-  private refreshHover(): void {
+  /** Redraws the tooltip of the frame under the pointer (its details arrived). */
+  refreshHover(): void {
     const m = this.model;
     if (!m || !this.lastMouse) return;
     const node = this.nodeAt(this.lastMouse.x, this.lastMouse.y);
@@ -204,19 +272,26 @@ export class FlameView {
     const f = d.frame[node];
     const file = d.strings[d.frames.file[f]];
     const line = d.frames.line[f];
+    // Bottom-up: a root is a function where time was spent (its value is that time), a deeper
+    // node a caller through which it was reached; "self" would read 0 there.
+    const bottomUp = d.view === 'bottom-up';
     const rows: [string, string][] = [
-      ['Total', `${formatValue(d.inclusive[node], d.unit)} (${formatPercent(d.inclusive[node], m.total)})`],
-      ['Self', `${formatValue(d.exclusive[node], d.unit)} (${formatPercent(d.exclusive[node], m.total)})`],
+      [bottomUp ? (d.parent[node] === 0 ? 'Spent here' : 'Through this caller') : 'Total',
+        `${formatValue(d.inclusive[node], d.unit)} (${formatPercent(d.inclusive[node], m.total)})`],
     ];
+    if (!bottomUp) rows.push(['Self', `${formatValue(d.exclusive[node], d.unit)} (${formatPercent(d.exclusive[node], m.total)})`]);
     if (m.focus > 0 && m.isInFocusSubtree(node)) {
       rows.push(['Of zoomed', formatPercent(d.inclusive[node], d.inclusive[m.focus])]);
     }
     if (d.metric) rows.push(['Metric', d.metric]);
+    if (m.truncated(node)) rows.push(['Stack', 'truncated here: its callers are unknown']);
+    for (const r of this.h.tooltipRows?.(node) ?? []) rows.push(r);
     const canOpen = this.hasSource(node);
+    this.h.hovered?.(node);
     this.tooltip.show({
       name: m.label(node),
-      location: file ? (line ? `${file}:${line}` : file) : '',
-      module: d.strings[d.frames.module[f]] ?? '',
+      location: capText(file ? (line ? `${file}:${line}` : file) : ''),
+      module: capText(d.strings[d.frames.module[f]] ?? ''),
       kind: kindName(d.frames.kind[f]),
       rows,
       hint: node === m.focus
@@ -233,6 +308,7 @@ export class FlameView {
   }
 
   private onClick(e: MouseEvent): void {
+    if (this.suppressClick) { this.suppressClick = false; return; }
     if (e.button !== 0 || !this.model) return;
     const node = this.nodeAt(e.clientX, e.clientY);
     if (node < 0) return;
@@ -241,6 +317,57 @@ export class FlameView {
       return;
     }
     this.zoom(node);
+  }
+
+  private onWheel(e: WheelEvent): void {
+    const m = this.model;
+    if (!m) return;
+    const scale = e.deltaMode === 1 ? 16 : e.deltaMode === 2 ? this.g.height : 1;
+    const dx = e.deltaX * scale, dy = e.deltaY * scale;
+    if (e.shiftKey) return; // the browser scrolls the rows
+    e.preventDefault();
+    const r = this.g.stage.getBoundingClientRect();
+    const xs = (e.clientX - r.left) / this.g.width;
+    if (Math.abs(dx) > Math.abs(dy)) m.pan((dx / this.g.width) * m.span);
+    else m.zoomAt(Math.min(1, Math.max(0, xs)), Math.exp(dy * 0.002));
+    // One wheel gesture is one history entry.
+    const now = performance.now();
+    if (now - this.lastWheel > WHEEL_GESTURE_MS) this.history.push(this.place); else this.history.replace(this.place);
+    this.lastWheel = now;
+    this.afterViewport();
+  }
+
+  private onDown(e: MouseEvent): void {
+    const m = this.model;
+    if (e.button !== 0 || !m) return;
+    this.drag = { x: e.clientX, y: e.clientY, v0: m.v0, scroll: this.root.scrollTop, moved: false };
+    const move = (ev: MouseEvent) => {
+      const d = this.drag;
+      const mm = this.model;
+      if (!d || !mm) return;
+      const dx = ev.clientX - d.x, dy = ev.clientY - d.y;
+      if (!d.moved && Math.abs(dx) < DRAG_PX && Math.abs(dy) < DRAG_PX) return;
+      if (!d.moved) { d.moved = true; this.tooltip.hide(); this.g.stage.style.cursor = 'grabbing'; }
+      mm.setViewport(d.v0 - (dx / this.g.width) * mm.span, d.v0 - (dx / this.g.width) * mm.span + mm.span);
+      this.root.scrollTop = d.scroll - dy;
+      this.h.viewportChanged?.();
+      this.schedule();
+    };
+    const up = (ev: MouseEvent) => {
+      window.removeEventListener('mousemove', move);
+      window.removeEventListener('mouseup', up);
+      const d = this.drag;
+      this.drag = null;
+      if (d?.moved) {
+        this.suppressClick = true;   // the click that ends a drag is not a zoom
+        setTimeout(() => { this.suppressClick = false; }, 0);
+        this.history.push(this.place);
+        this.g.stage.style.cursor = 'default';
+      }
+      this.onMove(ev);
+    };
+    window.addEventListener('mousemove', move);
+    window.addEventListener('mouseup', up);
   }
 
   // ---- drawing -----------------------------------------------------------------------------
@@ -270,6 +397,7 @@ export class FlameView {
     Object.assign(this.stats, {
       frames: this.stats.frames + 1, instances: this.batch.count, labels: this.labelList.length,
       buildMs: t1 - t0, drawMs: t2 - t1, focus: m ? m.focus : 0, width: this.g.width, height: this.g.height, dpr: this.g.dpr,
+      v0: m ? m.v0 : 0, v1: m ? m.v1 : 1,
     });
   }
 
@@ -283,25 +411,31 @@ export class FlameView {
     const hl = this.highlighted;
     const bg = this.theme.background;
     const depth = m.depth, x0 = m.x0, x1 = m.x1, end = m.end;
+    const dimmed = this.dimmed;
+    const v0 = m.v0, scale = W / m.span;
     const labels: Label[] = [];
     let k = 0;
     const push = (i: number, a: number, b: number, row: number, ancestor: boolean) => {
       const o = k * 4;
       rects[o] = a; rects[o + 1] = b; rects[o + 2] = row;
       rects[o + 3] = (hl && hl[i] ? FLAG_OUTLINE : 0) + (i === this.hovered ? FLAG_FOCUS : 0);
-      const dim = match ? (match[i] ? 0 : DIM) : ancestor ? 0.25 : 0;
+      const dim = match ? (match[i] ? 0 : DIM) : dimmed && !dimmed[i] ? DIM * 0.8 : ancestor ? 0.25 : 0;
       if (dim) mix(base, i * 4, bg, dim, out, o);
       else { out[o] = base[i * 4]; out[o + 1] = base[i * 4 + 1]; out[o + 2] = base[i * 4 + 2]; out[o + 3] = 255; }
       k++;
-      if (b - a >= MIN_LABEL_WIDTH) labels.push({ x: a, row, w: b - a, text: m.label(i), r: out[o], g: out[o + 1], b: out[o + 2] });
+      const la = Math.max(a, 0), lb = Math.min(b, W);
+      if (lb - la >= MIN_LABEL_WIDTH) labels.push({ x: la, row, w: lb - la, text: m.label(i), r: out[o], g: out[o + 1], b: out[o + 2] });
     };
     const anc = m.ancestors;
     for (let d = 0; d < anc.length - 1; d++) if (d >= rowTop && d < rowBottom) push(anc[d], 0, W, d, true);
     const f = m.focus, e = end[f];
     for (let i = f; i < e;) {
-      const a = x0[i] * W, b = x1[i] * W;
+      let a = (x0[i] - v0) * scale, b = (x1[i] - v0) * scale;
       const row = depth[i];
-      if (b - a < MIN_RECT_PX || row >= rowBottom) { i = end[i]; continue; } // whole subtree is culled
+      // Narrow, outside the viewport or below the screen: the whole subtree is culled.
+      if (b - a < MIN_RECT_PX || row >= rowBottom || b <= 0 || a >= W) { i = end[i]; continue; }
+      if (a < -1) a = -1;
+      if (b > W + 1) b = W + 1;
       if (row >= rowTop) push(i, a, b, row, false);
       i++;
     }

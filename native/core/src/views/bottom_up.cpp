@@ -9,6 +9,8 @@
 // Size: exact for small trees; a large one (a 1M-node tree holds tens of millions of frames on
 // its sample paths, a deep one billions) is bounded in time and memory, and View::partial says
 // what was left out: callers of nodes too small to show, callers beyond a depth, a node cap.
+// With `fold` (the Python view) folded frames are left out of the chains: a sample in the
+// interpreter's eval loop ends at the Python function it runs.
 #include <algorithm>
 #include <cstdio>
 #include <string>
@@ -89,7 +91,12 @@ ViewOutput BuildBottomUp(const ViewInput& in) {
   // paths through a node too small to show can stop there. Nodes are created in the order the
   // path-by-path walk would create siblings (first path first), so ties sort the same.
   std::vector<uint32_t> pos(in.sampled_count), cur(in.sampled_count, 0), active(in.sampled_count), next;
-  for (size_t s = 0; s < in.sampled_count; ++s) { pos[s] = in.sampled[s]; active[s] = uint32_t(s); }
+  // The Python view's folded frames are not on the chains: a path skips them.
+  auto unfolded = [&](uint32_t v) {
+    while (v != 0 && in.fold && in.fold[v]) v = in.nodes[v].parent;
+    return v;
+  };
+  for (size_t s = 0; s < in.sampled_count; ++s) { pos[s] = unfolded(in.sampled[s]); active[s] = uint32_t(s); }
   for (uint32_t level = 0; !active.empty(); ++level) {
     next.clear();
     if (walked >= kMaxBottomUpSteps && depth_limit == UINT32_MAX) depth_limit = level;
@@ -116,7 +123,7 @@ ViewOutput BuildBottomUp(const ViewInput& in) {
       double* incl = out.incl.data() + size_t(id) * m;
       for (size_t k = 0; k < m; ++k) incl[k] += st[k].sum;
       cur[s] = id;
-      pos[s] = in.nodes[v].parent;
+      pos[s] = unfolded(in.nodes[v].parent);
       next.push_back(s);
     }
     if (prune) {

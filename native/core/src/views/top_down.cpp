@@ -2,7 +2,9 @@
 // The runtime keys native frames by PC, so one source line can appear as several sibling
 // nodes (samples at different instructions of the line); siblings of one call site are merged
 // here, recursively, as a user reads a flame graph by function and line. Instruction-level
-// frames (kind pc) keep their address in the site id and stay apart.
+// frames (kind pc) keep their address in the site id and stay apart. With `fold` (the Python
+// view) a folded node is its parent's: its statistics join the parent's self, its children
+// become the parent's (and merge with them by site).
 #include "child_map.h"
 #include "view_builder.h"
 
@@ -21,6 +23,11 @@ ViewOutput BuildTopDown(const ViewInput& in) {
     for (size_t i = 1; i < n; ++i) {
       bool inserted;
       uint32_t vp = view_of[in.nodes[i].parent];
+      if (in.fold && in.fold[i]) {
+        view_of[i] = vp;
+        merged = true;
+        continue;
+      }
       uint32_t* slot = map.FindOrInsert((uint64_t(vp) << 32) | in.node_site[i], &inserted);
       if (inserted) *slot = next++;
       else merged = true;
@@ -36,6 +43,11 @@ ViewOutput BuildTopDown(const ViewInput& in) {
       const size_t p = in.primary;
       for (size_t i = 0; i < n; ++i) {
         uint32_t v = view_of[i];
+        if (in.fold && in.fold[i]) {
+          // Inside its parent's inclusive value already: only its self statistics join.
+          for (size_t k = 0; k < m; ++k) out.excl_storage[size_t(v) * m + k].Merge(in.excl[i * m + k]);
+          continue;
+        }
         if (i > 0) out.parent[v] = int32_t(view_of[in.nodes[i].parent]);
         double w = m ? stored_incl[i * m + p] : 0.0;
         if (w > best[v]) { best[v] = w; out.frame[v] = in.nodes[i].frame; }  // the heaviest PC's frame
@@ -45,6 +57,25 @@ ViewOutput BuildTopDown(const ViewInput& in) {
         }
       }
       out.excl = out.excl_storage.data();
+      if (in.line_site) {
+        // (view node, site) -> its entry in out.lines.
+        ChildMap line_of(n);
+        std::vector<double> line_best;
+        for (size_t i = 1; i < n; ++i) {
+          if (in.fold && in.fold[i]) continue;
+          bool inserted;
+          uint32_t* slot = line_of.FindOrInsert((uint64_t(view_of[i]) << 32) | in.line_site[i], &inserted);
+          const double w = m ? stored_incl[i * m + p] : 0.0;
+          if (inserted) {
+            *slot = uint32_t(out.lines.size());
+            out.lines.push_back({view_of[i], in.nodes[i].frame, 0.0});
+            line_best.push_back(-1.0);
+          }
+          auto& l = out.lines[*slot];
+          l.value += w;
+          if (w > line_best[*slot]) { line_best[*slot] = w; l.frame = in.nodes[i].frame; }
+        }
+      }
     }
   }
   if (!merged) {

@@ -24,6 +24,10 @@ struct ViewInput {
   const uint32_t* node_site = nullptr;        // call-site id per stored node (kind, function,
                                               //   file, line): top-down merges sibling nodes
                                               //   of one site (different PCs on one line)
+  const uint32_t* line_site = nullptr;        // top-down by function: the call-site id per stored
+                                              //   node, to list a view node's lines (else null)
+  const uint8_t* fold = nullptr;              // per stored node, 1: shown as part of its parent
+                                              //   (the Python view; top-down and bottom-up)
   size_t primary = 0;                         // metric ordering children (< metric_count or 0)
 };
 
@@ -42,6 +46,10 @@ struct ViewOutput {
   // preorder ids.
   std::vector<uint32_t> order;
   std::vector<int32_t> sorted_parent;
+  // With ViewInput::line_site: the lines merged into each view node (creation index), each with
+  // its stored frame (the heaviest of the line) and inclusive value of the primary metric.
+  struct Line { uint32_t node, frame; double value; };
+  std::vector<Line> lines;
   // Why the view is partial (a bound on its size was reached), one line; empty when complete.
   std::string partial;
 

@@ -19,10 +19,29 @@ class Error : public std::runtime_error {
 
 enum class ViewKind { kTopDown, kBottomUp, kFlat };
 
+// What a metric's values mean when nodes are added up. Additive values (times, samples, bytes,
+// launches) sum along a path, so they can be a flame graph's widths; an attribute (grid and block
+// size, registers, shared memory, occupancy) describes each event, so its sum means nothing: it is
+// read as mean / min / max per node.
+enum class MetricNature { kAdditive, kAttribute };
+
 struct MetricInfo {
   std::string name;   // "cpu_time", "wall_time", ...
   std::string unit;   // "ns", "count", "bytes"
+  MetricNature nature = MetricNature::kAdditive;
 };
+
+// The nature of a metric of this name (the runtime's launch-configuration metrics are attributes).
+MetricNature MetricNatureOf(const std::string& name);
+const char* MetricNatureName(MetricNature n);  // "additive" | "attribute"
+
+// Whose code a frame is, for "my code" highlighting and the Python view: the user's (a source
+// file outside the libraries, or a program binary), a library's (site-packages, the standard
+// library, shared objects in system or package folders), the Python interpreter's own (the
+// python executable or libpython: eval loop, call machinery, start-up), the GPU's (API calls,
+// kernels, instructions, regions), or none (the root, thread frames, truncation markers).
+enum class FrameOrigin : uint8_t { kNone = 0, kUser = 1, kLibrary = 2, kInterpreter = 3, kGpu = 4 };
+const char* FrameOriginName(FrameOrigin o);  // "none" | "user" | "library" | "interpreter" | "gpu"
 
 // Statistics of one metric at one view node. inclusive_* covers the subtree (for bottom-up
 // and flat views: every sample whose path contains the frame, counted once per sample path),
@@ -46,7 +65,14 @@ struct FrameInfo {
                            // in " (iteration)")
   bool truncated = false;  // where a call stack was cut (depth limit, unwind failure): the
                            // frames above it are unknown; `name` says why
+  FrameOrigin origin = FrameOrigin::kNone;
 };
+
+// Which frames a view shows. kPython folds the interpreter's own frames (its start-up, eval loop
+// and call machinery, and the C library's start-up frames above them) into the frame they serve:
+// their time becomes that frame's self time, their callees its callees. kAuto is kPython for a
+// profile with Python frames, else kAll.
+enum class FrameFilter { kAll, kPython, kAuto };
 
 // A view is a tree in preorder: parent[i] < i, parent[0] == -1 (the root).
 // Children of a node appear in descending inclusive order of the view's primary metric.
@@ -66,6 +92,14 @@ struct View {
   std::shared_ptr<const std::vector<uint32_t>> frame_function;
   size_t metric_count = 0;
   std::vector<NodeMetric> metric_values;    // [node * metric_count + metric]
+  // How it was built (ViewOptions resolved: never kAuto).
+  FrameFilter filter = FrameFilter::kAll;
+  bool by_function = false;
+  // By function: the lines merged into each node, heaviest first (CSR: node i's are
+  // [line_offset[i], line_offset[i + 1]) of line_frame / line_value; frame_table index and the
+  // primary metric's inclusive value). Empty otherwise.
+  std::vector<uint32_t> line_offset, line_frame;
+  std::vector<double> line_value;
   // Why the view is partial, one line ("partial bottom-up view: capped at ... nodes for memory,
   // ..."); empty when it is complete. Bounds keep a huge profile from exhausting memory.
   std::string partial;
@@ -79,6 +113,10 @@ struct ViewOptions {
   size_t primary_metric = 0;  // orders children
   bool expand = true;         // also fill View::frames and View::metrics (per-node copies);
                               // false saves memory and time on large views
+  FrameFilter filter = FrameFilter::kAll;
+  // Top-down: siblings of one function are one node whatever their line (the heaviest line's
+  // frame is shown). Bottom-up and flat always merge by function.
+  bool by_function = false;
 };
 
 struct OpenOptions {
@@ -105,6 +143,8 @@ class Profile {
   virtual std::optional<std::string> meta(const std::string& key) const = 0;
   virtual const std::vector<MetricInfo>& metrics() const = 0;
   virtual size_t node_count() const = 0;     // nodes of the stored calling context tree
+  // Whether any stored frame is a Python frame (what FrameFilter::kAuto decides on).
+  virtual bool has_python_frames() const = 0;
 
   // Builds a view; native frames are symbolized (DWARF through LLVM, cached per module).
   // `primary_metric` orders children. Thread-safe for concurrent calls.

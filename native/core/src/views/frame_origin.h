@@ -1,0 +1,28 @@
+// Whose code a frame is (FrameOrigin) and which stored nodes the Python view folds away.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "strata/core/api.h"
+#include "strata/format/layout.h"
+
+namespace strata::core::detail {
+
+// How the Python view treats a frame: kept, folded everywhere (the interpreter's own frames), or
+// folded only in the start-up prefix of a stack (the C library's and loader's frames, e.g.
+// _start, __libc_start_main, clone3, start_thread: above every kept frame).
+enum class FoldClass : uint8_t { kKeep = 0, kAlways = 1, kStartUp = 2 };
+
+// `module` is the module path ("" when none), `file` the source path.
+FrameOrigin ClassifyFrame(uint32_t kind, const std::string& module, const std::string& file, bool truncated);
+FoldClass FoldClassOf(uint32_t kind, const std::string& module, bool truncated);
+
+// Per stored node: 1 when the Python view folds it into its parent (node 0, the root, is kept).
+// `frame_fold` is FoldClass per stored frame.
+std::vector<uint8_t> PythonViewFold(const format::NodeRecord* nodes, size_t node_count,
+                                    const std::vector<FoldClass>& frame_fold);
+
+}  // namespace strata::core::detail

@@ -1,0 +1,134 @@
+// End-to-end test of the flame graph's reading aids in a real VS Code (code-server), on a real
+// profile from the H100 (test/fixtures/h100/real_models/resnet50_train.strata):
+//   (v1) a Python program opens in the Python view (the interpreter's frames folded): the script's
+//        <module> is the root's heaviest child, not _start; the legend names whose code each
+//        colour is; "Python view" off asks the extension for every frame (_start is back, the
+//        graph is deeper), on again for the Python view;
+//   (v2) the wheel zooms at the pointer and a drag pans; the details pane (i) gets every metric of
+//        the frame from the extension (addon nodeMetrics), attributes as mean / min / max;
+//   (v3) the zoom and toggles come back when the tab is hidden and shown again.
+// Run: node --test test/e2e/viewer.test.mjs   (see harness.mjs for prerequisites and env)
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { copyFileSync, symlinkSync } from 'node:fs';
+import path from 'node:path';
+import {
+  S, cli, extId, makeFolders, missingPrerequisites, openFileQuick, repo, runCommand, shot, skipReason, sleep,
+  startSession, stopSession, strataFrame, waitFor,
+} from './harness.mjs';
+
+const FIXTURE = path.join(repo, 'test/fixtures/h100/real_models/resnet50_train.strata');
+
+describe('Strata flame graph: Python view, navigation, details (code-server)', { timeout: 300_000 }, () => {
+  const missing = missingPrerequisites();
+  const skip = skipReason(missing);
+  let profile;
+  let frame;
+
+  before(async () => {
+    if (skip) return;
+    assert.deepEqual(missing, [], `prerequisites missing:\n  ${missing.join('\n  ')}`);
+    makeFolders('viewer');
+    symlinkSync(path.join(repo, 'extension'), path.join(S.ext, extId), 'dir');
+    profile = path.join(S.ws, 'resnet50_train.strata');
+    copyFileSync(FIXTURE, profile);
+    copyFileSync(path.join(repo, 'README.md'), path.join(S.ws, 'notes.md'));
+    await startSession({ 'strata.cliPath': cli });
+  });
+
+  after(async () => { if (!skip) await stopSession(); });
+
+  const viewOf = () => frame.evaluate(() => window.__strata?.view());
+
+  test('(v1) the Python view by default, every frame on request', { skip }, async () => {
+    await runCommand('Strata: Open Profile');
+    const input = S.page.locator('.quick-input-widget .quick-input-box input');
+    await input.waitFor({ state: 'visible', timeout: 15000 });
+    await sleep(400);
+    await input.fill(profile);
+    await sleep(400);
+    await S.page.keyboard.press('Enter');
+    frame = await strataFrame(60000, /Strata: .*(not|cannot|failed)/);
+    await waitFor('the profile drawn', () => frame.evaluate(() => (window.__strata?.stats()?.instances ?? 0) > 0), 60000);
+    const py = await viewOf();
+    assert.equal(py.view, 'top-down');
+    assert.equal(py.frameFilter, 'python', 'a Python program opens in the Python view');
+    assert.equal(py.rootChildren[0], '<module>', `the script's module first: ${JSON.stringify(py.rootChildren)}`);
+    assert.ok(!py.rootChildren.includes('_start'));
+    assert.equal(await frame.locator('.strata-python-toggle').getAttribute('aria-pressed'), 'true');
+    const legend = (await frame.locator('.strata-legend-item').allInnerTexts()).map((s) => s.trim());
+    for (const c of ['Your code', 'Libraries', 'GPU']) assert.ok(legend.includes(c), `legend has ${c}: ${legend}`);
+    assert.ok(!legend.includes('Interpreter'), 'no interpreter frame in the Python view');
+    // Metrics offered as widths: additive ones only.
+    const offered = await frame.locator('.strata-metric option').allInnerTexts();
+    assert.ok(offered.includes('gpu_time') && offered.includes('cpu_time'), `${offered}`);
+    for (const a of ['grid_size', 'registers_per_thread', 'theoretical_occupancy']) assert.ok(!offered.includes(a), `${a} is not a width`);
+    await shot('v1-python-view');
+
+    await frame.locator('.strata-python-toggle').click();
+    const all = await waitFor('every frame', async () => { const v = await viewOf(); return v?.frameFilter === 'all' ? v : null; }, 60000);
+    assert.ok(all.rootChildren.includes('_start'), `_start is back: ${JSON.stringify(all.rootChildren)}`);
+    assert.ok(all.nodes > 2 * py.nodes && all.maxDepth > py.maxDepth, `${all.nodes} nodes / ${all.maxDepth} rows vs ${py.nodes} / ${py.maxDepth}`);
+    assert.ok((await frame.locator('.strata-legend-item').allInnerTexts()).some((s) => s.includes('Interpreter')));
+    await shot('v1-all-frames');
+    await frame.locator('.strata-python-toggle').click();
+    await waitFor('the Python view again', async () => (await viewOf())?.frameFilter === 'python', 60000);
+  });
+
+  test('(v2) wheel zoom, drag pan, details with every metric', { skip }, async () => {
+    const stage = frame.locator('.strata-graph:not([hidden]) .strata-stage').first();
+    const box = await stage.boundingBox();
+    await S.page.mouse.move(box.x + box.width * 0.3, box.y + 9);
+    await S.page.mouse.wheel(0, -800);
+    const z = await waitFor('zoomed by the wheel', async () => {
+      const s = await frame.evaluate(() => window.__strata.stats());
+      return s.v1 - s.v0 < 0.5 ? s : null;
+    }, 10000);
+    assert.ok(z.v0 < 0.3 && z.v1 > 0.3, `zoomed around the pointer: ${z.v0}..${z.v1}`);
+    assert.equal(z.focus, 0);
+    await S.page.mouse.move(box.x + box.width * 0.5, box.y + 9);
+    await S.page.mouse.down();
+    await S.page.mouse.move(box.x + box.width * 0.3, box.y + 9, { steps: 6 });
+    await S.page.mouse.up();
+    const p = await frame.evaluate(() => window.__strata.stats());
+    assert.ok(p.v0 > z.v0, `panned: ${z.v0} → ${p.v0}`);
+    await shot('v2-wheel-zoom');
+    // The heaviest kernel by GPU time: its details carry launches and the launch configuration.
+    await frame.locator('.strata-metric').selectOption('gpu_time');
+    await waitFor('the gpu_time view', async () => (await viewOf())?.metric === 'gpu_time', 60000);
+    const kernel = await frame.evaluate(() => {
+      // Zoom to the widest kernel (kind 5) through the model.
+      return window.__strata.zoomToKernel();
+    });
+    assert.ok(kernel >= 0, 'a kernel node');
+    await frame.locator('.strata-details').waitFor({ state: 'visible', timeout: 10000 });
+    await waitFor('every metric of the kernel', async () => (await frame.locator('.strata-details-metrics tr[data-metric="grid_size"]').count()) > 0, 30000);
+    const grid = await frame.locator('.strata-details-metrics tr[data-metric="grid_size"] td').allInnerTexts();
+    assert.equal(grid[1], '', 'grid size has no total');
+    assert.match(grid[4], /blocks/);
+    const gpu = await frame.locator('.strata-details-metrics tr[data-metric="gpu_time"] td').allInnerTexts();
+    assert.match(gpu[1], /s$/);
+    assert.ok(Number(gpu[3].replace(/,/g, '')) >= 1, `launches: ${gpu[3]}`);
+    await shot('v2-details');
+    assert.equal((await frame.evaluate(() => window.__strata.stats())).focus, kernel, 'still on the kernel');
+    assert.match(await frame.locator('.strata-details').innerText(), /GPU kernel/);
+  });
+
+  test('(v3) zoom and toggles come back when the tab is shown again', { skip }, async () => {
+    const before = await frame.evaluate(() => window.__strata.stats());
+    assert.ok(before.focus > 0);
+    await openFileQuick('notes.md');
+    await sleep(1500);
+    await runCommand('View: Open Previous Editor');
+    frame = await strataFrame(60000);
+    const after = await waitFor('the zoom restored', async () => {
+      const s = await frame.evaluate(() => window.__strata?.stats()).catch(() => null);
+      return s && s.instances > 0 && s.focus > 0 ? s : null;
+    }, 60000).catch(async (e) => { await shot('v3-restore'); throw e; });
+    const v = await viewOf();
+    assert.equal(v.frameFilter, 'python');
+    assert.equal(await frame.locator('.strata-metric').inputValue(), 'gpu_time');
+    assert.equal(after.nodes, before.nodes);
+    await shot('v3-restored');
+  });
+});
