@@ -34,7 +34,7 @@ constexpr size_t kViewBytes = size_t(640) << 20;           // the view's memory,
 constexpr uint64_t kExactSteps = uint64_t(1) << 20;
 constexpr double kMinShare = 1e-4;
 // Past this many nodes (long unshared paths: few samples, deep stacks) the share rises tenfold.
-constexpr size_t kSoftNodes = size_t(1) << 19;
+constexpr size_t kSoftNodes = size_t(1) << 17;
 // Bytes per view node while built and once a View: the inclusive values here, the View's
 // NodeMetric per metric, parent/frame/order columns and the child map.
 size_t BytesPerNode(size_t m) { return m * (sizeof(double) + sizeof(NodeMetric)) + 64; }
