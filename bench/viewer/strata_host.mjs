@@ -62,9 +62,11 @@ process.on('message', async (m) => {
       const metrics = profile.metrics();
       const msg = {
         type: 'profile', version: PROTOCOL_VERSION, title: 'benchmark', metrics: metrics.map((x) => x.name),
+        metricInfo: metrics.map((x) => ({ name: x.name, unit: x.unit, nature: x.nature === 'attribute' ? 'attribute' : 'additive', count: x.count ?? 0 })),
         data: {
           view: cols.view, metric: cols.metric, unit: cols.unit, total: cols.total, strings: cols.strings, frames: cols.frames,
           parent: cols.parent, frame: cols.frame, inclusive: cols.inclusive, exclusive: cols.exclusive,
+          frameFilter: cols.frameFilter === 'python' ? 'python' : 'all', byFunction: cols.byFunction === true,
         },
       };
       body = encode(msg);
