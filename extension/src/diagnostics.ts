@@ -51,11 +51,13 @@ export class StrataDiagnostics implements vscode.Disposable {
     if (!options) { this.clear(); return; }
     let doc: Findings;
     const started = Date.now();
-    const key = JSON.stringify(options);
+    // The file's stamp: a profile rewritten in place (a new run to the same path) is analyzed again.
+    const key = JSON.stringify(options) + fileStamp(profilePath);
     let cached = this.cache.get(profilePath);
     const fresh = !cached || cached.options !== key;
     if (!cached || cached.options !== key) {
       this.runs++;
+      this.log.appendLine(`[analyze] ${path.basename(profilePath)}: running the analyzers`);
       cached = { options: key, findings: this.source(profile, options) };
       this.cache.set(profilePath, cached);
     }
@@ -133,4 +135,14 @@ function toDiagnostic(d: PlainDiagnostic): vscode.Diagnostic {
   diag.relatedInformation = d.related.slice(0, 20).map((r) =>
     new vscode.DiagnosticRelatedInformation(new vscode.Location(vscode.Uri.file(r.file), new vscode.Position(r.line, 0)), r.message));
   return diag;
+}
+
+/** Modification time and size of a file ("" when it cannot be read). */
+export function fileStamp(file: string): string {
+  try {
+    const st = fs.statSync(file);
+    return `:${st.mtimeMs}:${st.size}`;
+  } catch {
+    return '';
+  }
 }

@@ -7,6 +7,7 @@ import * as vscode from 'vscode';
 import type { Profile } from '../../native/addon/index';
 import { heatMetrics, lineTotalsByMetric, LineHeat, markdownText, matchProfileFile, type MetricHeat } from './lineHeatModel';
 import { formatEditorValue } from '../../webview/src/model/format';
+import { fileStamp } from './diagnostics';
 
 const BUCKETS = 10;
 
@@ -16,6 +17,7 @@ export class LineHeatController implements vscode.Disposable {
   private heatFiles: string[] = [];
   private profilePath: string | undefined;
   private readonly cache = new Map<string, LineHeat>();   // profile path → heat
+  private readonly stamps = new Map<string, string>();    // profile path → its file's stamp then
   private readonly types: vscode.TextEditorDecorationType[] = [];
   private readonly subs: vscode.Disposable[] = [];
   private seq = 0;
@@ -80,7 +82,8 @@ export class LineHeatController implements vscode.Disposable {
       this.refresh();
       return;
     }
-    let heat = this.cache.get(profilePath);
+    const stamp = fileStamp(profilePath);
+    let heat = this.stamps.get(profilePath) === stamp ? this.cache.get(profilePath) : undefined;
     // A metric line heat does not sum by default (api_time, bytes, ...) is summed when chosen.
     const wanted = heatMetrics(profile.metrics(), metric);
     if (!heat || wanted.some((m) => !heat!.metrics.some((h) => h.metric === m))) {
@@ -92,6 +95,7 @@ export class LineHeatController implements vscode.Disposable {
         return;
       }
       this.cache.set(profilePath, heat);
+      this.stamps.set(profilePath, stamp);
     }
     if (seq !== this.seq) return;
     this.heat = heat.withMetric(metric);
@@ -104,6 +108,7 @@ export class LineHeatController implements vscode.Disposable {
   /** Forgets a profile (its file changed or its last viewer closed). */
   forget(profilePath: string): void {
     this.cache.delete(profilePath);
+    this.stamps.delete(profilePath);
     if (this.profilePath === profilePath) void this.setProfile(undefined, undefined);
   }
 

@@ -40,10 +40,9 @@ export class ProfileFeedback {
     if (v === this.current && v.openProfile) void this.lineHeat.setProfile(v.openProfile, v.profilePath, v.metricName);
   }
 
-  /** A reloaded file: its heat and findings are recomputed. */
+  /** A (re)loaded file: its heat and findings are recomputed if the file changed (the caches
+   *  compare its modification time and size), else taken from the caches. */
   reloaded(profilePath: string): void {
-    this.lineHeat.forget(profilePath);
-    this.diagnostics.forget(profilePath);
     if (this.analyzed === profilePath) this.analyzed = undefined;
   }
 
