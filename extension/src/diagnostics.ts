@@ -37,6 +37,10 @@ export class StrataDiagnostics implements vscode.Disposable {
   private seq = 0;
   private shownFor: string | undefined;
   private last: { profile: string; findings: number; errors: string[] } | undefined;
+  /** Findings per profile and options: a profile is analyzed once, not on every focus change. */
+  private readonly cache = new Map<string, { options: string; findings: Promise<Findings> }>();
+  /** Analyzer runs started (for tests: focus changes must not add any). */
+  runs = 0;
 
   constructor(private readonly log: vscode.OutputChannel, private readonly source: FindingsSource = addonFindings) {}
 
@@ -47,9 +51,20 @@ export class StrataDiagnostics implements vscode.Disposable {
     if (!options) { this.clear(); return; }
     let doc: Findings;
     const started = Date.now();
+    // The file's stamp: a profile rewritten in place (a new run to the same path) is analyzed again.
+    const key = JSON.stringify(options) + fileStamp(profilePath);
+    let cached = this.cache.get(profilePath);
+    const fresh = !cached || cached.options !== key;
+    if (!cached || cached.options !== key) {
+      this.runs++;
+      this.log.appendLine(`[analyze] ${path.basename(profilePath)}: running the analyzers`);
+      cached = { options: key, findings: this.source(profile, options) };
+      this.cache.set(profilePath, cached);
+    }
     try {
-      doc = await this.source(profile, options);
+      doc = await cached.findings;
     } catch (e) {
+      if (this.cache.get(profilePath) === cached) this.cache.delete(profilePath);   // retried next time
       if (seq !== this.seq) return;
       const msg = (e as Error).message ?? String(e);
       this.log.appendLine(`[analyze] ${profilePath}: ${msg}`);
@@ -81,12 +96,17 @@ export class StrataDiagnostics implements vscode.Disposable {
     }
     const errors = doc.errors ?? [];
     this.last = { profile: profilePath, findings: doc.findings?.length ?? 0, errors };
-    this.log.appendLine(`[analyze] ${path.basename(profilePath)}: ${doc.findings?.length ?? 0} findings in ${Date.now() - started} ms` +
+    this.log.appendLine(`[analyze] ${path.basename(profilePath)}: ${doc.findings?.length ?? 0} findings ${fresh ? `in ${Date.now() - started} ms` : '(cached)'}` +
       (errors.length ? `; rule errors: ${errors.join('; ')}` : ''));
     if (errors.length && this.shownFor !== profilePath) {
       this.shownFor = profilePath;
       void vscode.window.showWarningMessage(`Strata: rule file errors (those rules were skipped): ${errors.join('; ')}`);
     }
+  }
+
+  /** Drops the cached findings of a profile (its file changed, or its last viewer closed). */
+  forget(profilePath: string): void {
+    this.cache.delete(profilePath);
   }
 
   clear(): void {
@@ -95,10 +115,11 @@ export class StrataDiagnostics implements vscode.Disposable {
     this.last = undefined;
   }
 
-  state(): { profile?: string; findings: number; errors: string[]; files: Record<string, number> } {
+  state(): { profile?: string; findings: number; errors: string[]; files: Record<string, number>; runs: number; cached: string[] } {
     const files: Record<string, number> = {};
     this.collection.forEach((uri, list) => { files[uri.fsPath] = list.length; });
-    return { profile: this.last?.profile, findings: this.last?.findings ?? 0, errors: this.last?.errors ?? [], files };
+    return { profile: this.last?.profile, findings: this.last?.findings ?? 0, errors: this.last?.errors ?? [], files,
+      runs: this.runs, cached: [...this.cache.keys()] };
   }
 
   dispose(): void {
@@ -114,4 +135,14 @@ function toDiagnostic(d: PlainDiagnostic): vscode.Diagnostic {
   diag.relatedInformation = d.related.slice(0, 20).map((r) =>
     new vscode.DiagnosticRelatedInformation(new vscode.Location(vscode.Uri.file(r.file), new vscode.Position(r.line, 0)), r.message));
   return diag;
+}
+
+/** Modification time and size of a file ("" when it cannot be read). */
+export function fileStamp(file: string): string {
+  try {
+    const st = fs.statSync(file);
+    return `:${st.mtimeMs}:${st.size}`;
+  } catch {
+    return '';
+  }
 }

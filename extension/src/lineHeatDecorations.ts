@@ -5,8 +5,9 @@
 // by lineHeatModel.ts.
 import * as vscode from 'vscode';
 import type { Profile } from '../../native/addon/index';
-import { heatMetrics, lineTotalsByMetric, LineHeat, matchProfileFile, type MetricHeat } from './lineHeatModel';
+import { heatMetrics, lineTotalsByMetric, LineHeat, markdownText, matchProfileFile, type MetricHeat } from './lineHeatModel';
 import { formatEditorValue } from '../../webview/src/model/format';
+import { fileStamp } from './diagnostics';
 
 const BUCKETS = 10;
 
@@ -16,6 +17,7 @@ export class LineHeatController implements vscode.Disposable {
   private heatFiles: string[] = [];
   private profilePath: string | undefined;
   private readonly cache = new Map<string, LineHeat>();   // profile path → heat
+  private readonly stamps = new Map<string, string>();    // profile path → its file's stamp then
   private readonly types: vscode.TextEditorDecorationType[] = [];
   private readonly subs: vscode.Disposable[] = [];
   private seq = 0;
@@ -26,8 +28,13 @@ export class LineHeatController implements vscode.Disposable {
     this.enabled = vscode.workspace.getConfiguration('strata').get<boolean>('lineHeat.enabled', true);
     for (let b = 0; b < BUCKETS; b++) {
       const alpha = (0.04 + (0.36 * b) / (BUCKETS - 1)).toFixed(3);
+      // A bar in the gutter whose length follows the share: visible however long the line is.
+      const bar = `<svg xmlns="http://www.w3.org/2000/svg" width="16" height="16"><rect x="1" y="${15 - Math.max(2, Math.round(((b + 1) * 14) / BUCKETS))}" ` +
+        `width="4" height="${Math.max(2, Math.round(((b + 1) * 14) / BUCKETS))}" fill="rgb(255,110,20)" fill-opacity="${Math.min(1, 0.35 + b * 0.07).toFixed(2)}"/></svg>`;
       this.types.push(vscode.window.createTextEditorDecorationType({
         isWholeLine: true,
+        gutterIconPath: vscode.Uri.parse(`data:image/svg+xml;utf8,${encodeURIComponent(bar)}`),
+        gutterIconSize: 'contain',
         backgroundColor: `rgba(255, 110, 20, ${alpha})`,
         overviewRulerColor: b >= 3 ? `rgba(255, 110, 20, ${Math.min(1, Number(alpha) * 2.5).toFixed(2)})` : undefined,
         overviewRulerLane: vscode.OverviewRulerLane.Right,
@@ -58,14 +65,16 @@ export class LineHeatController implements vscode.Disposable {
     return this.enabled;
   }
 
-  /** Decorated line counts per file path (what the editors show now). */
-  state(): { enabled: boolean; profile?: string; files: Record<string, number> } {
-    return { enabled: this.enabled, profile: this.profilePath, files: Object.fromEntries(this.decorated) };
+  /** Decorated line counts per file path (what the editors show now), the shading metric, the
+   *  profiles whose heat is kept. */
+  state(): { enabled: boolean; profile?: string; files: Record<string, number>; shading?: string; cached: string[] } {
+    return { enabled: this.enabled, profile: this.profilePath, files: Object.fromEntries(this.decorated),
+      shading: this.heat?.primary?.metric, cached: [...this.cache.keys()] };
   }
 
   /** Shows the heat of `profile` (undefined: none). Views are built off the extension host's
    *  thread by the addon; a newer call wins over a slower older one. */
-  async setProfile(profile: Profile | undefined, profilePath: string | undefined): Promise<void> {
+  async setProfile(profile: Profile | undefined, profilePath: string | undefined, metric?: string): Promise<void> {
     const seq = ++this.seq;
     if (!profile || !profilePath) {
       this.heat = undefined;
@@ -73,19 +82,24 @@ export class LineHeatController implements vscode.Disposable {
       this.refresh();
       return;
     }
-    let heat = this.cache.get(profilePath);
-    if (!heat) {
+    const stamp = fileStamp(profilePath);
+    let heat = this.stamps.get(profilePath) === stamp ? this.cache.get(profilePath) : undefined;
+    // A metric line heat does not sum by default (api_time, bytes, ...) is summed when chosen.
+    const wanted = heatMetrics(profile.metrics(), metric);
+    if (!heat || wanted.some((m) => !heat!.metrics.some((h) => h.metric === m))) {
       try {
-        heat = await computeHeat(profile);
+        heat = await computeHeat(profile, wanted);
       } catch (e) {
         // A profile closed while the views were built, or a view that failed: no heat.
         this.log.appendLine(`[line heat] ${profilePath}: ${(e as Error).message}`);
         return;
       }
       this.cache.set(profilePath, heat);
+      this.stamps.set(profilePath, stamp);
     }
     if (seq !== this.seq) return;
-    this.heat = heat;
+    this.heat = heat.withMetric(metric);
+    if (this.heat.primary) this.log.appendLine(`[line heat] ${profilePath}: shaded by ${this.heat.primary.metric}`);
     this.heatFiles = heat.files();
     this.profilePath = profilePath;
     this.refresh();
@@ -94,6 +108,7 @@ export class LineHeatController implements vscode.Disposable {
   /** Forgets a profile (its file changed or its last viewer closed). */
   forget(profilePath: string): void {
     this.cache.delete(profilePath);
+    this.stamps.delete(profilePath);
     if (this.profilePath === profilePath) void this.setProfile(undefined, undefined);
   }
 
@@ -111,10 +126,16 @@ export class LineHeatController implements vscode.Disposable {
       for (const [line, info] of heat.linesOf(recorded)) {
         if (line < 1 || line > doc.lineCount) continue;   // the file changed since the recording
         const b = Math.min(BUCKETS - 1, Math.floor(Math.sqrt(Math.max(0, info.share)) * BUCKETS));
-        const hover = new vscode.MarkdownString(`**Strata** — ${recorded}:${line}\n\n| metric | value | share |\n| --- | --- | --- |\n` +
-          info.values.map((v) => `| ${v.metric} | ${formatEditorValue(v.value, v.unit)} | ${(v.share * 100).toFixed(1)}% |`).join('\n'));
+        // Recorded paths are text, never markdown: escaped (a file named "[x](command:...)").
+        const hover = new vscode.MarkdownString(`**Strata** — ${markdownText(recorded)}:${line}` +
+          (info.shading ? ` — shaded by ${info.shading}` : '') + `\n\n| metric | value | share | backward |\n| --- | --- | --- | --- |\n` +
+          info.values.map((v) => `| ${v.metric}${v.metric === info.shading ? ' ▮' : ''} | ${formatEditorValue(v.value, v.unit)} | ${(v.share * 100).toFixed(1)}% | ` +
+            `${v.backward > 0 ? formatEditorValue(v.backward, v.unit) : ''} |`).join('\n'));
+        hover.isTrusted = false;
+        hover.supportHtml = false;
         perBucket[b].push({
-          range: new vscode.Range(line - 1, 0, line - 1, 0),
+          // The whole line: its hover opens anywhere on the code, not only at its start.
+          range: new vscode.Range(line - 1, 0, line - 1, doc.lineAt(line - 1).range.end.character),
           hoverMessage: hover,
           renderOptions: { after: { contentText: info.text } },
         });
@@ -132,10 +153,14 @@ export class LineHeatController implements vscode.Disposable {
 }
 
 /** The heat metrics' line totals, summed by the core in one call. */
-async function computeHeat(profile: Profile): Promise<LineHeat> {
+async function computeHeat(profile: Profile, names: string[]): Promise<LineHeat> {
   const metrics = profile.metrics();
-  const idx = heatMetrics(metrics).map((name) => metrics.findIndex((m) => m.name === name));
+  const idx = names.map((name) => metrics.findIndex((m) => m.name === name));
   const cols = await profile.lineTotals(idx);
   const lines = lineTotalsByMetric(cols);
-  return new LineHeat(idx.map((m, k): MetricHeat => ({ metric: metrics[m].name, unit: metrics[m].unit, total: cols.totals[k], lines: lines[k] })));
+  const backward = lineTotalsByMetric(cols, 'backward');
+  return new LineHeat(idx.map((m, k): MetricHeat => ({
+    metric: metrics[m].name, unit: metrics[m].unit, total: cols.totals[k], lines: lines[k], backward: backward[k],
+  })));
 }
+

@@ -7,9 +7,10 @@ import { formatEditorValue } from '../../webview/src/model/format';
 /** file (as recorded in the profile) → line (1-based) → inclusive value of the metric. */
 export type LineTotals = Map<string, Map<number, number>>;
 
-/** The addon's line totals, one map per metric asked for (in that order). */
-export function lineTotalsByMetric(cols: LineTotalsColumns): LineTotals[] {
-  return cols.values.map((values) => {
+/** The addon's line totals, one map per metric asked for (in that order); `part` picks the
+ *  backward part (under autograd backward operators) instead of the whole value. */
+export function lineTotalsByMetric(cols: LineTotalsColumns, part: 'values' | 'backward' = 'values'): LineTotals[] {
+  return (cols[part] ?? []).map((values) => {
     const out: LineTotals = new Map();
     for (let i = 0; i < cols.file.length; i++) {
       const file = cols.strings[cols.file[i]] ?? '';
@@ -26,6 +27,9 @@ export interface MetricHeat {
   unit: string;
   total: number;        // inclusive value of the root
   lines: LineTotals;
+  /** The part of `lines` under autograd backward operators: backward kernels the runtime put
+   *  under their forward's line. */
+  backward?: LineTotals;
 }
 
 const isStall = (m: string): boolean => m.startsWith('stall_');
@@ -34,31 +38,47 @@ const isStall = (m: string): boolean => m.startsWith('stall_');
  *  reason (not CUPTI's bookkeeping counters beside them: the core's stall classes say which).
  *  A kernel's CUDA/Triton lines carry no time of their own, only the PC samples of the
  *  instructions compiled from them (pc frames), so pc_samples is what heats them. */
-export function heatMetrics(metrics: readonly Pick<MetricInfo, 'name' | 'stall'>[]): string[] {
+export function heatMetrics(metrics: readonly Pick<MetricInfo, 'name' | 'stall'>[], selected?: string): string[] {
   const names = metrics.map((m) => m.name);
   const time = ['cpu_time', 'wall_time', 'gpu_time', 'pc_samples'].filter((m) => names.includes(m));
-  return [...time, ...metrics.filter((m) => isStall(m.name) && m.stall !== undefined && m.stall !== 'not_a_reason').map((m) => m.name)];
+  const stalls = metrics.filter((m) => isStall(m.name) && m.stall !== undefined && m.stall !== 'not_a_reason').map((m) => m.name);
+  // The viewer's metric shades the lines: asked for too when it is none of the above (api_time,
+  // memcpy_bytes, launches, ...).
+  const extra = selected && names.includes(selected) && !time.includes(selected) && !stalls.includes(selected) ? [selected] : [];
+  return [...time, ...extra, ...stalls];
 }
 
 export interface LineInfo {
-  share: number;                              // of the primary metric's total, 0..1
-  text: string;                               // "▮ 12.3% cpu 1.2 s · gpu 30 ms · stall long_scoreboard 66%"
-  values: { metric: string; value: number; unit: string; share: number }[];
+  share: number;                              // of the shading metric's total, 0..1
+  /** Short, so that it is not clipped at the editor's edge: the shading metric (its backward
+   *  part labelled), the other times, the top stall. "▮ 12.3% gpu 1.2 s (0.9 s backward) · cpu 30 ms" */
+  text: string;
+  /** Every metric of the line (the hover's table); `backward`: the part under backward operators. */
+  values: { metric: string; value: number; unit: string; share: number; backward: number }[];
   topStall?: string;                          // reason, without "stall_"
+  /** The metric whose share shades the line. */
+  shading?: string;
 }
 
 const SHORT: Record<string, string> = { cpu_time: 'cpu', wall_time: 'wall', gpu_time: 'gpu', pc_samples: 'pc samples' };
+const TIMES = new Set(['cpu_time', 'wall_time', 'gpu_time']);
 
 /** Line heat of a profile: the metrics' totals per line, looked up per editor line. */
 export class LineHeat {
-  /** The metric whose share colours the line: the first time metric present. */
+  /** The metric whose share shades the lines: the viewer's metric when line heat has it, else
+   *  the first time metric present. */
   readonly primary: MetricHeat | undefined;
   /** What colours a line the primary metric does not reach (a kernel's source lines). */
   private readonly samples: MetricHeat | undefined;
 
-  constructor(readonly metrics: readonly MetricHeat[]) {
-    this.primary = metrics.find((m) => !isStall(m.metric));
+  constructor(readonly metrics: readonly MetricHeat[], selected?: string) {
+    this.primary = metrics.find((m) => m.metric === selected && !isStall(m.metric)) ?? metrics.find((m) => !isStall(m.metric));
     this.samples = metrics.find((m) => m.metric === 'pc_samples');
+  }
+
+  /** The same lines shaded by another metric (the viewer's metric changed). */
+  withMetric(selected: string | undefined): LineHeat {
+    return new LineHeat(this.metrics, selected);
   }
 
   /** Every file (as recorded) with at least one line that has a value. */
@@ -73,6 +93,7 @@ export class LineHeat {
     const lines = new Set<number>();
     for (const m of this.metrics) {
       if (isStall(m.metric)) continue;
+      if (m !== this.primary && !TIMES.has(m.metric) && m.metric !== 'pc_samples') continue;
       for (const l of m.lines.get(file)?.keys() ?? []) lines.add(l);
     }
     const out = new Map<number, LineInfo>();
@@ -94,7 +115,8 @@ export class LineHeat {
         stalls += v;
         if (!top || v > top.value) top = { reason: m.metric.slice('stall_'.length), value: v };
       }
-      values.push({ metric: m.metric, value: v, unit: m.unit, share: m.total > 0 ? v / m.total : 0 });
+      const backward = m.backward?.get(file)?.get(line) ?? 0;
+      values.push({ metric: m.metric, value: v, unit: m.unit, share: m.total > 0 ? v / m.total : 0, backward });
     }
     const times = values.filter((v) => !isStall(v.metric));
     if (times.length === 0) return undefined;
@@ -102,13 +124,18 @@ export class LineHeat {
     // of the samples, so that the hottest CUDA line is as bright as the hottest host line.
     const primary = (this.primary ? values.find((v) => v.metric === this.primary!.metric) : undefined)
       ?? (this.samples ? values.find((v) => v.metric === 'pc_samples') : undefined);
+    if (!primary && !times.some((v) => TIMES.has(v.metric))) return undefined;
     const share = primary?.share ?? 0;
-    const parts = times.map((v) => `${SHORT[v.metric] ?? v.metric} ${formatEditorValue(v.value, v.unit)}`);
+    const part = (v: LineInfo['values'][number]) => `${SHORT[v.metric] ?? v.metric} ${formatEditorValue(v.value, v.unit)}` +
+      (v.backward > 0 ? ` (${v.backward >= v.value ? 'all' : formatEditorValue(v.backward, v.unit)} backward)` : '');
+    // Inline: the shading metric first, then the other times; PC samples only where they shade.
+    const rest = times.filter((v) => v !== primary && TIMES.has(v.metric));
+    const parts = [...(primary ? [primary] : []), ...rest].map(part);
     // The reason's share of the line's samples tells a dominant stall from a mixed line.
     // Floored: a line at 99.7% is not all one reason.
     if (top) parts.push(`stall ${top.reason} ${Math.floor((100 * top.value) / stalls)}%`);
     const pct = primary ? `${(share * 100).toFixed(1)}% ` : '';
-    return { share, values, topStall: top?.reason, text: `▮ ${pct}${parts.join(' · ')}` };
+    return { share, values, topStall: top?.reason, shading: primary?.metric, text: `▮ ${pct}${parts.join(' · ')}` };
   }
 }
 
@@ -129,4 +156,9 @@ export function matchProfileFile(docPath: string, recorded: Iterable<string>): s
     if (k > bestScore) { best = r; bestScore = k; tie = false; } else if (k === bestScore) tie = true;
   }
   return tie ? undefined : best;
+}
+
+/** Text shown as it is inside markdown: every markdown and HTML character escaped. */
+export function markdownText(s: string): string {
+  return s.replace(/[\\`*_{}[\]()#+\-.!|<>&~]/g, (c) => `\\${c}`).replace(/[\r\n]+/g, ' ');
 }

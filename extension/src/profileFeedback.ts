@@ -15,7 +15,7 @@ export class ProfileFeedback {
   analyzed: string | undefined;
   private current: ProfileViewer | undefined;
 
-  constructor(log: vscode.OutputChannel) {
+  constructor(private readonly log: vscode.OutputChannel) {
     this.lineHeat = new LineHeatController(log);
     this.diagnostics = new StrataDiagnostics(log);
   }
@@ -25,7 +25,7 @@ export class ProfileFeedback {
     this.current = v;
     const profile = v?.openProfile;
     this.statusBar.show(profile ? v!.profilePath : undefined, profile?.meta(), this.lineHeat.isEnabled);
-    void this.lineHeat.setProfile(profile, v?.profilePath);
+    void this.lineHeat.setProfile(profile, v?.profilePath, v?.metricName);
     if (!profile) {
       this.analyzed = undefined;
       this.diagnostics.clear();
@@ -35,10 +35,22 @@ export class ProfileFeedback {
     }
   }
 
-  /** A reloaded file: its heat and findings are recomputed. */
+  /** The current viewer shows another metric: line heat is shaded by it. */
+  metricChanged(v: ProfileViewer): void {
+    if (v === this.current && v.openProfile) void this.lineHeat.setProfile(v.openProfile, v.profilePath, v.metricName);
+  }
+
+  /** A (re)loaded file: its heat and findings are recomputed if the file changed (the caches
+   *  compare its modification time and size), else taken from the caches. */
   reloaded(profilePath: string): void {
-    this.lineHeat.forget(profilePath);
     if (this.analyzed === profilePath) this.analyzed = undefined;
+  }
+
+  /** The last viewer of a profile closed: what was kept for it is released. */
+  closed(profilePath: string): void {
+    this.lineHeat.forget(profilePath);
+    this.diagnostics.forget(profilePath);
+    this.log.appendLine(`[viewer] closed the last viewer of ${profilePath}: its views, line heat and findings are released`);
   }
 
   toggleLineHeat(): void {

@@ -22,6 +22,8 @@ export interface ViewerState {
   lastMessage?: string;
   lastError?: string;
   lastSource?: { file: string; line: number } | null;
+  /** Why the view shown is partial (too large for memory); absent when complete. */
+  partial?: string;
 }
 
 /** Files the webview loads, inside the extension: copied to dist/ by build.mjs. */
@@ -33,7 +35,8 @@ export function webviewOptions(extensionUri: vscode.Uri): vscode.WebviewOptions 
   return { enableScripts: true, localResourceRoots: webviewRoots(extensionUri) };
 }
 
-function escapeHtml(s: string): string {
+/** Text as HTML (element content and quoted attribute values). */
+export function escapeHtml(s: string): string {
   return s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' }[c]!));
 }
 
@@ -68,6 +71,9 @@ ${missing}<div id="strata-root"></div>
 export class ProfileViewer implements vscode.Disposable {
   private profile: Profile | undefined;
   private current: HostMessage | undefined;
+  /** A status line that goes with `current` (why the view is partial). */
+  private extra: HostMessage | undefined;
+  private partial: string | undefined;
   private ready = false;
   private disposed = false;
   private view: ViewName = 'top-down';
@@ -87,6 +93,9 @@ export class ProfileViewer implements vscode.Disposable {
   private loadedEmitter = new vscode.EventEmitter<ProfileViewer>();
   /** Fires when a profile was loaded into this viewer (after its first view is posted). */
   readonly onDidLoad = this.loadedEmitter.event;
+  private viewEmitter = new vscode.EventEmitter<ProfileViewer>();
+  /** Fires when the view or metric shown changed (line heat follows the metric). */
+  readonly onDidChangeView = this.viewEmitter.event;
 
   constructor(
     readonly panel: vscode.WebviewPanel,
@@ -107,9 +116,12 @@ export class ProfileViewer implements vscode.Disposable {
     return {
       path: this.profilePath, ready: this.ready, view: this.view,
       metric: this.profile?.metrics()[this.metric]?.name ?? '', nodes: this.nodes,
-      lastMessage: this.current?.type, lastError: this.lastError, lastSource: this.lastSource,
+      lastMessage: this.current?.type, lastError: this.lastError, lastSource: this.lastSource, partial: this.partial,
     };
   }
+
+  /** The name of the metric shown ("" before the first view). */
+  get metricName(): string { return this.profile?.metrics()[this.metric]?.name ?? ''; }
 
   /** The open profile (owned by this viewer: do not close it). */
   get openProfile(): Profile | undefined { return this.profile; }
@@ -147,11 +159,23 @@ export class ProfileViewer implements vscode.Disposable {
     if (!profile) return;
     const seq = ++this.requestSeq;
     const started = Date.now();
+    // The view is built on the addon's worker thread; meanwhile the webview says what is being
+    // built and for how long, and the status bar spins (a 1M-node profile takes seconds).
+    const what = `${view} view${metric > 0 ? ` by ${profile.metrics()[metric]?.name ?? ''}` : ''}`;
+    const progress = () => {
+      if (this.disposed || seq !== this.requestSeq || !this.ready) return;
+      void this.panel.webview.postMessage({ type: 'status', message: `Building the ${what}… ${((Date.now() - started) / 1000).toFixed(1)} s` } satisfies HostMessage);
+    };
+    const ticker = setInterval(progress, 500);
+    const building = profile.view(view, metric, options);
+    void vscode.window.withProgress({ location: vscode.ProgressLocation.Window, title: `Strata: building the ${what}` },
+      () => building.catch(() => undefined));
     try {
-      const cols = await profile.view(view, metric, options);
+      const cols = await building.finally(() => clearInterval(ticker));
       if (this.disposed || seq !== this.requestSeq) return;
       this.options = options;
       const msg = toProfileMessage(cols, profile.metrics(), this.title);
+      const changed = this.view !== view || this.metric !== metric;
       this.view = view;
       this.metric = metric;
       this.nodes = cols.parent.length;
@@ -162,6 +186,14 @@ export class ProfileViewer implements vscode.Disposable {
       this.log.appendLine(`[viewer] ${path.basename(this.profilePath)}: ${view} view, ${cols.parent.length} nodes, ` +
         `metric ${msg.data.metric || '(none)'}, built in ${Date.now() - started} ms`);
       this.post(msg);
+      // A view too large for memory comes back partial: the webview and a notification say so.
+      this.partial = cols.partial;
+      if (cols.partial) {
+        this.log.appendLine(`[viewer] ${path.basename(this.profilePath)}: ${cols.partial}`);
+        this.post({ type: 'status', message: cols.partial }, true);
+        void vscode.window.showWarningMessage(`Strata: ${path.basename(this.profilePath)}: ${cols.partial}`);
+      }
+      if (changed) this.viewEmitter.fire(this);
     } catch (e) {
       if (this.disposed) return;
       const message = (e as Error).message ?? String(e);
@@ -172,8 +204,10 @@ export class ProfileViewer implements vscode.Disposable {
     }
   }
 
-  private post(msg: HostMessage): void {
-    this.current = msg;
+  /** Sends `msg` (kept to be re-sent to a reloaded webview; `extra`: after the current one). */
+  private post(msg: HostMessage, extra = false): void {
+    if (extra) this.extra = msg;
+    else { this.current = msg; this.extra = undefined; }
     if (this.ready) void this.panel.webview.postMessage(msg);
   }
 
@@ -184,6 +218,7 @@ export class ProfileViewer implements vscode.Disposable {
         // (Re)loaded webview: send what it should show.
         this.ready = true;
         if (this.current) void this.panel.webview.postMessage(this.current);
+        if (this.current && this.extra) void this.panel.webview.postMessage(this.extra);
         if (this.current && this.sourceLine.file) void this.panel.webview.postMessage({ type: 'highlightSource', ...this.sourceLine } satisfies HostMessage);
         return;
       case 'requestView': {
@@ -209,6 +244,10 @@ export class ProfileViewer implements vscode.Disposable {
   private async showRegionTimeline(node: number, view: ViewName, kernel: string): Promise<void> {
     const profile = this.profile;
     if (!profile || !Number.isInteger(node) || node < 0) return;
+    if (view === this.view && node >= this.nodes) {
+      void vscode.window.showInformationMessage('Strata: that frame is no longer in the view (it was rebuilt); pick it again.');
+      return;
+    }
     this.log.appendLine(`[viewer] region timeline of node ${node} (${kernel})`);
     let launches: number[];
     try {
@@ -234,6 +273,12 @@ export class ProfileViewer implements vscode.Disposable {
   private async openSource(node: number, view: ViewName): Promise<void> {
     const profile = this.profile;
     if (!profile || !Number.isInteger(node) || node < 0) return;
+    if (view === this.view && node >= this.nodes) {
+      // A request from a webview that still showed an older view: say so, open nothing.
+      this.lastSource = null;
+      void vscode.window.showInformationMessage('Strata: that frame is no longer in the view (it was rebuilt); pick it again.');
+      return;
+    }
     try {
       const loc = await profile.sourceLocation(view, node, view === this.view ? this.metric : undefined);
       this.lastSource = loc ? { file: loc.file, line: loc.line } : null;
@@ -253,7 +298,12 @@ export class ProfileViewer implements vscode.Disposable {
     this.disposed = true;
     for (const s of this.subs) s.dispose();
     this.loadedEmitter.dispose();
+    this.viewEmitter.dispose();
     this.profile?.close();
     this.profile = undefined;
+    // The last view's columns (tens of MB for a large profile) go with the panel.
+    this.current = undefined;
+    this.extra = undefined;
+    this.files = [];
   }
 }

@@ -5,7 +5,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { AddonMissingError, StrataAddon } from './addon';
-import { ProfileViewer, type ViewerState } from './profileViewer';
+import { escapeHtml, ProfileViewer, type ViewerState } from './profileViewer';
 import type { ProfileFeedback } from './profileFeedback';
 import { SHOW_IN_FLAME_GRAPH, ShowInFlameGraphActions } from './showInFlameGraph';
 import { disposeHighlight } from './revealSource';
@@ -47,6 +47,7 @@ export function registerProfileViewers(context: vscode.ExtensionContext, deps: {
     const v = new ProfileViewer(panel, file, a, context.extensionUri, log, (x) => {
       viewers.delete(x);
       if (current === x) setCurrent([...viewers].pop());
+      if (![...viewers].some((o) => o.profilePath === x.profilePath)) feedback.closed(x.profilePath);
     });
     viewers.add(v);
     v.onDidLoad(() => {
@@ -54,6 +55,7 @@ export function registerProfileViewers(context: vscode.ExtensionContext, deps: {
       if (panel.active || !current || current === v) setCurrent(v);
       syncCursor();
     });
+    v.onDidChangeView(() => { if (current === v) feedback.metricChanged(v); });
     panel.onDidChangeViewState((e) => { if (e.webviewPanel.active && current !== v) setCurrent(v); });
     return v;
   };
@@ -134,7 +136,8 @@ export function registerProfileViewers(context: vscode.ExtensionContext, deps: {
         try {
           a = addon();
         } catch (e) {
-          panel.webview.html = `<p>${(e as AddonMissingError).message.replace(/</g, '&lt;')}</p>`;
+          panel.webview.html = `<!DOCTYPE html><html><head><meta http-equiv="Content-Security-Policy" content="default-src 'none'"></head>` +
+            `<body><p>${escapeHtml((e as AddonMissingError).message)}</p></body></html>`;
           return;
         }
         const viewer = makeViewer(panel, doc.uri.fsPath, a);

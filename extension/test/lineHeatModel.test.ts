@@ -1,11 +1,12 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { heatMetrics, LineHeat, lineTotalsByMetric, matchProfileFile } from '../src/lineHeatModel';
+import { heatMetrics, LineHeat, lineTotalsByMetric, markdownText, matchProfileFile } from '../src/lineHeatModel';
 
 test('lineTotalsByMetric: the core\'s line totals as one map per metric', () => {
   const t = lineTotalsByMetric({
     strings: ['', '/w/a.py', '/w/b.py'], file: Uint32Array.from([1, 1, 2]), line: Uint32Array.from([1, 5, 3]),
     values: [Float64Array.from([100, 50, 30]), Float64Array.from([0, 7, 0])], totals: [120, 7],
+    backward: [Float64Array.from([0, 20, 0]), Float64Array.from([0, 0, 0])],
   });
   assert.equal(t.length, 2);
   assert.equal(t[0].get('/w/a.py')!.get(5), 50);
@@ -73,4 +74,40 @@ test('matchProfileFile: same path, else the unique longest suffix match (a moved
   assert.equal(matchProfileFile('/work/proj/lib/util.py', rec), '/home/ci/src/proj/lib/util.py', 'lib/util.py beats util.py');
   assert.equal(matchProfileFile('/work/x/util.py', rec), undefined, 'two equally good candidates: none');
   assert.equal(matchProfileFile('/work/proj/model.py', rec), undefined);
+});
+
+test('heatMetrics: the viewer\'s metric is summed too when line heat would not sum it', () => {
+  const m = (name: string) => ({ name, stall: undefined });
+  assert.deepEqual(heatMetrics([m('cpu_time'), m('gpu_time'), m('api_time')], 'api_time'), ['cpu_time', 'gpu_time', 'api_time']);
+  assert.deepEqual(heatMetrics([m('cpu_time'), m('gpu_time')], 'gpu_time'), ['cpu_time', 'gpu_time']);
+  assert.deepEqual(heatMetrics([m('cpu_time')], 'no_such_metric'), ['cpu_time']);
+});
+
+test('LineHeat: shading follows the chosen metric; backward GPU time on the forward line, labelled', () => {
+  const at = (entries: [number, number][]) => new Map([['/w/train.py', new Map(entries)]]);
+  const metrics = [
+    { metric: 'cpu_time', unit: 'ns', total: 10e9, lines: at([[12, 1e9], [30, 9e9]]) },
+    { metric: 'gpu_time', unit: 'ns', total: 2e9, lines: at([[12, 1.96e9], [30, 4e7]]), backward: at([[12, 1.2e9]]) },
+  ];
+  const cpu = new LineHeat(metrics);
+  assert.equal(cpu.describe('/w/train.py', 12)!.share, 0.1, 'by default the first time metric shades');
+  const gpu = new LineHeat(metrics, 'gpu_time');
+  const fwd = gpu.describe('/w/train.py', 12)!;
+  assert.equal(fwd.shading, 'gpu_time');
+  assert.equal(fwd.share, 0.98, 'the forward line holding 98% of GPU time is shaded at 98%');
+  assert.equal(fwd.text, '▮ 98.0% gpu 1.96 s (1.20 s backward) · cpu 1.00 s');
+  assert.equal(fwd.values.find((v) => v.metric === 'gpu_time')!.backward, 1.2e9);
+  assert.equal(gpu.describe('/w/train.py', 30)!.share, 0.02);
+  assert.equal(cpu.withMetric('gpu_time').primary!.metric, 'gpu_time');
+  assert.equal(cpu.withMetric('stall_x').primary!.metric, 'cpu_time', 'a metric line heat lacks: the first time metric');
+  // A line reached only by a metric that shades nothing else is not shown.
+  const api = new LineHeat([...metrics, { metric: 'api_time', unit: 'ns', total: 1e9, lines: at([[40, 5e8]]) }]);
+  assert.equal(api.describe('/w/train.py', 40), undefined);
+  assert.equal(api.withMetric('api_time').describe('/w/train.py', 40)!.text, '▮ 50.0% api_time 500 ms');
+});
+
+test('markdownText: recorded paths cannot become links, HTML or tables in the hover', () => {
+  assert.equal(markdownText('/w/[x](command:rm).py'), '/w/\\[x\\]\\(command:rm\\)\\.py');
+  assert.equal(markdownText('<img src=x onerror=alert(1)>'), '\\<img src=x onerror=alert\\(1\\)\\>');
+  assert.equal(markdownText('a|b\nc'), 'a\\|b c');
 });

@@ -33,6 +33,9 @@ export interface LineTotalsColumns {
   file: Uint32Array;
   line: Uint32Array;
   values: Float64Array[];
+  /** The part of values[k] under autograd backward operators (backward kernels the runtime
+   *  placed under their forward's line). */
+  backward: Float64Array[];
   totals: number[];
 }
 
@@ -73,6 +76,8 @@ export interface ViewColumns extends NodeColumns {
   count: Float64Array;   // exclusive sample/event count
   frameFilter?: 'python' | 'all';   // what the view was built with ('auto' resolved); set by the addon
   byFunction?: boolean;             // set by the addon
+  /** Present when the view is partial (a bound on its size for memory was reached): why, one line. */
+  partial?: string;
 }
 
 export interface SourceLocation {

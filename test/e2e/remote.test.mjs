@@ -9,13 +9,15 @@
 //   (r2) an unreachable port and a missing CLI on the host: one clear notification naming the
 //        host, quickly, no run left behind;
 //   (r3) Cancel: Ctrl+C reaches the host through the pty, the partial profile comes back and
-//        nothing of the run is left running.
+//        nothing of the run is left running;
+//   (r4) hostile paths, arguments and environment (quotes, $(...), backquotes, ;, newlines,
+//        non-ASCII) reach the program on the host as they are: no shell interpolation.
 // The sshd is killed at the end, also when a test fails.
 // Run: node --test test/e2e/remote.test.mjs   (prerequisites: harness.mjs, openssh-server)
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
-import { chmodSync, copyFileSync, existsSync, mkdirSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -73,6 +75,13 @@ for i in range(2400):
     print(f"remote tick {i}", flush=True)
 `;
 
+// Words a shell would interpret, for (r4): each must arrive as it is.
+const HOSTILE = ["$(touch PWNED_1)", "`touch PWNED_2`", "'; touch PWNED_3; '", '"$HOME" ${PATH}', 'a;b|c&d>e', 'new\nline', 'naïve 函数 🔥', '-x', ''];
+const ARGS_PY = `import json, os, sys
+with open(os.environ["STRATA_E2E_OUT"], "w") as f:
+    json.dump({"argv": sys.argv[1:], "cwd": os.getcwd(), "env": os.environ.get("STRATA_E2E_HOSTILE")}, f)
+`;
+
 /** Profiles the fetch left on the "host" (its /tmp): strata-<id>.strata and temporaries. */
 function remoteLeftovers() {
   return readdirSync(os.tmpdir()).filter((f) => /^strata-[0-9a-z]+-[0-9a-f]{8}\.strata/.test(f));
@@ -88,7 +97,7 @@ describe('Strata remote profiling over ssh (code-server + OpenSSH)', { timeout: 
   const skip = skipReason(missing);
   let sshd;
   let sshdLog = '';
-  let port, deadPort, silentPort, hostDir, user;
+  let port, deadPort, silentPort, hostDir, hostileDir, user;
   // A server that accepts connections and never says a word: ssh must give up by itself.
   const silent = net.createServer(() => {});
   const silentSockets = new Set();
@@ -143,6 +152,10 @@ describe('Strata remote profiling over ssh (code-server + OpenSSH)', { timeout: 
     writeFileSync(path.join(hostDir, 'remote_long.py'), LONG_PY);
     writeFileSync(path.join(S.ws, 'remote_work.py'), `${WORK_PY}# local copy of remote_work.py\n`);
     writeFileSync(path.join(S.ws, 'remote_long.py'), LONG_PY);
+    // A project folder whose name a shell would run, with the program in it.
+    hostileDir = path.join(S.tmp, 'gpu-host', "proj $(touch PWNED_4) `touch PWNED_5` 'q' \"dq\" ;x\nnl é");
+    mkdirSync(hostileDir, { recursive: true });
+    writeFileSync(path.join(hostileDir, "args $(x) 'y'.py"), ARGS_PY);
     const remote = (over = {}) => ({
       host: `${user}@127.0.0.1`, port, identityFile: path.join(d, 'id_user'), strata: cli, cwd: hostDir,
       sshOptions: [`UserKnownHostsFile=${path.join(d, 'known_hosts')}`, 'StrictHostKeyChecking=accept-new'],
@@ -165,6 +178,9 @@ describe('Strata remote profiling over ssh (code-server + OpenSSH)', { timeout: 
         { type: 'strata', request: 'launch', name: 'Remote silent server', program: 'remote_work.py', python: '/usr/bin/python3',
           remote: remote({ port: silentPort, connectTimeout: 2 }) },
         { type: 'strata', request: 'launch', name: 'Remote missing program', program: 'no_such_program.py', python: '/usr/bin/python3', remote: remote() },
+        { type: 'strata', request: 'launch', name: 'Remote hostile words', program: "args $(x) 'y'.py", args: HOSTILE, python: '/usr/bin/python3',
+          env: { STRATA_E2E_OUT: path.join(S.tmp, 'hostile-args.json'), STRATA_E2E_HOSTILE: HOSTILE.join(' | ') },
+          remote: remote({ cwd: hostileDir, pathMap: { [hostileDir]: '${workspaceFolder}' } }) },
       ],
     }, null, 2));
     await startSession({ 'strata.cliPath': cli });
@@ -281,5 +297,24 @@ describe('Strata remote profiling over ssh (code-server + OpenSSH)', { timeout: 
     await waitFor('nothing of the run left on the host', async () => processesOf('remote_long.py').length === 0, 10000);
     assert.match(await terminalText(), /cancelled/);
     await shot('r3-cancelled');
+  });
+
+  test('(r4) hostile paths, arguments and environment arrive on the host as they are', { skip }, async () => {
+    const out = path.join(S.tmp, 'hostile-args.json');
+    await runCommand('Strata: Run and Profile');
+    await pickQuick('Remote hostile words');
+    const got = await waitFor('the program\'s report', () => (existsSync(out) ? JSON.parse(readFileSync(out, 'utf8')) : null), 60000)
+      .catch(async (e) => { await shot('r4-no-report'); throw new Error(`${e.message}\nterminal: ${await terminalText()}`); });
+    assert.deepEqual(got.argv, HOSTILE, 'every argument as it was written');
+    assert.equal(got.cwd, hostileDir, 'the working folder as it was written');
+    assert.equal(got.env, HOSTILE.join(' | '), 'the environment value as it was written');
+    await waitFor('the profile back', async () => readdirSync(path.join(S.ws, '.strata')).some((f) => /^args.*\.strata$/.test(f)), 30000)
+      .catch(async (e) => { throw new Error(`${e.message}: ${JSON.stringify(readdirSync(path.join(S.ws, '.strata')))}\nterminal: ${await terminalText()}`); });
+    const pwned = [];
+    const walk = (d) => { for (const e of readdirSync(d, { withFileTypes: true })) { if (/PWNED/.test(e.name) && !e.isDirectory()) pwned.push(path.join(d, e.name)); else if (e.isDirectory()) walk(path.join(d, e.name)); } };
+    walk(S.tmp);
+    for (const d of [os.homedir(), os.tmpdir(), '/']) pwned.push(...readdirSync(d).filter((f) => /PWNED/.test(f)).map((f) => path.join(d, f)));
+    assert.deepEqual(pwned, [], 'no command substitution ran (the workspace, the host folders, home, /tmp, /)');
+    assert.deepEqual(readdirSync(hostileDir).filter((f) => /PWNED/.test(f)), [], 'none in the working folder');
   });
 });

@@ -140,6 +140,7 @@ export class App {
         case 'timeline': return this.onTimeline(m);
         case 'details': return this.onDetails(m);
         case 'error': return this.message.show(String(m.message ?? 'Unknown error'));
+        case 'status': return m.message ? this.message.show(String(m.message), 'info') : this.message.clear();
         case 'highlight': return this.view.setHighlight(Array.from((m.nodes ?? []) as ArrayLike<number>));
         case 'highlightSource':
           this.sourceLine = typeof m.file === 'string' && m.file ? { file: m.file, line: Number(m.line) || 0 } : null;

@@ -163,6 +163,9 @@ export type HostMessage =
   // v6: the answer to 'requestDetails' (empty `metrics`: the node is unknown).
   | { type: 'details'; node: number; view: ViewName; metrics: NodeMetricValues[]; lines?: NodeLine[] }
   | { type: 'error'; message: string }
+  // A line for the user that is no error: progress while a view is built ("Building the
+  // bottom-up view… 2.1 s"), why a view is partial; "" clears it.
+  | { type: 'status'; message: string }
   | { type: 'highlight'; nodes: number[] }    // nodes to outline (e.g. frames of a source line)
   // v2: outline every frame at `file`:`line` (file as recorded in the profile, i.e. one of
   // FlameData.strings; line 1-based). Kept across view switches until the next one; file ""

@@ -38,10 +38,9 @@ export function launchHost(folder: vscode.WorkspaceFolder | undefined): LaunchHo
 export class StrataConfigurationProvider implements vscode.DebugConfigurationProvider {
   constructor(private readonly run: LaunchRunner, private readonly log: vscode.OutputChannel) {}
 
-  /** "Add Configuration…" / a new launch.json: profile the active file. */
-  provideDebugConfigurations(): vscode.DebugConfiguration[] {
-    return [{ type: LAUNCH_TYPE, request: 'launch', name: 'Strata: profile the current file', program: '${file}' }];
-  }
+  // No provideDebugConfigurations: "Create a launch.json" takes package.json's
+  // initialConfigurations, and VS Code appends what a provider returns to them (the same
+  // configuration twice).
 
   /** F5 without a launch.json (VS Code hands an empty configuration): the active file. */
   resolveDebugConfiguration(_folder: vscode.WorkspaceFolder | undefined, config: vscode.DebugConfiguration): vscode.DebugConfiguration {

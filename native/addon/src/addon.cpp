@@ -204,6 +204,7 @@ class ViewWorker : public PromiseWorker {
     auto view = state_->GetView(kind_, metric_, shape_ ? shape_ : std::optional<ProfileState::Shape>(ProfileState::Shape{}));
     python_view_ = view->filter == strata::core::FrameFilter::kPython;
     by_function_ = view->by_function;
+    partial_ = view->partial;
     const size_t n = view->size();
     parent_ = view->parent;
     frame_.resize(n);
@@ -256,6 +257,7 @@ class ViewWorker : public PromiseWorker {
     out.Set("unit", unit_);
     out.Set("metricIndex", Napi::Number::New(env, static_cast<double>(metric_)));
     out.Set("total", Napi::Number::New(env, total_));
+    if (!partial_.empty()) out.Set("partial", partial_);
     out.Set("strings", StringArray(env, strings_));
     out.Set("frames", Columns(env, {
         {"kind", U8Column(env, frame_kind_)},
@@ -284,7 +286,7 @@ class ViewWorker : public PromiseWorker {
   size_t metric_;
   std::optional<ProfileState::Shape> shape_;
   bool python_view_ = false, by_function_ = false;
-  std::string metric_name_, unit_;
+  std::string metric_name_, unit_, partial_;
   double total_ = 0;
   std::vector<std::string> strings_;
   std::vector<uint8_t> frame_kind_, frame_origin_, frame_flags_;
@@ -438,8 +440,12 @@ class LineTotalsWorker : public PromiseWorker {
       line_.push_back(l.line);
     }
     values_.assign(metrics_.size(), std::vector<double>(totals_.lines.size()));
+    backward_.assign(metrics_.size(), std::vector<double>(totals_.lines.size()));
     for (size_t i = 0; i < totals_.lines.size(); ++i)
-      for (size_t k = 0; k < metrics_.size(); ++k) values_[k][i] = totals_.lines[i].values[k];
+      for (size_t k = 0; k < metrics_.size(); ++k) {
+        values_[k][i] = totals_.lines[i].values[k];
+        backward_[k][i] = totals_.lines[i].backward[k];
+      }
   }
   Napi::Value Result(Napi::Env env) override {
     Napi::Object out = Napi::Object::New(env);
@@ -447,12 +453,15 @@ class LineTotalsWorker : public PromiseWorker {
     out.Set("file", U32Column(env, file_));
     out.Set("line", U32Column(env, line_));
     Napi::Array values = Napi::Array::New(env, metrics_.size());
+    Napi::Array backward = Napi::Array::New(env, metrics_.size());
     Napi::Array totals = Napi::Array::New(env, metrics_.size());
     for (size_t k = 0; k < metrics_.size(); ++k) {
       values.Set(uint32_t(k), F64Column(env, values_[k]));
+      backward.Set(uint32_t(k), F64Column(env, backward_[k]));
       totals.Set(uint32_t(k), Napi::Number::New(env, totals_.totals[k]));
     }
     out.Set("values", values);
+    out.Set("backward", backward);
     out.Set("totals", totals);
     return out;
   }
@@ -463,7 +472,7 @@ class LineTotalsWorker : public PromiseWorker {
   strata::core::LineTotals totals_;
   StringTable strings_;
   std::vector<uint32_t> file_, line_;
-  std::vector<std::vector<double>> values_;
+  std::vector<std::vector<double>> values_, backward_;
 };
 
 Napi::Value ProfileWrap::LineTotalsMethod(const Napi::CallbackInfo& info) {

@@ -5,6 +5,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <string>
 #include <tuple>
 #include <utility>
@@ -69,7 +70,19 @@ struct ProfileState {
     auto& slot = views[Key(k, s)];
     if (!slot) slot = view;
     if (metric || shape) last[k] = s;
-    return slot;
+    // Memory: each view holds every metric of every node. Keep the view just built and the ones
+    // each kind shows (`last`); others are rebuilt when asked for again.
+    std::shared_ptr<const View> kept = slot;
+    std::set<const View*> keep{kept.get()};
+    for (const auto& [kind, shown] : last) {
+      auto it = views.find(Key(kind, shown));
+      if (it != views.end()) keep.insert(it->second.get());
+    }
+    for (auto it = views.begin(); it != views.end();) {
+      if (!keep.count(it->second.get())) it = views.erase(it);
+      else ++it;
+    }
+    return kept;
   }
 
   static std::tuple<int, size_t, int, bool> Key(int kind, const Shape& s) {

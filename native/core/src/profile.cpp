@@ -171,6 +171,7 @@ class ProfileImpl final : public Profile {
     view.frame_table = frames_;
     view.frame_function = frame_func_;
     view.metric_count = m;
+    view.partial = std::move(out.partial);
     view.frame_id.resize(n);
     view.metric_values.resize(n * m);
     const Stats empty;

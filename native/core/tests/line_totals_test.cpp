@@ -69,3 +69,34 @@ TEST(LineTotals, OutermostFramePerPath) {
   EXPECT_TRUE(strata::core::SumLines(*p, {}).lines.size() == 4u);
   EXPECT_THROW(strata::core::SumLines(*p, {2}), strata::core::Error);
 }
+
+// root → train(t.py:10) → fwd(t.py:4) → MmBackward0 (operator) → kernel
+//                                      → aten::mm (operator) → kernel
+//      → train(t.py:10) → backward(t.py:12) → autograd::engine::evaluate_function: AddBackward0
+//                                             → AddBackward0 → kernel
+TEST(LineTotals, BackwardPartUnderBackwardOperators) {
+  fmt::ProfileWriter w;
+  uint32_t gpu = w.Metric("gpu_time", "ns");
+  auto py = [&](const char* name, uint32_t line) { return w.Frame(fmt::FrameKind::kPython, fmt::kNone, 0, name, "/w/t.py", line); };
+  auto op = [&](const char* name) { return w.Frame(fmt::FrameKind::kOperator, fmt::kNone, 0, name, "", 0); };
+  uint32_t kernel = w.Frame(fmt::FrameKind::kKernel, fmt::kNone, 0, "gemm", "", 0);
+  uint32_t train = w.Child(0, py("train", 10));
+  uint32_t fwd = w.Child(train, py("fwd", 4));
+  uint32_t mm_bw = w.Child(fwd, op("MmBackward0"));
+  w.AddStats(w.Child(mm_bw, kernel), gpu, StatsOf({30}));
+  uint32_t mm = w.Child(fwd, op("aten::mm"));
+  w.AddStats(w.Child(mm, kernel), gpu, StatsOf({10}));
+  uint32_t bw_call = w.Child(train, py("backward", 12));
+  uint32_t engine = w.Child(bw_call, op("autograd::engine::evaluate_function: AddBackward0"));
+  uint32_t add_bw = w.Child(engine, op("AddBackward0"));
+  w.AddStats(w.Child(add_bw, kernel), gpu, StatsOf({5}));
+  auto p = Profile::FromBytes(w.Serialize());
+  auto t = strata::core::SumLines(*p, {gpu});
+  std::map<uint32_t, std::pair<double, double>> at;  // line → (value, backward)
+  for (const auto& l : t.lines) at[l.line] = {l.values[0], l.backward[0]};
+  EXPECT_DOUBLE_EQ(at[4].first, 40);
+  EXPECT_DOUBLE_EQ(at[4].second, 30) << "the forward line holds its backward kernels, labelled";
+  EXPECT_DOUBLE_EQ(at[10].first, 45);
+  EXPECT_DOUBLE_EQ(at[10].second, 35) << "nested backward operators count once";
+  EXPECT_DOUBLE_EQ(at[12].second, 5);
+}

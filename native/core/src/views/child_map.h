@@ -15,13 +15,15 @@ class ChildMap {
     while (cap < expected * 2 && cap < (size_t(1) << 21)) cap <<= 1;
     Rehash(cap);
   }
-  uint32_t* FindOrInsert(uint64_t key, bool* inserted) {
+  // `may_insert` false: a missing key is not added and nullptr is returned (a capped view).
+  uint32_t* FindOrInsert(uint64_t key, bool* inserted, bool may_insert = true) {
     if ((size_ + 1) * 2 > keys_.size()) Rehash(keys_.size() * 2);
     size_t mask = keys_.size() - 1, i = Hash(key) & mask;
     while (keys_[i] != kEmpty) {
       if (keys_[i] == key) { *inserted = false; return &vals_[i]; }
       i = (i + 1) & mask;
     }
+    if (!may_insert) { *inserted = false; return nullptr; }
     keys_[i] = key;
     ++size_;
     *inserted = true;

@@ -29,6 +29,32 @@ LineTotals SumLines(const Profile& profile, const std::vector<size_t>& metrics) 
     if (fi.file.empty() || fi.line == 0) continue;
     frame_key[f] = keys.try_emplace({fi.file, fi.line}, keys.size()).first->second;
   }
+  // Backward part: per node, the inclusive values of the outermost backward operators in its
+  // subtree (children follow their parent in preorder: a reverse walk sums them upwards).
+  const size_t k_count = metrics.size();
+  std::vector<char> frame_backward(table.size(), 0);
+  bool any_backward = false;
+  for (size_t f = 0; f < table.size(); ++f) {
+    const FrameInfo& fi = table[f];
+    if (fi.kind != "operator") continue;
+    const std::string& nm = fi.name;
+    const size_t b = nm.rfind("Backward");
+    bool digits = b != std::string::npos;
+    for (size_t c = b + 8; digits && c < nm.size(); ++c) digits = nm[c] >= '0' && nm[c] <= '9';
+    frame_backward[f] = digits || nm.rfind("autograd::engine::evaluate_function", 0) == 0;
+    any_backward = any_backward || frame_backward[f];
+  }
+  std::vector<double> backward;  // [node * k_count + j]
+  if (any_backward && k_count) {
+    backward.assign(view.size() * k_count, 0.0);
+    for (size_t i = view.size(); i-- > 1;) {
+      double* b = backward.data() + i * k_count;
+      if (frame_backward[view.frame_id[i]])
+        for (size_t j = 0; j < k_count; ++j) b[j] = view.metric(i, metrics[j]).inclusive;
+      double* pb = backward.data() + size_t(view.parent[i]) * k_count;
+      for (size_t j = 0; j < k_count; ++j) pb[j] += b[j];
+    }
+  }
   std::vector<size_t> open(keys.size(), 0);     // nodes of the current path on each key
   std::vector<size_t> line_index(keys.size(), SIZE_MAX);
   std::vector<size_t> stack;
@@ -46,10 +72,12 @@ LineTotals SumLines(const Profile& profile, const std::vector<size_t>& metrics) 
     if (line_index[k] == SIZE_MAX) {
       const FrameInfo& fi = view.frame(i);
       line_index[k] = out.lines.size();
-      out.lines.push_back({fi.file, fi.line, std::vector<double>(metrics.size(), 0.0)});
+      out.lines.push_back({fi.file, fi.line, std::vector<double>(k_count, 0.0), std::vector<double>(k_count, 0.0)});
     }
-    auto& values = out.lines[line_index[k]].values;
-    for (size_t j = 0; j < metrics.size(); ++j) values[j] += view.metric(i, metrics[j]).inclusive;
+    auto& line = out.lines[line_index[k]];
+    for (size_t j = 0; j < k_count; ++j) line.values[j] += view.metric(i, metrics[j]).inclusive;
+    if (!backward.empty())
+      for (size_t j = 0; j < k_count; ++j) line.backward[j] += backward[i * k_count + j];
   }
   return out;
 }

@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "../stats.h"
@@ -49,6 +50,8 @@ struct ViewOutput {
   // its stored frame (the heaviest of the line) and inclusive value of the primary metric.
   struct Line { uint32_t node, frame; double value; };
   std::vector<Line> lines;
+  // Why the view is partial (a bound on its size was reached), one line; empty when complete.
+  std::string partial;
 
   static constexpr uint32_t kNoSlot = 0xFFFFFFFFu;
   const Stats* ExclOf(uint32_t node, size_t metric_count) const {

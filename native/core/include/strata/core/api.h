@@ -100,6 +100,9 @@ struct View {
   // primary metric's inclusive value). Empty otherwise.
   std::vector<uint32_t> line_offset, line_frame;
   std::vector<double> line_value;
+  // Why the view is partial, one line ("partial bottom-up view: capped at ... nodes for memory,
+  // ..."); empty when it is complete. Bounds keep a huge profile from exhausting memory.
+  std::string partial;
 
   size_t size() const { return parent.size(); }
   const FrameInfo& frame(size_t node) const { return (*frame_table)[frame_id[node]]; }
@@ -164,11 +167,14 @@ const std::vector<std::string>& FrameKindNames();
 // Per source line, each metric's inclusive value summed over the call paths through the line,
 // counting each line once per path (its outermost frame: recursion does not count twice): what
 // line heat shows. `values[k]` is of metrics[k]; `totals[k]` is the root's inclusive value.
+// `backward[k]` is the part of values[k] under autograd backward operators ("<Op>Backward<k>",
+// the engine's evaluate_function): backward kernels the runtime placed under their forward's line.
 struct LineTotals {
   struct Line {
     std::string file;   // as recorded / symbolized
     uint32_t line = 0;
     std::vector<double> values;
+    std::vector<double> backward;
   };
   std::vector<Line> lines;   // in the order the top-down view first reaches them
   std::vector<double> totals;

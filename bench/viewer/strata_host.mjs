@@ -1,0 +1,86 @@
+// The extension host's part of the viewer benchmark, in its own Node process (so its memory is
+// its own): the addon opens the profile and builds views on its worker thread, exactly as
+// extension/src/profileViewer.ts asks for them; each view becomes the webview's 'profile'
+// message (extension/src/profileMessage.ts's shape), served over HTTP as one binary body (typed
+// arrays as raw bytes, as VS Code hands ArrayBuffers to a webview) for the page to fetch.
+// Driven by the benchmark over IPC: {cmd:'open', path} / {cmd:'view', kind} / {cmd:'memory'}.
+import { createServer } from 'node:http';
+import { createRequire } from 'node:module';
+import { readFileSync } from 'node:fs';
+
+const require = createRequire(import.meta.url);
+const addon = require(process.env.STRATA_ADDON);
+const PROTOCOL_VERSION = Number(/PROTOCOL_VERSION = (\d+)/.exec(readFileSync(new URL('../../webview/src/protocol.ts', import.meta.url), 'utf8'))[1]);
+
+let profile;
+let body = Buffer.alloc(0);
+const server = createServer((req, res) => {
+  res.writeHead(200, { 'content-type': 'application/octet-stream', 'access-control-allow-origin': '*', 'cache-control': 'no-store' });
+  res.end(body);
+});
+await new Promise((r) => server.listen(0, '127.0.0.1', r));
+
+/** message → [u32 header length][header JSON][pad to 8][typed arrays' bytes]. */
+function encode(msg) {
+  const parts = [];
+  let offset = 0;
+  const header = JSON.stringify(msg, (_k, v) => {
+    if (ArrayBuffer.isView(v)) {
+      offset = Math.ceil(offset / 8) * 8;
+      const ref = { $ta: v.constructor.name, o: offset, n: v.length };
+      parts.push({ offset, bytes: Buffer.from(v.buffer, v.byteOffset, v.byteLength) });
+      offset += v.byteLength;
+      return ref;
+    }
+    return v;
+  });
+  const h = Buffer.from(header, 'utf8');
+  const start = Math.ceil((4 + h.length) / 8) * 8;
+  const out = Buffer.alloc(start + offset);
+  out.writeUInt32LE(h.length, 0);
+  h.copy(out, 4);
+  for (const p of parts) p.bytes.copy(out, start + p.offset);
+  return out;
+}
+
+function memory() {
+  const status = readFileSync('/proc/self/status', 'utf8');
+  const kb = (k) => Number(new RegExp(`${k}:\\s+(\\d+)`).exec(status)?.[1] ?? 0);
+  return { rssMB: kb('VmRSS') / 1024, peakMB: kb('VmHWM') / 1024 };
+}
+
+process.on('message', async (m) => {
+  try {
+    if (m.cmd === 'open') {
+      const t0 = performance.now();
+      profile = await addon.open(m.path);
+      process.send({ ok: true, ms: performance.now() - t0, port: server.address().port });
+    } else if (m.cmd === 'view') {
+      const t0 = performance.now();
+      const cols = await profile.view(m.kind, 0);
+      const t1 = performance.now();
+      const metrics = profile.metrics();
+      const msg = {
+        type: 'profile', version: PROTOCOL_VERSION, title: 'benchmark', metrics: metrics.map((x) => x.name),
+        metricInfo: metrics.map((x) => ({ name: x.name, unit: x.unit, nature: x.nature === 'attribute' ? 'attribute' : 'additive', count: x.count ?? 0 })),
+        data: {
+          view: cols.view, metric: cols.metric, unit: cols.unit, total: cols.total, strings: cols.strings, frames: cols.frames,
+          parent: cols.parent, frame: cols.frame, inclusive: cols.inclusive, exclusive: cols.exclusive,
+          frameFilter: cols.frameFilter === 'python' ? 'python' : 'all', byFunction: cols.byFunction === true,
+        },
+      };
+      body = encode(msg);
+      process.send({ ok: true, viewMs: t1 - t0, encodeMs: performance.now() - t1, nodes: cols.parent.length, bytes: body.length, partial: cols.partial ?? '', ...memory() });
+    } else if (m.cmd === 'memory') {
+      process.send({ ok: true, ...memory() });
+    } else if (m.cmd === 'close') {
+      profile?.close();
+      server.close();
+      process.send({ ok: true });
+      process.exit(0);
+    }
+  } catch (e) {
+    process.send({ ok: false, error: e.message });
+  }
+});
+process.send({ ready: true });
