@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <chrono>
 #include <fstream>
+#include <map>
 #include <set>
 #include <sstream>
 
@@ -19,6 +20,71 @@ std::map<std::string, double> DefaultThresholds() {
     for (const auto& [name, value] : r.params) out[std::string(r.id) + "." + name] = value;
   return out;
 }
+
+namespace {
+// The location's place in the call path (its deepest occurrence), or path.size().
+size_t LocationIndex(const Finding& f) {
+  for (size_t i = f.path.size(); i-- > 0;) {
+    const FindingFrame& p = f.path[i];
+    if (p.file == f.location.file && p.line == f.location.line && p.name == f.location.name) return i;
+  }
+  return f.path.size();
+}
+
+// One finding per cause: a rule's findings with the same cause whose location is in the same
+// function and makes the same call there (a warm-up call and the timed call of one function, one
+// line reached over several call paths) become the heaviest one, with the others' call paths.
+void MergeSameCause(std::vector<Finding>& findings) {
+  std::map<std::vector<std::string>, size_t> kept;  // key -> index into out
+  std::vector<Finding> out;
+  std::vector<size_t> merged;  // per out entry: findings merged into it
+  auto weight = [](const Finding& f) { return f.evidence.empty() ? 0.0 : f.evidence.front().value; };
+  for (auto& f : findings) {
+    if (f.cause.empty() || f.location.file.empty()) {
+      out.push_back(std::move(f));
+      merged.push_back(0);
+      continue;
+    }
+    size_t at = LocationIndex(f);
+    std::string callee = at + 1 < f.path.size() ? f.path[at + 1].name : std::string();
+    std::vector<std::string> key = {f.rule, f.cause, f.location.file, f.location.name, callee};
+    auto it = kept.find(key);
+    if (it == kept.end()) {
+      kept.emplace(std::move(key), out.size());
+      out.push_back(std::move(f));
+      merged.push_back(0);
+      continue;
+    }
+    Finding& k = out[it->second];
+    if (weight(f) > weight(k)) std::swap(k, f);  // the heavier one speaks; f is now the lighter
+    k.other_paths.push_back(std::move(f.path));
+    for (auto& p : f.other_paths) k.other_paths.push_back(std::move(p));
+    ++merged[it->second];
+  }
+  for (size_t i = 0; i < out.size(); ++i) {
+    Finding& f = out[i];
+    if (!merged[i]) continue;
+    std::set<uint32_t> lines;
+    for (const auto& p : f.other_paths)
+      for (const auto& fr : p)
+        if (fr.file == f.location.file && fr.name == f.location.name && fr.line != f.location.line) lines.insert(fr.line);
+    std::string also = " Seen on " + std::to_string(f.other_paths.size() + 1) + " call paths";
+    if (!lines.empty()) {
+      also += " (the same call also at line";
+      also += lines.size() > 1 ? "s " : " ";
+      size_t i = 0;
+      for (uint32_t l : lines) also += (i++ ? ", " : "") + std::to_string(l);
+      also += ")";
+    }
+    f.message += also + "; the figures are this path's.";
+    bool counted = false;
+    for (auto& e : f.evidence)
+      if (e.name == "call_paths") { e.value = double(f.other_paths.size() + 1); counted = true; }
+    if (!counted) f.evidence.push_back({"call_paths", double(f.other_paths.size() + 1), "count"});
+  }
+  findings = std::move(out);
+}
+}  // namespace
 
 AnalysisResult Analyze(const Profile& profile, const AnalyzeOptions& options) {
   ViewOptions vo;
@@ -45,7 +111,7 @@ AnalysisResult Analyze(const Profile& profile, View top_down, const AnalyzeOptio
     result.timings_ms.push_back({what, std::chrono::duration<double, std::milli>(now - t).count()});
     t = now;
   };
-  detail::AnalysisContext cx(profile, std::move(top_down));
+  detail::AnalysisContext cx(profile, std::move(top_down), options.all_phases, options.profile_path);
   lap("context");
   for (const auto& rule : detail::BuiltinRules()) {
     if (disabled.count(rule.id)) continue;
@@ -67,6 +133,7 @@ AnalysisResult Analyze(const Profile& profile, View top_down, const AnalyzeOptio
     }
   }
   lap("user rules");
+  MergeSameCause(result.findings);
   auto rank = [](const std::string& s) { return s == "error" ? 0 : s == "warning" ? 1 : 2; };
   auto weight = [](const Finding& f) { return f.evidence.empty() ? 0.0 : f.evidence.front().value; };
   std::stable_sort(result.findings.begin(), result.findings.end(), [&](const Finding& a, const Finding& b) {

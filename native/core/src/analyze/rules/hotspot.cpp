@@ -1,71 +1,161 @@
-// hotspot: nodes whose own (exclusive) time is a large share of the total, per call path
-// (top-down), and functions whose own time over all their call paths is (bottom-up) when no
-// single path shows it. One finding per (frame, metric); kernels count with gpu_time.
-#include <unordered_map>
-#include <unordered_set>
+// hotspot: where the time goes, decided at the line the user can change. Each node's own time is
+// charged to the deepest frame of the user's code on its call path (its "owner" line); per owner
+// line (over all its call paths) and cause the time is summed, and a cause with at least `share`
+// of the judged total is a finding:
+// - CPU time, the line's own code: its Python (the interpreter's internals that run it, e.g.
+//   _PyObject_Free, count here: the line is what causes them) or its own C++;
+// - CPU time in libraries the line calls (torch, libc, the CUDA driver): call them less often or
+//   with more work per call, the library itself is not the user's to change;
+// - GPU time of one kernel: its kind says what to change at the call site (kernel_kinds.h).
+// A node with no user frame above it is charged to its own function (over all call paths).
+#include <algorithm>
+#include <map>
+#include <tuple>
 
 #include "../../value_format.h"
+#include "../kernel_kinds.h"
 #include "builtin_rules.h"
 
 namespace strata::core::detail {
 
+namespace {
+
+bool IsInterpreter(const FrameInfo& f) {
+  size_t slash = f.module.rfind('/');
+  std::string base = slash == std::string::npos ? f.module : f.module.substr(slash + 1);
+  return base.rfind("python", 0) == 0 || base.rfind("libpython", 0) == 0;
+}
+
+// A library's short name for messages: the package under site-packages, else the module's file.
+std::string LibraryOf(const FrameInfo& f) {
+  for (const char* marker : {"/site-packages/", "/dist-packages/"}) {
+    size_t at = f.file.find(marker);
+    if (at != std::string::npos) {
+      std::string rest = f.file.substr(at + std::string(marker).size());
+      return rest.substr(0, rest.find('/'));
+    }
+  }
+  if (f.file.find("/lib/python") != std::string::npos || (!f.file.empty() && f.file[0] == '<')) return "Python's standard library";
+  const std::string& m = f.module.empty() ? f.file : f.module;
+  size_t slash = m.rfind('/');
+  std::string base = slash == std::string::npos ? m : m.substr(slash + 1);
+  if (base.rfind("libtorch", 0) == 0 || base.rfind("libc10", 0) == 0) return "torch";
+  if (base.rfind("libcuda", 0) == 0) return "the CUDA driver";
+  if (base.rfind("libc.so", 0) == 0 || base.rfind("libm.so", 0) == 0) return "libc";
+  if (f.kind == "operator") return "torch";
+  return base.empty() ? std::string("native code") : base;
+}
+
+std::string TopList(const std::map<std::string, double>& parts, double total, size_t n) {
+  std::vector<std::pair<std::string, double>> v(parts.begin(), parts.end());
+  std::sort(v.begin(), v.end(), [](auto& a, auto& b) { return a.second > b.second; });
+  std::string out;
+  for (size_t i = 0; i < v.size() && i < n; ++i) out += (i ? ", " : "") + v[i].first + " " + Percent(v[i].second / total);
+  return out;
+}
+
+struct Group {
+  double excl = 0;
+  uint64_t count = 0;
+  size_t heaviest = 0;
+  double heaviest_excl = -1;
+  std::map<int32_t, double> owners;            // owner node -> time (the call paths)
+  std::map<std::string, double> functions, libraries;
+};
+
+}  // namespace
+
 void Hotspot(const AnalysisContext& cx, const RuleParams& p, std::vector<Finding>& out) {
   const double threshold = p["share"];
-  std::vector<std::string> names = {"cpu_time", "wall_time", kGpuTime};
-  for (const auto& metric : names) {
+  const Frameworks fw{cx.uses_torch(), cx.uses_jax()};
+  for (const char* metric : {"cpu_time", "wall_time", kGpuTime}) {
     auto k = cx.metric_index(metric);
-    if (!k || cx.total(*k) <= 0) continue;
-    const double total = cx.total(*k);
-    std::vector<char> reported(cx.function_count(), 0);  // functions flagged top-down
-    // Top-down: one call path's own time.
+    if (!k || cx.Total(*k) <= 0) continue;
+    const double total = cx.Total(*k);
+    const bool gpu = std::string(metric) == kGpuTime;
+    // (owner frame or -function-1, cause) -> group. Owner frames are frame-table entries: one
+    // line over all its call paths.
+    std::map<std::tuple<int64_t, std::string>, Group> groups;
     for (size_t n = 1; n < cx.size(); ++n) {
-      double excl = cx.metric(n, *k).exclusive;
-      if (excl < threshold * total) continue;
-      const FrameInfo& f = cx.frame(n);
-      double share = excl / total;
-      std::string msg;
-      int32_t py = cx.UserAncestor(n) > 0 ? cx.UserAncestor(n) : cx.PythonAncestor(n);
-      std::string from = py > 0 && size_t(py) != n
-                             ? Where(cx.frame(size_t(py)).name, cx.frame(size_t(py)).file, cx.frame(size_t(py)).line)
-                             : std::string();
-      if (cx.kind(n) == Kind::kKernel) {
-        msg = "Kernel `" + f.name + "` takes " + Percent(share) + " of GPU time (" + Duration(excl) + " over " +
-              std::to_string(cx.metric(n, *k).count) + " launches" + (from.empty() ? "" : ", launched from " + from) +
-              "). It is the place to optimize first: check its occupancy and memory traffic, or launch it less often.";
-      } else {
-        msg = "`" + Where(f.name, f.file, f.line) + "` spends " + Percent(share) + " of " + metric + " (" + Duration(excl) +
-              ") in its own code on this call path" + (from.empty() ? "" : ", reached from " + from) +
-              ". Make it cheaper or call it less often from there.";
-      }
-      Finding fd = cx.Make("hotspot", share >= 2 * threshold ? "warning" : "note", n, std::move(msg));
-      fd.evidence = {{metric + "_share", share, "share"}, {metric, excl, "ns"},
-                     {"count", double(cx.metric(n, *k).count), "count"}};
-      out.push_back(std::move(fd));
-      reported[cx.function(n)] = 1;
-    }
-    // Bottom-up: the same function over all its call paths.
-    struct Acc { double excl = 0; size_t paths = 0; size_t heaviest = 0; double heaviest_excl = -1; };
-    std::vector<Acc> by_function(cx.function_count());
-    for (size_t n = 1; n < cx.size(); ++n) {
-      double excl = cx.metric(n, *k).exclusive;
+      double excl = cx.Excl(n, *k);
       if (excl <= 0) continue;
-      Acc& a = by_function[cx.function(n)];
-      a.excl += excl;
-      ++a.paths;
-      if (excl > a.heaviest_excl) { a.heaviest_excl = excl; a.heaviest = n; }
+      if (gpu && cx.kind(n) != Kind::kKernel) continue;  // pc / region frames: the stall rules
+      const FrameInfo& f = cx.frame(n);
+      int32_t owner = cx.UserAncestor(n);
+      std::string cause;
+      if (gpu) {
+        cause = f.name;
+      } else if (owner > 0 && size_t(owner) == n) {
+        cause = "own-code";
+      } else if (owner > 0 && cx.kind(n) == Kind::kNative && IsInterpreter(f) && cx.PythonAncestor(n) == owner) {
+        cause = "own-code";  // the interpreter running the user's line
+      } else {
+        cause = "library";
+      }
+      int64_t key = owner > 0 ? int64_t(cx.view().frame_id[size_t(owner)]) : -int64_t(cx.function(n)) - 1;
+      Group& g = groups[{key, cause}];
+      g.excl += excl;
+      g.count += cx.Count(n, *k);
+      g.owners[owner > 0 ? owner : int32_t(n)] += excl;
+      if (excl > g.heaviest_excl) { g.heaviest_excl = excl; g.heaviest = n; }
+      if (!gpu) {
+        g.functions[f.name] += excl;
+        g.libraries[cause == "own-code" ? std::string("the line itself") : LibraryOf(f)] += excl;
+      }
     }
-    for (size_t key = 0; key < by_function.size(); ++key) {
-      const Acc& a = by_function[key];
-      if (a.excl < threshold * total || a.paths < 2 || reported[key]) continue;
-      const FrameInfo& f = cx.frame(a.heaviest);
-      double share = a.excl / total;
-      FindingFrame loc = cx.Location(a.heaviest);
-      std::string msg = "`" + f.name + "` spends " + Percent(share) + " of " + metric + " (" + Duration(a.excl) +
-                        ") in its own code over " + std::to_string(a.paths) +
-                        " call paths; no single caller dominates, so make the function itself cheaper (the heaviest path goes through " +
-                        Where(loc.name, loc.file, loc.line) + ").";
-      Finding fd = cx.Make("hotspot", share >= 2 * threshold ? "warning" : "note", a.heaviest, std::move(msg));
-      fd.evidence = {{metric + "_share", share, "share"}, {metric, a.excl, "ns"}, {"call_paths", double(a.paths), "count"}};
+    for (auto& [key, g] : groups) {
+      const double share = g.excl / total;
+      if (share < threshold) continue;
+      const std::string& cause = std::get<1>(key);
+      const bool has_owner = std::get<0>(key) >= 0;
+      const FrameInfo& hot = cx.frame(g.heaviest);
+      int32_t owner = cx.UserAncestor(g.heaviest);
+      std::string line = has_owner ? "`" + Where(cx.frame(size_t(owner)).name, cx.frame(size_t(owner)).file,
+                                                 cx.frame(size_t(owner)).line) + "`"
+                                   : std::string();
+      std::string msg;
+      if (gpu) {
+        KernelKind kk = ClassifyKernel(hot.name);
+        msg = std::string(kk == KernelKind::kCopy ? "`" : "Kernel `") + ShortKernelName(hot.name) + "` takes " + Percent(share) +
+              " of GPU time (" + Duration(g.excl) + " over " + Count(double(g.count)) +
+              (kk == KernelKind::kCopy ? " copies" : " launches") + (has_owner ? ", launched from " + line : "") + "). " +
+              KernelAdvice(kk, hot.name, fw);
+      } else if (cause == "own-code") {
+        const bool python = cx.kind(size_t(owner)) == Kind::kPython;
+        std::map<std::string, double> internals = g.functions;
+        internals.erase(cx.frame(size_t(owner)).name);
+        msg = line + " spends " + Percent(share) + " of " + metric + " (" + Duration(g.excl) + ") in its own " +
+              (python ? "Python" : "code") +
+              (python && !internals.empty() ? " (the interpreter's work for it: " + TopList(internals, g.excl, 3) + ")"
+                                            : std::string()) +
+              (python ? ". Do less per call in Python here: replace loops over elements with array operations, "
+                        "hoist work that does not change out of the loop, or cache results."
+                      : ". Make this code cheaper or run it less often.");
+      } else {
+        std::map<std::string, double> libs = g.libraries;
+        const bool driver = libs.size() == 1 && libs.begin()->first == "the CUDA driver";
+        msg = (has_owner ? line + " spends " : "`" + hot.name + "` spends ") + Percent(share) + " of " + metric + " (" +
+              Duration(g.excl) + ") in " + (has_owner ? "library code it calls" : "library code") + " (" +
+              TopList(libs, g.excl, 3) + "; heaviest: `" + ShortKernelName(TopList(g.functions, g.excl, 1)) + "`)" +
+              (driver ? ". That is the CUDA driver: synchronizations, allocations or many small launches and copies "
+                        "from here; synchronize less often, allocate once, batch the work."
+                      : has_owner ? ". The library is not yours to change: call it less often from this line, with "
+                                    "more work per call, or reuse its results."
+                                  : ". No line of your code is on its call paths.");
+      }
+      Finding fd = cx.Make("hotspot", share >= 2 * threshold ? "warning" : "note", g.heaviest, std::move(msg));
+      fd.cause = std::string(metric) + ":" + cause;
+      fd.evidence = {{std::string(metric) + "_share", share, "share"}, {metric, g.excl, "ns"},
+                     {gpu ? "launches" : "samples", double(g.count), "count"}};
+      if (g.owners.size() > 1) {
+        std::vector<std::pair<double, int32_t>> others;
+        int32_t heaviest_owner = owner > 0 ? owner : int32_t(g.heaviest);
+        for (auto& [o, t] : g.owners)
+          if (o != heaviest_owner) others.push_back({t, o});
+        std::sort(others.rbegin(), others.rend());
+        for (size_t i = 0; i < others.size() && i < 8; ++i) fd.other_paths.push_back(cx.Path(size_t(others[i].second)));
+        fd.evidence.push_back({"call_paths", double(g.owners.size()), "count"});
+      }
       out.push_back(std::move(fd));
     }
   }
