@@ -49,6 +49,17 @@ class AnalysisContext {
   bool uses_torch() const { return torch_; }
   bool uses_jax() const { return jax_; }
   bool uses_torch_dataloader() const { return dataloader_; }
+  // The thread that runs the user's code: the root's child with the most CPU time among those
+  // with a user frame (background threads of libraries, e.g. BLAS pools spinning, are not it);
+  // 0 when there is none.
+  size_t main_thread() const { return main_thread_; }
+  // The steady state's wall time, estimated: the profile has no timeline, so the run's duration
+  // times the judged share of the main thread's CPU time. 0 when unknown.
+  double judged_wall_ns() const { return judged_wall_ns_; }
+  // The least CPU time a finding may rest on: 10 sampling periods (fewer samples are noise).
+  double min_cpu_ns() const { return min_cpu_ns_; }
+  // GPU time over judged_wall_ns (0 when unknown).
+  double gpu_busy() const;
   std::optional<std::string> meta(const std::string& key) const { return profile_.meta(key); }
 
   Kind kind(size_t n) const { return frame_kind_[view_.frame_id[n]]; }
@@ -85,6 +96,9 @@ class AnalysisContext {
   size_t function_count_ = 0;
   std::vector<Phase> phase_;           // per node
   bool torch_ = false, jax_ = false, dataloader_ = false;
+  size_t main_thread_ = 0;
+  double judged_wall_ns_ = 0;
+  double min_cpu_ns_ = 0;
   // Per metric, computed on first use: inclusive over the judged phases.
   const std::vector<double>& judged_incl(size_t k) const;
   mutable std::vector<std::vector<double>> judged_incl_;

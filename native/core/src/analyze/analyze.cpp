@@ -23,17 +23,10 @@ std::map<std::string, double> DefaultThresholds() {
 
 namespace {
 // The location's place in the call path (its deepest occurrence), or path.size().
-size_t LocationIndex(const Finding& f) {
-  for (size_t i = f.path.size(); i-- > 0;) {
-    const FindingFrame& p = f.path[i];
-    if (p.file == f.location.file && p.line == f.location.line && p.name == f.location.name) return i;
-  }
-  return f.path.size();
-}
-
-// One finding per cause: a rule's findings with the same cause whose location is in the same
-// function and makes the same call there (a warm-up call and the timed call of one function, one
-// line reached over several call paths) become the heaviest one, with the others' call paths.
+// One finding per cause: a rule's findings with the same cause in the same function of the user's
+// code (one line reached over several call paths: a warm-up loop and the timed loop calling one
+// function; several lines of one loop, each launching tiny kernels; a warm-up call and the timed
+// call of generate()) become the heaviest one, with the others' call paths and lines.
 void MergeSameCause(std::vector<Finding>& findings) {
   std::map<std::vector<std::string>, size_t> kept;  // key -> index into out
   std::vector<Finding> out;
@@ -45,9 +38,7 @@ void MergeSameCause(std::vector<Finding>& findings) {
       merged.push_back(0);
       continue;
     }
-    size_t at = LocationIndex(f);
-    std::string callee = at + 1 < f.path.size() ? f.path[at + 1].name : std::string();
-    std::vector<std::string> key = {f.rule, f.cause, f.location.file, f.location.name, callee};
+    std::vector<std::string> key = {f.rule, f.cause, f.location.file, f.location.name};
     auto it = kept.find(key);
     if (it == kept.end()) {
       kept.emplace(std::move(key), out.size());
@@ -68,21 +59,32 @@ void MergeSameCause(std::vector<Finding>& findings) {
     for (const auto& p : f.other_paths)
       for (const auto& fr : p)
         if (fr.file == f.location.file && fr.name == f.location.name && fr.line != f.location.line) lines.insert(fr.line);
-    std::string also = " Seen on " + std::to_string(f.other_paths.size() + 1) + " call paths";
+    std::string also = " The same holds on " + std::to_string(f.other_paths.size()) + " more call path" +
+                       (f.other_paths.size() > 1 ? "s" : "");
     if (!lines.empty()) {
-      also += " (the same call also at line";
+      also += " (at line";
       also += lines.size() > 1 ? "s " : " ";
       size_t i = 0;
       for (uint32_t l : lines) also += (i++ ? ", " : "") + std::to_string(l);
-      also += ")";
+      also += " of " + f.location.name + ")";
     }
-    f.message += also + "; the figures are this path's.";
+    f.message += also + "; the figures are for line " + std::to_string(f.location.line) + ".";
     bool counted = false;
     for (auto& e : f.evidence)
       if (e.name == "call_paths") { e.value = double(f.other_paths.size() + 1); counted = true; }
     if (!counted) f.evidence.push_back({"call_paths", double(f.other_paths.size() + 1), "count"});
   }
-  findings = std::move(out);
+  // A line that cpu-latency finds waiting on its own CPU work is not also a CPU hotspot: the
+  // same time, one cause.
+  std::set<std::pair<std::string, uint32_t>> waiting;
+  for (const auto& f : out)
+    if (f.rule == "cpu-latency" && f.cause == "line") waiting.insert({f.location.file, f.location.line});
+  findings.clear();
+  for (auto& f : out) {
+    bool cpu_hotspot = f.rule == "hotspot" && f.cause.rfind("gpu_time:", 0) != 0;
+    if (cpu_hotspot && waiting.count({f.location.file, f.location.line})) continue;
+    findings.push_back(std::move(f));
+  }
 }
 }  // namespace
 

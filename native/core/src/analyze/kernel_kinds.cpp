@@ -71,6 +71,23 @@ const char* KernelKindName(KernelKind k) {
   return "kernel";
 }
 
+const char* KernelKindPlural(KernelKind k) {
+  switch (k) {
+    case KernelKind::kUser: return "kernels";
+    case KernelKind::kGemm: return "cuBLAS/CUTLASS matrix multiplies";
+    case KernelKind::kGemv: return "cuBLAS matrix-vector products";
+    case KernelKind::kConv: return "cuDNN convolutions";
+    case KernelKind::kLayout: return "cuDNN layout conversions";
+    case KernelKind::kNorm: return "normalization kernels";
+    case KernelKind::kElementwise: return "elementwise library kernels";
+    case KernelKind::kIndexing: return "indexing kernels";
+    case KernelKind::kCompiled: return "torch.compile (Triton) kernels";
+    case KernelKind::kXla: return "XLA kernels";
+    case KernelKind::kCopy: return "copies";
+  }
+  return "kernels";
+}
+
 std::string KernelAdvice(KernelKind k, const std::string& n, Frameworks fw) {
   const bool fp32 = Has(n, "f32f32") || Has(n, "<float") || Has(n, "float, float") || Has(n, "sgemm") ||
                     Has(n, "tf32");

@@ -37,5 +37,6 @@ std::string KernelAdvice(KernelKind kind, const std::string& name, Frameworks fw
 std::string ShortKernelName(const std::string& name);
 // A short name for the kind, for messages: "cuBLAS/CUTLASS GEMM", "cuDNN convolution", ...
 const char* KernelKindName(KernelKind k);
+const char* KernelKindPlural(KernelKind k);  // "cuDNN convolutions", "copies"
 
 }  // namespace strata::core::detail

@@ -11,6 +11,8 @@ const char* PhaseName(Phase p) {
     case Phase::kConstruction: return "construction";
     case Phase::kCompilation: return "compilation";
     case Phase::kWarmup: return "warm-up";
+    case Phase::kShutdown: return "shutdown";
+    case Phase::kProfiler: return "profiler";
   }
   return "steady";
 }
@@ -28,6 +30,8 @@ PhaseMark FramePhaseMark(const FrameInfo& f) {
   const std::string& file = f.file;
   if (f.kind == "python") {
     if (n == "_find_and_load" || Starts(file, "<frozen importlib")) return PhaseMark::kImport;
+    if (n == "_run_exitfuncs" || Has(file, "/atexit.py") || (Has(file, "/multiprocessing/util.py") && n == "_exit_function"))
+      return PhaseMark::kShutdown;
     // torch.compile: every function of these files runs at compile time only (a compiled frame's
     // cache hit does not reach Python).
     if (Has(file, "/torch/_dynamo/convert_frame.py") || Has(file, "/torch/_dynamo/symbolic_convert.py") ||
@@ -42,6 +46,9 @@ PhaseMark FramePhaseMark(const FrameInfo& f) {
     if ((Has(file, "/torch/_inductor/") && (Has(n, "autotune") || Has(n, "benchmark") || Has(n, "Benchmarker"))) ||
         (Has(file, "/triton/") && (Has(n, "Autotuner") || Has(n, "do_bench"))))
       return PhaseMark::kWarmup;
+    // JAX: a jitted call that misses the C++ dispatch cache is a first call of its shapes (trace,
+    // lower, compile, initialise the backend, run once); later calls never reach Python.
+    if (Has(file, "/jax/_src/pjit.py") && Has(n, "cache_miss")) return PhaseMark::kCompilation;
     // JAX: tracing, lowering and XLA compilation (cached after the first call of a shape).
     if (Has(file, "/jax/_src/") &&
         (n == "_pjit_lower" || n == "lower_sharding_computation" || n == "_cached_lowering_to_hlo" ||
@@ -55,6 +62,7 @@ PhaseMark FramePhaseMark(const FrameInfo& f) {
     if (Has(file, "/torch/nn/modules/module.py") &&
         (n == "Module._apply" || n == "Module.to" || n == "Module.cuda" || n == "Module.load_state_dict"))
       return PhaseMark::kConstruction;
+    if (Has(file, "/optax/") && Has(n, "init_fn")) return PhaseMark::kConstruction;  // optimizer state
     if (Has(file, "/torch/nn/init.py") || Has(n, "reset_parameters") || Has(n, "from_pretrained") ||
         Has(n, "_init_weights") || (Has(file, "/flax/") && (Has(n, "Module.init") || Has(n, "init_with_output"))))
       return PhaseMark::kConstruction;
@@ -62,6 +70,16 @@ PhaseMark FramePhaseMark(const FrameInfo& f) {
       return PhaseMark::kConstructorCall;
     return PhaseMark::kNone;
   }
+  if (f.kind == "native") {
+    size_t slash = f.module.rfind('/');
+    const std::string base = slash == std::string::npos ? f.module : f.module.substr(slash + 1);
+    if (Starts(base, "libcupti") || Starts(base, "libnvperf") || Starts(base, "libstrata_runtime") ||
+        Starts(base, "libstrata_torch"))
+      return PhaseMark::kProfiler;
+  }
+  if (f.kind == "native" && (n == "Py_FinalizeEx" || n == "Py_Finalize" || n == "exit" || n == "__run_exit_handlers" ||
+                             n == "__cxa_finalize" || n == "_dl_fini" || n == "_PyRuntime_Finalize"))
+    return PhaseMark::kShutdown;
   if (f.kind == "native" || f.kind == "gpu_api") {
     // CUDA start-up: the context, library handles, module loading.
     if (n == "cuInit" || Starts(n, "cuDevicePrimaryCtxRetain") || Starts(n, "cuCtxCreate") ||

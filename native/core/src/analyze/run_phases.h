@@ -18,13 +18,16 @@ enum class Phase : uint8_t {
                   // compilation (XLA's autotuning runs inside it)
   kWarmup,        // one-time start-up work at first use: CUDA context and library handles, module
                   // loading, kernel autotuning and benchmarking
+  kShutdown,      // interpreter finalization and exit handlers
+  kProfiler,      // the profiler's own work inside the program (CUPTI, its PC sampling, Strata's
+                  // runtime): not the program's, in any phase
 };
 
-const char* PhaseName(Phase p);  // "steady", "import", "construction", "compilation", "warm-up"
+const char* PhaseName(Phase p);  // "steady", "import", "construction", "compilation", "warm-up", "shutdown", "profiler"
 
 // What a frame alone says. kConstructorCall: a library constructor (`X.__init__` in an installed
 // package), which is model construction when the user's code calls it directly.
-enum class PhaseMark : uint8_t { kNone, kImport, kConstruction, kCompilation, kWarmup, kConstructorCall };
+enum class PhaseMark : uint8_t { kNone, kImport, kConstruction, kCompilation, kWarmup, kShutdown, kProfiler, kConstructorCall };
 PhaseMark FramePhaseMark(const FrameInfo& frame);
 
 }  // namespace strata::core::detail

@@ -74,8 +74,14 @@ void CpuLatency(const AnalysisContext& cx, const RuleParams& p, std::vector<Find
   else
     overhead_advice = "launch fewer, larger kernels, capture the launch sequence in a CUDA graph, and move "
                       "host-side work out of the loop or onto another thread";
+  // Shares are of the main thread's CPU time: library threads that spin in the background (a BLAS
+  // pool) do not make the user's lines look lighter.
+  const size_t main = cx.main_thread();
+  const double main_cpu = main ? cx.Incl(main, *cpu) : cx.Total(*cpu);
+  if (main_cpu <= 0) return;
   // (1) deepest user lines with the imbalance.
   std::vector<char> sub(n, 0);
+  std::vector<std::pair<std::string, uint32_t>> flagged;  // (1)'s lines: (2) does not repeat them
   for (size_t v = n; v-- > 1;) {
     if (cx.kind(v) != Kind::kPython || !cx.IsUserFrame(v) || sub[v]) {  // the user's own lines
       if (sub[v]) sub[size_t(cx.parent(v))] = 1;
@@ -83,61 +89,66 @@ void CpuLatency(const AnalysisContext& cx, const RuleParams& p, std::vector<Find
     }
     const FrameInfo& f = cx.frame(v);
     double c = cx.Incl(v, *cpu), g = cx.Incl(v, *gpu);
-    bool hit = g > 0 && c >= p["min_share"] * cx.Total(*cpu) && c >= p["ratio"] * g;
+    bool hit = g > 0 && c >= p["min_share"] * main_cpu && c >= p["ratio"] * g && c >= cx.min_cpu_ns();
     if (hit) sub[size_t(cx.parent(v))] = 1;
     if (!hit) continue;
     std::string msg = "`" + Where(f.name, f.file, f.line) + "` uses " + Duration(c) + " of " + cpu_name + " (" +
-                      Percent(c / cx.Total(*cpu)) + ") to drive " + Duration(g) +
+                      Percent(c / main_cpu) + " of the main thread's) to drive " + Duration(g) +
                       " of GPU work: the GPU waits for the CPU here. To keep it busy, " + overhead_advice + ".";
     Finding fd = cx.Make("cpu-latency", "warning", v, std::move(msg));
     fd.cause = "line";
+    flagged.push_back({fd.location.file, fd.location.line});
     fd.evidence = {{cpu_name, c, "ns"}, {"gpu_time", g, "ns"}, {"cpu_gpu_ratio", c / g, "ratio"}};
     out.push_back(std::move(fd));
   }
-  // (2) the GPU mostly idle over the steady state while the CPU is busy. The profile has no
-  // timeline: the steady state's wall time is estimated as the run's duration times the judged
-  // share of CPU time.
-  auto duration = cx.meta("duration_ns");
-  if (!duration) return;
-  double run_ns = 0;
-  try { run_ns = std::stod(*duration); } catch (...) { return; }
-  if (run_ns <= 0 || cx.total(*cpu) <= 0) return;
-  const double judged_ns = run_ns * cx.Total(*cpu) / cx.total(*cpu);
-  double gpu_busy = cx.Total(*gpu) / judged_ns, cpu_busy = cx.total(*cpu) / run_ns;
-  if (gpu_busy >= p["gpu_busy_max"] || cpu_busy < 0.5) return;
-  // Point at the deepest user line on the heaviest CPU path (followed while it keeps half the
-  // judged CPU time), else the user line with the most judged CPU time.
-  const double half = 0.5 * cx.Total(*cpu);
+  // (2) the GPU mostly idle over the steady state while the main thread is busy (the steady
+  // state's wall time is an estimate: AnalysisContext::judged_wall_ns).
+  const double judged_ns = cx.judged_wall_ns();
+  if (judged_ns <= 0 || !main) return;
+  const double gpu_busy = cx.gpu_busy(), cpu_busy = main_cpu / judged_ns;
+  if (gpu_busy >= p["gpu_busy_max"] || cpu_busy < 0.5 || main_cpu < cx.min_cpu_ns()) return;
+  if (!flagged.empty()) return;  // the lines say it already, where to change it
+  // Point at the deepest user line on the main thread's heaviest path that keeps at least a third
+  // of its CPU time.
   int32_t line = -1;
-  for (size_t v = 0;;) {
+  for (size_t v = main;;) {
+    if (cx.IsUserFrame(v)) line = int32_t(v);
     size_t best = 0;
     double w = -1;
     for (size_t c = v + 1; c < cx.subtree_end(v); c = cx.subtree_end(c))
       if (cx.Incl(c, *cpu) > w) { w = cx.Incl(c, *cpu); best = c; }
-    if (!best || w < half) break;
+    if (!best || w < main_cpu / 3) break;
     v = best;
-    if (cx.IsUserFrame(v)) line = int32_t(v);
   }
-  if (line < 0) {
+  if (line < 0) {  // no user line keeps a third: the user line with the most CPU time
     double best = 0;
-    for (size_t c = 1; c < n; ++c)
+    for (size_t c = main; c < cx.subtree_end(main); ++c)
       if (cx.IsUserFrame(c) && cx.Incl(c, *cpu) > best) { best = cx.Incl(c, *cpu); line = int32_t(c); }
   }
+  for (const auto& [file, l] : flagged)
+    if (line > 0 && cx.frame(size_t(line)).file == file && cx.frame(size_t(line)).line == l) return;
   std::string advice;
-  if (cx.uses_torch_dataloader())
+  const bool drives_gpu = line > 0 && cx.Incl(size_t(line), *gpu) > 0;
+  if (line > 0 && !drives_gpu)
+    advice = "The heaviest CPU work, under `" + Where(cx.frame(size_t(line)).name, cx.frame(size_t(line)).file,
+                                                      cx.frame(size_t(line)).line) +
+             "`, drives no GPU work: do it on the GPU" +
+             (cx.uses_torch() ? std::string(" (create tensors with device=\"cuda\")") : std::string()) +
+             ", do it once outside the timed loop, or overlap it with GPU work";
+  else if (cx.uses_torch_dataloader())
     advice = "Overlap data loading with GPU work (more DataLoader workers, pin_memory=True, non_blocking copies) and "
              "cut Python overhead on the heaviest CPU path";
   else
     advice = "Cut the CPU work on the heaviest path: " + overhead_advice;
   std::string msg = "In the steady state the GPU was busy about " + Percent(gpu_busy) + " of the time (" +
                     Duration(cx.Total(*gpu)) + " of about " + Duration(judged_ns) + ", imports, model construction, "
-                    "compilation and warm-up left out) while the CPU was busy " + Percent(cpu_busy) +
+                    "compilation and warm-up left out) while the main thread's CPU was busy " + Percent(cpu_busy) +
                     ": the program is CPU-bound. " + advice + ".";
   Finding fd = cx.Make("cpu-latency", "warning", line > 0 ? size_t(line) : 0, std::move(msg));
   if (line <= 0) fd.node = -1, fd.path.clear();
   fd.cause = "run";
   fd.evidence = {{"gpu_busy_share", gpu_busy, "share"}, {"cpu_busy_share", cpu_busy, "share"},
-                 {"duration", run_ns, "ns"}, {"judged_duration", judged_ns, "ns"}};
+                 {"judged_duration", judged_ns, "ns"}};
   out.push_back(std::move(fd));
 }
 }  // namespace strata::core::detail

@@ -97,6 +97,12 @@ void ForwardBackward(const AnalysisContext& cx, const RuleParams& p, std::vector
         if (ClassifyKernel(nm) == KernelKind::kIndexing) indexing = true;
       }
     }
+    // Backward kernels that are short on average are launch-bound (tiny shapes): their count, not
+    // an expensive gradient, makes the ratio; kernel-fusion and cpu-latency speak for them.
+    double launches = 0, kernel_ns = 0;
+    for (size_t c = u.bwd_op; c < cx.subtree_end(u.bwd_op); ++c)
+      if (cx.kind(c) == Kind::kKernel) { launches += double(cx.Count(c, *k)); kernel_ns += cx.Excl(c, *k); }
+    if (metric == kGpuTime && launches > 0 && kernel_ns / launches < p["min_mean_kernel_us"] * 1e3) continue;
     std::string top_kernel;
     double top_ns = -1;
     for (const auto& [nm, t] : kernels)

@@ -9,6 +9,7 @@
 // - GPU time of one kernel: its kind says what to change at the call site (kernel_kinds.h).
 // A node with no user frame above it is charged to its own function (over all call paths).
 #include <algorithm>
+#include <cctype>
 #include <map>
 #include <tuple>
 
@@ -73,6 +74,16 @@ void Hotspot(const AnalysisContext& cx, const RuleParams& p, std::vector<Finding
     if (!k || cx.Total(*k) <= 0) continue;
     const double total = cx.Total(*k);
     const bool gpu = std::string(metric) == kGpuTime;
+    // A kernel is not where the time goes while the GPU idles most of the steady state (the
+    // program is CPU-bound: cpu-latency says so).
+    if (gpu && cx.judged_wall_ns() > 0 && cx.gpu_busy() < p["min_gpu_busy"]) continue;
+    if (gpu && total < p["min_gpu_ms"] * 1e6) continue;  // too little GPU work to matter
+    // CPU time inside a synchronization is waiting for the GPU, not work to make cheaper.
+    std::vector<char> waiting(gpu ? 0 : cx.size(), 0);
+    for (size_t n = 1; n < waiting.size(); ++n)
+      waiting[n] = waiting[size_t(cx.parent(n))] ||
+                   ((cx.kind(n) == Kind::kGpuApi || cx.kind(n) == Kind::kNative) &&
+                    cx.frame(n).name.find("Synchronize") != std::string::npos);
     // (owner frame or -function-1, cause) -> group. Owner frames are frame-table entries: one
     // line over all its call paths.
     std::map<std::tuple<int64_t, std::string>, Group> groups;
@@ -80,11 +91,16 @@ void Hotspot(const AnalysisContext& cx, const RuleParams& p, std::vector<Finding
       double excl = cx.Excl(n, *k);
       if (excl <= 0) continue;
       if (gpu && cx.kind(n) != Kind::kKernel) continue;  // pc / region frames: the stall rules
+      if (!gpu && waiting[n]) continue;
       const FrameInfo& f = cx.frame(n);
       int32_t owner = cx.UserAncestor(n);
       std::string cause;
       if (gpu) {
-        cause = f.name;
+        // A library's kernels of one kind are one cause (every layout conversion, every batch-norm
+        // kernel); the user's own, Triton's and XLA's kernels each are their own.
+        KernelKind kk = ClassifyKernel(f.name);
+        cause = kk == KernelKind::kUser || kk == KernelKind::kCompiled || kk == KernelKind::kXla ? f.name
+                                                                                                : KernelKindName(kk);
       } else if (owner > 0 && size_t(owner) == n) {
         cause = "own-code";
       } else if (owner > 0 && cx.kind(n) == Kind::kNative && IsInterpreter(f) && cx.PythonAncestor(n) == owner) {
@@ -98,28 +114,45 @@ void Hotspot(const AnalysisContext& cx, const RuleParams& p, std::vector<Finding
       g.count += cx.Count(n, *k);
       g.owners[owner > 0 ? owner : int32_t(n)] += excl;
       if (excl > g.heaviest_excl) { g.heaviest_excl = excl; g.heaviest = n; }
+      g.functions[f.name] += excl;
       if (!gpu) {
-        g.functions[f.name] += excl;
         g.libraries[cause == "own-code" ? std::string("the line itself") : LibraryOf(f)] += excl;
       }
     }
     for (auto& [key, g] : groups) {
       const double share = g.excl / total;
-      if (share < threshold) continue;
+      if (share < threshold || (!gpu && g.excl < cx.min_cpu_ns())) continue;
       const std::string& cause = std::get<1>(key);
       const bool has_owner = std::get<0>(key) >= 0;
       const FrameInfo& hot = cx.frame(g.heaviest);
+      // Nothing of the user's code is on the path: not the user's to change, except the user's
+      // own kernel (a program without line information).
+      if (!has_owner && !(gpu && ClassifyKernel(hot.name) == KernelKind::kUser)) continue;
+      // A library kernel is flagged when it dominates (twice the share): below that its time is the
+      // ordinary cost of the operation it runs.
+      // Layout conversions are pure overhead: flagged at the share itself.
+      const KernelKind hot_kind = ClassifyKernel(hot.name);
+      if (gpu && IsLibraryKernel(hot_kind) && hot_kind != KernelKind::kLayout && share < 2 * threshold) continue;
+      // CPU time of a line that drives GPU work is hidden behind the GPU unless the GPU waits for it,
+      // which cpu-latency judges.
+      auto gpu_metric = cx.metric_index(kGpuTime);
       int32_t owner = cx.UserAncestor(g.heaviest);
+      if (!gpu && has_owner && gpu_metric && cx.Incl(size_t(owner), *gpu_metric) > 0) continue;
       std::string line = has_owner ? "`" + Where(cx.frame(size_t(owner)).name, cx.frame(size_t(owner)).file,
                                                  cx.frame(size_t(owner)).line) + "`"
                                    : std::string();
       std::string msg;
       if (gpu) {
-        KernelKind kk = ClassifyKernel(hot.name);
-        msg = std::string(kk == KernelKind::kCopy ? "`" : "Kernel `") + ShortKernelName(hot.name) + "` takes " + Percent(share) +
-              " of GPU time (" + Duration(g.excl) + " over " + Count(double(g.count)) +
-              (kk == KernelKind::kCopy ? " copies" : " launches") + (has_owner ? ", launched from " + line : "") + "). " +
-              KernelAdvice(kk, hot.name, fw);
+        KernelKind kk = hot_kind;
+        const bool by_kind = cause != hot.name;
+        std::string what = by_kind ? std::string(KernelKindPlural(kk)) + " (" + Count(double(g.functions.size())) +
+                                         " kernel" + (g.functions.size() > 1 ? "s" : "") + ", heaviest `" +
+                                         ShortKernelName(hot.name) + "`)"
+                                   : std::string(kk == KernelKind::kCopy ? "`" : "Kernel `") + ShortKernelName(hot.name) + "`";
+        if (by_kind && what[0] != 'c') what[0] = char(std::toupper(static_cast<unsigned char>(what[0])));
+        msg = what + " take" + (by_kind ? "" : "s") + " " + Percent(share) + " of GPU time (" + Duration(g.excl) + " over " +
+              Count(double(g.count)) + (kk == KernelKind::kCopy ? " copies" : " launches") +
+              (has_owner ? ", launched from " + line : "") + "). " + KernelAdvice(kk, hot.name, fw);
       } else if (cause == "own-code") {
         const bool python = cx.kind(size_t(owner)) == Kind::kPython;
         std::map<std::string, double> internals = g.functions;

@@ -20,7 +20,11 @@ void KernelFusion(const AnalysisContext& cx, const RuleParams& p, std::vector<Fi
   // sets are not fusion candidates).
   std::vector<double> launches(n, 0), kernel_ns(n, 0);
   for (size_t v = n; v-- > 1;) {
-    if (cx.kind(v) == Kind::kKernel) {
+    // Kernels of a CUDA graph (cuGraphLaunch: XLA's, or a captured step) cost no launch each.
+    const int32_t api_up = cx.parent(v);
+    const bool in_graph = api_up > 0 && cx.kind(size_t(api_up)) == Kind::kGpuApi &&
+                          cx.frame(size_t(api_up)).name.find("GraphLaunch") != std::string::npos;
+    if (cx.kind(v) == Kind::kKernel && !in_graph) {
       launches[v] += double(cx.Count(v, *gpu));
       kernel_ns[v] += cx.Excl(v, *gpu);
     }
@@ -60,7 +64,10 @@ void KernelFusion(const AnalysisContext& cx, const RuleParams& p, std::vector<Fi
       std::map<std::string, std::pair<double, double>> kernels;
       double api_ns = 0;
       for (size_t c = v; c < cx.subtree_end(v); ++c) {
-        if (cx.kind(c) == Kind::kKernel && cx.Count(c, *gpu)) {
+        const int32_t up = cx.parent(c);
+        const bool graph = up > 0 && cx.kind(size_t(up)) == Kind::kGpuApi &&
+                           cx.frame(size_t(up)).name.find("GraphLaunch") != std::string::npos;
+        if (cx.kind(c) == Kind::kKernel && cx.Count(c, *gpu) && !graph) {
           auto& e = kernels[cx.frame(c).name];
           e.first += double(cx.Count(c, *gpu));
           e.second += cx.Excl(c, *gpu);
@@ -76,26 +83,30 @@ void KernelFusion(const AnalysisContext& cx, const RuleParams& p, std::vector<Fi
       for (size_t i = 0; i < top.size() && i < 3; ++i)
         list += (i ? ", " : "") + ShortKernelName(top[i].first) + " x" + Count(top[i].second.first);
       if (top.size() > 3) list += ", ...";
+      // One kernel launched many times is a loop around one operation, not operations to fuse.
+      if (kernels.size() < 2) continue;
       const double mean = kernel_ns[v] / launches[v];
       const double overhead = api ? api_ns / (api_ns + kernel_ns[v]) : 0;
       const FrameInfo& f = cx.frame(v);
       std::string advice;
-      if (cx.uses_torch() && compiled >= 0.3 * launches[v])
-        advice = "This code already runs torch.compile'd kernels; what is left is launch overhead: capture the step "
-                 "with CUDA graphs (torch.compile(mode=\"reduce-overhead\")) or give each launch more work (a larger "
+      if (cx.uses_torch() && compiled > 0)
+        advice = "This code already runs torch.compile'd kernels (" + Count(compiled) + " of the launches); what is left "
+                 "is launch overhead: capture the step with CUDA graphs (torch.compile(mode=\"reduce-overhead\")) or give each launch more work (a larger "
                  "batch).";
       else if (cx.uses_torch())
         advice = "Fuse these operations so that fewer, larger kernels run: torch.compile the model or step "
                  "(mode=\"reduce-overhead\" also captures CUDA graphs), or batch the loop into one tensor operation.";
       else if (cx.uses_jax())
-        advice = "Let XLA fuse them: jit the whole step (lax.scan over a Python loop) instead of many small calls.";
+        advice = "XLA fuses inside one jitted call only: jit a larger function (the whole training step), run "
+                 "several steps per call (lax.scan or lax.fori_loop over steps), or give each call more work (a "
+                 "larger batch).";
       else
         advice = "Fuse these kernels into fewer, larger ones, or capture the sequence once in a CUDA graph "
                  "(cudaStreamBeginCapture, cudaGraphLaunch) to cut the launch overhead.";
       std::string msg = "`" + Where(f.name, f.file, f.line) + "` launches " + Count(launches[v]) + " kernels (" +
                         Count(double(kernels.size())) + " distinct: " + list + ") averaging " + Duration(mean) +
                         " each, " + Percent(kernel_ns[v] / cx.Total(*gpu)) + " of GPU time" +
-                        (api ? "; the launch calls cost " + Duration(api_ns) + " of CPU time (" + Percent(overhead) +
+                        (api && api_ns > 0 ? "; the launch calls cost " + Duration(api_ns) + " of CPU time (" + Percent(overhead) +
                                    " of launch + kernel time)" : std::string()) +
                         ". " + advice;
       Finding fd = cx.Make("kernel-fusion", "warning", v, std::move(msg));
