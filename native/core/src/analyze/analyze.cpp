@@ -76,13 +76,18 @@ void MergeSameCause(std::vector<Finding>& findings) {
   }
   // A line that cpu-latency finds waiting on its own CPU work is not also a CPU hotspot: the
   // same time, one cause.
-  std::set<std::pair<std::string, uint32_t>> waiting;
-  for (const auto& f : out)
+  // Likewise an indexing kernel at a line whose backward forward-backward explains.
+  std::set<std::pair<std::string, uint32_t>> waiting, backward;
+  for (const auto& f : out) {
     if (f.rule == "cpu-latency" && f.cause == "line") waiting.insert({f.location.file, f.location.line});
+    if (f.rule == "forward-backward") backward.insert({f.location.file, f.location.line});
+  }
   findings.clear();
   for (auto& f : out) {
     bool cpu_hotspot = f.rule == "hotspot" && f.cause.rfind("gpu_time:", 0) != 0;
     if (cpu_hotspot && waiting.count({f.location.file, f.location.line})) continue;
+    if (f.rule == "hotspot" && f.cause == "gpu_time:indexing kernel" && backward.count({f.location.file, f.location.line}))
+      continue;
     findings.push_back(std::move(f));
   }
 }

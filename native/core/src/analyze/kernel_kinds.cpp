@@ -12,6 +12,7 @@ KernelKind ClassifyKernel(const std::string& n) {
     return KernelKind::kCopy;
   if (Has(n, "nchwToNhwc") || Has(n, "nhwcToNchw") || Has(n, "nchw2nhwc") || Has(n, "nhwc2nchw"))
     return KernelKind::kLayout;
+  if (Has(n, "direct_copy_kernel") || Has(n, "copy_kernel_cuda")) return KernelKind::kTensorCopy;
   if (Has(n, "gemv")) return KernelKind::kGemv;
   if (Has(n, "fprop") || Has(n, "dgrad") || Has(n, "wgrad") || Has(n, "conv2d") || Has(n, "convolve") ||
       (Has(n, "cudnn") && Has(n, "conv")))
@@ -61,6 +62,7 @@ const char* KernelKindName(KernelKind k) {
     case KernelKind::kGemv: return "cuBLAS matrix-vector product";
     case KernelKind::kConv: return "cuDNN convolution";
     case KernelKind::kLayout: return "cuDNN layout conversion";
+    case KernelKind::kTensorCopy: return "tensor copy";
     case KernelKind::kNorm: return "normalization kernel";
     case KernelKind::kElementwise: return "elementwise library kernel";
     case KernelKind::kIndexing: return "indexing kernel";
@@ -78,6 +80,7 @@ const char* KernelKindPlural(KernelKind k) {
     case KernelKind::kGemv: return "cuBLAS matrix-vector products";
     case KernelKind::kConv: return "cuDNN convolutions";
     case KernelKind::kLayout: return "cuDNN layout conversions";
+    case KernelKind::kTensorCopy: return "tensor copies";
     case KernelKind::kNorm: return "normalization kernels";
     case KernelKind::kElementwise: return "elementwise library kernels";
     case KernelKind::kIndexing: return "indexing kernels";
@@ -89,8 +92,8 @@ const char* KernelKindPlural(KernelKind k) {
 }
 
 std::string KernelAdvice(KernelKind k, const std::string& n, Frameworks fw) {
-  const bool fp32 = Has(n, "f32f32") || Has(n, "<float") || Has(n, "float, float") || Has(n, "sgemm") ||
-                    Has(n, "tf32");
+  const bool tf32 = Has(n, "tf32");
+  const bool fp32 = !tf32 && (Has(n, "f32f32") || Has(n, "<float") || Has(n, "float, float") || Has(n, "sgemm"));
   switch (k) {
     case KernelKind::kUser:
       return "Make the kernel itself faster: check its occupancy and memory traffic (strata record --pc-sampling "
@@ -100,7 +103,7 @@ std::string KernelAdvice(KernelKind k, const std::string& n, Frameworks fw) {
              (fp32 ? (fw.torch ? "it runs in fp32; use bf16/fp16 (torch.autocast) or TF32 "
                                  "(torch.set_float32_matmul_precision(\"high\")), "
                                : "it runs in fp32; use bf16/fp16 or TF32 inputs, ")
-                   : "") +
+                   : tf32 ? "it runs in TF32; bf16/fp16 inputs double its throughput, " : "") +
              "keep dimensions multiples of 16, pass contiguous operands (no transposed copies), and batch small "
              "products into one larger one.";
     case KernelKind::kGemv:
@@ -118,6 +121,10 @@ std::string KernelAdvice(KernelKind k, const std::string& n, Frameworks fw) {
                         "inputs to channels_last once (.to(memory_format=torch.channels_last)) so that the "
                         "conversions disappear."
                       : "cuDNN converts between NCHW and NHWC around each convolution: keep the tensors in NHWC.";
+    case KernelKind::kTensorCopy:
+      return "Copies of tensors on the GPU (.contiguous(), .to(memory_format=...), .clone(), x[...] = y): keep "
+             "tensors in the layout the next operation wants (convert the model and the inputs once, before the "
+             "loop) and drop copies whose result is not needed.";
     case KernelKind::kNorm:
       return fw.torch ? "It is a normalization kernel: use channels_last and bf16/fp16 (torch.autocast), or let "
                         "torch.compile fuse it with its neighbours."

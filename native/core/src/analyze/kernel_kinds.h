@@ -14,6 +14,7 @@ enum class KernelKind {
   kGemv,        // cuBLAS matrix-vector product
   kConv,        // cuDNN convolution (implicit GEMM fprop / dgrad / wgrad)
   kLayout,      // cuDNN's NCHW <-> NHWC conversion around a convolution
+  kTensorCopy,  // ATen's copy kernel: .contiguous(), .to(memory_format=...), .clone(), copy_
   kNorm,        // cuDNN / ATen batch or layer normalisation
   kElementwise, // ATen elementwise, fill, copy and reduction kernels
   kIndexing,    // ATen indexing / scatter / embedding backward (atomics)

@@ -130,9 +130,11 @@ void Hotspot(const AnalysisContext& cx, const RuleParams& p, std::vector<Finding
       if (!has_owner && !(gpu && ClassifyKernel(hot.name) == KernelKind::kUser)) continue;
       // A library kernel is flagged when it dominates (twice the share): below that its time is the
       // ordinary cost of the operation it runs.
-      // Layout conversions are pure overhead: flagged at the share itself.
+      // Layout conversions and tensor copies are pure overhead: flagged at the share itself.
       const KernelKind hot_kind = ClassifyKernel(hot.name);
-      if (gpu && IsLibraryKernel(hot_kind) && hot_kind != KernelKind::kLayout && share < 2 * threshold) continue;
+      if (gpu && IsLibraryKernel(hot_kind) && hot_kind != KernelKind::kLayout && hot_kind != KernelKind::kTensorCopy &&
+          share < 2 * threshold)
+        continue;
       // CPU time of a line that drives GPU work is hidden behind the GPU unless the GPU waits for it,
       // which cpu-latency judges.
       auto gpu_metric = cx.metric_index(kGpuTime);
