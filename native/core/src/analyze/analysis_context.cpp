@@ -50,6 +50,13 @@ AnalysisContext::AnalysisContext(const Profile& profile, View top_down, bool all
     }
   }
   for (uint32_t f : *view_.frame_function) function_count_ = std::max<size_t>(function_count_, size_t(f) + 1);
+  user_anc_.assign(n, -1);
+  python_anc_.assign(n, -1);
+  for (size_t v = 1; v < n; ++v) {
+    size_t p = size_t(view_.parent[v]);
+    user_anc_[v] = frame_user_[view_.frame_id[v]] ? int32_t(v) : user_anc_[p];
+    python_anc_[v] = frame_kind_[view_.frame_id[v]] == Kind::kPython ? int32_t(v) : python_anc_[p];
+  }
   // Phases: preorder, so a parent's phase is known before its children's. The outermost marking
   // frame decides (a compilation inside an import is import time).
   std::vector<PhaseMark> marks(table.size());
@@ -187,18 +194,6 @@ FindingFrame AnalysisContext::Location(size_t n) const {
     if (!f.file.empty() && f.line > 0) return Frame(size_t(v));
   }
   return FindingFrame{};
-}
-
-int32_t AnalysisContext::PythonAncestor(size_t n) const {
-  for (int32_t v = int32_t(n); v > 0; v = parent(size_t(v)))
-    if (kind(size_t(v)) == Kind::kPython) return v;
-  return -1;
-}
-
-int32_t AnalysisContext::UserAncestor(size_t n) const {
-  for (int32_t v = int32_t(n); v > 0; v = parent(size_t(v)))
-    if (IsUserFrame(size_t(v))) return v;
-  return -1;
 }
 
 int32_t AnalysisContext::Anchor(size_t n) const {

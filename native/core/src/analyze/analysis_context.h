@@ -72,13 +72,13 @@ class AnalysisContext {
   // The node's frame when it has a file and line, else the nearest caller that has one.
   FindingFrame Location(size_t n) const;
   // The nearest Python frame at or above n, or -1.
-  int32_t PythonAncestor(size_t n) const;
+  int32_t PythonAncestor(size_t n) const { return python_anc_[n]; }
   // The user's own code: a source file outside installed packages, the standard library
   // (site-packages, dist-packages, lib/pythonX.Y, <frozen ...>), system headers and libraries,
   // and code generated at run time (Inductor's /tmp/torchinductor_*, Triton's cache).
   bool IsUserFrame(size_t n) const { return frame_user_[view_.frame_id[n]]; }
   // The nearest frame at or above n in the user's own code with a file and line, or -1.
-  int32_t UserAncestor(size_t n) const;
+  int32_t UserAncestor(size_t n) const { return user_anc_[n]; }
   // Where a finding on n belongs: the deepest user frame at or above n, else the nearest frame
   // with a file and line, else -1 (no source known).
   int32_t Anchor(size_t n) const;
@@ -95,6 +95,7 @@ class AnalysisContext {
   std::vector<char> frame_user_;       // per frame_table entry
   size_t function_count_ = 0;
   std::vector<Phase> phase_;           // per node
+  std::vector<int32_t> user_anc_, python_anc_;  // per node (-1: none)
   bool torch_ = false, jax_ = false, dataloader_ = false;
   size_t main_thread_ = 0;
   double judged_wall_ns_ = 0;

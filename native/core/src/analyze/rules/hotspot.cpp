@@ -12,6 +12,7 @@
 #include <cctype>
 #include <map>
 #include <tuple>
+#include <unordered_map>
 
 #include "../../value_format.h"
 #include "../kernel_kinds.h"
@@ -60,8 +61,8 @@ struct Group {
   uint64_t count = 0;
   size_t heaviest = 0;
   double heaviest_excl = -1;
-  std::map<int32_t, double> owners;            // owner node -> time (the call paths)
-  std::map<std::string, double> functions, libraries;
+  std::map<int32_t, double> owners;              // owner node -> time (the call paths)
+  std::unordered_map<uint32_t, std::pair<double, size_t>> functions;  // function -> (time, a node)
 };
 
 }  // namespace
@@ -85,28 +86,31 @@ void Hotspot(const AnalysisContext& cx, const RuleParams& p, std::vector<Finding
                    ((cx.kind(n) == Kind::kGpuApi || cx.kind(n) == Kind::kNative) &&
                     cx.frame(n).name.find("Synchronize") != std::string::npos);
     // (owner frame or -function-1, cause) -> group. Owner frames are frame-table entries: one
-    // line over all its call paths.
-    std::map<std::tuple<int64_t, std::string>, Group> groups;
+    // line over all its call paths. Causes: CPU 0 = the line's own code, 1 = library code; GPU
+    // 2 + kind for a library's kernels of one kind (every layout conversion, every batch-norm
+    // kernel), 100 + function for the user's own, Triton's and XLA's kernels (each its own).
+    std::map<std::pair<int64_t, int64_t>, Group> groups;
+    std::unordered_map<uint32_t, KernelKind> kinds;  // per kernel function
     for (size_t n = 1; n < cx.size(); ++n) {
       double excl = cx.Excl(n, *k);
       if (excl <= 0) continue;
       if (gpu && cx.kind(n) != Kind::kKernel) continue;  // pc / region frames: the stall rules
       if (!gpu && waiting[n]) continue;
-      const FrameInfo& f = cx.frame(n);
       int32_t owner = cx.UserAncestor(n);
-      std::string cause;
+      int64_t cause;
       if (gpu) {
-        // A library's kernels of one kind are one cause (every layout conversion, every batch-norm
-        // kernel); the user's own, Triton's and XLA's kernels each are their own.
-        KernelKind kk = ClassifyKernel(f.name);
-        cause = kk == KernelKind::kUser || kk == KernelKind::kCompiled || kk == KernelKind::kXla ? f.name
-                                                                                                : KernelKindName(kk);
+        auto it = kinds.find(cx.function(n));
+        if (it == kinds.end()) it = kinds.emplace(cx.function(n), ClassifyKernel(cx.frame(n).name)).first;
+        KernelKind kk = it->second;
+        cause = kk == KernelKind::kUser || kk == KernelKind::kCompiled || kk == KernelKind::kXla
+                    ? 100 + int64_t(cx.function(n))
+                    : 2 + int64_t(kk);
       } else if (owner > 0 && size_t(owner) == n) {
-        cause = "own-code";
-      } else if (owner > 0 && cx.kind(n) == Kind::kNative && IsInterpreter(f) && cx.PythonAncestor(n) == owner) {
-        cause = "own-code";  // the interpreter running the user's line
+        cause = 0;
+      } else if (owner > 0 && cx.kind(n) == Kind::kNative && cx.PythonAncestor(n) == owner && IsInterpreter(cx.frame(n))) {
+        cause = 0;  // the interpreter running the user's line
       } else {
-        cause = "library";
+        cause = 1;
       }
       int64_t key = owner > 0 ? int64_t(cx.view().frame_id[size_t(owner)]) : -int64_t(cx.function(n)) - 1;
       Group& g = groups[{key, cause}];
@@ -114,16 +118,25 @@ void Hotspot(const AnalysisContext& cx, const RuleParams& p, std::vector<Finding
       g.count += cx.Count(n, *k);
       g.owners[owner > 0 ? owner : int32_t(n)] += excl;
       if (excl > g.heaviest_excl) { g.heaviest_excl = excl; g.heaviest = n; }
-      g.functions[f.name] += excl;
-      if (!gpu) {
-        g.libraries[cause == "own-code" ? std::string("the line itself") : LibraryOf(f)] += excl;
-      }
+      auto& fn = g.functions[cx.function(n)];
+      fn.first += excl;
+      fn.second = n;
     }
     for (auto& [key, g] : groups) {
       const double share = g.excl / total;
       if (share < threshold || (!gpu && g.excl < cx.min_cpu_ns())) continue;
-      const std::string& cause = std::get<1>(key);
-      const bool has_owner = std::get<0>(key) >= 0;
+      const int64_t cause_id = key.second;
+      const bool has_owner = key.first >= 0;
+      const std::string cause = cause_id == 0 ? "own-code" : cause_id == 1 ? "library"
+                                : cause_id < 100 ? KernelKindName(KernelKind(cause_id - 2))
+                                                 : cx.frame(g.heaviest).name;
+      // Names of the functions (and, on the CPU, their libraries) that make up the group.
+      std::map<std::string, double> functions, libraries;
+      for (const auto& [fid, tn] : g.functions) {
+        const FrameInfo& ff = cx.frame(tn.second);
+        functions[ff.name] += tn.first;
+        if (!gpu) libraries[cause_id == 0 ? std::string("the line itself") : LibraryOf(ff)] += tn.first;
+      }
       const FrameInfo& hot = cx.frame(g.heaviest);
       // Nothing of the user's code is on the path: not the user's to change, except the user's
       // own kernel (a program without line information).
@@ -146,9 +159,9 @@ void Hotspot(const AnalysisContext& cx, const RuleParams& p, std::vector<Finding
       std::string msg;
       if (gpu) {
         KernelKind kk = hot_kind;
-        const bool by_kind = cause != hot.name;
-        std::string what = by_kind ? std::string(KernelKindPlural(kk)) + " (" + Count(double(g.functions.size())) +
-                                         " kernel" + (g.functions.size() > 1 ? "s" : "") + ", heaviest `" +
+        const bool by_kind = cause_id < 100;
+        std::string what = by_kind ? std::string(KernelKindPlural(kk)) + " (" + Count(double(functions.size())) +
+                                         " kernel" + (functions.size() > 1 ? "s" : "") + ", heaviest `" +
                                          ShortKernelName(hot.name) + "`)"
                                    : std::string(kk == KernelKind::kCopy ? "`" : "Kernel `") + ShortKernelName(hot.name) + "`";
         if (by_kind && what[0] != 'c') what[0] = char(std::toupper(static_cast<unsigned char>(what[0])));
@@ -157,7 +170,7 @@ void Hotspot(const AnalysisContext& cx, const RuleParams& p, std::vector<Finding
               (has_owner ? ", launched from " + line : "") + "). " + KernelAdvice(kk, hot.name, fw);
       } else if (cause == "own-code") {
         const bool python = cx.kind(size_t(owner)) == Kind::kPython;
-        std::map<std::string, double> internals = g.functions;
+        std::map<std::string, double> internals = functions;
         internals.erase(cx.frame(size_t(owner)).name);
         msg = line + " spends " + Percent(share) + " of " + metric + " (" + Duration(g.excl) + ") in its own " +
               (python ? "Python" : "code") +
@@ -167,11 +180,11 @@ void Hotspot(const AnalysisContext& cx, const RuleParams& p, std::vector<Finding
                         "hoist work that does not change out of the loop, or cache results."
                       : ". Make this code cheaper or run it less often.");
       } else {
-        std::map<std::string, double> libs = g.libraries;
+        std::map<std::string, double> libs = libraries;
         const bool driver = libs.size() == 1 && libs.begin()->first == "the CUDA driver";
         msg = (has_owner ? line + " spends " : "`" + hot.name + "` spends ") + Percent(share) + " of " + metric + " (" +
               Duration(g.excl) + ") in " + (has_owner ? "library code it calls" : "library code") + " (" +
-              TopList(libs, g.excl, 3) + "; heaviest: `" + ShortKernelName(TopList(g.functions, g.excl, 1)) + "`)" +
+              TopList(libs, g.excl, 3) + "; heaviest: `" + ShortKernelName(TopList(functions, g.excl, 1)) + "`)" +
               (driver ? ". That is the CUDA driver: synchronizations, allocations or many small launches and copies "
                         "from here; synchronize less often, allocate once, batch the work."
                       : has_owner ? ". The library is not yours to change: call it less often from this line, with "
