@@ -106,12 +106,14 @@ AnalysisContext::AnalysisContext(const Profile& profile, View top_down, bool all
     const std::string& file = table[i].file;
     const std::string& mod = table[i].module;
     auto has = [&](const char* part) { return file.find(part) != std::string::npos; };
-    if (has("-packages/torch/") || mod.find("libtorch") != std::string::npos ||
+    const bool installed = has("-packages/");
+    if ((installed && has("-packages/torch/")) || mod.find("libtorch") != std::string::npos ||
         (frame_kind_[i] == Kind::kOperator && table[i].name.rfind("aten::", 0) == 0))
       fw[i] |= 1;
-    if (has("-packages/jax/") || has("-packages/jaxlib/") || has("-packages/flax/") || mod.find("xla_") != std::string::npos)
+    if ((installed && (has("-packages/jax/") || has("-packages/jaxlib/") || has("-packages/flax/"))) ||
+        mod.find("xla_") != std::string::npos)
       fw[i] |= 2;
-    if (has("/torch/utils/data/dataloader.py")) fw[i] |= 4;
+    if (installed && has("/torch/utils/data/dataloader.py")) fw[i] |= 4;
   }
   for (size_t v = 1; v < n; ++v) {
     if (!judged(v)) continue;

@@ -32,6 +32,7 @@ PhaseMark FramePhaseMark(const FrameInfo& f) {
     if (n == "_find_and_load" || Starts(file, "<frozen importlib")) return PhaseMark::kImport;
     if (n == "_run_exitfuncs" || Has(file, "/atexit.py") || (Has(file, "/multiprocessing/util.py") && n == "_exit_function"))
       return PhaseMark::kShutdown;
+    if (!Installed(file)) return PhaseMark::kNone;  // the user's own code marks no phase
     // torch.compile: every function of these files runs at compile time only (a compiled frame's
     // cache hit does not reach Python).
     if (Has(file, "/torch/_dynamo/convert_frame.py") || Has(file, "/torch/_dynamo/symbolic_convert.py") ||

@@ -80,17 +80,35 @@ void Hotspot(const AnalysisContext& cx, const RuleParams& p, std::vector<Finding
     if (gpu && cx.judged_wall_ns() > 0 && cx.gpu_busy() < p["min_gpu_busy"]) continue;
     if (gpu && total < p["min_gpu_ms"] * 1e6) continue;  // too little GPU work to matter
     // CPU time inside a synchronization is waiting for the GPU, not work to make cheaper.
+    // Per frame-table entry, computed once: 1 = a synchronization, 2 = the interpreter's code.
+    const auto& table = *cx.view().frame_table;
+    std::vector<int8_t> frame_class(table.size(), -1);
+    auto frame_class_of = [&](size_t n) {
+      int8_t& c = frame_class[cx.view().frame_id[n]];
+      if (c < 0) {
+        const FrameInfo& f = cx.frame(n);
+        c = (cx.kind(n) == Kind::kGpuApi || cx.kind(n) == Kind::kNative) && f.name.find("Synchronize") != std::string::npos
+                ? 1
+                : cx.kind(n) == Kind::kNative && IsInterpreter(f) ? 2 : 0;
+      }
+      return c;
+    };
     std::vector<char> waiting(gpu ? 0 : cx.size(), 0);
-    for (size_t n = 1; n < waiting.size(); ++n)
-      waiting[n] = waiting[size_t(cx.parent(n))] ||
-                   ((cx.kind(n) == Kind::kGpuApi || cx.kind(n) == Kind::kNative) &&
-                    cx.frame(n).name.find("Synchronize") != std::string::npos);
+    for (size_t n = 1; n < waiting.size(); ++n) waiting[n] = waiting[size_t(cx.parent(n))] || frame_class_of(n) == 1;
     // (owner frame or -function-1, cause) -> group. Owner frames are frame-table entries: one
     // line over all its call paths. Causes: CPU 0 = the line's own code, 1 = library code; GPU
     // 2 + kind for a library's kernels of one kind (every layout conversion, every batch-norm
     // kernel), 100 + function for the user's own, Triton's and XLA's kernels (each its own).
-    std::map<std::pair<int64_t, int64_t>, Group> groups;
+    // Two passes over a million nodes: the groups' totals with one hash look-up per node, then
+    // the detail (call paths, functions) only for the groups that are reported.
     std::unordered_map<uint32_t, KernelKind> kinds;  // per kernel function
+    std::vector<std::pair<int64_t, int64_t>> node_key(cx.size(), {0, -1});  // cause -1: not counted
+    struct PairHash {
+      size_t operator()(const std::pair<int64_t, int64_t>& k) const {
+        return std::hash<int64_t>()(k.first * 1000003 + k.second);
+      }
+    };
+    std::unordered_map<std::pair<int64_t, int64_t>, double, PairHash> sums;
     for (size_t n = 1; n < cx.size(); ++n) {
       double excl = cx.Excl(n, *k);
       if (excl <= 0) continue;
@@ -107,13 +125,25 @@ void Hotspot(const AnalysisContext& cx, const RuleParams& p, std::vector<Finding
                     : 2 + int64_t(kk);
       } else if (owner > 0 && size_t(owner) == n) {
         cause = 0;
-      } else if (owner > 0 && cx.kind(n) == Kind::kNative && cx.PythonAncestor(n) == owner && IsInterpreter(cx.frame(n))) {
+      } else if (owner > 0 && cx.PythonAncestor(n) == owner && frame_class_of(n) == 2) {
         cause = 0;  // the interpreter running the user's line
       } else {
         cause = 1;
       }
       int64_t key = owner > 0 ? int64_t(cx.view().frame_id[size_t(owner)]) : -int64_t(cx.function(n)) - 1;
-      Group& g = groups[{key, cause}];
+      node_key[n] = {key, cause};
+      sums[node_key[n]] += excl;
+    }
+    std::map<std::pair<int64_t, int64_t>, Group> groups;
+    for (const auto& [key, sum] : sums)
+      if (sum >= threshold * total) groups[key];
+    for (size_t n = 1; n < cx.size() && !groups.empty(); ++n) {
+      if (node_key[n].second < 0) continue;
+      auto it = groups.find(node_key[n]);
+      if (it == groups.end()) continue;
+      Group& g = it->second;
+      const double excl = cx.Excl(n, *k);
+      int32_t owner = cx.UserAncestor(n);
       g.excl += excl;
       g.count += cx.Count(n, *k);
       g.owners[owner > 0 ? owner : int32_t(n)] += excl;
