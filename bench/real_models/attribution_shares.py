@@ -5,11 +5,15 @@ time under unnamed Python frames ("<?>"). Also, where they apply:
       (...Backward0), the share placed under its forward's Python line (a Python frame below
       the backward operator's adopted path, i.e. not only under `loss.backward()`);
   compiled_kernels_on_model_lines: of the kernel time launched by torch.compile's generated
-      code (a frame in Inductor's output), the share whose nearest Python frame is the model's
-      own code (not Inductor's output, not torch/_inductor, _dynamo, _functorch, fx);
+      code (a frame in Inductor's output), autotuning excluded, the share placed under a line of
+      the model's own code: a named Python frame deeper than the last generated frame that is
+      not Inductor's, Dynamo's or Triton's machinery (the launcher frames below the model line
+      are such machinery);
   compile_time_kernels: kernel time launched while compiling (autotuning benchmarks);
   gpu_time_entry_under_python: kernel time whose path has the process entry (_start,
-      __libc_start_main, Py_BytesMain) below a Python frame: a broken merge.
+      __libc_start_main, Py_BytesMain) below a Python frame: a broken merge;
+  cpu_time_truncated: CPU time in stacks marked as cut, per reason (depth limit, unwind
+      failed, only the PC while the loader was busy).
 
   python3 bench/real_models/attribution_shares.py STRATA_CLI PROFILE [PROFILE ...]
       [--min-named SHARE] [--max-unnamed-cpu SHARE]
@@ -91,10 +95,13 @@ def shares(cli, path, user_file=None):
                     bw_fwd += t
             if any(a["kind"] == "python" and COMPILE_TIME.search(a["file"] or "") and a["name"] in AUTOTUNE for a in chain):
                 compile_time += t
-            elif any(a["kind"] == "python" and GENERATED.search(a["file"] or "") for a in chain):
-                comp += t
-                if p is not None and p["name"] != UNNAMED and not MACHINERY.search(p["file"] or ""):
-                    comp_model += t
+            else:
+                gen = [i for i, a in enumerate(chain) if a["kind"] == "python" and GENERATED.search(a["file"] or "")]
+                if gen:
+                    comp += t
+                    if any(a["kind"] == "python" and a["name"] != UNNAMED and not MACHINERY.search(a["file"] or "")
+                           for a in chain[gen[-1] + 1:]):
+                        comp_model += t
         if total:
             out["kernel_gpu_time_ms"] = round(total / 1e6, 3)
             out["kernel_time_named_python"] = round(named / total, 4)
@@ -118,8 +125,17 @@ def shares(cli, path, user_file=None):
             if (n["kind"] == "python" and n["name"] == UNNAMED) or n["parent"] in unnamed_ids:
                 unnamed_ids.add(n["id"])
                 under += n["metrics"].get(cpu, {}).get("exclusive", 0)
+        cut_ids = {}
+        cut = {}
+        for n in doc["nodes"]:
+            reason = n["name"][len("<stack truncated"):].strip(": >") if n["name"].startswith("<stack truncated") else None
+            reason = reason or cut_ids.get(n["parent"])
+            if reason:
+                cut_ids[n["id"]] = reason
+                cut[reason] = cut.get(reason, 0) + n["metrics"].get(cpu, {}).get("exclusive", 0)
         if total:
             out[f"{cpu}_under_unnamed"] = round(under / total, 4)
+            out[f"{cpu}_truncated"] = {k: round(v / total, 4) for k, v in sorted(cut.items())}
     return out
 
 
@@ -133,6 +149,8 @@ def main():
     ap.add_argument("--min-user-file-share", type=float, help="least share of kernel time under --user-file")
     ap.add_argument("--min-backward-linked", type=float, help="least share of backward kernel time on forward lines")
     ap.add_argument("--max-entry-under-python", type=float, help="largest share of kernel time with the process entry under Python")
+    ap.add_argument("--min-compiled-on-model-lines", type=float, help="least share of compiled kernel time on model lines")
+    ap.add_argument("--max-depth-cut-cpu", type=float, help="largest share of CPU time in stacks cut at the depth limit")
     args = ap.parse_args()
     ok = True
     for p in args.profiles:
@@ -144,6 +162,7 @@ def main():
             ok = False
         for key, limit, least in (("backward_kernels_on_forward_lines", args.min_backward_linked, True),
                                    ("kernel_time_under_user_file", args.min_user_file_share, True),
+                                   ("compiled_kernels_on_model_lines", args.min_compiled_on_model_lines, True),
                                    ("gpu_time_entry_under_python", args.max_entry_under_python, False)):
             if limit is None:
                 continue
@@ -151,6 +170,10 @@ def main():
             if v is None or (v < limit if least else v > limit):
                 print(f"{p}: {key} = {v}, want {'>=' if least else '<='} {limit}")
                 ok = False
+        depth_cut = max((v.get("depth limit", 0.0) for k, v in s.items() if k.endswith("_truncated")), default=0.0)
+        if args.max_depth_cut_cpu is not None and depth_cut > args.max_depth_cut_cpu:
+            print(f"{p}: {depth_cut} of CPU time in stacks cut at the depth limit, want <= {args.max_depth_cut_cpu}")
+            ok = False
         unnamed = max((v for k, v in s.items() if k.endswith("_under_unnamed")), default=0.0)
         if args.max_unnamed_cpu is not None and unnamed > args.max_unnamed_cpu:
             print(f"{p}: {unnamed} of CPU time under unnamed frames, want <= {args.max_unnamed_cpu}")

@@ -2,7 +2,7 @@
 random weights (nothing is downloaded), for measuring what a user sees of Strata's attribution
 (bench/real_models/attribution_shares.py) and its cost.
 usage: models.py MODEL [STEPS]
-MODEL: resnet50 | vit | bert | gcn | compiled | compiled_vit | flax"""
+MODEL: resnet50 | vit | bert | gpt2_train | gcn | compiled | compiled_vit | compiled_bert | flax"""
 import sys
 
 
@@ -43,6 +43,14 @@ def bert(steps):
                lambda m, b: m(input_ids=b[0], labels=b[1]).loss, steps)
 
 
+def gpt2_train(steps):
+    import torch
+    from transformers import GPT2Config, GPT2LMHeadModel
+    model = GPT2LMHeadModel(GPT2Config(n_layer=6)).cuda()
+    torch_step(model, lambda: torch.randint(0, 50000, (8, 256), device="cuda"),
+               lambda m, b: m(input_ids=b, labels=b).loss, steps)
+
+
 def gcn(steps):
     import torch
     from torch_geometric.nn import GCNConv
@@ -74,6 +82,14 @@ def compiled_vit(steps):
     model = torch.compile(timm.create_model("vit_small_patch16_224", pretrained=False).cuda())
     torch_step(model, lambda: (torch.randn(32, 3, 224, 224, device="cuda"), torch.randint(0, 1000, (32,), device="cuda")),
                lambda m, b: torch.nn.functional.cross_entropy(m(b[0]), b[1]), steps)
+
+
+def compiled_bert(steps):
+    import torch
+    from transformers import BertConfig, BertForSequenceClassification
+    model = torch.compile(BertForSequenceClassification(BertConfig(num_hidden_layers=4)).cuda())
+    torch_step(model, lambda: (torch.randint(0, 30000, (16, 128), device="cuda"), torch.randint(0, 2, (16,), device="cuda")),
+               lambda m, b: m(input_ids=b[0], labels=b[1]).loss, steps)
 
 
 def flax(steps):
@@ -114,5 +130,5 @@ def flax(steps):
 if __name__ == "__main__":
     name = sys.argv[1]
     steps = int(sys.argv[2]) if len(sys.argv) > 2 else 10
-    {"resnet50": resnet50, "vit": vit, "bert": bert, "gcn": gcn, "compiled": compiled,
-     "compiled_vit": compiled_vit, "flax": flax}[name](steps)
+    {"resnet50": resnet50, "vit": vit, "bert": bert, "gpt2_train": gpt2_train, "gcn": gcn, "compiled": compiled,
+     "compiled_vit": compiled_vit, "compiled_bert": compiled_bert, "flax": flax}[name](steps)

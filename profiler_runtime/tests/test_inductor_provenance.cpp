@@ -83,6 +83,44 @@ TEST(InductorProvenance, TracesParseOutermostFirst) {
   EXPECT_EQ(t[0][1].line, 12u);
 }
 
+TEST(InductorProvenance, NoFallbackBeforeTheTracesArrive) {
+  // The wrapper is named but its traces artifact has not been written yet: a call must not be
+  // placed on the compiled function for good before its line could be known.
+  ind::Provenance p;
+  p.AddLog("V1124 04:19:18.0 1 a.py:1] {\"compilation_metrics\": {\"co_name\": \"forward\", "
+           "\"co_filename\": \"/m.py\", \"co_firstlineno\": 3}, \"frame_id\": 0, \"frame_compile_id\": 0}\n"
+           "V1124 04:19:18.1 1 a.py:1] {\"inductor_output_code\": {\"filename\": \"/c/w.py\"}, "
+           "\"frame_id\": 0, \"frame_compile_id\": 0, \"has_payload\": \"x\"}\n"
+           "\t# code\n"
+           "V1124 04:19:18.2 1 a.py:1] {\"artifact\": {\"name\": \"inductor_provenance_tracking_node_mappings\"}, "
+           "\"frame_id\": 0, \"frame_compile_id\": 0, \"has_payload\": \"y\"}\n"
+           "\t{}\n"
+           "V1124 04:19:18.3 1 a.py:1] {\"artifact\": {\"name\": \"inductor_provenance_tracking_kernel_stack_traces\"}, ");
+  EXPECT_TRUE(p.IsWrapper("/c/w.py"));
+  EXPECT_EQ(p.CompiledFunction("/c/w.py"), nullptr);
+  p.AddLog("\"frame_id\": 0, \"frame_compile_id\": 0, \"has_payload\": \"z\"}\n\t{}\nV1124 next");
+  const auto* fn = p.CompiledFunction("/c/w.py");
+  ASSERT_NE(fn, nullptr);
+  EXPECT_EQ(fn->line, 3u);
+  EXPECT_EQ(fn->file, "/m.py");
+}
+
+TEST(InductorProvenance, DynamoWrapperIsNotTheModel) {
+  // torch.compile(nn.TransformerEncoderLayer) on torch 2.11: the compile is Dynamo's `inner`
+  // wrapper and every trace is empty (Dynamo keeps no lines inside torch.nn): nothing to place on.
+  ind::Provenance p;
+  p.AddLog("V1 1 a.py:1] {\"compilation_metrics\": {\"co_name\": \"inner\", \"co_filename\": "
+           "\"/venv/site-packages/torch/_dynamo/external_utils.py\", \"co_firstlineno\": 67}, "
+           "\"frame_id\": 0, \"frame_compile_id\": 0}\n"
+           "V1 1 a.py:1] {\"inductor_output_code\": {\"filename\": \"/c/w.py\"}, \"frame_id\": 0, "
+           "\"frame_compile_id\": 0, \"has_payload\": \"x\"}\n\t# code\n"
+           "V1 1 a.py:1] {\"artifact\": {\"name\": \"inductor_provenance_tracking_kernel_stack_traces\"}, "
+           "\"frame_id\": 0, \"frame_compile_id\": 0, \"has_payload\": \"z\"}\n"
+           "\t{\"extern_kernels.mm:2\": []}\nV1 next");
+  EXPECT_TRUE(p.IsWrapper("/c/w.py"));
+  EXPECT_EQ(p.CompiledFunction("/c/w.py"), nullptr);
+}
+
 TEST(InductorProvenance, RecordedForwardAndBackwardGraphs) {
   char tmpl[] = "/tmp/strata-ind-XXXXXX";
   ASSERT_NE(mkdtemp(tmpl), nullptr);
@@ -119,6 +157,16 @@ TEST(InductorProvenance, RecordedForwardAndBackwardGraphs) {
   EXPECT_EQ((*bw_mm)[0].back().line, 19u);
   EXPECT_EQ(p.Find(bwd, 137), nullptr);  // the bias gradient: Inductor recorded no trace
   EXPECT_EQ(p.Find(fwd, 1), nullptr);  // not a kernel call
+  // Such calls go under the compiled function; the backward graph's wrapper names the same
+  // compile as the forward's, whose metrics name the function.
+  for (const std::string& w : {fwd, bwd}) {
+    const auto* fn = p.CompiledFunction(w);
+    ASSERT_NE(fn, nullptr) << w;
+    EXPECT_EQ(fn->function, "forward");
+    EXPECT_EQ(fn->line, 18u);
+    EXPECT_EQ(fn->file.substr(fn->file.rfind('/') + 1), "inductor_probe.py");
+  }
+  EXPECT_EQ(p.CompiledFunction(root + "/not/a/wrapper.py"), nullptr);
   std::string cleanup = "rm -rf '" + root + "'";
   EXPECT_EQ(system(cleanup.c_str()), 0);
 }

@@ -148,3 +148,27 @@ TEST(OpMerge, SurplusGroupsStayBelowTheProcessEntry) {
   std::vector<uint64_t> want = {0x100, rt::OpFrameWord(3), rt::PendingPyWord(1, 10), rt::PendingPyWord(2, 20), 0x700};
   EXPECT_EQ(Merge(pcs, sps, &ps, &m), want);
 }
+
+// A Python walk cut at its depth limit: the path ends where the Python frames ran out, with a
+// depth-limit cut word, so the native frames rootward (another eval call, the process entry)
+// are not shown as callers of the innermost kept Python frames.
+TEST(OpMerge, CutPythonWalkEndsThePathAtTheCut) {
+  std::vector<uint64_t> pcs = {0x100, kEval, 0x300, kEval, 0x700};
+  std::vector<uint64_t> sps = {100, 200, 300, 400, 700};
+  py::PyStack ps = OneGroup(rt::PendingPyWord(1, 10), rt::PendingPyWord(2, 20));
+  ps.truncated = true;
+  std::vector<uint64_t> want = {0x100, rt::PendingPyWord(1, 10), rt::PendingPyWord(2, 20), 0x300,
+                                rt::CutWord(rt::kCutDepthLimit)};
+  EXPECT_EQ(Merge(pcs, sps, &ps, nullptr), want);
+  // With operator marks too, and when the native walk ends before the Python frames do.
+  rt::ops::OpEntry e[1] = {{rt::OpFrameWord(3), 150, 3, 0, 0}};
+  rt::OpMarks m;
+  m.e = e;
+  m.n = 1;
+  want = {0x100, rt::OpFrameWord(3), rt::PendingPyWord(1, 10), rt::PendingPyWord(2, 20), 0x300,
+          rt::CutWord(rt::kCutDepthLimit)};
+  EXPECT_EQ(Merge(pcs, sps, &ps, &m), want);
+  std::vector<uint64_t> shallow = {0x100, 0x200};
+  want = {0x100, 0x200, rt::PendingPyWord(1, 10), rt::PendingPyWord(2, 20), rt::CutWord(rt::kCutDepthLimit)};
+  EXPECT_EQ(Merge(shallow, {100, 200}, &ps, nullptr), want);
+}

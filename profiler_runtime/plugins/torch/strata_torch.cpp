@@ -113,4 +113,12 @@ __attribute__((visibility("default"))) int strata_plugin_start(const StrataOpsAp
   return 0;
 }
 
+// Sampled GPU tracing switches operator recording off between its windows: a disabled global
+// callback costs RecordFunction nothing. Scopes already entered keep their exit callback.
+__attribute__((visibility("default"))) void strata_plugin_set_enabled(int on) {
+  if (!g_handle) return;
+  if (on) at::reenableCallback(g_handle);
+  else at::disableCallback(g_handle);
+}
+
 }  // extern "C"

@@ -2,6 +2,8 @@
 // session's Start (InitializeInjection) before collection begins; read everywhere after.
 #pragma once
 
+#include "gpu/trace_window_config.h"
+
 namespace strata::rt::gpu {
 
 struct CollectionOptions {
@@ -9,6 +11,7 @@ struct CollectionOptions {
   bool pc_sampling = false;    // PC sampling on (cupti/pc_sampling.h)
   bool pc_serialized = false;  // ... one launch at a time, samples tagged by launch
   bool regions = false;        // region buffers handed to launches (cupti/region_capture.h)
+  TraceWindowConfig windows;   // sampled tracing (trace_window_config.h); off = every launch
 };
 
 }  // namespace strata::rt::gpu

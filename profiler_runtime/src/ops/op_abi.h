@@ -52,6 +52,9 @@ const char* strata_plugin_framework_version(void);
 /* Registers the plugin's callbacks. Returns 0 on success, else writes why (NUL-terminated). */
 int strata_plugin_start(const StrataOpsApi* api, const char* loaded_version, char* why,
                         size_t why_len);
+/* Optional: stops (0) or resumes (1) reporting operators, from any thread (sampled tracing's
+   windows). */
+void strata_plugin_set_enabled(int on);
 
 #ifdef __cplusplus
 }

@@ -242,8 +242,14 @@ uint32_t Intern(const char* name, size_t len) {
   return name ? InternName(std::string_view(name, len)) : 0;
 }
 
+namespace {
+std::atomic<bool> g_paused{false};
+}  // namespace
+
+void SetPaused(bool paused) { g_paused.store(paused, std::memory_order_relaxed); }
+
 void Push(uint32_t name_id, uint64_t sp, uint64_t key, int64_t seq, uint64_t thread, uint32_t flags) {
-  if (!Active() || t_in_handler) return;
+  if (g_paused.load(std::memory_order_relaxed) || !Active() || t_in_handler) return;
   OpStack* s = OwnStack();
   if (!s) return;
   GetCounters().pushes.fetch_add(1, std::memory_order_relaxed);

@@ -73,6 +73,9 @@ void WantEntryTraces();
 // Python (the caller then uses the native frames it has).
 bool EnsurePythonContext(const OpStack* s);
 
+// Sampled GPU tracing's closed windows: new operators are not pushed (those open still pop).
+void SetPaused(bool paused);
+
 // Entry points behind the C ABI.
 uint32_t Intern(const char* name, size_t len);
 void Push(uint32_t name_id, uint64_t sp, uint64_t key, int64_t seq, uint64_t thread, uint32_t flags);

@@ -19,12 +19,15 @@
 #include "ops/elf_needed.h"
 #include "ops/op_abi.h"
 #include "ops/op_registry.h"
+#include "ops/op_stack.h"
 #include "ops/plugin_build.h"
 #include "ops/torch_install.h"
 #include "runtime_state.h"
 
 namespace strata::rt::ops {
 namespace {
+
+std::atomic<void (*)(int)> g_set_enabled{nullptr};  // the started plugin's switch, if it has one
 
 std::atomic<int> g_tried{0};
 
@@ -102,6 +105,7 @@ Started Start(const std::string& path, const TorchInstall& t) {
     return s;
   }
   s.ok = true;
+  g_set_enabled.store(reinterpret_cast<void (*)(int)>(dlsym(h, "strata_plugin_set_enabled")));
   return s;
 }
 
@@ -151,6 +155,11 @@ void AfterDlopen(const char* file) {
   int expected = 0;
   if (!g_tried.compare_exchange_strong(expected, 1)) return;
   LoadPlugin(file);
+}
+
+void SetOperatorsEnabled(bool on) {
+  SetPaused(!on);  // whether or not the plugin's own switch works, nothing is pushed
+  if (auto f = g_set_enabled.load()) f(on ? 1 : 0);
 }
 
 }  // namespace strata::rt::ops

@@ -7,4 +7,8 @@ namespace strata::rt::ops {
 // the loader lock. When libtorch is loaded it loads and starts libstrata_torch.so (once).
 void AfterDlopen(const char* file);
 
+// Sampled GPU tracing: operator recording off (false) or on (true) in the started plugin, when
+// it can be switched (a plugin without the switch keeps recording). Any thread.
+void SetOperatorsEnabled(bool on);
+
 }  // namespace strata::rt::ops

@@ -201,6 +201,7 @@ bool WalkCurrentThread(const Runtime* rt, CodeCache* cache, NameRing* ring, PySt
   out->ngroups = 0;
   out->group_start[0] = 0;
   out->names_dropped = false;
+  out->truncated = false;
   uintptr_t frame;
   if (!InnermostFrame(rt, &frame)) return false;
   const Offsets& o = *rt->off;
@@ -208,7 +209,11 @@ bool WalkCurrentThread(const Runtime* rt, CodeCache* cache, NameRing* ring, PySt
     if (out->ngroups < PyStack::kMaxGroups) out->group_start[++out->ngroups] = uint16_t(out->nwords);
   };
   auto push = [&](uintptr_t code, int line) {
-    if (out->nwords >= PyStack::kMaxFrames || out->names_dropped) return;
+    if (out->names_dropped) return;
+    if (out->nwords >= PyStack::kMaxFrames) {
+      out->truncated = true;
+      return;
+    }
     uint64_t w = CodeWord(rt, cache, ring, code, uint32_t(line), &out->names_dropped);
     if (w) out->words[out->nwords++] = w;
   };
@@ -224,6 +229,7 @@ bool WalkCurrentThread(const Runtime* rt, CodeCache* cache, NameRing* ring, PySt
       }
       frame = prev;
     }
+    out->truncated |= frame != 0;
     return out->nwords > 0;
   }
   for (int guard = 0; frame && guard < 4096; ++guard) {
@@ -248,6 +254,7 @@ bool WalkCurrentThread(const Runtime* rt, CodeCache* cache, NameRing* ring, PySt
     if (is_entry) close_group();
     frame = prev;
   }
+  out->truncated |= frame != 0;
   if (out->nwords > out->group_start[out->ngroups]) close_group();
   return out->nwords > 0;
 }

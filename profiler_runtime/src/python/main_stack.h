@@ -18,7 +18,7 @@
 
 namespace strata::rt::python {
 
-inline constexpr int kMainStackMax = 256;
+inline constexpr int kMainStackMax = 512;  // as deep as a Python walk (PyStack::kMaxFrames)
 
 // Called with a thread's Python words (leaf first). Publishes them when the calling thread is
 // the process's main thread and every word is process-wide (GlobalPyWord); otherwise nothing.

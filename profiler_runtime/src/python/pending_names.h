@@ -6,7 +6,7 @@
 // Why kKept is enough: a sample can only carry a sequence number that its own handler call read
 // from a pending cache entry, and an entry stops being pending as soon as its record is drained
 // here. So between the drain of record s and the sample carrying s, the thread adds at most one
-// ring's worth of records (NameRing::kBytes / 16) plus one walk's (256), and one more ring's
+// ring's worth of records (NameRing::kBytes / 16) plus one walk's (PyStack::kMaxFrames, 512), and one more ring's
 // worth may be drained before that sample is read.
 #pragma once
 
@@ -20,8 +20,8 @@ namespace strata::rt::python {
 
 class PendingNames {
  public:
-  static constexpr uint32_t kKept = 1u << 14;  // > 2 * NameRing::kBytes / 16 + 256
-  static_assert(kKept > 2 * (NameRing::kBytes / 16) + 256, "kKept must cover two rings");
+  static constexpr uint32_t kKept = 1u << 14;  // > 2 * NameRing::kBytes / 16 + 512
+  static_assert(kKept > 2 * (NameRing::kBytes / 16) + 512, "kKept must cover two rings");
 
   void Drain(CodeCache& cache, NameRing& ring);
   // The code id of record `seq`; false when it is not (or no longer) known.

@@ -41,13 +41,14 @@ bool LooksFreeThreaded(uintptr_t static_type, uintptr_t type_type);
 // to the next frame owned by the C stack). group_start[g] indexes words; group g ends where
 // g+1 starts.
 struct PyStack {
-  static constexpr int kMaxFrames = 256;
+  static constexpr int kMaxFrames = 512;
   static constexpr int kMaxGroups = kMaxFrames;
   uint64_t words[kMaxFrames];
   uint16_t group_start[kMaxGroups + 1];
   int nwords = 0;
   int ngroups = 0;
   bool names_dropped = false;  // the name ring was full: the caller drops the sample
+  bool truncated = false;      // outer frames did not fit: the root end of the Python stack is cut
 };
 
 // Walks this thread's Python stack. Frame words name code objects through the thread's cache:

@@ -10,11 +10,17 @@
 // the unwinder did not reach and go to the root end rather than being dropped; the cut word
 // (`cut`: a CutWord, 0 when the walk reached the root) goes where the native frames end, before
 // those leftover groups: what lies between is unknown.
+//
+// A Python walk that was cut (ps->truncated: its outermost frames did not fit) ends the path at
+// the first eval frame left without a group, or after the last group: a depth-limit cut word
+// stands there and nothing rootward of it is emitted (those native frames would read as if they
+// called the innermost kept Python frames directly).
 #pragma once
 
 #include <cstdint>
 
 #include "ops/op_stack.h"
+#include "sampler/sample.h"
 #include "python/py_reader.h"
 
 namespace strata::rt {
@@ -28,11 +34,21 @@ inline int SurplusGroups(const uint64_t* pcs, int npcs, uint64_t eval_begin, uin
   return evals > 0 && ps->ngroups > evals ? ps->ngroups - evals : 0;
 }
 
+// Where a cut Python walk ends the path (see above): the cut word, if it fits; returns n.
+inline int EndAtPythonCut(uint64_t* out, int n, int max) {
+  if (n > 0 && IsCutWord(out[n - 1])) return n;
+  if (n < max) out[n++] = CutWord(kCutDepthLimit);
+  else if (max > 0) out[max - 1] = CutWord(kCutDepthLimit);
+  return n;
+}
+
 inline int MergeStacks(const uint64_t* pcs, int npcs, uint64_t eval_begin, uint64_t eval_end,
                        const python::PyStack* ps, bool complete, uint64_t* out, int max, uint64_t cut = 0) {
   int n = 0, group = 0;
   int surplus = SurplusGroups(pcs, npcs, eval_begin, eval_end, ps, complete);
   for (int i = 0; i < npcs && n < max; ++i) {
+    if (ps && ps->truncated && group >= ps->ngroups && pcs[i] >= eval_begin && pcs[i] < eval_end)
+      return EndAtPythonCut(out, n, max);
     if (ps && group < ps->ngroups && pcs[i] >= eval_begin && pcs[i] < eval_end) {
       for (int last = group + surplus; group <= last; ++group)
         for (int k = ps->group_start[group]; k < ps->group_start[group + 1] && n < max; ++k)
@@ -47,6 +63,7 @@ inline int MergeStacks(const uint64_t* pcs, int npcs, uint64_t eval_begin, uint6
     for (; group < ps->ngroups; ++group)
       for (int k = ps->group_start[group]; k < ps->group_start[group + 1] && n < max; ++k)
         out[n++] = ps->words[k];
+    if (ps->truncated) return EndAtPythonCut(out, n, max);
   }
   return n;
 }
@@ -88,6 +105,8 @@ inline int MergeStacks(const uint64_t* pcs, const uint64_t* sps, int npcs, uint6
     return n;
   };
   for (int i = 0; i < npcs && n < max; ++i) {
+    if (ps && ps->truncated && group >= ps->ngroups && pcs[i] >= eval_begin && pcs[i] < eval_end)
+      return EndAtPythonCut(out, n, max);
     bool eval = ps && group < ps->ngroups && pcs[i] >= eval_begin && pcs[i] < eval_end;
     while (k >= ops->lowest &&
            (ops->e[k].sp ? (sps && sps[i] > ops->e[k].sp) : eval)) {
@@ -116,6 +135,7 @@ inline int MergeStacks(const uint64_t* pcs, const uint64_t* sps, int npcs, uint6
       for (int q = ps->group_start[group]; q < ps->group_start[group + 1] && n < max; ++q)
         out[n++] = ps->words[q];
   }
+  if (ps && ps->truncated) return EndAtPythonCut(out, n, max);
   return n;
 }
 

@@ -5,7 +5,10 @@
 
 namespace strata::rt {
 
-inline constexpr int kMaxDepth = 256;
+// Deep enough for framework programs (each Python call through C adds native frames; a PyTorch
+// training step runs 300+ frames deep); records are fixed-size, but ring pages are touched only
+// as deep as the stacks go.
+inline constexpr int kMaxDepth = 1024;
 
 // A frame word is one of three kinds, told apart by the top two bits:
 //   0x : native PC (bit 63 clear; caller frames already hold return address - 1, the

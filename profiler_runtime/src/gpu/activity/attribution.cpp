@@ -49,7 +49,7 @@ uint32_t Attribution::AddApiCall(Cct::Unlocked& u, uint32_t* ids, int n, const c
     api_frame = u.Frame(Cct::FrameKind::kGpuApi, strata::format::kNone, 0, api_name ? api_name : "<cuda api>", "", 0);
   ids[size_t(n)] = api_frame;
   uint32_t node = u.Node(ids, size_t(n) + 1);
-  u.AddAt(node, m_.api_time, double(api_ns));
+  u.AddAt(node, m_.api_time, double(api_ns) * options_->windows.Scale());
   ++counts.api_calls;
   return node;
 }
@@ -84,10 +84,11 @@ uint32_t Attribution::KernelFrame(Cct::Unlocked& u, const std::string& mangled) 
 }
 
 void Attribution::Emit(Cct::Unlocked& u, const GpuActivity& ev, uint32_t api_node) {
+  const double scale = options_->windows.Scale();  // sampled tracing: estimates of the whole run
   switch (ev.kind) {
     case GpuActivityKind::kKernel: {
       uint32_t node = ChildNode(u, api_node, KernelFrame(u, ev.name));
-      u.AddAt(node, m_.gpu_time, double(ev.duration_ns));
+      u.AddAt(node, m_.gpu_time, double(ev.duration_ns) * scale);
       if (options_->pc_sampling) {
         kernel_nodes[ev.name][node] += double(ev.duration_ns) + 1.0;  // +1: zero-length kernels count
         if (options_->pc_serialized) kernel_of_corr[ev.correlation_id] = node;
@@ -113,13 +114,13 @@ void Attribution::Emit(Cct::Unlocked& u, const GpuActivity& ev, uint32_t api_nod
                        ? it->second
                        : kernel_frames_.emplace(name, u.Frame(Cct::FrameKind::kKernel, strata::format::kNone, 0, name, "", 0)).first->second;
       uint32_t node = ChildNode(u, api_node, f);
-      u.AddAt(node, m_.gpu_time, double(ev.duration_ns));
-      u.AddAt(node, copy ? m_.copy_bytes : m_.set_bytes, double(ev.bytes));
+      u.AddAt(node, m_.gpu_time, double(ev.duration_ns) * scale);
+      u.AddAt(node, copy ? m_.copy_bytes : m_.set_bytes, double(ev.bytes) * scale);
       ++(copy ? counts.copies : counts.sets);
       break;
     }
     case GpuActivityKind::kSync:
-      u.AddAt(api_node, m_.sync_time, double(ev.duration_ns));
+      u.AddAt(api_node, m_.sync_time, double(ev.duration_ns) * scale);
       ++counts.syncs;
       break;
     case GpuActivityKind::kNone:

@@ -14,6 +14,7 @@ namespace {
 
 STRATA_TLS int t_api_depth = 0;
 STRATA_TLS uint32_t t_outer_corr = 0;
+STRATA_TLS uint32_t t_epoch = 0;  // the sampled-tracing window this thread's depth counts in
 
 bool IsLaunchCbid(CUpti_CallbackDomain d, CUpti_CallbackId id) {
   return d == CUPTI_CB_DOMAIN_DRIVER_API &&
@@ -55,6 +56,10 @@ void CUPTIAPI OnApiCallback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId
   }
   if (domain != CUPTI_CB_DOMAIN_RUNTIME_API && domain != CUPTI_CB_DOMAIN_DRIVER_API) return;
   const auto* cb = static_cast<const CUpti_CallbackData*>(data);
+  if (uint32_t ep = s->trace_epoch.load(std::memory_order_relaxed); ep != t_epoch) {
+    t_epoch = ep;
+    t_api_depth = 0;
+  }
   if (o.regions && regions::InternalCall()) {  // the runtime's own copies: not the program's
     if (cb->callbackSite == CUPTI_API_ENTER) s->IgnoreCorrelation(cb->correlationId);
     return;
@@ -80,15 +85,19 @@ void CUPTIAPI OnApiCallback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId
     }
     return;
   }
-  uint64_t t0 = cb->correlationData ? *cb->correlationData : 0;
-  uint64_t api_ns = t0 ? NowNs(CLOCK_MONOTONIC) - t0 : 0;
+  // The outer call's entry time, only when its ENTER was seen in this window (a call entered
+  // while sampled tracing was closed leaves no time of its own in correlationData).
+  uint64_t t0 = cb->correlationData && cb->correlationId == t_outer_corr ? *cb->correlationData : 0;
+  uint64_t now0 = NowNs(CLOCK_MONOTONIC);
+  if (t0 > now0) t0 = 0;
+  uint64_t api_ns = t0 ? now0 - t0 : 0;
   uint64_t words[kMaxDepth];
   int n = 0;
   ThreadSlot* slot = registry::CurrentThreadSlot();
   if (o.take_paths) {
     PathScope scope;
     if (scope.ok()) n = LaunchPath(slot, words, kMaxDepth);
-    s->path_ns.fetch_add(NowNs(CLOCK_MONOTONIC) - t0 - api_ns, std::memory_order_relaxed);
+    s->path_ns.fetch_add(NowNs(CLOCK_MONOTONIC) - now0, std::memory_order_relaxed);
     s->paths.fetch_add(1, std::memory_order_relaxed);
   }
   ApiEntry e;

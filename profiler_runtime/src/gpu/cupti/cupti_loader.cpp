@@ -84,6 +84,7 @@ bool LoadCupti(CuptiApi* api, std::string* why) {
       continue;
     }
     Sym(h, "cuptiActivityFlushPeriod", &api->ActivityFlushPeriod);
+    Sym(h, "cuptiActivityDisable", &api->ActivityDisable);
     Sym(h, "cuptiPCSamplingEnable", &api->PCSamplingEnable);
     Sym(h, "cuptiPCSamplingDisable", &api->PCSamplingDisable);
     Sym(h, "cuptiPCSamplingGetData", &api->PCSamplingGetData);

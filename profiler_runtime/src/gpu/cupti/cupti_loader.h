@@ -18,6 +18,7 @@ struct CuptiApi {
                                 CUpti_CallbackId) = nullptr;
   CUptiResult (*EnableDomain)(uint32_t, CUpti_SubscriberHandle, CUpti_CallbackDomain) = nullptr;
   CUptiResult (*ActivityEnable)(CUpti_ActivityKind) = nullptr;
+  CUptiResult (*ActivityDisable)(CUpti_ActivityKind) = nullptr;  // optional (sampled tracing)
   CUptiResult (*ActivityRegisterCallbacks)(CUpti_BuffersCallbackRequestFunc,
                                            CUpti_BuffersCallbackCompleteFunc) = nullptr;
   CUptiResult (*ActivityFlushAll)(uint32_t) = nullptr;

@@ -11,6 +11,8 @@
 #include "gpu/cupti/api_callbacks.h"
 #include "gpu/cupti/pc_sampling.h"
 #include "gpu/cupti/region_capture.h"
+#include "gpu/cupti/trace_windows.h"
+#include "ops/torch_loader.h"
 
 namespace strata::rt::gpu {
 namespace {
@@ -57,6 +59,8 @@ void CuptiSession::Fail(const std::string& why) {
 void CuptiSession::Start() {
   if (const char* p = getenv("STRATA_GPU_CALLPATHS"); p && strcmp(p, "0") == 0) options.take_paths = false;
   ConfigureLaunchPathCache();
+  std::string window_why;
+  if (!ParseTraceWindows(getenv("STRATA_GPU_SAMPLING"), &options.windows, &window_why)) Log("%s", window_why.c_str());
   auto* a = new CuptiApi();
   std::string why;
   if (!LoadCupti(a, &why)) { Fail(why); return; }
@@ -78,7 +82,10 @@ void CuptiSession::Start() {
   int enabled = 0;
   for (const CbidEntry& c : kCallbacks) {
     if (none || (runtime_only && c.domain == CUPTI_CB_DOMAIN_DRIVER_API)) continue;
-    if (a->EnableCallback(1, sub_, c.domain, c.id) == CUPTI_SUCCESS) ++enabled;
+    if (a->EnableCallback(1, sub_, c.domain, c.id) == CUPTI_SUCCESS) {
+      ++enabled;
+      enabled_callbacks_.emplace_back(c.domain, c.id);
+    }
   }
   if (none) enabled = 1;
   a->EnableCallback(1, sub_, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING);
@@ -95,11 +102,49 @@ void CuptiSession::Start() {
   if (r != CUPTI_SUCCESS) { Fail("cuptiActivityRegisterCallbacks failed: " + a->ResultText(r)); return; }
   r = a->ActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
   if (r != CUPTI_SUCCESS) { Fail("cannot enable kernel activity: " + a->ResultText(r)); return; }
-  for (CUpti_ActivityKind k : {CUPTI_ACTIVITY_KIND_MEMCPY, CUPTI_ACTIVITY_KIND_MEMSET, CUPTI_ACTIVITY_KIND_SYNCHRONIZATION})
+  enabled_kinds_.push_back(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
+  for (CUpti_ActivityKind k : {CUPTI_ACTIVITY_KIND_MEMCPY, CUPTI_ACTIVITY_KIND_MEMSET, CUPTI_ACTIVITY_KIND_SYNCHRONIZATION}) {
     if ((r = a->ActivityEnable(k)) != CUPTI_SUCCESS)
       Log("CUPTI activity kind %d not enabled: %s", int(k), a->ResultText(r).c_str());
+    else
+      enabled_kinds_.push_back(k);
+  }
   if (a->ActivityFlushPeriod) a->ActivityFlushPeriod(kFlushPeriodMs);
   collecting.store(true);
+  // Windows need the driver API's own switch for activity kinds; PC sampling and regions rely on
+  // seeing every launch, so they keep full tracing.
+  if (options.windows.Enabled()) {
+    std::string no;
+    if (!a->ActivityDisable) no = "cuptiActivityDisable is missing";
+    else if (options.pc_sampling || options.regions) no = "PC sampling and regions need every launch";
+    else if (!StartTraceWindows(this)) no = "its thread could not be started";
+    if (!no.empty()) {
+      Log("sampled GPU tracing off (%s): tracing every launch", no.c_str());
+      options.windows = TraceWindowConfig{};
+    } else {
+      windows_opened.store(1);
+    }
+  }
+}
+
+void CuptiSession::SetTracing(bool on) {
+  std::lock_guard<std::mutex> lock(tracing_mu_);
+  if (windows_stopped_) return;
+  ops::SetOperatorsEnabled(on);
+  if (on) {
+    trace_epoch.fetch_add(1);
+    for (auto& [d, id] : enabled_callbacks_) api->EnableCallback(1, sub_, d, id);
+    for (CUpti_ActivityKind k : enabled_kinds_) api->ActivityEnable(k);
+    windows_opened.fetch_add(1, std::memory_order_relaxed);
+  } else {
+    for (CUpti_ActivityKind k : enabled_kinds_) api->ActivityDisable(k);
+    for (auto& [d, id] : enabled_callbacks_) api->EnableCallback(0, sub_, d, id);
+  }
+}
+
+void CuptiSession::StopWindows() {
+  std::lock_guard<std::mutex> lock(tracing_mu_);
+  windows_stopped_ = true;
 }
 
 void CuptiSession::FlushAll() { api->ActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED); }
@@ -161,6 +206,7 @@ void CuptiSession::OnDrain(Aggregator* agg, Cct::Unlocked& u, bool final) {
   CuptiSession* s = g_session;
   if (!s) return;
   if (s->phase.load() == kNotInjected && !final) return;  // CUDA not initialized (yet)
+  if (final) s->StopWindows();
   s->join.Drain(agg, u, final);
   if (final) s->collecting.store(false);
 }

@@ -47,6 +47,10 @@ class CuptiSession {
   // CUPTI, subscribes, enables; any failure ends in Fail(why).
   void Start();
   void Fail(const std::string& why);
+  // Opens (callbacks, then activity kinds) or closes (the reverse) a sampled-tracing window.
+  void SetTracing(bool on);
+  // No window opens or closes after this (the end of the run: CUPTI may be going away).
+  void StopWindows();
   // Forces CUPTI to hand over every buffered activity record.
   void FlushAll();
   // Aggregator thread: each record of the completed buffers, decoded (kinds the collector does
@@ -68,6 +72,10 @@ class CuptiSession {
   ApiRole api_roles[2][4096] = {};  // [runtime, driver][cbid]: kUnknown = not classified yet
   ApiEntryQueue queue;
   std::atomic<uint64_t> path_ns{0}, paths{0};  // cost of taking launch paths (status line)
+  // Bumped when a sampled-tracing window opens: a thread whose API call was entered in an
+  // earlier window (its exit callback lost while closed) starts its nesting count afresh.
+  std::atomic<uint32_t> trace_epoch{0};
+  std::atomic<uint64_t> windows_opened{0};
   GpuJoin join;
   pcs::State* pc_sampling_state;          // cupti/pc_sampling.cpp
   regions::State* region_capture_state;   // cupti/region_capture.cpp
@@ -78,6 +86,10 @@ class CuptiSession {
   static void CUPTIAPI BufferRequested(uint8_t** buffer, size_t* size, size_t* max_records);
   static void CUPTIAPI BufferCompleted(CUcontext, uint32_t, uint8_t* buffer, size_t, size_t valid);
   static void OnDrain(Aggregator* agg, Cct::Unlocked& u, bool final);
+  std::vector<std::pair<CUpti_CallbackDomain, CUpti_CallbackId>> enabled_callbacks_;
+  std::vector<CUpti_ActivityKind> enabled_kinds_;
+  std::mutex tracing_mu_;
+  bool windows_stopped_ = false;  // under tracing_mu_
 
   CUpti_SubscriberHandle sub_ = nullptr;
   std::mutex buf_mu_;

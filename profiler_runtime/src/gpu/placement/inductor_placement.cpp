@@ -107,29 +107,36 @@ Placement::Verdict InductorPlacement::Place(const GpuActivity& a, uint32_t* pare
   if (a.kind != GpuActivityKind::kKernel) return Verdict::kAsIs;
   auto done = placed_.find(*parent);
   if (done != placed_.end()) {
-    *parent = done->second;
-    ++kernels_placed_;
+    *parent = done->second.node;
+    ++(done->second.on_line ? kernels_on_lines_ : kernels_on_function_);
     return Verdict::kPlaced;
   }
   auto it = launches_.find(*parent);
   if (it == launches_.end()) return Verdict::kAsIs;
   const Launch& l = it->second;
   const std::vector<inductor::SourceTrace>* traces = provenance_.Find(l.file, l.line);
-  if (!traces) {
+  const SourceFrame* function = traces ? nullptr : provenance_.CompiledFunction(l.file);
+  if (!traces && !function) {
     uint64_t now = NowNs(CLOCK_MONOTONIC);
     if (now - last_scan_ >= kScanEveryNs) {
       last_scan_ = now;
-      if (provenance_.ScanDir(dir_) > 0) traces = provenance_.Find(l.file, l.line);
+      if (provenance_.ScanDir(dir_) > 0) {
+        traces = provenance_.Find(l.file, l.line);
+        function = traces ? nullptr : provenance_.CompiledFunction(l.file);
+      }
     }
   }
-  if (!traces) {
+  if (!traces && !function) {
     ++kernels_unplaced_;
     return Verdict::kAsIs;
   }
-  uint32_t node = NodeFor(c.u, l, *traces);
-  placed_.emplace(*parent, node);
+  // No trace for this call: the compiled function (its def line) is as close as Inductor tells.
+  std::vector<inductor::SourceTrace> whole;
+  if (!traces) whole.push_back({*function});
+  ++(traces ? kernels_on_lines_ : kernels_on_function_);
+  uint32_t node = NodeFor(c.u, l, traces ? *traces : whole);
+  placed_[*parent] = {node, traces != nullptr};
   *parent = node;
-  ++kernels_placed_;
   return Verdict::kPlaced;
 }
 
@@ -138,8 +145,9 @@ void InductorPlacement::EndDrain(PlacementContext&, uint64_t, bool final) {
 }
 
 std::string InductorPlacement::StatusPart() const {
-  if (dir_.empty() || (kernels_placed_ == 0 && kernels_unplaced_ == 0)) return "";
-  return "torch.compile: " + std::to_string(kernels_placed_) + " kernels placed on model lines, " +
+  if (dir_.empty() || (kernels_on_lines_ == 0 && kernels_on_function_ == 0 && kernels_unplaced_ == 0)) return "";
+  return "torch.compile: " + std::to_string(kernels_on_lines_) + " kernels placed on model lines, " +
+         std::to_string(kernels_on_function_) + " on their compiled function only (no line recorded), " +
          std::to_string(kernels_unplaced_) + " without provenance";
 }
 

@@ -5,7 +5,8 @@
 // whose launch path runs through a wrapper's kernel call (a Python frame in the generated file)
 // is placed: path up to that wrapper frame ▸ the model's frames (the first source trace) ▸
 // "fuses ..." naming every line a fused kernel computes ▸ the rest of the launch path (the
-// launcher, native frames, gpu_api). See inductor_provenance.h for what is read.
+// launcher, native frames, gpu_api). A call Inductor recorded no trace for goes under the
+// compiled function's def line instead, counted apart in the status line. See inductor_provenance.h for what is read.
 #pragma once
 
 #include <cstdint>
@@ -44,10 +45,14 @@ class InductorPlacement : public Placement {
   bool private_dir_ = false;
   inductor::Provenance provenance_;
   std::unordered_map<uint32_t, Launch> launches_;   // gpu_api node -> its wrapper call
-  std::unordered_map<uint32_t, uint32_t> placed_;   // gpu_api node -> node under the model line
+  struct Placed {
+    uint32_t node = 0;     // the node under the model line (or the compiled function)
+    bool on_line = false;  // Inductor recorded the line (not only the compiled function)
+  };
+  std::unordered_map<uint32_t, Placed> placed_;     // gpu_api node -> where its kernels go
   std::unordered_map<uint32_t, std::string> wrapper_files_;  // code id -> wrapper path or ""
   uint64_t last_scan_ = 0;
-  uint64_t kernels_placed_ = 0, kernels_unplaced_ = 0;
+  uint64_t kernels_on_lines_ = 0, kernels_on_function_ = 0, kernels_unplaced_ = 0;
 };
 
 }  // namespace strata::rt::gpu

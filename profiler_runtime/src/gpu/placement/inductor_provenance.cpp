@@ -24,6 +24,13 @@ std::string ReadFile(const std::string& path, size_t from, size_t* size) {
   return text;
 }
 
+// The compile a record belongs to, from its header's frame id and frame compile id.
+int64_t CompileOf(const nlohmann::json& h) {
+  auto f = h.find("frame_id"), c = h.find("frame_compile_id");
+  if (f == h.end() || c == h.end() || !f->is_number_unsigned() || !c->is_number_unsigned()) return -1;
+  return int64_t(f->get<uint32_t>()) << 32 | c->get<uint32_t>();
+}
+
 }  // namespace
 
 std::vector<SourceTrace> Provenance::ParseTraces(const std::vector<std::string>& traces) {
@@ -85,18 +92,33 @@ void Provenance::Record(Log& log, std::string_view header, std::string_view payl
   if (brace == std::string_view::npos) return;
   nlohmann::json h = nlohmann::json::parse(header.substr(brace + 2), nullptr, false);
   if (!h.is_object()) return;
+  auto art = h.find("artifact");
+  bool kernel_traces = art != h.end() && art->is_object() &&
+                art->value("name", "") == "inductor_provenance_tracking_kernel_stack_traces";
+  bool own_artifact = art != h.end() && art->is_object() &&
+                      art->value("name", "").rfind("inductor_provenance_tracking", 0) == 0;
+  if (!own_artifact && !log.current.empty()) wrappers_[log.current].settled = true;
   if (auto oc = h.find("inductor_output_code"); oc != h.end() && oc->is_object()) {
     auto fn = oc->find("filename");
-    if (fn != oc->end() && fn->is_string()) log.current = fn->get<std::string>();
+    if (fn != oc->end() && fn->is_string()) {
+      log.current = fn->get<std::string>();
+      wrappers_[log.current].compile = CompileOf(h);
+    }
     return;
   }
-  auto art = h.find("artifact");
-  if (art == h.end() || !art->is_object() || art->value("name", "") != "inductor_provenance_tracking_kernel_stack_traces")
+  if (auto cm = h.find("compilation_metrics"); cm != h.end() && cm->is_object()) {
+    int64_t compile = CompileOf(h);
+    auto file = cm->find("co_filename"), name = cm->find("co_name"), line = cm->find("co_firstlineno");
+    if (compile >= 0 && file != cm->end() && file->is_string() && name != cm->end() && name->is_string() &&
+        line != cm->end() && line->is_number_unsigned())
+      compiled_[compile] = SourceFrame{file->get<std::string>(), name->get<std::string>(), line->get<uint32_t>()};
     return;
-  if (log.current.empty()) return;
+  }
+  if (!kernel_traces || log.current.empty()) return;
   nlohmann::json p = nlohmann::json::parse(payload, nullptr, false);
   if (!p.is_object()) return;
   Wrapper& w = wrappers_[log.current];
+  w.settled = true;
   for (auto it = p.begin(); it != p.end(); ++it) {
     if (!it.value().is_array()) continue;
     std::vector<std::string> traces;
@@ -157,6 +179,16 @@ size_t Provenance::ScanDir(const std::string& dir) {
   }
   closedir(d);
   return total;
+}
+
+const SourceFrame* Provenance::CompiledFunction(const std::string& wrapper) const {
+  auto w = wrappers_.find(wrapper);
+  if (w == wrappers_.end() || !w->second.settled || w->second.compile < 0) return nullptr;
+  auto c = compiled_.find(w->second.compile);
+  // Dynamo's own wrapper (torch.compile of a module whose code is all torch.nn's, for which
+  // Dynamo keeps no source lines) is not the model's code: no frame rather than a wrong one.
+  if (c == compiled_.end() || c->second.file.find("/torch/_dynamo/") != std::string::npos) return nullptr;
+  return &c->second;
 }
 
 const std::vector<SourceTrace>* Provenance::Find(const std::string& wrapper, uint32_t line) {

@@ -4,7 +4,12 @@
 // by an `inductor_provenance_tracking_kernel_stack_traces` artifact: for each kernel call,
 // "kernel:handle" -> the stack traces of the FX nodes it computes (the model's lines; several
 // for a fused kernel). The wrapper marks each kernel call with a comment
-// `# [Provenance debug handles] kernel:handle` a few lines above it.
+// `# [Provenance debug handles] kernel:handle` a few lines above it. Inductor leaves some kernel
+// calls without a trace (nodes autograd made with no stack trace, e.g. a bias gradient) and some
+// launches on wrapper lines without a handle; those can still be placed under the compiled
+// function itself: each record's header names its compile (frame id / compile id), and that
+// compile's `compilation_metrics` record names the function (co_name, co_filename,
+// co_firstlineno), for the backward graph's wrapper too.
 //
 // Pure C++ (no CUDA, no runtime state): unit-tested on a trace log and wrappers recorded with
 // torch 2.11. Aggregator thread only; never from a signal handler.
@@ -34,6 +39,9 @@ class Provenance {
   // The source traces of the kernel call at `line` of the generated wrapper `wrapper`; null
   // when Inductor recorded none (yet). Reads the wrapper file once.
   const std::vector<SourceTrace>* Find(const std::string& wrapper, uint32_t line);
+  // The function whose compile generated `wrapper` (its def line); null when not known (yet)
+  // or when it is Dynamo's own wrapper rather than the model's code.
+  const SourceFrame* CompiledFunction(const std::string& wrapper) const;
   // Whether `file` is a wrapper this log named.
   bool IsWrapper(const std::string& file) const { return wrappers_.count(file) != 0; }
 
@@ -44,6 +52,10 @@ class Provenance {
  private:
   struct Wrapper {
     std::unordered_map<std::string, std::vector<SourceTrace>> by_handle;
+    int64_t compile = -1;  // frame id << 32 | frame compile id; -1 when the header had none
+    // Its traces are read, or a later record of its log shows none are coming: only then is a
+    // call without a trace placed on the compiled function (not before its traces arrive).
+    bool settled = false;
     std::unordered_map<uint32_t, std::string> handle_at_line;
     bool read = false;
   };
@@ -55,6 +67,7 @@ class Provenance {
   void Record(Log& log, std::string_view header, std::string_view payload);
 
   std::unordered_map<std::string, Wrapper> wrappers_;
+  std::unordered_map<int64_t, SourceFrame> compiled_;  // compile -> the function compiled
   std::unordered_map<std::string, Log> logs_;  // one per log file (one per process)
 };
 

@@ -1,0 +1,28 @@
+#include "gpu/trace_window_config.h"
+
+#include <cstdlib>
+
+namespace strata::rt::gpu {
+
+bool ParseTraceWindows(const char* value, TraceWindowConfig* out, std::string* why) {
+  *out = TraceWindowConfig{};
+  if (!value || !*value) return true;
+  char* end = nullptr;
+  unsigned long on = strtoul(value, &end, 10);
+  unsigned long period = 0;
+  if (end != value && *end == '/') {
+    const char* p = end + 1;
+    period = strtoul(p, &end, 10);
+    if (end == p) period = 0;
+  }
+  if (!end || *end != '\0' || on == 0 || period <= on || period > 600000) {
+    *why = std::string("STRATA_GPU_SAMPLING=") + value +
+           " is not ON_MS/PERIOD_MS with 0 < ON_MS < PERIOD_MS <= 600000 (e.g. 10/100): tracing every launch";
+    return false;
+  }
+  out->on_ms = uint32_t(on);
+  out->period_ms = uint32_t(period);
+  return true;
+}
+
+}  // namespace strata::rt::gpu

@@ -1,0 +1,21 @@
+// Sampled GPU tracing's settings (gpu/cupti/trace_windows.h runs the windows):
+// STRATA_GPU_SAMPLING=ON_MS/PERIOD_MS, e.g. 10/100. Pure; no CUPTI.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace strata::rt::gpu {
+
+struct TraceWindowConfig {
+  uint32_t on_ms = 0;
+  uint32_t period_ms = 0;
+  bool Enabled() const { return on_ms > 0 && period_ms > on_ms; }
+  double Scale() const { return Enabled() ? double(period_ms) / double(on_ms) : 1.0; }
+};
+
+// Reads a STRATA_GPU_SAMPLING value ("" or null: full tracing). False with `why` set on a bad
+// value (the run then traces every launch and says so).
+bool ParseTraceWindows(const char* value, TraceWindowConfig* out, std::string* why);
+
+}  // namespace strata::rt::gpu
