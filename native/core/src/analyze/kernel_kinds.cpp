@@ -14,6 +14,8 @@ KernelKind ClassifyKernel(const std::string& n) {
     return KernelKind::kLayout;
   if (Has(n, "direct_copy_kernel") || Has(n, "copy_kernel_cuda")) return KernelKind::kTensorCopy;
   if (Has(n, "gemv")) return KernelKind::kGemv;
+  if (Has(n, "fmha") || Has(n, "flash_fwd") || Has(n, "flash_bwd") || Has(n, "FlashAttn") || Has(n, "attention_kernel"))
+    return KernelKind::kAttention;
   if (Has(n, "fprop") || Has(n, "dgrad") || Has(n, "wgrad") || Has(n, "conv2d") || Has(n, "convolve") ||
       (Has(n, "cudnn") && Has(n, "conv")))
     return KernelKind::kConv;
@@ -60,6 +62,7 @@ const char* KernelKindName(KernelKind k) {
     case KernelKind::kUser: return "kernel";
     case KernelKind::kGemm: return "cuBLAS/CUTLASS matrix multiply";
     case KernelKind::kGemv: return "cuBLAS matrix-vector product";
+    case KernelKind::kAttention: return "attention kernel";
     case KernelKind::kConv: return "cuDNN convolution";
     case KernelKind::kLayout: return "cuDNN layout conversion";
     case KernelKind::kTensorCopy: return "tensor copy";
@@ -78,6 +81,7 @@ const char* KernelKindPlural(KernelKind k) {
     case KernelKind::kUser: return "kernels";
     case KernelKind::kGemm: return "cuBLAS/CUTLASS matrix multiplies";
     case KernelKind::kGemv: return "cuBLAS matrix-vector products";
+    case KernelKind::kAttention: return "attention kernels";
     case KernelKind::kConv: return "cuDNN convolutions";
     case KernelKind::kLayout: return "cuDNN layout conversions";
     case KernelKind::kTensorCopy: return "tensor copies";
@@ -110,6 +114,12 @@ std::string KernelAdvice(KernelKind k, const std::string& n, Frameworks fw) {
       return "It is a matrix-vector product (one row at a time): batch more rows per call (more sequences or "
              "tokens per step) so that it becomes a matrix multiply the tensor cores run" +
              std::string(fp32 ? ", and use bf16/fp16 weights." : ".");
+    case KernelKind::kAttention:
+      return std::string("It is a fused attention kernel") +
+             (Has(n, "f32") ? " running in fp32 (no FlashAttention in fp32)" : "") +
+             (fw.torch ? ": run attention in bf16/fp16 (torch.autocast) so scaled_dot_product_attention picks "
+                         "FlashAttention, and keep the head dimension a multiple of 8."
+                       : ": run it in bf16/fp16 and keep the head dimension a multiple of 8.");
     case KernelKind::kConv:
       return fw.torch ? "It is a cuDNN convolution: use channels_last tensors (model and inputs "
                         ".to(memory_format=torch.channels_last)), bf16/fp16 (torch.autocast), "

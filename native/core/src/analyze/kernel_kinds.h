@@ -12,6 +12,7 @@ enum class KernelKind {
   kUser,        // not recognised as a library's: the user's own kernel
   kGemm,        // cuBLAS / cuBLASLt / CUTLASS matrix multiply
   kGemv,        // cuBLAS matrix-vector product
+  kAttention,   // fused attention (FlashAttention, CUTLASS memory-efficient attention)
   kConv,        // cuDNN convolution (implicit GEMM fprop / dgrad / wgrad)
   kLayout,      // cuDNN's NCHW <-> NHWC conversion around a convolution
   kTensorCopy,  // ATen's copy kernel: .contiguous(), .to(memory_format=...), .clone(), copy_
