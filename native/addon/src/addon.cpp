@@ -529,6 +529,7 @@ Napi::Value ProfileWrap::AnalyzeMethod(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   auto state = Require(env);
   strata::core::AnalyzeOptions options;
+  options.profile_path = state->path;  // region-imbalance reads the captured buffers again
   if (info.Length() > 0 && !info[0].IsUndefined()) {
     if (!info[0].IsObject()) throw Napi::TypeError::New(env, "analyze(options): options must be an object");
     Napi::Object o = info[0].As<Napi::Object>();

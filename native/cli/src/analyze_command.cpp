@@ -20,6 +20,8 @@ int RunAnalyze(const AnalyzeCliOptions& options) {
     core::AnalyzeOptions ao;
     ao.rule_files = options.rule_files;
     ao.disabled = options.disabled;
+    ao.all_phases = options.all_phases;
+    ao.profile_path = options.file;
     for (const auto& kv : options.settings) {
       size_t eq = kv.find('=');
       char* end = nullptr;

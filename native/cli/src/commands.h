@@ -34,6 +34,7 @@ struct AnalyzeCliOptions {
   std::vector<std::string> rule_files;     // --rules
   std::vector<std::string> settings;       // --set RULE.PARAM=VALUE
   std::vector<std::string> disabled;       // --disable RULE
+  bool all_phases = false;                 // --all-phases
   std::vector<std::string> symbol_paths;
 };
 int RunAnalyze(const AnalyzeCliOptions& options);

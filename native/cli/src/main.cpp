@@ -80,6 +80,8 @@ int main(int argc, char** argv) {
   analyze->add_option("--rules", ana.rule_files, "A rule file (docs/analyzers.md); repeatable");
   analyze->add_option("--set", ana.settings, "RULE.PARAMETER=VALUE, e.g. hotspot.share=0.05; repeatable");
   analyze->add_option("--disable", ana.disabled, "A rule id not to run; repeatable");
+  analyze->add_flag("--all-phases", ana.all_phases,
+                    "Judge imports, model construction, compilation and warm-up too (default: the steady state)");
   analyze->add_option("--symbol-path", ana.symbol_paths, "As for report")->check(CLI::ExistingDirectory);
 
   RegionsOptions reg;

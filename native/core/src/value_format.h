@@ -29,6 +29,23 @@ inline std::string Number(double v) {
   return b;
 }
 
+// A count for people: "412", "4,589", "156,700"; "1.2 M" from ten million on.
+inline std::string Count(double v) {
+  char b[48];
+  if (v >= 1e7) {
+    std::snprintf(b, sizeof b, "%.1f M", v / 1e6);
+    return b;
+  }
+  std::snprintf(b, sizeof b, "%.0f", v);
+  std::string digits = b, out;
+  size_t lead = digits[0] == '-' ? 1 : 0;
+  for (size_t i = 0; i < digits.size(); ++i) {
+    if (i > lead && (digits.size() - i) % 3 == 0) out += ',';
+    out += digits[i];
+  }
+  return out;
+}
+
 // "train (train.py:49)" or "matmul" when there is no line.
 inline std::string Where(const std::string& name, const std::string& file, unsigned line) {
   if (file.empty() || line == 0) return name;

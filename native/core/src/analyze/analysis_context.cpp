@@ -1,6 +1,8 @@
 #include "analysis_context.h"
 
 #include <algorithm>
+#include <cstdio>
+#include <cstdlib>
 
 #include "strata/format/layout.h"
 
@@ -10,7 +12,8 @@ namespace strata::core::detail {
 static_assert(int(Kind::kRegion) == int(format::FrameKind::kRegion) && int(Kind::kPython) == int(format::FrameKind::kPython),
               "Kind is numbered as the format's FrameKind");
 
-AnalysisContext::AnalysisContext(const Profile& profile, View top_down) : profile_(profile), view_(std::move(top_down)) {
+AnalysisContext::AnalysisContext(const Profile& profile, View top_down, bool all_phases, std::string profile_path)
+    : profile_(profile), view_(std::move(top_down)), profile_path_(std::move(profile_path)) {
   if (view_.kind != ViewKind::kTopDown) throw Error("the analyzers need the top-down view");
   const size_t n = view_.size();
   end_.assign(n, 0);
@@ -32,10 +35,12 @@ AnalysisContext::AnalysisContext(const Profile& profile, View top_down) : profil
     // PyTorch names autograd nodes "<Op>Backward<k>"; the engine's wrapper frame is
     // "autograd::engine::evaluate_function: <Op>Backward<k>".
     const std::string& file = table[i].file;
-    frame_user_[i] = !file.empty() && table[i].line > 0 && file[0] != '<' &&
-                     file.find("/site-packages/") == std::string::npos &&
-                     file.find("/dist-packages/") == std::string::npos &&
-                     file.find("/lib/python") == std::string::npos && file.rfind("/usr/include/", 0) != 0;
+    auto has = [&](const char* part) { return file.find(part) != std::string::npos; };
+    frame_user_[i] = !file.empty() && table[i].line > 0 && file[0] != '<' && !has("/site-packages/") &&
+                     !has("/dist-packages/") && !has("/lib/python") && file.rfind("/usr/include/", 0) != 0 &&
+                     file.rfind("/usr/lib/", 0) != 0 && file.rfind("/usr/local/cuda", 0) != 0 &&
+                     !has("/torchinductor_") && !has("/.triton/") && !has("/triton/runtime/");
+
     if (frame_kind_[i] == Kind::kOperator) {
       const std::string& nm = table[i].name;
       size_t b = nm.rfind("Backward");
@@ -45,8 +50,129 @@ AnalysisContext::AnalysisContext(const Profile& profile, View top_down) : profil
     }
   }
   for (uint32_t f : *view_.frame_function) function_count_ = std::max<size_t>(function_count_, size_t(f) + 1);
+  user_anc_.assign(n, -1);
+  python_anc_.assign(n, -1);
+  for (size_t v = 1; v < n; ++v) {
+    size_t p = size_t(view_.parent[v]);
+    user_anc_[v] = frame_user_[view_.frame_id[v]] ? int32_t(v) : user_anc_[p];
+    python_anc_[v] = frame_kind_[view_.frame_id[v]] == Kind::kPython ? int32_t(v) : python_anc_[p];
+  }
+  // Phases: preorder, so a parent's phase is known before its children's. The outermost marking
+  // frame decides (a compilation inside an import is import time).
+  std::vector<PhaseMark> marks(table.size());
+  for (size_t i = 0; i < table.size(); ++i) {
+    marks[i] = FramePhaseMark(table[i]);
+    if (all_phases && marks[i] != PhaseMark::kProfiler) marks[i] = PhaseMark::kNone;  // never the program's
+  }
+  phase_.assign(n, Phase::kSteady);
+  // A launch call that takes over a millisecond on average is loading its kernel's module at its
+  // first call (CUDA lazy loading): the CPU work under it is warm-up, its kernels are not.
+  auto api = FindMetric(profile_, "api_time");
+  std::vector<char> loading(n, 0);
+  for (size_t v = 1; v < n && api && !all_phases; ++v) {
+    if (kind(v) != Kind::kGpuApi || table[view_.frame_id[v]].name.find("Launch") == std::string::npos) continue;
+    const NodeMetric& m = view_.metric(v, *api);
+    loading[v] = m.count > 0 && m.exclusive / double(m.count) > 1e6;
+  }
+  for (size_t v = 1; v < n; ++v) {
+    Phase up = phase_[size_t(view_.parent[v])];
+    // The profiler's work is left out wherever it happens; otherwise the outermost mark decides.
+    if (marks[view_.frame_id[v]] == PhaseMark::kProfiler) { phase_[v] = Phase::kProfiler; continue; }
+    if (up != Phase::kSteady) { phase_[v] = up; continue; }
+    if (loading[size_t(view_.parent[v])] && kind(v) != Kind::kKernel) { phase_[v] = Phase::kWarmup; continue; }
+    switch (marks[view_.frame_id[v]]) {
+      case PhaseMark::kNone: break;
+      case PhaseMark::kImport: phase_[v] = Phase::kImport; break;
+      case PhaseMark::kConstruction: phase_[v] = Phase::kConstruction; break;
+      case PhaseMark::kCompilation: phase_[v] = Phase::kCompilation; break;
+      case PhaseMark::kWarmup: phase_[v] = Phase::kWarmup; break;
+      case PhaseMark::kShutdown: phase_[v] = Phase::kShutdown; break;
+      case PhaseMark::kProfiler: phase_[v] = Phase::kProfiler; break;
+      case PhaseMark::kConstructorCall: {
+        // A library object built by the user's own line (the model, the optimizer); a constructor
+        // called by library code is part of whatever that code does.
+        int32_t py = view_.parent[v];
+        while (py > 0 && kind(size_t(py)) != Kind::kPython) py = view_.parent[size_t(py)];
+        if (py > 0 && IsUserFrame(size_t(py))) phase_[v] = Phase::kConstruction;
+        break;
+      }
+    }
+  }
+  judged_incl_.resize(profile.metrics().size());
+  // Frameworks as the judged phases show them (an import of torch.utils.data by a library is no
+  // DataLoader in the loop).
+  std::vector<uint8_t> fw(table.size(), 0);
+  for (size_t i = 0; i < table.size(); ++i) {
+    const std::string& file = table[i].file;
+    const std::string& mod = table[i].module;
+    auto has = [&](const char* part) { return file.find(part) != std::string::npos; };
+    const bool installed = has("-packages/");
+    if ((installed && has("-packages/torch/")) || mod.find("libtorch") != std::string::npos ||
+        (frame_kind_[i] == Kind::kOperator && table[i].name.rfind("aten::", 0) == 0))
+      fw[i] |= 1;
+    if ((installed && (has("-packages/jax/") || has("-packages/jaxlib/") || has("-packages/flax/"))) ||
+        mod.find("xla_") != std::string::npos)
+      fw[i] |= 2;
+    if (installed && has("/torch/utils/data/dataloader.py")) fw[i] |= 4;
+  }
+  for (size_t v = 1; v < n; ++v) {
+    if (!judged(v)) continue;
+    uint8_t b = fw[view_.frame_id[v]];
+    torch_ |= (b & 1) != 0;
+    jax_ |= (b & 2) != 0;
+    dataloader_ |= (b & 4) != 0;
+  }
+  // The main thread and the steady state's wall time.
+  std::optional<size_t> cpu;
+  for (const char* m : {"cpu_time", "wall_time"})
+    if (!cpu) cpu = FindMetric(profile_, m);
+  if (cpu) {
+    double best = -1;
+    for (size_t c = 1; c < n; c = end_[c]) {
+      bool user = false;
+      for (size_t d = c; d < end_[c] && !user; ++d) user = IsUserFrame(d);
+      if (user && view_.metric(c, *cpu).inclusive > best) { best = view_.metric(c, *cpu).inclusive; main_thread_ = c; }
+    }
+    if (auto period = profile_.meta("period_ns")) {
+      try { min_cpu_ns_ = 10 * std::stod(*period); } catch (...) { min_cpu_ns_ = 0; }
+    }
+    double run_ns = 0;
+    if (auto d = profile_.meta("duration_ns")) {
+      try { run_ns = std::stod(*d); } catch (...) { run_ns = 0; }
+    }
+    if (getenv("STRATA_ANALYZE_DEBUG")) {
+      // temporary: the judged chain
+      std::vector<std::pair<size_t,int>> st = {{main_thread_, 0}};
+      while (!st.empty()) {
+        auto [v, d] = st.back(); st.pop_back();
+        double x = Incl(v, *cpu);
+        if (x < 0.03 * Incl(main_thread_, *cpu) || d > 60) continue;
+        fprintf(stderr, "%*s%.0fms %s %s:%u [%s]\n", d, "", x / 1e6, frame(v).name.substr(0, 80).c_str(), frame(v).file.c_str(), frame(v).line, PhaseName(phase_[v]));
+        for (size_t c = v + 1; c < end_[v]; c = end_[c]) st.push_back({c, d + 1});
+      }
+    }
+    if (main_thread_ && run_ns > 0 && best > 0)
+      judged_wall_ns_ = run_ns * std::min(1.0, Incl(main_thread_, *cpu) / best);
+  }
   totals_.resize(profile.metrics().size());
   for (size_t k = 0; k < totals_.size(); ++k) totals_[k] = n ? view_.metric(0, k).inclusive : 0;
+}
+
+const std::vector<double>& AnalysisContext::judged_incl(size_t k) const {
+  std::vector<double>& v = judged_incl_[k];
+  if (v.size() != size()) {
+    v.assign(size(), 0.0);
+    for (size_t i = size(); i-- > 0;) {
+      if (judged(i)) v[i] += metric(i, k).exclusive;
+      if (i > 0) v[size_t(parent(i))] += v[i];
+    }
+  }
+  return v;
+}
+
+double AnalysisContext::gpu_busy() const {
+  auto gpu = FindMetric(profile_, "gpu_time");
+  return gpu && judged_wall_ns_ > 0 ? Total(*gpu) / judged_wall_ns_ : 0.0;
 }
 
 std::optional<size_t> AnalysisContext::metric_index(const std::string& name) const {
@@ -72,15 +198,11 @@ FindingFrame AnalysisContext::Location(size_t n) const {
   return FindingFrame{};
 }
 
-int32_t AnalysisContext::PythonAncestor(size_t n) const {
+int32_t AnalysisContext::Anchor(size_t n) const {
+  int32_t user = UserAncestor(n);
+  if (user > 0) return user;
   for (int32_t v = int32_t(n); v > 0; v = parent(size_t(v)))
-    if (kind(size_t(v)) == Kind::kPython) return v;
-  return -1;
-}
-
-int32_t AnalysisContext::UserAncestor(size_t n) const {
-  for (int32_t v = int32_t(n); v > 0; v = parent(size_t(v)))
-    if (IsUserFrame(size_t(v))) return v;
+    if (!frame(size_t(v)).file.empty() && frame(size_t(v)).line > 0) return v;
   return -1;
 }
 
@@ -91,9 +213,8 @@ Finding AnalysisContext::Make(const std::string& rule, const std::string& severi
   f.severity = severity;
   f.message = std::move(message);
   f.node = int32_t(node);
-  Kind k = kind(node);
-  int32_t user = (k == Kind::kKernel || k == Kind::kGpuApi) ? UserAncestor(node) : -1;
-  f.location = user > 0 ? Frame(size_t(user)) : Location(node);
+  int32_t at = Anchor(node);
+  f.location = at > 0 ? Frame(size_t(at)) : FindingFrame{};
   f.path = Path(node);
   return f;
 }

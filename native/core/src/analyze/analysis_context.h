@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "run_phases.h"
 #include "strata/core/analyze.h"
 #include "strata/core/api.h"
 
@@ -18,7 +19,11 @@ enum class Kind : uint8_t { kRoot, kPython, kNative, kOperator, kGpuApi, kKernel
 
 class AnalysisContext {
  public:
-  AnalysisContext(const Profile& profile, View top_down);
+  // all_phases: judge every phase of the run; otherwise the steady state only (run_phases.h).
+  AnalysisContext(const Profile& profile, View top_down, bool all_phases = false, std::string profile_path = "");
+  // The profile's file when the caller gave it ("" otherwise): rules that read more than the
+  // tree (the captured region buffers) need it.
+  const std::string& profile_path() const { return profile_path_; }
 
   const Profile& profile() const { return profile_; }
   const View& view() const { return view_; }
@@ -31,7 +36,30 @@ class AnalysisContext {
 
   std::optional<size_t> metric_index(const std::string& name) const;
   const std::vector<MetricInfo>& metrics() const { return profile_.metrics(); }
-  double total(size_t k) const { return totals_[k]; }
+  double total(size_t k) const { return totals_[k]; }  // every phase
+  // The phase of a node's call path, and the metrics restricted to the phases judged (the steady
+  // state unless all_phases): what the rules read.
+  Phase phase(size_t n) const { return phase_[n]; }
+  bool judged(size_t n) const { return phase_[n] == Phase::kSteady; }
+  double Incl(size_t n, size_t k) const { return judged_incl(k)[n]; }
+  double Excl(size_t n, size_t k) const { return judged(n) ? metric(n, k).exclusive : 0.0; }
+  uint64_t Count(size_t n, size_t k) const { return judged(n) ? metric(n, k).count : 0; }
+  double Total(size_t k) const { return size() ? judged_incl(k)[0] : 0.0; }
+  // What the profile shows of the frameworks (advice names a framework only where it is there).
+  bool uses_torch() const { return torch_; }
+  bool uses_jax() const { return jax_; }
+  bool uses_torch_dataloader() const { return dataloader_; }
+  // The thread that runs the user's code: the root's child with the most CPU time among those
+  // with a user frame (background threads of libraries, e.g. BLAS pools spinning, are not it);
+  // 0 when there is none.
+  size_t main_thread() const { return main_thread_; }
+  // The steady state's wall time, estimated: the profile has no timeline, so the run's duration
+  // times the judged share of the main thread's CPU time. 0 when unknown.
+  double judged_wall_ns() const { return judged_wall_ns_; }
+  // The least CPU time a finding may rest on: 10 sampling periods (fewer samples are noise).
+  double min_cpu_ns() const { return min_cpu_ns_; }
+  // GPU time over judged_wall_ns (0 when unknown).
+  double gpu_busy() const;
   std::optional<std::string> meta(const std::string& key) const { return profile_.meta(key); }
 
   Kind kind(size_t n) const { return frame_kind_[view_.frame_id[n]]; }
@@ -44,23 +72,37 @@ class AnalysisContext {
   // The node's frame when it has a file and line, else the nearest caller that has one.
   FindingFrame Location(size_t n) const;
   // The nearest Python frame at or above n, or -1.
-  int32_t PythonAncestor(size_t n) const;
-  // The user's own code: a source file outside installed packages and the standard library
-  // (site-packages, dist-packages, lib/pythonX.Y, <frozen ...>).
+  int32_t PythonAncestor(size_t n) const { return python_anc_[n]; }
+  // The user's own code: a source file outside installed packages, the standard library
+  // (site-packages, dist-packages, lib/pythonX.Y, <frozen ...>), system headers and libraries,
+  // and code generated at run time (Inductor's /tmp/torchinductor_*, Triton's cache).
   bool IsUserFrame(size_t n) const { return frame_user_[view_.frame_id[n]]; }
   // The nearest frame at or above n in the user's own code with a file and line, or -1.
-  int32_t UserAncestor(size_t n) const;
+  int32_t UserAncestor(size_t n) const { return user_anc_[n]; }
+  // Where a finding on n belongs: the deepest user frame at or above n, else the nearest frame
+  // with a file and line, else -1 (no source known).
+  int32_t Anchor(size_t n) const;
   Finding Make(const std::string& rule, const std::string& severity, size_t node, std::string message) const;
 
  private:
   const Profile& profile_;
   View view_;
+  std::string profile_path_;
   std::vector<size_t> end_;
   std::vector<double> totals_;
   std::vector<Kind> frame_kind_;       // per frame_table entry
   std::vector<char> frame_backward_;   // per frame_table entry
   std::vector<char> frame_user_;       // per frame_table entry
   size_t function_count_ = 0;
+  std::vector<Phase> phase_;           // per node
+  std::vector<int32_t> user_anc_, python_anc_;  // per node (-1: none)
+  bool torch_ = false, jax_ = false, dataloader_ = false;
+  size_t main_thread_ = 0;
+  double judged_wall_ns_ = 0;
+  double min_cpu_ns_ = 0;
+  // Per metric, computed on first use: inclusive over the judged phases.
+  const std::vector<double>& judged_incl(size_t k) const;
+  mutable std::vector<std::vector<double>> judged_incl_;
 };
 
 }  // namespace strata::core::detail

@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <chrono>
 #include <fstream>
+#include <map>
 #include <set>
 #include <sstream>
 
@@ -19,6 +20,78 @@ std::map<std::string, double> DefaultThresholds() {
     for (const auto& [name, value] : r.params) out[std::string(r.id) + "." + name] = value;
   return out;
 }
+
+namespace {
+// The location's place in the call path (its deepest occurrence), or path.size().
+// One finding per cause: a rule's findings with the same cause in the same function of the user's
+// code (one line reached over several call paths: a warm-up loop and the timed loop calling one
+// function; several lines of one loop, each launching tiny kernels; a warm-up call and the timed
+// call of generate()) become the heaviest one, with the others' call paths and lines.
+void MergeSameCause(std::vector<Finding>& findings) {
+  std::map<std::vector<std::string>, size_t> kept;  // key -> index into out
+  std::vector<Finding> out;
+  std::vector<size_t> merged;  // per out entry: findings merged into it
+  auto weight = [](const Finding& f) { return f.evidence.empty() ? 0.0 : f.evidence.front().value; };
+  for (auto& f : findings) {
+    if (f.cause.empty() || f.location.file.empty()) {
+      out.push_back(std::move(f));
+      merged.push_back(0);
+      continue;
+    }
+    std::vector<std::string> key = {f.rule, f.cause, f.location.file, f.location.name};
+    auto it = kept.find(key);
+    if (it == kept.end()) {
+      kept.emplace(std::move(key), out.size());
+      out.push_back(std::move(f));
+      merged.push_back(0);
+      continue;
+    }
+    Finding& k = out[it->second];
+    if (weight(f) > weight(k)) std::swap(k, f);  // the heavier one speaks; f is now the lighter
+    k.other_paths.push_back(std::move(f.path));
+    for (auto& p : f.other_paths) k.other_paths.push_back(std::move(p));
+    ++merged[it->second];
+  }
+  for (size_t i = 0; i < out.size(); ++i) {
+    Finding& f = out[i];
+    if (!merged[i]) continue;
+    std::set<uint32_t> lines;
+    for (const auto& p : f.other_paths)
+      for (const auto& fr : p)
+        if (fr.file == f.location.file && fr.name == f.location.name && fr.line != f.location.line) lines.insert(fr.line);
+    std::string also = " The same holds on " + std::to_string(f.other_paths.size()) + " more call path" +
+                       (f.other_paths.size() > 1 ? "s" : "");
+    if (!lines.empty()) {
+      also += " (at line";
+      also += lines.size() > 1 ? "s " : " ";
+      size_t i = 0;
+      for (uint32_t l : lines) also += (i++ ? ", " : "") + std::to_string(l);
+      also += " of " + f.location.name + ")";
+    }
+    f.message += also + "; the figures are for line " + std::to_string(f.location.line) + ".";
+    bool counted = false;
+    for (auto& e : f.evidence)
+      if (e.name == "call_paths") { e.value = double(f.other_paths.size() + 1); counted = true; }
+    if (!counted) f.evidence.push_back({"call_paths", double(f.other_paths.size() + 1), "count"});
+  }
+  // A line that cpu-latency finds waiting on its own CPU work is not also a CPU hotspot: the
+  // same time, one cause.
+  // Likewise an indexing kernel at a line whose backward forward-backward explains.
+  std::set<std::pair<std::string, uint32_t>> waiting, backward;
+  for (const auto& f : out) {
+    if (f.rule == "cpu-latency" && f.cause == "line") waiting.insert({f.location.file, f.location.line});
+    if (f.rule == "forward-backward") backward.insert({f.location.file, f.location.line});
+  }
+  findings.clear();
+  for (auto& f : out) {
+    bool cpu_hotspot = f.rule == "hotspot" && f.cause.rfind("gpu_time:", 0) != 0;
+    if (cpu_hotspot && waiting.count({f.location.file, f.location.line})) continue;
+    if (f.rule == "hotspot" && f.cause == "gpu_time:indexing kernel" && backward.count({f.location.file, f.location.line}))
+      continue;
+    findings.push_back(std::move(f));
+  }
+}
+}  // namespace
 
 AnalysisResult Analyze(const Profile& profile, const AnalyzeOptions& options) {
   ViewOptions vo;
@@ -45,7 +118,7 @@ AnalysisResult Analyze(const Profile& profile, View top_down, const AnalyzeOptio
     result.timings_ms.push_back({what, std::chrono::duration<double, std::milli>(now - t).count()});
     t = now;
   };
-  detail::AnalysisContext cx(profile, std::move(top_down));
+  detail::AnalysisContext cx(profile, std::move(top_down), options.all_phases, options.profile_path);
   lap("context");
   for (const auto& rule : detail::BuiltinRules()) {
     if (disabled.count(rule.id)) continue;
@@ -67,6 +140,7 @@ AnalysisResult Analyze(const Profile& profile, View top_down, const AnalyzeOptio
     }
   }
   lap("user rules");
+  MergeSameCause(result.findings);
   auto rank = [](const std::string& s) { return s == "error" ? 0 : s == "warning" ? 1 : 2; };
   auto weight = [](const Finding& f) { return f.evidence.empty() ? 0.0 : f.evidence.front().value; };
   std::stable_sort(result.findings.begin(), result.findings.end(), [&](const Finding& a, const Finding& b) {

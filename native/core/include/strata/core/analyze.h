@@ -39,6 +39,11 @@ struct Finding {
   FindingFrame location;
   std::vector<FindingFrame> path;  // the node's call path, root excluded
   std::vector<Evidence> evidence;
+  // What the rule found, as a short identifier ("launch-bound", a kernel's name, "python"): the
+  // findings of one rule with the same cause at the same place (the location's function and the
+  // call made from it) are merged into one, the heaviest, whose other_paths are the others' paths.
+  std::string cause;
+  std::vector<std::vector<FindingFrame>> other_paths;  // root excluded, as `path`
 };
 
 struct AnalyzeOptions {
@@ -50,6 +55,12 @@ struct AnalyzeOptions {
   std::vector<std::string> rule_files;
   // Rule ids not to run.
   std::vector<std::string> disabled;
+  // Judge every phase of the run (imports, model construction, compilation, warm-up); by default
+  // the rules judge the steady state only (docs/analyzers.md "Phases").
+  bool all_phases = false;
+  // The profile's file, when known: region-imbalance decodes the captured region buffers again
+  // to tell imbalance inside blocks from imbalance between blocks.
+  std::string profile_path;
 };
 
 struct AnalysisResult {

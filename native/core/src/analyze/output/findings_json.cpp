@@ -29,6 +29,14 @@ std::string FindingsJson(const AnalysisResult& result) {
     json ev = json::array();
     for (const auto& e : f.evidence) ev.push_back({{"name", e.name}, {"value", e.value}, {"unit", e.unit}});
     j["evidence"] = std::move(ev);
+    j["cause"] = f.cause;
+    json others = json::array();
+    for (const auto& other : f.other_paths) {
+      json op = json::array();
+      for (const auto& p : other) op.push_back(FrameJson(p));
+      others.push_back(std::move(op));
+    }
+    j["other_paths"] = std::move(others);
     findings.push_back(std::move(j));
   }
   doc["findings"] = std::move(findings);

@@ -23,6 +23,9 @@ std::string FindingsText(const AnalysisResult& result) {
         out += std::string(i > first ? " >" : "") + " " + detail::Where(f.path[i].name, f.path[i].file, f.path[i].line);
       out += "\n";
     }
+    if (!f.other_paths.empty())
+      out += "  and " + std::to_string(f.other_paths.size()) + " more call path" + (f.other_paths.size() > 1 ? "s" : "") +
+             " (--format json: other_paths)\n";
   }
   out += std::to_string(result.findings.size()) + " finding" + (result.findings.size() == 1 ? "" : "s") + "\n";
   return out;

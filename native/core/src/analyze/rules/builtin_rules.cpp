@@ -4,9 +4,9 @@ namespace strata::core::detail {
 
 const std::vector<BuiltinRule>& BuiltinRules() {
   static const std::vector<BuiltinRule> rules = {
-      {"hotspot", Hotspot, {{"share", 0.10}}},
+      {"hotspot", Hotspot, {{"share", 0.10}, {"min_gpu_busy", 0.1}, {"min_gpu_ms", 10}}},
       {"kernel-fusion", KernelFusion, {{"min_launches", 20}, {"max_mean_us", 20}, {"min_share", 0.02}}},
-      {"forward-backward", ForwardBackward, {{"ratio", 5.0}, {"min_share", 0.02}}},
+      {"forward-backward", ForwardBackward, {{"ratio", 5.0}, {"min_share", 0.02}, {"min_mean_kernel_us", 20}}},
       {"stall", Stall, {{"min_share", 0.05}, {"min_latency_share", 0.5}, {"min_reason_share", 0.3}, {"lines", 3}}},
       {"cpu-latency", CpuLatency, {{"ratio", 10.0}, {"min_share", 0.10}, {"gpu_busy_max", 0.5}, {"threads_per_core", 1.0}}},
       {"region-wait", RegionWait, {{"min_share", 0.10}}},

@@ -36,13 +36,15 @@ void ThreadOversubscription(const AnalysisContext& cx, const RuleParams& p, std:
     if (j.threads < 2 || j.threads <= p["threads_per_core"] * cores) continue;
     const FrameInfo& f = cx.frame(j.node);
     int want = int(p["threads_per_core"] * cores);
+    std::string how = cx.uses_torch_dataloader() ? "DataLoader num_workers, " : "";
+    if (cx.uses_torch()) how += "torch.set_num_threads, ";
     std::string msg = "`" + Where(f.name, f.file, f.line) + "` runs on " + std::to_string(int(j.threads)) +
                       " threads but the process has " + std::to_string(int(cores)) +
                       " cores: the threads compete for the cores (and the GIL) instead of loading faster. Use at "
                       "most " + std::to_string(want < 1 ? 1 : want) +
-                      " (e.g. ThreadPoolExecutor(max_workers=...), DataLoader num_workers, torch.set_num_threads), "
-                      "or make each item cheaper.";
+                      " (e.g. " + how + "ThreadPoolExecutor(max_workers=...)), or make each item cheaper.";
     Finding fd = cx.Make("cpu-latency", "warning", j.node, std::move(msg));
+    fd.cause = "threads";
     fd.evidence = {{"threads", j.threads, "threads"}, {"cpu_cores", cores, "cores"}};
     out.push_back(std::move(fd));
   }
@@ -56,77 +58,97 @@ void CpuLatency(const AnalysisContext& cx, const RuleParams& p, std::vector<Find
   std::optional<size_t> cpu;
   for (const char* m : kCpuMetrics)
     if (!cpu) cpu = cx.metric_index(m);
-  if (!gpu || !cpu || cx.total(*gpu) <= 0 || cx.total(*cpu) <= 0) return;
+  if (!gpu || !cpu || cx.Total(*gpu) <= 0 || cx.Total(*cpu) <= 0) return;
   const std::string cpu_name = cx.metrics()[*cpu].name;
   const size_t n = cx.size();
-  // CPU time spent importing modules (start-up: `import torch` alone is seconds) is not time
-  // the GPU waits for: it is taken out of each line's CPU time.
-  std::vector<double> imported(n, 0);
-  for (size_t v = n; v-- > 1;) {
-    const FrameInfo& f = cx.frame(v);
-    if (cx.kind(v) == Kind::kPython && f.name == "_find_and_load") imported[v] = cx.metric(v, *cpu).inclusive;
-    imported[size_t(cx.parent(v))] += imported[v];
-  }
-  // (1) deepest Python lines with the imbalance.
+  // Imports, model construction, compilation and warm-up are one-time CPU work the GPU does not
+  // wait for in the steady state: the judged metrics leave them out (run_phases.h).
+  std::string overhead_advice;
+  if (cx.uses_torch())
+    overhead_advice = "capture the step with CUDA graphs (torch.compile(mode=\"reduce-overhead\") or "
+                      "torch.cuda.graphs), batch small operations into larger tensor operations, and move Python-side "
+                      "work out of the loop";
+  else if (cx.uses_jax())
+    overhead_advice = "jit the whole step (one compiled call per iteration, lax.scan for inner loops) and keep "
+                      "Python-side work out of the loop";
+  else
+    overhead_advice = "launch fewer, larger kernels, capture the launch sequence in a CUDA graph, and move "
+                      "host-side work out of the loop or onto another thread";
+  // Shares are of the main thread's CPU time: library threads that spin in the background (a BLAS
+  // pool) do not make the user's lines look lighter.
+  const size_t main = cx.main_thread();
+  const double main_cpu = main ? cx.Incl(main, *cpu) : cx.Total(*cpu);
+  if (main_cpu <= 0) return;
+  // (1) deepest user lines with the imbalance.
   std::vector<char> sub(n, 0);
+  std::vector<std::pair<std::string, uint32_t>> flagged;  // (1)'s lines: (2) does not repeat them
   for (size_t v = n; v-- > 1;) {
     if (cx.kind(v) != Kind::kPython || !cx.IsUserFrame(v) || sub[v]) {  // the user's own lines
       if (sub[v]) sub[size_t(cx.parent(v))] = 1;
       continue;
     }
     const FrameInfo& f = cx.frame(v);
-    double c = cx.metric(v, *cpu).inclusive - imported[v], g = cx.metric(v, *gpu).inclusive;
-    bool hit = !sub[v] && cx.kind(v) == Kind::kPython && g > 0 && c >= p["min_share"] * cx.total(*cpu) && c >= p["ratio"] * g;
-    if (hit || sub[v]) sub[size_t(cx.parent(v))] = 1;
+    double c = cx.Incl(v, *cpu), g = cx.Incl(v, *gpu);
+    bool hit = g > 0 && c >= p["min_share"] * main_cpu && c >= p["ratio"] * g && c >= cx.min_cpu_ns();
+    if (hit) sub[size_t(cx.parent(v))] = 1;
     if (!hit) continue;
     std::string msg = "`" + Where(f.name, f.file, f.line) + "` uses " + Duration(c) + " of " + cpu_name + " (" +
-                      Percent(c / cx.total(*cpu)) + ") to drive " + Duration(g) +
-                      " of GPU work: the GPU waits for the CPU here. Move the Python-side work out of the loop, "
-                      "batch small operations into larger tensor operations, or capture the step with CUDA graphs "
-                      "(torch.compile mode=\"reduce-overhead\").";
+                      Percent(c / main_cpu) + " of the main thread's) to drive " + Duration(g) +
+                      " of GPU work: the GPU waits for the CPU here. To keep it busy, " + overhead_advice + ".";
     Finding fd = cx.Make("cpu-latency", "warning", v, std::move(msg));
+    fd.cause = "line";
+    flagged.push_back({fd.location.file, fd.location.line});
     fd.evidence = {{cpu_name, c, "ns"}, {"gpu_time", g, "ns"}, {"cpu_gpu_ratio", c / g, "ratio"}};
     out.push_back(std::move(fd));
   }
-  // (2) the GPU mostly idle over the run while the CPU is busy.
-  auto duration = cx.meta("duration_ns");
-  if (!duration) return;
-  double run_ns = 0;
-  try { run_ns = std::stod(*duration); } catch (...) { return; }
-  if (run_ns <= 0) return;
-  double gpu_busy = cx.total(*gpu) / run_ns, cpu_busy = (cx.total(*cpu) - imported[0]) / run_ns;
-  if (gpu_busy >= p["gpu_busy_max"] || cpu_busy < 0.5) return;
-  // Point at the heaviest CPU path: follow the heaviest child from the root down to a Python line.
-  size_t v = 0;
-  for (;;) {
+  // (2) the GPU mostly idle over the steady state while the main thread is busy (the steady
+  // state's wall time is an estimate: AnalysisContext::judged_wall_ns).
+  const double judged_ns = cx.judged_wall_ns();
+  if (judged_ns <= 0 || !main) return;
+  const double gpu_busy = cx.gpu_busy(), cpu_busy = main_cpu / judged_ns;
+  if (gpu_busy >= p["gpu_busy_max"] || cpu_busy < 0.5 || main_cpu < cx.min_cpu_ns()) return;
+  if (!flagged.empty()) return;  // the lines say it already, where to change it
+  // Point at the deepest user line on the main thread's heaviest path that keeps at least a third
+  // of its CPU time.
+  int32_t line = -1;
+  for (size_t v = main;;) {
+    if (cx.IsUserFrame(v)) line = int32_t(v);
     size_t best = 0;
     double w = -1;
-    for (size_t c = v + 1; c < cx.subtree_end(v); c = cx.subtree_end(c)) {
-      double own = cx.metric(c, *cpu).inclusive - imported[c];  // imports are not the loop
-      if (own > w) { w = own; best = c; }
-    }
-    if (!best || w < 0.5 * (cx.total(*cpu) - imported[0])) break;
+    for (size_t c = v + 1; c < cx.subtree_end(v); c = cx.subtree_end(c))
+      if (cx.Incl(c, *cpu) > w) { w = cx.Incl(c, *cpu); best = c; }
+    if (!best || w < main_cpu / 3) break;
     v = best;
   }
-  // Name the user's heaviest line on that path when the path itself has no source line.
-  if (cx.Location(v).file.empty()) {
-    double best = -1;
-    size_t line = v;
-    for (size_t c = v; c < cx.subtree_end(v); ++c) {
-      if (cx.kind(c) != Kind::kPython || !cx.IsUserFrame(c)) continue;
-      double own = cx.metric(c, *cpu).inclusive - imported[c];
-      if (own > best) { best = own; line = c; }
-    }
-    v = line;
+  if (line < 0) {  // no user line keeps a third: the user line with the most CPU time
+    double best = 0;
+    for (size_t c = main; c < cx.subtree_end(main); ++c)
+      if (cx.IsUserFrame(c) && cx.Incl(c, *cpu) > best) { best = cx.Incl(c, *cpu); line = int32_t(c); }
   }
-  std::string msg = "The GPU was busy " + Percent(gpu_busy) + " of the run (" + Duration(cx.total(*gpu)) + " of " +
-                    Duration(run_ns) + ") while the CPU was busy " + Percent(cpu_busy) + " (imports not counted)" +
-                    ": the program is CPU-bound. Overlap data loading with GPU work (DataLoader workers, pinned "
-                    "memory, non_blocking copies) and cut Python overhead on the heaviest CPU path.";
-  Finding fd = cx.Make("cpu-latency", "warning", v, std::move(msg));
+  for (const auto& [file, l] : flagged)
+    if (line > 0 && cx.frame(size_t(line)).file == file && cx.frame(size_t(line)).line == l) return;
+  std::string advice;
+  const bool drives_gpu = line > 0 && cx.Incl(size_t(line), *gpu) > 0;
+  if (line > 0 && !drives_gpu)
+    advice = "The heaviest CPU work, under `" + Where(cx.frame(size_t(line)).name, cx.frame(size_t(line)).file,
+                                                      cx.frame(size_t(line)).line) +
+             "`, drives no GPU work: do it on the GPU" +
+             (cx.uses_torch() ? std::string(" (create tensors with device=\"cuda\")") : std::string()) +
+             ", do it once outside the timed loop, or overlap it with GPU work";
+  else if (cx.uses_torch_dataloader())
+    advice = "Overlap data loading with GPU work (more DataLoader workers, pin_memory=True, non_blocking copies) and "
+             "cut Python overhead on the heaviest CPU path";
+  else
+    advice = "Cut the CPU work on the heaviest path: " + overhead_advice;
+  std::string msg = "In the steady state the GPU was busy about " + Percent(gpu_busy) + " of the time (" +
+                    Duration(cx.Total(*gpu)) + " of about " + Duration(judged_ns) + ", imports, model construction, "
+                    "compilation and warm-up left out) while the main thread's CPU was busy " + Percent(cpu_busy) +
+                    ": the program is CPU-bound. " + advice + ".";
+  Finding fd = cx.Make("cpu-latency", "warning", line > 0 ? size_t(line) : 0, std::move(msg));
+  if (line <= 0) fd.node = -1, fd.path.clear();
+  fd.cause = "run";
   fd.evidence = {{"gpu_busy_share", gpu_busy, "share"}, {"cpu_busy_share", cpu_busy, "share"},
-                 {"duration", run_ns, "ns"}};
+                 {"judged_duration", judged_ns, "ns"}};
   out.push_back(std::move(fd));
 }
-
 }  // namespace strata::core::detail

@@ -6,35 +6,42 @@
 #include <map>
 
 #include "../../value_format.h"
+#include "../kernel_kinds.h"
 #include "builtin_rules.h"
 
 namespace strata::core::detail {
 
 void KernelFusion(const AnalysisContext& cx, const RuleParams& p, std::vector<Finding>& out) {
   auto gpu = cx.metric_index(kGpuTime);
-  if (!gpu || cx.total(*gpu) <= 0) return;
+  if (!gpu || cx.Total(*gpu) <= 0) return;
   auto api = cx.metric_index(kApiTime);
   const size_t n = cx.size();
   // Per node: kernel launches and kernel GPU time in its subtree (kernels only: copies and
   // sets are not fusion candidates).
   std::vector<double> launches(n, 0), kernel_ns(n, 0);
   for (size_t v = n; v-- > 1;) {
-    if (cx.kind(v) == Kind::kKernel) {
-      launches[v] += double(cx.metric(v, *gpu).count);
-      kernel_ns[v] += cx.metric(v, *gpu).exclusive;
+    // Kernels of a CUDA graph (cuGraphLaunch: XLA's, or a captured step) cost no launch each.
+    const int32_t api_up = cx.parent(v);
+    const bool in_graph = api_up > 0 && cx.kind(size_t(api_up)) == Kind::kGpuApi &&
+                          cx.frame(size_t(api_up)).name.find("GraphLaunch") != std::string::npos;
+    if (cx.kind(v) == Kind::kKernel && !in_graph) {
+      launches[v] += double(cx.Count(v, *gpu));
+      kernel_ns[v] += cx.Excl(v, *gpu);
     }
     size_t par = size_t(cx.parent(v));
     launches[par] += launches[v];
     kernel_ns[par] += kernel_ns[v];
   }
   const double min_launches = p["min_launches"], max_mean_ns = p["max_mean_us"] * 1e3;
-  const double min_ns = p["min_share"] * cx.total(*gpu);
+  const double min_ns = p["min_share"] * cx.Total(*gpu);
   auto candidate = [&](size_t v) {
     Kind k = cx.kind(v);
     if (k == Kind::kKernel || k == Kind::kGpuApi || k == Kind::kPc || k == Kind::kRegion) return false;
     if (!(launches[v] >= min_launches && kernel_ns[v] >= min_ns && kernel_ns[v] / launches[v] <= max_mean_ns)) return false;
     const FrameInfo& f = cx.frame(v);
-    return !f.file.empty() && f.line != 0;
+    if (f.file.empty() || f.line == 0) return false;
+    // The user's line decides; a library line only where no line of the user's code is above.
+    return cx.IsUserFrame(v) || cx.UserAncestor(v) < 0;
   };
   // Deepest Python candidates first; a C++ candidate only where no Python frame qualifies above.
   std::vector<char> covered(n, 0);  // flagged
@@ -57,34 +64,57 @@ void KernelFusion(const AnalysisContext& cx, const RuleParams& p, std::vector<Fi
       std::map<std::string, std::pair<double, double>> kernels;
       double api_ns = 0;
       for (size_t c = v; c < cx.subtree_end(v); ++c) {
-        if (cx.kind(c) == Kind::kKernel) {
+        const int32_t up = cx.parent(c);
+        const bool graph = up > 0 && cx.kind(size_t(up)) == Kind::kGpuApi &&
+                           cx.frame(size_t(up)).name.find("GraphLaunch") != std::string::npos;
+        if (cx.kind(c) == Kind::kKernel && cx.Count(c, *gpu) && !graph) {
           auto& e = kernels[cx.frame(c).name];
-          e.first += double(cx.metric(c, *gpu).count);
-          e.second += cx.metric(c, *gpu).exclusive;
+          e.first += double(cx.Count(c, *gpu));
+          e.second += cx.Excl(c, *gpu);
         }
-        if (api && cx.kind(c) == Kind::kGpuApi) api_ns += cx.metric(c, *api).exclusive;
+        if (api && cx.kind(c) == Kind::kGpuApi) api_ns += cx.Excl(c, *api);
       }
       std::vector<std::pair<std::string, std::pair<double, double>>> top(kernels.begin(), kernels.end());
       std::sort(top.begin(), top.end(), [](auto& a, auto& b) { return a.second.first > b.second.first; });
       std::string list;
-      for (size_t i = 0; i < top.size() && i < 4; ++i)
-        list += (i ? ", " : "") + top[i].first + " x" + Number(top[i].second.first);
-      if (top.size() > 4) list += ", ...";
+      double compiled = 0;
+      for (const auto& [name, e] : top)
+        if (ClassifyKernel(name) == KernelKind::kCompiled) compiled += e.first;
+      for (size_t i = 0; i < top.size() && i < 3; ++i)
+        list += (i ? ", " : "") + ShortKernelName(top[i].first) + " x" + Count(top[i].second.first);
+      if (top.size() > 3) list += ", ...";
+      // One kernel launched many times is a loop around one operation, not operations to fuse.
+      if (kernels.size() < 2) continue;
       const double mean = kernel_ns[v] / launches[v];
       const double overhead = api ? api_ns / (api_ns + kernel_ns[v]) : 0;
       const FrameInfo& f = cx.frame(v);
-      std::string msg = "`" + Where(f.name, f.file, f.line) + "` launches " + Number(launches[v]) + " kernels (" +
-                        std::to_string(kernels.size()) + " distinct: " + list + ") averaging " + Duration(mean) +
-                        " each, " + Percent(kernel_ns[v] / cx.total(*gpu)) + " of GPU time" +
-                        (api ? "; the launch calls cost " + Duration(api_ns) + " of CPU time (" + Percent(overhead) +
+      std::string advice;
+      if (cx.uses_torch() && compiled > 0)
+        advice = "This code already runs torch.compile'd kernels (" + Count(compiled) + " of the launches); what is left "
+                 "is launch overhead: capture the step with CUDA graphs (torch.compile(mode=\"reduce-overhead\")) or give each launch more work (a larger "
+                 "batch).";
+      else if (cx.uses_torch())
+        advice = "Fuse these operations so that fewer, larger kernels run: torch.compile the model or step "
+                 "(mode=\"reduce-overhead\" also captures CUDA graphs), or batch the loop into one tensor operation.";
+      else if (cx.uses_jax())
+        advice = "XLA fuses inside one jitted call only: jit a larger function (the whole training step), run "
+                 "several steps per call (lax.scan or lax.fori_loop over steps), or give each call more work (a "
+                 "larger batch).";
+      else
+        advice = "Fuse these kernels into fewer, larger ones, or capture the sequence once in a CUDA graph "
+                 "(cudaStreamBeginCapture, cudaGraphLaunch) to cut the launch overhead.";
+      std::string msg = "`" + Where(f.name, f.file, f.line) + "` launches " + Count(launches[v]) + " kernels (" +
+                        Count(double(kernels.size())) + " distinct: " + list + ") averaging " + Duration(mean) +
+                        " each, " + Percent(kernel_ns[v] / cx.Total(*gpu)) + " of GPU time" +
+                        (api && api_ns > 0 ? "; the launch calls cost " + Duration(api_ns) + " of CPU time (" + Percent(overhead) +
                                    " of launch + kernel time)" : std::string()) +
-                        ". Fuse these operations (torch.compile, a fused kernel, or batching the loop into one "
-                        "tensor operation) so fewer, larger kernels run.";
+                        ". " + advice;
       Finding fd = cx.Make("kernel-fusion", "warning", v, std::move(msg));
+      fd.cause = "launch-bound";
       fd.evidence = {{"launches", launches[v], "count"},
                      {"mean_kernel_time", mean, "ns"},
                      {"gpu_time", kernel_ns[v], "ns"},
-                     {"gpu_time_share", kernel_ns[v] / cx.total(*gpu), "share"},
+                     {"gpu_time_share", kernel_ns[v] / cx.Total(*gpu), "share"},
                      {"distinct_kernels", double(kernels.size()), "count"}};
       if (api) {
         fd.evidence.push_back({"api_time", api_ns, "ns"});

@@ -32,7 +32,7 @@ void RegionWait(const AnalysisContext& cx, const RuleParams& p, std::vector<Find
     const double mean_wait = w.exclusive / double(w.count);
     const double mean_load = t.count ? t.exclusive / double(t.count) : 0;
     std::string msg = "`" + Where(f.name, f.file, f.line) + "` waits for its data " + Percent(share) + " of `" + e.name +
-                      "`'s time (" + Duration(w.exclusive) + " over " + std::to_string(w.count) + " waits, " +
+                      "`'s time (" + Duration(w.exclusive) + " over " + Count(double(w.count)) + " waits, " +
                       Duration(mean_wait) + " each; issue to arrival " + Duration(mean_load) +
                       "): the pipeline does not hide this load. Keep more loads in flight (another stage), issue it "
                       "earlier in the loop, or give each stage more work so the data lands before it is needed.";

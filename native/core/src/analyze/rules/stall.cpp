@@ -64,10 +64,10 @@ void Stall(const AnalysisContext& cx, const RuleParams& p, std::vector<Finding>&
     if (name.rfind("stall_", 0) == 0 && StallReason(name.substr(6)).kind != StallClass::kNotAReason)
       reasons.push_back(k);
   }
-  if (!gpu || reasons.empty() || cx.total(*gpu) <= 0) return;
+  if (!gpu || reasons.empty() || cx.Total(*gpu) <= 0) return;
   for (size_t v = 1; v < cx.size(); ++v) {
     if (cx.kind(v) != Kind::kKernel) continue;
-    double share = cx.metric(v, *gpu).inclusive / cx.total(*gpu);
+    double share = cx.Incl(v, *gpu) / cx.Total(*gpu);
     if (share < p["min_share"]) continue;
     double all = 0, latency = 0, best = 0;
     size_t reason = reasons[0];
@@ -118,6 +118,7 @@ void Stall(const AnalysisContext& cx, const RuleParams& p, std::vector<Finding>&
       msg += std::string(" The sampled instruction is the consumer that waits; the cause is the producer of the register "
                          "it waits for (") + info.producer + "), usually just before it.";
     Finding fd = cx.Make("stall", "warning", lines.empty() ? v : lines.front().second.top_pc, std::move(msg));
+    fd.cause = why;
     fd.evidence = {{"gpu_time_share", share, "share"},
                    {"stall_reason_share", best / all, "share"},
                    {"latency_stall_share", latency / all, "share"},

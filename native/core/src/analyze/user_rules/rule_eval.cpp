@@ -25,17 +25,20 @@ Func FuncOf(const std::string& func) {
 }
 
 double Value(const AnalysisContext& cx, size_t n, size_t k, Func func) {
+  // The judged phases (the steady state unless all phases are asked for), as the built-in rules;
+  // mean, min, max and std are a node's own statistics, 0 outside the judged phases.
   const NodeMetric& m = cx.metric(n, k);
-  double total = cx.total(k);
+  double total = cx.Total(k);
+  if (!cx.judged(n) && func != Func::kInclusive && func != Func::kShare) return 0;
   switch (func) {
-    case Func::kInclusive: return m.inclusive;
+    case Func::kInclusive: return cx.Incl(n, k);
     case Func::kExclusive: return m.exclusive;
     case Func::kCount: return double(m.count);
     case Func::kMean: return m.mean;
     case Func::kMin: return m.min;
     case Func::kMax: return m.max;
     case Func::kStd: return m.std;
-    case Func::kShare: return total > 0 ? m.inclusive / total : 0;
+    case Func::kShare: return total > 0 ? cx.Incl(n, k) / total : 0;
     case Func::kSelfShare: return total > 0 ? m.exclusive / total : 0;
   }
   return 0;
@@ -125,7 +128,7 @@ std::string Fill(const AnalysisContext& cx, const UserRule& rule, size_t n, cons
       double v = Value(cx, n, *k, func);
       bool time = cx.metrics()[*k].unit == "ns";
       if (func == "share" || func == "self_share") out += Percent(v);
-      else if (func == "count") out += Number(v);
+      else if (func == "count") out += Count(v);
       else out += time ? Duration(v) : Number(v);
     }
   }
