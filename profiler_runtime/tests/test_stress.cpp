@@ -48,7 +48,7 @@ void RunCase(const Case& c) {
   for (const auto& child : rec.children) EXPECT_EQ(child.count("unreadable"), 0u) << c.name;
 }
 
-TEST(Stress, SixtyFourThreadsAtOneMs) { RunCase({"threads64", {kStress, "threads", "64", "100"}, {"--period-ms", "1"}}); }
+TEST(Stress, SixtyFourThreadsAtOneMs) { RunCase({"threads64", {kStress, "threads", "64", "40"}, {"--period-ms", "1"}}); }
 TEST(Stress, ThirtyTwoPythonThreads) { RunCase({"pythreads", {kPython, kFamily, "threads", "32"}, {"--period-ms", "1"}}); }
 TEST(Stress, TwentyForksWithoutExec) { RunCase({"fork20", {kStress, "fork", "20"}, {}, 20}); }
 TEST(Stress, ForkThenExec) { RunCase({"forkexec", {kStress, "fork_exec"}, {}, 1}); }
