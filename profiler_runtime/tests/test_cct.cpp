@@ -212,5 +212,7 @@ TEST(Cct, FailedWriteKeepsPreviousFile) {
   std::ifstream again(path, std::ios::binary);
   std::string after((std::istreambuf_iterator<char>(again)), std::istreambuf_iterator<char>());
   EXPECT_EQ(before, after);
+  std::string tmp = path + ".tmp." + std::to_string(pid);
+  EXPECT_NE(access(tmp.c_str(), F_OK), 0) << "temporary file left: " << tmp;
   std::remove(path.c_str());
 }

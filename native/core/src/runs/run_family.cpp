@@ -44,8 +44,24 @@ std::vector<RunMember> RunFamily(const std::string& path) {
   const fs::path dir = folder ? fs::path(path) : fs::path(path).parent_path();
   std::vector<RunMember> all;
   std::error_code ec;
+  // From a profile, only its run's files are opened: itself and <stem>.<digits>.strata (every
+  // descendant is named after the first process), not every profile in the folder.
+  const std::string self_name = folder ? "" : fs::path(path).filename().string();
+  auto numbered = [](const std::string& name, const std::string& stem) {
+    if (name.rfind(stem, 0) != 0 || name.size() <= stem.size() + 7) return false;
+    std::string digits = name.substr(stem.size(), name.size() - stem.size() - 7);
+    return !digits.empty() && digits.find_first_not_of("0123456789") == std::string::npos;
+  };
+  std::string stem = folder ? "" : fs::path(path).stem().string() + ".";
+  // A child's profile (run.4242.strata): its descendants are named after the first process too.
+  if (!folder && numbered(self_name, stem.substr(0, stem.rfind('.', stem.size() - 2) + 1)))
+    stem = stem.substr(0, stem.rfind('.', stem.size() - 2) + 1);
+  auto in_run = [&](const std::string& name) {
+    return folder || name == self_name || numbered(name, stem);
+  };
   for (fs::directory_iterator it(dir.empty() ? fs::path(".") : dir, ec), end; !ec && it != end; it.increment(ec)) {
     if (!it->is_regular_file(ec) || it->path().extension() != ".strata") continue;
+    if (!in_run(it->path().filename().string())) continue;
     RunMember m;
     if (ReadMember(it->path().string(), &m)) all.push_back(std::move(m));
   }
