@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The one test command (README, .ci/run): installs what is missing, builds, then runs every
-# suite: GoogleTest and real-program tests through ctest (the fuzzer too), TypeScript unit
-# tests, webview tests in Chromium, end-to-end tests in a real VS Code (code-server).
+# suite: GoogleTest and real-program tests through ctest (the fuzzer too), the C++ suites again
+# under ASan + UBSan (scripts/test_sanitized.sh), TypeScript unit tests, webview tests in
+# Chromium, end-to-end tests in a real VS Code (code-server).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install-deps.sh || exit 1
@@ -15,6 +16,7 @@ suite() {
   if "$@"; then passed=$((passed + 1)); else failed=$((failed + 1)); failed_names+=("$name"); fi
 }
 suite native      ctest --test-dir "${STRATA_BUILD_DIR:-build}" --output-on-failure -j 1
+suite sanitizers  bash scripts/test_sanitized.sh
 suite addon       node --test native/addon/test/
 suite extension   npm test --silent -w extension
 suite webview     npm test --silent -w webview

@@ -22,6 +22,8 @@
 #include "common/tls.h"
 #include "end_of_run.h"
 #include "gpu/gpu.h"
+#include "ops/op_registry.h"
+#include "python/code_names.h"
 #include "python/py_reader.h"
 #include "runtime_state.h"
 #include "sampler/sampler.h"
@@ -69,6 +71,18 @@ uint64_t g_start_unix_ns = 0, g_start_mono_ns = 0;
 std::string* g_command = nullptr;
 std::atomic<int> g_in_fatal{0};
 std::atomic<int> g_ending_told{0};
+// Checkpoints (aggregator thread only).
+uint64_t g_checkpoints = 0;
+uint64_t g_last_checkpoint_ns = 0;  // its duration_ns
+bool g_checkpoint_failed_told = false;
+
+// Environment between a profiled process and the processes it starts.
+constexpr const char* kChildrenEnv = "STRATA_CHILDREN";
+constexpr const char* kCheckpointEnv = "STRATA_CHECKPOINT_S";
+constexpr const char* kProfilePidEnv = "STRATA_PROFILE_PID";
+constexpr const char* kProfilePathEnv = "STRATA_PROFILE_PATH";
+constexpr const char* kParentPidEnv = "STRATA_PARENT_PID";
+constexpr const char* kParentProfileEnv = "STRATA_PARENT_PROFILE";
 STRATA_TLS int t_finishing = 0;  // this thread runs the fatal path's Finish
 
 // Signals whose default action ends the process: each is handled so that the profile is
@@ -95,15 +109,56 @@ void NameSignals() {
 
 const char* EndedFor(int sig) { return sig > 0 && sig < NSIG ? g_ended_names[sig] : "signal"; }
 
+std::string Env(const char* name) {
+  const char* v = getenv(name);
+  return v ? v : "";
+}
+
+// A child's profile: beside the first process's, named for the child's pid
+// (run.strata -> run.4242.strata).
+std::string ChildOutput(const std::string& first, long pid) {
+  std::string stem = first;
+  const std::string ext = ".strata";
+  if (stem.size() > ext.size() && stem.compare(stem.size() - ext.size(), ext.size(), ext) == 0)
+    stem.resize(stem.size() - ext.size());
+  return stem + "." + std::to_string(pid) + ext;
+}
+
+// Which process this is and where its profile goes. The environment names the nearest
+// profiled process (kProfilePidEnv, set by each profiled process to itself, so an exec'd image
+// keeps its profile and a child finds its parent) and the parent of that one (for its exec'd
+// image). False: stay inactive.
 bool ParseConfig(state::Config* c) {
   const char* out = getenv("STRATA_OUTPUT");
   if (!out || !*out) return false;
-  const char* target = getenv("STRATA_TARGET_PID");
-  if (target && *target && atol(target) != long(getpid())) return false;  // a child: stay out
-  c->output = out;
+  c->follow_children = Env(kChildrenEnv) != "0";
+  const long self = long(getpid());
+  const std::string target = Env("STRATA_TARGET_PID");
+  const std::string profile_pid = Env(kProfilePidEnv);
+  std::string first = out;
   if (out[0] != '/') {  // the program may chdir before it exits
     char cwd[4096];
-    if (getcwd(cwd, sizeof(cwd))) c->output = std::string(cwd) + "/" + out;
+    if (getcwd(cwd, sizeof(cwd))) first = std::string(cwd) + "/" + out;
+  }
+  c->first_output = first;
+  if (!profile_pid.empty() && atol(profile_pid.c_str()) == self) {
+    // Our own image before an exec: the same profile, the same parent.
+    c->output = Env(kProfilePathEnv);
+    c->parent_pid = atol(Env(kParentPidEnv).c_str());
+    c->parent_profile = Env(kParentProfileEnv);
+    c->first_process = c->parent_pid == 0;
+    if (c->output.empty()) c->output = first;
+  } else if (profile_pid.empty() && (target.empty() || atol(target.c_str()) == self)) {
+    c->output = first;  // the process strata record started
+  } else {
+    // Started by a profiled process (exec'd or spawned): followed unless told otherwise. An
+    // inherited STRATA_TARGET_PID without a profiled parent (an environment copied from
+    // elsewhere) stays out.
+    if (!c->follow_children || profile_pid.empty()) return false;
+    c->parent_pid = atol(profile_pid.c_str());
+    c->parent_profile = Env(kProfilePathEnv);
+    c->first_process = false;
+    c->output = ChildOutput(first, self);
   }
   if (const char* p = getenv("STRATA_PERIOD_MS"); p && *p) {
     char* end = nullptr;
@@ -119,11 +174,37 @@ bool ParseConfig(state::Config* c) {
     if (strcmp(m, "wall") == 0) c->mode = state::Mode::kWall;
     else if (strcmp(m, "cpu") != 0) Log("unknown STRATA_MODE=%s; using cpu", m);
   }
+  if (const char* k = getenv(kCheckpointEnv); k && *k) {
+    char* end = nullptr;
+    double sec = strtod(k, &end);
+    if (end == k || *end != '\0' || !(sec == 0 || (sec >= 1 && sec <= 1e6))) {
+      Log("ignoring %s=%s (want 0 or seconds in [1, 1000000]); using 60", kCheckpointEnv, k);
+    } else {
+      c->checkpoint_ns = uint64_t(sec * 1e9);
+    }
+  }
   return true;
 }
 
-// Runs on the aggregator thread after its final drain.
-void OnFinish(const char* ended) {
+// What this process's children (exec'd or spawned, and an exec of itself) read in ParseConfig.
+void ExportForChildren(const state::Config& c, pid_t self) {
+  setenv(kProfilePidEnv, std::to_string(self).c_str(), 1);
+  setenv(kProfilePathEnv, c.output.c_str(), 1);
+  if (c.parent_pid) {
+    setenv(kParentPidEnv, std::to_string(c.parent_pid).c_str(), 1);
+    setenv(kParentProfileEnv, c.parent_profile.c_str(), 1);
+  } else {
+    unsetenv(kParentPidEnv);
+    unsetenv(kParentProfileEnv);
+  }
+}
+
+std::string BaseName(const std::string& path) {
+  size_t slash = path.rfind('/');
+  return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+writer::RunInfo MakeRunInfo(const char* ended) {
   const state::Config& cfg = state::GetConfig();
   sampler::Counters c = sampler::GetCounters();
   writer::RunInfo info;
@@ -144,10 +225,43 @@ void OnFinish(const char* ended) {
   info.pc_sampling = gpu::PcSamplingStatusLine();
   info.regions = gpu::RegionsStatusLine();
   info.sampler = sampler::StatusLine();
+  info.checkpoint_period_ns = cfg.checkpoint_ns;
+  info.checkpoints = g_checkpoints;
+  info.parent_pid = cfg.parent_pid;
+  info.parent_profile = BaseName(cfg.parent_profile);
+  return info;
+}
+
+// Runs on the aggregator thread every checkpoint period: the profile so far, meta `ended`
+// "checkpoint". A failed write leaves the previous file; said once on stderr.
+void OnCheckpoint(const std::vector<Cct::TransientValue>& transient) {
+  writer::RunInfo info = MakeRunInfo("checkpoint");
+  info.checkpoints = g_checkpoints + 1;
+  std::string error;
+  if (writer::WriteProfile(*g_cct, info, &error, transient)) {
+    ++g_checkpoints;
+    g_last_checkpoint_ns = info.duration_ns;
+    g_checkpoint_failed_told = false;
+  } else if (!g_checkpoint_failed_told) {
+    g_checkpoint_failed_told = true;
+    Log("checkpoint not written (%s)%s", error.c_str(),
+        g_checkpoints ? "; the previous checkpoint is kept" : "");
+  }
+}
+
+// Runs on the aggregator thread after its final drain.
+void OnFinish(const char* ended) {
+  writer::RunInfo info = MakeRunInfo(ended);
   std::string error;
   if (writer::WriteProfile(*g_cct, info, &error)) {
     run_status::Written();
   } else {
+    if (g_checkpoints) {
+      char kept[128];
+      snprintf(kept, sizeof kept, "; the checkpoint written %.1f s into the run is kept",
+               double(g_last_checkpoint_ns) / 1e9);
+      error += kept;
+    }
     Log("%s", error.c_str());
     run_status::NotWritten(error.c_str());
   }
@@ -205,11 +319,70 @@ void OnDeadlySignal(int sig, siginfo_t* info, void* uc) {
   RestoreDefaultAndRaise(sig);
 }
 
-// A forked child (without exec) keeps our code but not our threads or timer: go quiet.
+// fork() copies one thread: the locks the aggregator and the program's threads take are held
+// across it (this order: the CCT, then the two name tables it calls into), so the child never
+// inherits one held by a thread that does not exist there.
+std::atomic<bool> g_fork_locked{false};
+
+void AtForkPrepare() {
+  if (!state::Active() || getpid() != g_pid || !g_cct) return;
+  g_cct->LockForFork();
+  ops::LockForFork();
+  python::LockForFork();
+  g_fork_locked.store(true);
+}
+
+void UnlockForkLocks() {
+  if (!g_fork_locked.exchange(false)) return;
+  python::UnlockAfterFork();
+  ops::UnlockAfterFork();
+  g_cct->UnlockAfterFork();
+}
+
+void AtForkParent() { UnlockForkLocks(); }
+
+// A forked child (without exec: multiprocessing's fork start method, DataLoader workers, a
+// server's workers) keeps our code but not our threads or timers. Followed, it profiles itself
+// from here into a profile of its own (a new CCT: the parent's samples stay the parent's);
+// otherwise it goes quiet.
 void AtForkChild() {
-  state::g_active.store(false);
+  UnlockForkLocks();
   sampler::OnForkChild();
-  gpu::OnForkChild();
+  gpu::OnForkChild();  // CUDA does not survive fork
+  auto* cfg = state::g_config;
+  if (!state::Active() || !cfg || !cfg->follow_children || !g_agg) {
+    state::g_active.store(false);
+    return;
+  }
+  if (g_agg->Finished() || g_in_fatal.load()) {  // forked while ending: nothing to follow
+    state::g_active.store(false);
+    return;
+  }
+  pid_t parent = g_pid;
+  cfg->parent_pid = long(parent);
+  cfg->parent_profile = cfg->output;
+  cfg->first_process = false;
+  g_pid = getpid();
+  state::g_profiled_pid = g_pid;
+  cfg->output = ChildOutput(cfg->first_output, long(g_pid));
+  ExportForChildren(*cfg, g_pid);
+  run_status::Close();
+  g_start_unix_ns = NowNs(CLOCK_REALTIME);
+  g_start_mono_ns = NowNs(CLOCK_MONOTONIC);
+  g_checkpoints = 0;
+  g_last_checkpoint_ns = 0;
+  g_checkpoint_failed_told = false;
+  g_ending_told.store(0);
+  registry::ResetInForkChild();
+  // The parent's CCT and aggregator are left as they are (their pages are the parent's copy;
+  // the aggregator thread does not exist here).
+  g_cct = new Cct();
+  bool wall = cfg->mode == state::Mode::kWall;
+  uint32_t metric = g_cct->Metric(wall ? "wall_time" : "cpu_time", "ns");
+  g_agg = new Aggregator(g_cct, metric, OnFinish);
+  g_agg->SetCheckpoint(cfg->checkpoint_ns, OnCheckpoint);
+  if (!g_agg->Start()) { state::g_active.store(false); return; }
+  sampler::RestartInForkChild();
 }
 
 __attribute__((constructor)) void StrataRuntimeInit() {
@@ -218,13 +391,16 @@ __attribute__((constructor)) void StrataRuntimeInit() {
   state::g_config = cfg;
   g_pid = getpid();
   state::g_profiled_pid = g_pid;
-  // Children that inherit LD_PRELOAD (exec'd subprocesses) see a different pid and stay out.
+  // A process started without strata record: its children must not take it for their parent
+  // image, nor profile when children are not followed.
   if (!getenv("STRATA_TARGET_PID")) setenv("STRATA_TARGET_PID", std::to_string(g_pid).c_str(), 1);
+  ExportForChildren(*cfg, g_pid);
   g_start_unix_ns = NowNs(CLOCK_REALTIME);
   g_start_mono_ns = NowNs(CLOCK_MONOTONIC);
   g_command = new std::string(writer::ReadCommandLine());
   NameSignals();
-  run_status::Open();
+  // The status file speaks of the first process only (strata record waits for that one).
+  if (cfg->first_process) run_status::Open();
 
   if (!registry::Init()) { Log("cannot map sample buffers; profiling disabled"); return; }
   unwind::Init();
@@ -233,6 +409,7 @@ __attribute__((constructor)) void StrataRuntimeInit() {
   bool wall = cfg->mode == state::Mode::kWall;
   uint32_t metric = g_cct->Metric(wall ? "wall_time" : "cpu_time", "ns");
   g_agg = new Aggregator(g_cct, metric, OnFinish);
+  g_agg->SetCheckpoint(cfg->checkpoint_ns, OnCheckpoint);
   gpu::OnRuntimeStart(g_agg);  // before the aggregator starts: it installs a drain hook
 
   state::g_active.store(true);
@@ -242,7 +419,7 @@ __attribute__((constructor)) void StrataRuntimeInit() {
   // SA_NODEFER on faults: after a guarded siglongjmp the signal must not stay blocked.
   for (int s : kFatalSignals) signals::Manage(s, OnDeadlySignal, SA_NODEFER | SA_ONSTACK, true);
   atexit(OnExit);
-  pthread_atfork(nullptr, nullptr, AtForkChild);
+  pthread_atfork(AtForkPrepare, AtForkParent, AtForkChild);
   if (!g_agg->Start()) { Log("cannot start aggregator; profiling disabled"); state::g_active.store(false); return; }
   if (!sampler::Start(cfg->period_ns, wall)) { Log("cannot start sampler"); }
 }

@@ -4,6 +4,7 @@
 // the profile's presence and meta, and strata's own lines.
 #pragma once
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
@@ -36,6 +37,9 @@ struct RecordedRun {
   std::string strata_lines;       // lines starting "strata: " / "strata_runtime: "
   bool has_profile = false;
   std::map<std::string, std::string> meta;
+  std::string profile_name;       // the first process's profile (file name)
+  // The profiles of the processes it started (<stem>.<pid>.strata beside it): their meta.
+  std::vector<std::map<std::string, std::string>> children;
   std::string Describe() const {
     std::ostringstream s;
     if (WIFEXITED(status)) s << "exit " << WEXITSTATUS(status);
@@ -191,6 +195,26 @@ inline RecordedRun RunProgram(const std::vector<std::string>& argv, const RunOpt
     run.meta = p.meta;
   }
   std::remove(profile.c_str());
+  // Children's profiles: <stem>.<pid>.strata in the same folder.
+  size_t slash = profile.rfind('/');
+  std::string dir = profile.substr(0, slash);
+  run.profile_name = profile.substr(slash + 1);
+  std::string prefix = run.profile_name.substr(0, run.profile_name.size() - 7) + ".";
+  if (DIR* d = opendir(dir.c_str())) {
+    std::vector<std::string> found;
+    while (dirent* ent = readdir(d)) {
+      std::string n = ent->d_name;
+      if (n.rfind(prefix, 0) == 0 && n.size() > prefix.size() + 7 && n.compare(n.size() - 7, 7, ".strata") == 0)
+        found.push_back(dir + "/" + n);
+    }
+    closedir(d);
+    for (const std::string& f : found) {
+      Profile c;
+      if (ReadProfile(f, &c, &err)) run.children.push_back(c.meta);
+      else run.children.push_back({{"unreadable", err}});
+      std::remove(f.c_str());
+    }
+  }
   return run;
 }
 

@@ -1,6 +1,10 @@
 // CCT aggregation: per-node count/sum/min/max/mean/variance against a naive computation, and
 // size independent of the number of samples; region frames and launches as written.
 #include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <cmath>
 #include <cstdio>
@@ -13,6 +17,7 @@
 #include <vector>
 
 #include "cct/cct.h"
+#include "profile_reader.h"
 #include "strata/format/reader.h"
 
 using strata::format::FrameKind;
@@ -119,4 +124,95 @@ TEST(Cct, RegionIterationFlagAndLaunches) {
   EXPECT_EQ(v.names[1].line, 78u);
   EXPECT_EQ(v.buffer, launch.buffer);
   std::remove(path_out.c_str());
+}
+
+// Periodic checkpoints write the same CCT many times: each file holds everything added so far,
+// exactly once, and a transient value counts in its own file only.
+TEST(Cct, WritesAgainWithoutDoubling) {
+  strata::rt::Cct cct;
+  uint32_t cpu = cct.Metric("cpu_time", "ns");
+  uint32_t threads = cct.Metric("threads", "threads");
+  uint32_t mod = cct.Module("/bin/x", "abcd", 0x1000);
+  uint32_t a = cct.Frame(FrameKind::kNative, mod, 0x100, "", "", 0);
+  uint32_t b = cct.Frame(FrameKind::kNative, mod, 0x200, "", "", 0);
+  uint32_t pa[1] = {a}, pab[2] = {a, b};
+  std::string path = ::testing::TempDir() + "/strata_cct_twice.strata";
+  auto totals = [&](uint32_t metric) {
+    strata::rt::test::Profile p;
+    std::string err;
+    EXPECT_TRUE(strata::rt::test::ReadProfile(path, &p, &err)) << err;
+    std::map<size_t, std::pair<uint64_t, double>> out;  // path length -> (count, sum)
+    for (const auto& m : p.node_metrics) {
+      if (m.metric != metric) continue;
+      auto& t = out[p.PathOf(m.node).size()];
+      t.first += m.count;
+      t.second += m.sum;
+    }
+    return out;
+  };
+  std::string error;
+  for (int i = 0; i < 3; ++i) cct.AddPath(pa, 1, cpu, 10.0);
+  uint32_t node_ab = 0;
+  cct.Locked([&](strata::rt::Cct&, strata::rt::Cct::Unlocked u) { node_ab = u.Node(pab, 2); });
+  ASSERT_TRUE(cct.Write(path, {{"ended", "checkpoint"}}, &error, {{node_ab, threads, 1.0}})) << error;
+  auto first = totals(cpu);
+  EXPECT_EQ(first[1].first, 3u);
+  EXPECT_EQ(first[1].second, 30.0);
+  EXPECT_EQ(totals(threads)[2].first, 1u);
+
+  cct.AddPath(pa, 1, cpu, 10.0);
+  cct.AddPath(pab, 2, cpu, 5.0);
+  ASSERT_TRUE(cct.Write(path, {{"ended", "checkpoint"}}, &error, {{node_ab, threads, 1.0}})) << error;
+  auto second = totals(cpu);
+  EXPECT_EQ(second[1].first, 4u);
+  EXPECT_EQ(second[1].second, 40.0);
+  EXPECT_EQ(second[2].first, 1u);
+  EXPECT_EQ(totals(threads)[2].first, 1u);  // not 2: the first checkpoint's value was transient
+
+  ASSERT_TRUE(cct.Write(path, {{"ended", "exit"}}, &error)) << error;
+  EXPECT_EQ(totals(cpu)[1].second, 40.0);
+  EXPECT_EQ(totals(threads).count(2), 0u);
+  MetricStats s;
+  ASSERT_TRUE(cct.Stats(pa, 1, cpu, &s));
+  EXPECT_EQ(s.count, 4u);
+  std::remove(path.c_str());
+}
+
+// A failed write (here: the file size limit, as on a full disk) leaves the previous file as it
+// was and says why in one line.
+TEST(Cct, FailedWriteKeepsPreviousFile) {
+  strata::rt::Cct cct;
+  uint32_t cpu = cct.Metric("cpu_time", "ns");
+  uint32_t mod = cct.Module("/bin/x", "abcd", 0x1000);
+  std::string path = ::testing::TempDir() + "/strata_cct_full.strata";
+  uint32_t f0 = cct.Frame(FrameKind::kNative, mod, 0x10, "", "", 0);
+  cct.AddPath(&f0, 1, cpu, 1.0);
+  std::string error;
+  ASSERT_TRUE(cct.Write(path, {}, &error)) << error;
+  std::ifstream in(path, std::ios::binary);
+  std::string before((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  // Grow the profile well past the limit set below.
+  for (uint32_t i = 0; i < 20000; ++i) {
+    uint32_t f = cct.Frame(FrameKind::kNative, mod, 0x1000 + i, "function_with_a_long_name_" + std::to_string(i), "", 0);
+    cct.AddPath(&f, 1, cpu, 1.0);
+  }
+  pid_t pid = fork();
+  if (pid == 0) {  // the limit and its SIGXFSZ stay in this child
+    signal(SIGXFSZ, SIG_IGN);
+    struct rlimit rl = {before.size() + 4096, before.size() + 4096};
+    setrlimit(RLIMIT_FSIZE, &rl);
+    std::string err;
+    bool ok = cct.Write(path, {}, &err);
+    _exit(!ok && err.find("File too large") != std::string::npos && err.find('\n') == std::string::npos ? 0 : 1);
+  }
+  int status = 0;
+  waitpid(pid, &status, 0);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 0);
+  std::ifstream again(path, std::ios::binary);
+  std::string after((std::istreambuf_iterator<char>(again)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(before, after);
+  std::string tmp = path + ".tmp." + std::to_string(pid);
+  EXPECT_NE(access(tmp.c_str(), F_OK), 0) << "temporary file left: " << tmp;
+  std::remove(path.c_str());
 }

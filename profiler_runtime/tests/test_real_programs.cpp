@@ -7,6 +7,7 @@
 
 #include <chrono>
 #include <cstring>
+#include <fstream>
 #include <functional>
 #include <map>
 #include <sstream>
@@ -243,6 +244,8 @@ TEST(RealPrograms, PythonKeyboardInterruptStillWorks) {
   std::remove(out.c_str());
 }
 
+// The exec'd child and the forked child (whose exit runs the inherited atexit handlers) write
+// profiles of their own beside the first one, never over it.
 TEST(RealPrograms, ChildrenDoNotOverwrite) {
   std::string out = OutPath("spawn");
   RunResult r = Launch({STRATA_CPU_SPLIT, "spawn"}, {{"STRATA_OUTPUT", out}});
@@ -252,6 +255,15 @@ TEST(RealPrograms, ChildrenDoNotOverwrite) {
   EXPECT_NE(p.meta["command"].find("spawn"), std::string::npos) << p.meta["command"];
   EXPECT_EQ(p.meta["ended"], "exit");
   std::remove(out.c_str());
+  std::string stem = out.substr(0, out.size() - 7);
+  std::string list = "ls " + stem + ".*.strata 2>/dev/null | wc -l > " + stem + ".count";
+  ASSERT_EQ(system(list.c_str()), 0);
+  std::ifstream count(stem + ".count");
+  int children = 0;
+  count >> children;
+  EXPECT_EQ(children, 2);
+  std::string rm = "rm -f " + stem + ".*.strata " + stem + ".count";
+  ASSERT_EQ(system(rm.c_str()), 0);
 }
 
 // A shell that execs the real program (a pyenv shim does this): the timer and a pending SIGPROF

@@ -14,6 +14,8 @@ struct RecordOptions {
   int pc_sampling_period = -1;     // 2^N cycles, 5..31; -1 = the runtime's default
   std::string regions;             // "" off | "all" | kernel-name substring (STRATA_REGIONS)
   int regions_every = 1;           // capture every Nth launch of a kernel
+  int checkpoint_s = 60;           // STRATA_CHECKPOINT_S: periodic checkpoint, 0 = off
+  bool no_children = false;        // STRATA_CHILDREN=0: the first process only
   std::vector<std::string> command;
 };
 int RunRecord(const RecordOptions& options);

@@ -55,6 +55,13 @@ int main(int argc, char** argv) {
         int n = std::atoi(v.c_str());
         return n == 0 || (n >= 5 && n <= 31) ? "" : "must be 5..31 (or 0: CUPTI's default)";
       });
+  record->add_option("--checkpoint", rec.checkpoint_s,
+                     "Write the profile so far every N seconds (atomically: a crash or SIGKILL leaves the "
+                     "last one); 0: only at the end")
+      ->check(CLI::Range(0, 1000000));
+  record->add_flag("--no-children", rec.no_children,
+                   "Profile only the first process, not the processes it starts (each of which gets a "
+                   "profile of its own beside the first one's by default)");
   std::string program;
   record->add_option("command", program, "The command to run, after -- (CMD ARGS...)");
   record->prefix_command();  // without --: everything after the program goes to the target

@@ -20,6 +20,7 @@
 
 #include "commands.h"
 #include "strata/core/api.h"
+#include "strata/core/run_family.h"
 #include "strata/record_protocol.h"
 
 extern char** environ;
@@ -184,6 +185,30 @@ std::string NoProfileReason(const RuntimeStatus& st, const std::string& runtime,
   return "the target " + how + " by a way the runtime does not see (a direct exit_group system call?)";
 }
 
+// The processes the target started, each with its profile beside the first one's.
+void ListChildren(const std::string& output, const std::string& shown) {
+  std::vector<core::RunMember> members;
+  try {
+    members = core::RunFamily(output);
+  } catch (const core::Error&) {
+    return;
+  }
+  if (members.size() <= 1) return;
+  std::fprintf(stderr, "strata: %zu processes started by the target were profiled too (strata report %s):\n",
+               members.size() - 1, DirName(shown.find('/') == std::string::npos ? "./" + shown : shown).c_str());
+  size_t shown_count = 0;
+  for (size_t i = 1; i < members.size(); ++i) {
+    if (++shown_count > 20) {
+      std::fprintf(stderr, "strata:   ... and %zu more\n", members.size() - 1 - 20);
+      break;
+    }
+    const core::RunMember& m = members[i];
+    std::string name = m.path.substr(m.path.rfind('/') + 1);
+    std::string command = m.command.size() > 80 ? m.command.substr(0, 77) + "..." : m.command;
+    std::fprintf(stderr, "strata:   %*s%s  pid %ld: %s\n", m.depth * 2 - 2, "", name.c_str(), m.pid, command.c_str());
+  }
+}
+
 }  // namespace
 
 int RunRecord(const RecordOptions& options) {
@@ -207,6 +232,10 @@ int RunRecord(const RecordOptions& options) {
     }
     if (kv.rfind("STRATA_OUTPUT=", 0) == 0 || kv.rfind("STRATA_PERIOD_MS=", 0) == 0 ||
         kv.rfind("STRATA_MODE=", 0) == 0 || kv.rfind("STRATA_TARGET_PID=", 0) == 0 ||
+        kv.rfind("STRATA_CHECKPOINT_S=", 0) == 0 || kv.rfind("STRATA_CHILDREN=", 0) == 0 ||
+        // a profiled process's own links, when strata record runs inside a recorded run
+        kv.rfind("STRATA_PROFILE_PID=", 0) == 0 || kv.rfind("STRATA_PROFILE_PATH=", 0) == 0 ||
+        kv.rfind("STRATA_PARENT_PID=", 0) == 0 || kv.rfind("STRATA_PARENT_PROFILE=", 0) == 0 ||
         kv.rfind(std::string(record_protocol::kStatusFileEnv) + "=", 0) == 0 ||
         (!options.pc_sampling.empty() && (kv.rfind("STRATA_PC_SAMPLING=", 0) == 0 ||
                                           (options.pc_sampling_period >= 0 && kv.rfind("STRATA_PC_SAMPLING_PERIOD=", 0) == 0))) ||
@@ -218,6 +247,8 @@ int RunRecord(const RecordOptions& options) {
   env.push_back("STRATA_OUTPUT=" + output);
   env.push_back("STRATA_PERIOD_MS=" + std::to_string(options.period_ms));
   env.push_back(std::string("STRATA_MODE=") + (options.wall ? "wall" : "cpu"));
+  env.push_back("STRATA_CHECKPOINT_S=" + std::to_string(options.checkpoint_s));
+  env.push_back(std::string("STRATA_CHILDREN=") + (options.no_children ? "0" : "1"));
   if (!options.regions.empty()) {
     env.push_back("STRATA_REGIONS=" + options.regions);
     env.push_back("STRATA_REGIONS_EVERY=" + std::to_string(options.regions_every));
@@ -316,6 +347,10 @@ int RunRecord(const RecordOptions& options) {
   }
 
   const FileId after = Identify(output);
+  if (!runtime_status.not_written.empty() && after.exists && !SameFile(before, after)) {
+    // The final write failed (disk full, ...) after a checkpoint: the checkpoint stays.
+    std::fprintf(stderr, "strata: the final profile was not written: %s\n", runtime_status.not_written.c_str());
+  }
   if (!after.exists || SameFile(before, after)) {
     std::string reason = NoProfileReason(runtime_status, runtime, status, how);
     std::fprintf(stderr, "strata: no profile was written to %s: %s\n", shown.c_str(), reason.c_str());
@@ -333,6 +368,11 @@ int RunRecord(const RecordOptions& options) {
     else samples = std::to_string(profile->total_count(0));
     std::fprintf(stderr, "strata: target %s\nstrata: profile written to %s (%s samples)\n", how.c_str(),
                  shown.c_str(), samples.c_str());
+    if (profile->meta("ended").value_or("") == "checkpoint") {
+      // SIGKILL, a crashed node: what remains is the last periodic checkpoint.
+      double at = std::atof(profile->meta("duration_ns").value_or("0").c_str()) / 1e9;
+      std::fprintf(stderr, "strata: the profile is the last checkpoint, written %.1f s into the run\n", at);
+    }
     // A Python the runtime cannot read (meta "python": "3.8.18 (unsupported: ...)", a
     // free-threaded build) leaves its samples without Python frames: say so, last.
     if (auto py = profile->meta("python"); py && py->find("unsupported") != std::string::npos)
@@ -341,6 +381,7 @@ int RunRecord(const RecordOptions& options) {
     std::fprintf(stderr, "strata: %s: %s\n", shown.c_str(), e.what());
     return code != 0 ? code : kExitError;
   }
+  ListChildren(output, shown);
   return code;
 }
 

@@ -260,36 +260,52 @@ std::vector<unsigned char> ProfileWriter::Serialize() const {
   return out;
 }
 
-bool ProfileWriter::WriteAtomically(const std::string& path, std::string* error) const {
-  std::vector<unsigned char> bytes = Serialize();
+bool WriteFileAtomically(const std::string& path, const std::vector<unsigned char>& bytes,
+                         std::string* error) {
   std::string tmp = path + ".tmp." + std::to_string(::getpid());
-  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) {
-    if (error) *error = "cannot write profile " + path + ": " + std::strerror(errno);
+  auto fail = [&](int e, int fd) {
+    if (fd >= 0) ::close(fd);
+    ::unlink(tmp.c_str());
+    if (error) *error = "cannot write profile " + path + ": " + std::strerror(e);
     return false;
-  }
+  };
+  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) return fail(errno, -1);
   size_t done = 0;
   while (done < bytes.size()) {
     ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
     if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) {
-      int e = errno;
-      ::close(fd);
-      ::unlink(tmp.c_str());
-      if (error) *error = "cannot write profile " + path + ": " + std::strerror(e);
-      return false;
-    }
+    if (n <= 0) return fail(n == 0 ? ENOSPC : errno, fd);
     done += size_t(n);
   }
-  ::fsync(fd);
-  ::close(fd);
-  if (::rename(tmp.c_str(), path.c_str()) != 0) {
-    int e = errno;
-    ::unlink(tmp.c_str());
-    if (error) *error = "cannot write profile " + path + ": " + std::strerror(e);
-    return false;
-  }
+  // Space may be allocated only at writeback (delayed allocation, network file systems): a
+  // failed fsync or close is a failed write too, and the previous file must stay.
+  if (::fsync(fd) != 0 && errno != EINVAL && errno != EROFS) return fail(errno, fd);
+  if (::close(fd) != 0 && errno != EINTR) return fail(errno, -1);
+  if (::rename(tmp.c_str(), path.c_str()) != 0) return fail(errno, -1);
   return true;
+}
+
+bool ProfileWriter::WriteAtomically(const std::string& path, std::string* error) const {
+  return WriteFileAtomically(path, Serialize(), error);
+}
+
+const MetricStats* ProfileWriter::StatsAt(uint32_t node, uint32_t metric) const {
+  if (node >= node_stats_.size()) return nullptr;
+  for (const auto& [m, s] : node_stats_[node]) if (m == metric) return &s;
+  return nullptr;
+}
+
+void ProfileWriter::ReplaceStats(uint32_t node, uint32_t metric, const MetricStats* stats) {
+  if (node >= node_stats_.size()) return;
+  auto& v = node_stats_[node];
+  for (size_t i = 0; i < v.size(); ++i) {
+    if (v[i].first != metric) continue;
+    if (stats) v[i].second = *stats;
+    else v.erase(v.begin() + long(i));
+    return;
+  }
+  if (stats) v.emplace_back(metric, *stats);
 }
 
 }  // namespace strata::format

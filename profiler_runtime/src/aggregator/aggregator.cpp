@@ -5,6 +5,7 @@
 #include <signal.h>
 #include <time.h>
 
+#include <algorithm>
 #include <cerrno>
 
 #include "common/clock.h"
@@ -63,9 +64,20 @@ void* Aggregator::ThreadMain(void* self) {
   return nullptr;
 }
 
+void Aggregator::Checkpoint() {
+  std::vector<Cct::TransientValue> transient;
+  std::vector<uint32_t> roles = roles_.Peek();
+  if (!roles.empty()) {
+    uint32_t m = cct_->Metric("threads", "threads");
+    for (uint32_t node : roles) transient.push_back(Cct::TransientValue{node, m, 1.0});
+  }
+  checkpoint_fn_(transient);
+}
+
 void Aggregator::Loop() {
   uint64_t last_py_check = NowNs(CLOCK_MONOTONIC);
   bool py_found = python::Detect();
+  uint64_t next_checkpoint = last_py_check + checkpoint_ns_;
   for (;;) {
     const char* ended = finish_request_.load(std::memory_order_acquire);
     DrainAll(ended != nullptr);
@@ -76,6 +88,12 @@ void Aggregator::Loop() {
       return;  // the process is ending: this thread's work is done
     }
     uint64_t now = NowNs(CLOCK_MONOTONIC);
+    if (checkpoint_ns_ && checkpoint_fn_ && now >= next_checkpoint) {
+      Checkpoint();
+      uint64_t took = NowNs(CLOCK_MONOTONIC) - now;
+      now += took;
+      next_checkpoint = now + std::max(checkpoint_ns_, took * kCheckpointCostFactor);
+    }
     if (!py_found && now - last_py_check > kPythonRecheckNs) {
       // libpython may be dlopened late (embedding); look again from here, not the handler.
       py_found = python::Detect();

@@ -53,6 +53,13 @@ class Aggregator {
   // last drain before writing. Set before Start().
   using DrainHook = void (*)(Aggregator* agg, Cct::Unlocked& u, bool final);
   void SetDrainHook(DrainHook hook) { drain_hook_ = hook; }
+  // Periodic checkpoint: every `period_ns` (0: never) after a drain, `fn(transient)` writes the
+  // profile so far on this thread (transient: the thread roles of a final drain, for that file
+  // only). Its cost is bounded: the next one waits at least kCheckpointCostFactor times as long
+  // as the last write took. Set before Start().
+  using CheckpointFn = void (*)(const std::vector<Cct::TransientValue>& transient);
+  static constexpr uint64_t kCheckpointCostFactor = 20;
+  void SetCheckpoint(uint64_t period_ns, CheckpointFn fn) { checkpoint_ns_ = period_ns; checkpoint_fn_ = fn; }
 
  private:
   static void* ThreadMain(void* self);
@@ -81,7 +88,11 @@ class Aggregator {
   std::atomic<uint64_t> unresolved_names_{0};
   unsigned long thread_ = 0;
 
+  void Checkpoint();
+
   DrainHook drain_hook_ = nullptr;
+  uint64_t checkpoint_ns_ = 0;
+  CheckpointFn checkpoint_fn_ = nullptr;
   ModuleMap modules_;
   std::unordered_map<uint64_t, uint32_t> native_cache_;                 // pc -> frame
   std::unordered_map<uint64_t, uint32_t> python_frames_;               // interned word -> frame

@@ -61,6 +61,13 @@ void ThreadRoles::Retire(uint32_t slot) {
   live_.erase(it);
 }
 
+std::vector<uint32_t> ThreadRoles::Peek() const {
+  std::vector<uint32_t> nodes = done_;
+  for (const auto& [slot, t] : live_)
+    if (uint32_t node = RoleNode(t)) nodes.push_back(node);
+  return nodes;
+}
+
 void ThreadRoles::Emit(Cct::Unlocked& u) {
   for (auto& [slot, t] : live_)
     if (uint32_t node = RoleNode(t)) done_.push_back(node);

@@ -25,6 +25,8 @@ class ThreadRoles {
   void Retire(uint32_t slot);
   // Final drain: add `threads` for every thread seen (retired and live).
   void Emit(Cct::Unlocked& u);
+  // A checkpoint: the role nodes Emit would count now, without consuming them.
+  std::vector<uint32_t> Peek() const;
 
  private:
   struct Role { uint32_t node = 0; double value = 0; };

@@ -54,20 +54,44 @@ bool Cct::Stats(const uint32_t* frames, size_t n, uint32_t metric, strata::forma
   uint32_t node = 0;
   size_t before = w_.node_count();
   for (size_t i = 0; i < n; ++i) node = w_.Child(node, frames[i]);
-  if (w_.node_count() != before || node >= stats_.size()) return false;
-  for (auto& [m, s] : stats_[node]) if (m == metric) { *out = s; return true; }
-  return false;
+  if (w_.node_count() != before) return false;
+  // Written values live in the writer, later ones here until the next Write.
+  strata::format::MetricStats total;
+  bool found = false;
+  if (const auto* written = w_.StatsAt(node, metric)) { total = *written; found = true; }
+  if (node < stats_.size())
+    for (auto& [m, s] : stats_[node]) if (m == metric) { total.Merge(s); found = true; }
+  if (found) *out = total;
+  return found;
 }
 
 bool Cct::Write(const std::string& path, const std::vector<std::pair<std::string, std::string>>& meta,
-                std::string* error) {
-  std::lock_guard<std::mutex> lock(mu_);
-  // Stats are moved into the writer exactly once: a second Write would double them.
-  for (uint32_t node = 0; node < stats_.size(); ++node)
-    for (auto& [m, s] : stats_[node]) w_.AddStats(node, m, s);
-  stats_.clear();
-  for (const auto& [k, v] : meta) w_.Meta(k, v);
-  return w_.WriteAtomically(path, error);
+                std::string* error, const std::vector<TransientValue>& transient) {
+  std::vector<unsigned char> bytes;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    // Values added since the last Write move into the writer (a merge: writing again never
+    // counts a value twice).
+    for (uint32_t node = 0; node < stats_.size(); ++node)
+      for (auto& [m, s] : stats_[node]) w_.AddStats(node, m, s);
+    stats_.clear();
+    for (const auto& [k, v] : meta) w_.Meta(k, v);
+    // Transient values: added for this serialization, then the previous stats are put back.
+    struct Saved { uint32_t node, metric; bool had; strata::format::MetricStats stats; };
+    std::vector<Saved> saved;
+    for (const TransientValue& t : transient) {
+      if (t.node >= w_.node_count()) continue;
+      const auto* cur = w_.StatsAt(t.node, t.metric);
+      saved.push_back(Saved{t.node, t.metric, cur != nullptr, cur ? *cur : strata::format::MetricStats{}});
+      strata::format::MetricStats s = cur ? *cur : strata::format::MetricStats{};
+      s.Add(t.value);
+      w_.ReplaceStats(t.node, t.metric, &s);
+    }
+    bytes = w_.Serialize();
+    for (auto it = saved.rbegin(); it != saved.rend(); ++it)
+      w_.ReplaceStats(it->node, it->metric, it->had ? &it->stats : nullptr);
+  }
+  return strata::format::WriteFileAtomically(path, bytes, error);
 }
 
 }  // namespace strata::rt

@@ -62,9 +62,18 @@ class Cct {
   };
 
   size_t NodeCount();
-  // Writes the profile once with these meta entries (ProfileWriter::WriteAtomically).
+  // Held across fork() (pthread_atfork): a forked child starts a CCT of its own and must not
+  // inherit the locks of the others mid-change.
+  void LockForFork() { mu_.lock(); }
+  void UnlockAfterFork() { mu_.unlock(); }
+  // A value that counts in one written file only (a checkpoint's per-thread roles, which are
+  // final only at the end).
+  struct TransientValue { uint32_t node; uint32_t metric; double value; };
+  // Writes the profile with these meta entries (strata::format::WriteFileAtomically). Can be
+  // called any number of times (periodic checkpoints, then the end): each file holds every
+  // value added so far plus `transient`. The lock is held while serializing, not while writing.
   bool Write(const std::string& path, const std::vector<std::pair<std::string, std::string>>& meta,
-             std::string* error);
+             std::string* error, const std::vector<TransientValue>& transient = {});
   // For tests: exclusive stats of the node at `frames` (root first); false if absent.
   bool Stats(const uint32_t* frames, size_t n, uint32_t metric, strata::format::MetricStats* out);
 

@@ -83,4 +83,7 @@ std::string StatusLine() {
   return s;
 }
 
+void LockForFork() { R().mu.lock(); }
+void UnlockAfterFork() { R().mu.unlock(); }
+
 }  // namespace strata::rt::ops

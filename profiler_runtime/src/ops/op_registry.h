@@ -31,5 +31,8 @@ Counters& GetCounters();
 void SetPluginStatus(const std::string& status, bool recording);
 // "recorded: torch 2.11.0 (...); N operator calls, ..." or "not recorded: <why>".
 std::string StatusLine();
+// Held across fork() (pthread_atfork) so a forked child never inherits the registry mid-change.
+void LockForFork();
+void UnlockAfterFork();
 
 }  // namespace strata::rt::ops

@@ -78,4 +78,7 @@ uint64_t Overflowed() {
   return t.overflowed;
 }
 
+void LockForFork() { T().mu.lock(); }
+void UnlockAfterFork() { T().mu.unlock(); }
+
 }  // namespace strata::rt::python

@@ -22,5 +22,8 @@ uint32_t InternCode(std::string_view file, std::string_view name);
 bool CodeOf(uint32_t id, std::string* file, std::string* name);
 uint64_t CodesInterned();
 uint64_t Overflowed();
+// Held across fork() (pthread_atfork) so a forked child never inherits the table mid-change.
+void LockForFork();
+void UnlockAfterFork();
 
 }  // namespace strata::rt::python

@@ -291,6 +291,13 @@ void OnForkChild() {
   g_enabled.store(false);
 }
 
+bool RestartInForkChild() {
+  g_samples.store(0);
+  g_dropped.store(0);
+  g_unwind_failures.store(0);
+  return Arm();
+}
+
 bool IsSamplingSignal(int sig) {
   return state::Active() && sig != SIGPROF && sig == g_signal.load();
 }

@@ -33,6 +33,8 @@ void OnThreadStart(ThreadSlot* slot);
 void OnThreadExit(ThreadSlot* slot);
 // In a forked child: stop, forgetting the parent's timers (the child has none).
 void OnForkChild();
+// In a forked child that profiles itself: samples again (same signal and source) from here.
+bool RestartInForkChild();
 
 // The program sets a disposition for a signal: whether it is the one sampling uses (then
 // GiveSignalBack must run before the program's disposition is applied).

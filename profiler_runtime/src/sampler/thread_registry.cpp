@@ -86,6 +86,23 @@ void Recycle(ThreadSlot* slot) {
   slot->state.store(kSlotFree, std::memory_order_release);
 }
 
+void ResetInForkChild() {
+  if (!g_slots) return;
+  for (uint32_t i = 0; i < kMaxSlots; ++i) {
+    ThreadSlot& s = g_slots[i];
+    if (s.state.load(std::memory_order_relaxed) == kSlotFree) continue;  // untouched pages stay so
+    bool mine = &s == t_slot;
+    Recycle(&s);
+    if (mine) {
+      s.tid = pid_t(syscall(SYS_gettid));
+      s.last_ns = 0;
+      s.state.store(kSlotActive, std::memory_order_release);
+    }
+  }
+  g_threads_seen.store(t_slot ? 1 : 0);
+  g_exhausted.store(0);
+}
+
 uint64_t ThreadsSeen() { return g_threads_seen.load(); }
 uint64_t SlotExhausted() { return g_exhausted.load(); }
 

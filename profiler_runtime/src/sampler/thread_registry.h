@@ -42,6 +42,9 @@ ThreadSlot* CurrentThreadSlot();
 void RegisterCurrentThread();
 // Aggregator: a dead slot, fully drained, goes back to the pool.
 void Recycle(ThreadSlot* slot);
+// In a forked child (only the forking thread lives): every other slot goes back to the pool,
+// the calling thread's slot is emptied (its samples and names belong to the parent's profile).
+void ResetInForkChild();
 uint64_t ThreadsSeen();
 uint64_t SlotExhausted();
 

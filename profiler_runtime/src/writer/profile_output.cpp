@@ -22,7 +22,8 @@ int CpuCores() {
 
 }  // namespace
 
-bool WriteProfile(Cct& cct, const RunInfo& info, std::string* error) {
+bool WriteProfile(Cct& cct, const RunInfo& info, std::string* error,
+                  const std::vector<Cct::TransientValue>& transient) {
   std::vector<std::pair<std::string, std::string>> meta = {
       {"format_producer", "strata_runtime 0.1"},
       {"command", info.command},
@@ -43,8 +44,14 @@ bool WriteProfile(Cct& cct, const RunInfo& info, std::string* error) {
       {"pc_sampling", info.pc_sampling},
       {"regions", info.regions},
       {"operators", ops::StatusLine()},
+      {"checkpoint_period_ns", std::to_string(info.checkpoint_period_ns)},
+      {"checkpoints", std::to_string(info.checkpoints)},
   };
-  return cct.Write(info.output, meta, error);
+  if (info.parent_pid) {
+    meta.emplace_back("parent_pid", std::to_string(info.parent_pid));
+    meta.emplace_back("parent_profile", info.parent_profile);
+  }
+  return cct.Write(info.output, meta, error, transient);
 }
 
 std::string ReadCommandLine() {

@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "cct/cct.h"
 
@@ -26,9 +27,15 @@ struct RunInfo {
   std::string gpu = "not collected";  // gpu::StatusLine(): "collected: ..." | "not collected: <why>"
   std::string pc_sampling = "off";    // gpu::PcSamplingStatusLine()
   std::string regions = "off";        // gpu::RegionsStatusLine()
+  uint64_t checkpoint_period_ns = 0;  // 0: no periodic checkpoints
+  uint64_t checkpoints = 0;           // checkpoints written (this file included if it is one)
+  long parent_pid = 0;                // a child process: the profiled process that started it
+  std::string parent_profile;         // its profile's file name (same folder)
 };
 
-bool WriteProfile(Cct& cct, const RunInfo& info, std::string* error);
+// Any number of times (checkpoints, then the end); `transient` counts in this file only.
+bool WriteProfile(Cct& cct, const RunInfo& info, std::string* error,
+                  const std::vector<Cct::TransientValue>& transient = {});
 
 // Command line of this process from /proc/self/cmdline, arguments joined by spaces.
 std::string ReadCommandLine();

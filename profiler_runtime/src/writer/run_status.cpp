@@ -46,6 +46,8 @@ void Open() {
   Append(record_protocol::kStatusLoaded, pid);
 }
 
+void Close() { g_path[0] = 0; }
+
 void Ending(const char* reason) { Append(record_protocol::kStatusEnding, reason); }
 void Written() { Append(record_protocol::kStatusWritten, ""); }
 void NotWritten(const char* why) { Append(record_protocol::kStatusNotWritten, why); }

@@ -13,5 +13,7 @@ void Ending(const char* reason);
 // Appends kStatusWritten, or kStatusNotWritten + `why`.
 void Written();
 void NotWritten(const char* why);
+// A forked child: its status is not the first process's.
+void Close();
 
 }  // namespace strata::rt::run_status

@@ -44,6 +44,12 @@ struct RegionLaunch {
   std::string buffer;               // the raw buffer as read back
 };
 
+// Writes `bytes` to `path` through a temporary file beside it + fsync + rename: a reader sees
+// the previous file or the new one, never a part. On failure (disk full, file size limit, ...)
+// returns false with one line in *error, removes the temporary file and leaves `path` as it was.
+bool WriteFileAtomically(const std::string& path, const std::vector<unsigned char>& bytes,
+                         std::string* error);
+
 class ProfileWriter {
  public:
   ProfileWriter();
@@ -64,9 +70,15 @@ class ProfileWriter {
   // order added; identical names tables are stored once).
   void AddRegionLaunch(const RegionLaunch& launch);
 
+  // The stats of (node, metric), nullptr when there are none; ReplaceStats sets them (nullptr
+  // removes them). A periodic checkpoint adds values meant for one file only and puts the
+  // previous stats back after serializing.
+  const MetricStats* StatsAt(uint32_t node, uint32_t metric) const;
+  void ReplaceStats(uint32_t node, uint32_t metric, const MetricStats* stats);
+
   size_t node_count() const { return nodes_.size(); }
   // Serializes; on failure returns false and sets *error to one line; never leaves a partial
-  // file at `path` (the temporary file is removed).
+  // file at `path` (the temporary file is removed). Can be called any number of times.
   bool WriteAtomically(const std::string& path, std::string* error) const;
   std::vector<unsigned char> Serialize() const;
 

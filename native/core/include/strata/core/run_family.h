@@ -1,0 +1,27 @@
+// The profiles of one recorded run: the first process's and one per process it started
+// (profiler_runtime writes a child's beside its parent's as <stem>.<pid>.strata, with meta
+// `parent_pid` and `parent_profile`). Shown together (the tree) or one by one.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace strata::core {
+
+struct RunMember {
+  std::string path;            // the profile file
+  long pid = 0;                // meta `pid`
+  long parent_pid = 0;         // meta `parent_pid`; 0 for a run's first process
+  std::string parent_profile;  // meta `parent_profile` (file name in the same folder), or ""
+  std::string command;         // meta `command`
+  std::string ended;           // meta `ended` ("exit", "checkpoint", "signal SIGTERM", ...)
+  int depth = 0;               // 0: the first process (or a profile whose parent is missing)
+};
+
+// `path` is a profile (its run: the profile and every profile below it, found in its folder)
+// or a folder (every profile in it). Members in tree order: a parent before its children,
+// children by pid. Files that are not readable profiles are skipped; a folder without any
+// profile, or a path that is neither, is a core::Error.
+std::vector<RunMember> RunFamily(const std::string& path);
+
+}  // namespace strata::core
