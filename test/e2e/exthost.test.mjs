@@ -15,7 +15,7 @@ import { execFileSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, readFileSync, readdirSync, symlinkSync, statSync } from 'node:fs';
 import path from 'node:path';
 import {
-  S, buildDir, clearNotifications, cli, extId, lineHeatTexts, makeFolders, missingPrerequisites, openFileQuick, pickQuick,
+  S, buildDir, clearNotifications, cli, extId, lineHeatTexts, makeFolders, missingPrerequisites, openFileQuick, openThroughDialog, pickQuick,
   repo, runCommand, shot, skipReason, sleep, startSession, stopSession, strataFrame, strataTabs, toasts, waitFor, waitToast,
 } from './harness.mjs';
 
@@ -68,13 +68,7 @@ describe('Strata extension host: escaping, line heat by metric, scale (code-serv
   after(async () => { if (!skip) await stopSession(); });
 
   async function openProfile(file) {
-    await runCommand('Strata: Open Profile');
-    const input = S.page.locator('.quick-input-widget .quick-input-box input');
-    await input.waitFor({ state: 'visible', timeout: 15000 });
-    await sleep(400);
-    await input.fill(file);
-    await sleep(400);
-    await S.page.keyboard.press('Enter');
+    await openThroughDialog('Strata: Open Profile', file);
     await waitFor(`the viewer of ${path.basename(file)}`, async () => (await strataTabs()).some((t) => t.includes(path.basename(file))), 60000);
     const frame = await waitFor('its webview', async () => {
       for (const f of S.page.frames()) {

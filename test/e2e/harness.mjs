@@ -188,6 +188,17 @@ export async function pickQuick(text) {
   await row.click();
 }
 
+/** Runs `command` and answers its file dialog (code-server's simple dialog) with `file`. */
+export async function openThroughDialog(command, file) {
+  await runCommand(command);
+  const input = S.page.locator('.quick-input-widget .quick-input-box input');
+  await input.waitFor({ state: 'visible', timeout: 15000 });
+  await sleep(400);
+  await input.fill(file);
+  await sleep(400);
+  await S.page.keyboard.press('Enter');
+}
+
 export async function openFileQuick(name) {
   const page = S.page;
   await page.keyboard.press('F1');

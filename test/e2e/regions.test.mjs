@@ -12,7 +12,7 @@ import assert from 'node:assert/strict';
 import { copyFileSync, existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import {
-  S, activeTab, cli, clearNotifications, entry, extId, makeFolders, repo, runCommand, shot, sleep,
+  S, activeTab, cli, clearNotifications, entry, extId, makeFolders, openThroughDialog, repo, runCommand, shot, sleep,
   startSession, statusLine, stopSession, strataFrame, toasts, waitFor, waitToast,
 } from './harness.mjs';
 
@@ -33,13 +33,7 @@ function missing() {
 
 /** Opens `file` through the command and its file dialog (code-server's simple dialog). */
 async function openTrace(file) {
-  await runCommand('Strata: Open Region Trace');
-  const input = S.page.locator('.quick-input-widget .quick-input-box input');
-  await input.waitFor({ state: 'visible', timeout: 15000 });
-  await sleep(400);
-  await input.fill(file);
-  await sleep(400);
-  await S.page.keyboard.press('Enter');
+  await openThroughDialog('Strata: Open Region Trace', file);
 }
 
 /** The timeline webview once it has drawn `intervals` intervals. */

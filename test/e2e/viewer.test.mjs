@@ -15,7 +15,7 @@ import assert from 'node:assert/strict';
 import { copyFileSync, symlinkSync } from 'node:fs';
 import path from 'node:path';
 import {
-  S, cli, extId, makeFolders, missingPrerequisites, openFileQuick, repo, runCommand, shot, skipReason, sleep,
+  S, cli, extId, makeFolders, missingPrerequisites, openFileQuick, openThroughDialog, repo, runCommand, shot, skipReason, sleep,
   startSession, stopSession, strataFrame, waitFor,
 } from './harness.mjs';
 
@@ -45,13 +45,7 @@ describe('Strata flame graph: Python view, navigation, details (code-server)', {
   const viewOf = () => frame.evaluate(() => window.__strata?.view());
 
   async function openProfile(file) {
-    await runCommand('Strata: Open Profile');
-    const input = S.page.locator('.quick-input-widget .quick-input-box input');
-    await input.waitFor({ state: 'visible', timeout: 15000 });
-    await sleep(400);
-    await input.fill(file);
-    await sleep(400);
-    await S.page.keyboard.press('Enter');
+    await openThroughDialog('Strata: Open Profile', file);
     const f = await strataFrame(60000, /Strata: .*(not|cannot|failed)/);
     await waitFor('the profile drawn', () => f.evaluate(() => (window.__strata?.stats()?.instances ?? 0) > 0), 60000);
     return f;
