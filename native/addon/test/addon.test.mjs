@@ -38,7 +38,7 @@ before(() => {
     '',
     'def outer():',
     '    t = 0',
-    '    for _ in range(150):',
+    '    for _ in range(600):',  // ~0.5 s of CPU: well above the hotspot rule's 10-sample floor
     '        t += inner(20000)',
     '    return t',
     '',

@@ -9,6 +9,18 @@
 
 namespace strata::core::detail {
 
+namespace {
+// Native code of the interpreter or the system: never the user's, whatever source paths its
+// debug info names (a pyenv-built CPython's point at /tmp/python-build.../*.c, libc's at ./csu/).
+bool SystemOrInterpreterModule(const std::string& module) {
+  if (module.empty()) return false;
+  size_t slash = module.rfind('/');
+  std::string base = slash == std::string::npos ? module : module.substr(slash + 1);
+  return base.rfind("python", 0) == 0 || base.rfind("libpython", 0) == 0 || module.rfind("/lib/", 0) == 0 ||
+         module.rfind("/lib64/", 0) == 0 || module.rfind("/usr/lib/", 0) == 0 || module.rfind("/usr/lib64/", 0) == 0;
+}
+}  // namespace
+
 static_assert(int(Kind::kRegion) == int(format::FrameKind::kRegion) && int(Kind::kPython) == int(format::FrameKind::kPython),
               "Kind is numbered as the format's FrameKind");
 
@@ -39,7 +51,8 @@ AnalysisContext::AnalysisContext(const Profile& profile, View top_down, bool all
     frame_user_[i] = !file.empty() && table[i].line > 0 && file[0] != '<' && !has("/site-packages/") &&
                      !has("/dist-packages/") && !has("/lib/python") && file.rfind("/usr/include/", 0) != 0 &&
                      file.rfind("/usr/lib/", 0) != 0 && file.rfind("/usr/local/cuda", 0) != 0 &&
-                     !has("/torchinductor_") && !has("/.triton/") && !has("/triton/runtime/");
+                     !has("/torchinductor_") && !has("/.triton/") && !has("/triton/runtime/") &&
+                     !SystemOrInterpreterModule(table[i].module);
 
     if (frame_kind_[i] == Kind::kOperator) {
       const std::string& nm = table[i].name;
@@ -139,17 +152,6 @@ AnalysisContext::AnalysisContext(const Profile& profile, View top_down, bool all
     double run_ns = 0;
     if (auto d = profile_.meta("duration_ns")) {
       try { run_ns = std::stod(*d); } catch (...) { run_ns = 0; }
-    }
-    if (getenv("STRATA_ANALYZE_DEBUG")) {
-      // temporary: the judged chain
-      std::vector<std::pair<size_t,int>> st = {{main_thread_, 0}};
-      while (!st.empty()) {
-        auto [v, d] = st.back(); st.pop_back();
-        double x = Incl(v, *cpu);
-        if (x < 0.03 * Incl(main_thread_, *cpu) || d > 60) continue;
-        fprintf(stderr, "%*s%.0fms %s %s:%u [%s]\n", d, "", x / 1e6, frame(v).name.substr(0, 80).c_str(), frame(v).file.c_str(), frame(v).line, PhaseName(phase_[v]));
-        for (size_t c = v + 1; c < end_[v]; c = end_[c]) st.push_back({c, d + 1});
-      }
     }
     if (main_thread_ && run_ns > 0 && best > 0)
       judged_wall_ns_ = run_ns * std::min(1.0, Incl(main_thread_, *cpu) / best);
