@@ -185,6 +185,8 @@ std::string NoProfileReason(const RuntimeStatus& st, const std::string& runtime,
   return "the target " + how + " by a way the runtime does not see (a direct exit_group system call?)";
 }
 
+constexpr size_t kChildrenListed = 3;
+
 // The processes the target started, each with its profile beside the first one's.
 void ListChildren(const std::string& output, const std::string& shown) {
   std::vector<core::RunMember> members;
@@ -198,8 +200,10 @@ void ListChildren(const std::string& output, const std::string& shown) {
                members.size() - 1, DirName(shown.find('/') == std::string::npos ? "./" + shown : shown).c_str());
   size_t shown_count = 0;
   for (size_t i = 1; i < members.size(); ++i) {
-    if (++shown_count > 20) {
-      std::fprintf(stderr, "strata:   ... and %zu more\n", members.size() - 1 - 20);
+    // A few lines only: a launcher (pyenv's shims, a shell wrapper) can start dozens of helper
+    // processes, and the program's own last lines must stay in view; `strata report` lists all.
+    if (++shown_count > kChildrenListed) {
+      std::fprintf(stderr, "strata:   ... and %zu more\n", members.size() - 1 - kChildrenListed);
       break;
     }
     const core::RunMember& m = members[i];
