@@ -252,6 +252,9 @@ void OnCheckpoint(const std::vector<Cct::TransientValue>& transient) {
 // Runs on the aggregator thread after its final drain.
 void OnFinish(const char* ended) {
   writer::RunInfo info = MakeRunInfo(ended);
+  // A child that left nothing (no sample, no GPU work, no checkpoint) writes no file: launchers'
+  // helper processes (pyenv's shims start dozens) would bury the program's own profiles.
+  if (info.parent_pid && info.samples == 0 && g_checkpoints == 0 && info.gpu.rfind("collected", 0) != 0) return;
   std::string error;
   if (writer::WriteProfile(*g_cct, info, &error)) {
     run_status::Written();

@@ -185,8 +185,6 @@ std::string NoProfileReason(const RuntimeStatus& st, const std::string& runtime,
   return "the target " + how + " by a way the runtime does not see (a direct exit_group system call?)";
 }
 
-constexpr size_t kChildrenListed = 3;
-
 // The processes the target started, each with its profile beside the first one's.
 void ListChildren(const std::string& output, const std::string& shown) {
   std::vector<core::RunMember> members;
@@ -196,21 +194,10 @@ void ListChildren(const std::string& output, const std::string& shown) {
     return;
   }
   if (members.size() <= 1) return;
-  std::fprintf(stderr, "strata: %zu processes started by the target were profiled too (strata report %s):\n",
+  std::fprintf(stderr, "strata: %zu processes started by the target were profiled too (strata report %s)\n",
                members.size() - 1, DirName(shown.find('/') == std::string::npos ? "./" + shown : shown).c_str());
-  size_t shown_count = 0;
-  for (size_t i = 1; i < members.size(); ++i) {
-    // A few lines only: a launcher (pyenv's shims, a shell wrapper) can start dozens of helper
-    // processes, and the program's own last lines must stay in view; `strata report` lists all.
-    if (++shown_count > kChildrenListed) {
-      std::fprintf(stderr, "strata:   ... and %zu more\n", members.size() - 1 - kChildrenListed);
-      break;
-    }
-    const core::RunMember& m = members[i];
-    std::string name = m.path.substr(m.path.rfind('/') + 1);
-    std::string command = m.command.size() > 80 ? m.command.substr(0, 77) + "..." : m.command;
-    std::fprintf(stderr, "strata:   %*s%s  pid %ld: %s\n", m.depth * 2 - 2, "", name.c_str(), m.pid, command.c_str());
-  }
+  // One line only: a launcher (pyenv's shims, a shell wrapper) can start dozens of helper
+  // processes, and the program's own last lines must stay in view; `strata report` lists them.
 }
 
 }  // namespace
