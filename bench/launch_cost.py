@@ -17,18 +17,27 @@ import subprocess
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-# In order: each adds one part to the one before.
+# In order: each adds one part to the one before (the diagnostic switches are documented in
+# profiler_runtime/README.md).
 NO_OPS = {"STRATA_TORCH_BUILD": "0", "STRATA_TORCH_PLUGIN": "/nonexistent"}
 CONFIGS = [
     ("none", None),
-    ("CUPTI activity", {"STRATA_GPU_CALLBACKS": "none", **NO_OPS}),
+    ("runtime, no CUPTI", {"STRATA_GPU": "0", **NO_OPS}),
+    ("CUPTI subscribed, nothing on", {"STRATA_GPU_CALLBACKS": "none", "STRATA_GPU_ACTIVITY": "none", **NO_OPS}),
+    ("+ kernel records", {"STRATA_GPU_CALLBACKS": "none", "STRATA_GPU_ACTIVITY": "kernel", **NO_OPS}),
+    ("+ copy/set records", {"STRATA_GPU_CALLBACKS": "none", "STRATA_GPU_ACTIVITY": "kernel,memcpy,memset", **NO_OPS}),
+    ("kernel + sync records", {"STRATA_GPU_CALLBACKS": "none", "STRATA_GPU_ACTIVITY": "kernel,sync", **NO_OPS}),
+    ("+ copy/set/sync records", {"STRATA_GPU_CALLBACKS": "none", **NO_OPS}),
     ("+ API callbacks", {"STRATA_GPU_CALLPATHS": "0", **NO_OPS}),
     ("+ call paths", dict(NO_OPS)),
-    ("+ operators (full)", {}),
-    ("full, 100 ms sampling", {"STRATA_PERIOD_MS": "100"}),
+    ("+ operators, no entry traces", {"STRATA_OP_ENTRY_TRACES": "0"}),
+    ("+ entry traces (full)", {}),
+    ("sampled 10/100", {"STRATA_GPU_SAMPLING": "10/100"}),
+    # Nearly always closed: what a closed window still costs.
+    ("sampled 1/1000", {"STRATA_GPU_SAMPLING": "1/1000"}),
 ]
 WORKLOADS = {
-    "gpt2-decode": ([os.path.join(HERE, "real_models", "gpt2_generate.py"), "64"], r"\(([\d.]+) ms/token\)", "token"),
+    "gpt2-decode": ([os.path.join(HERE, "real_models", "gpt2_generate.py"), "64", "1", "5"], r"\(([\d.]+) ms/token\)", "token"),
     "tiny-kernels": ([os.path.join(HERE, "gpu_workloads.py"), "small", "400"], r'"median_step_ms": ([\d.]+)', "step"),
 }
 LAUNCHES_PER_UNIT = {"tiny-kernels": 128}  # GPT-2: read from the full profile's meta
@@ -47,26 +56,31 @@ def main():
     ap.add_argument("--out", required=True)
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--workloads", default=",".join(WORKLOADS))
+    ap.add_argument("--configs", help="configuration names separated by ';' (default: all)")
+    ap.add_argument("--cpus", help="pin every run to these CPUs (taskset list, e.g. 4-7): steadier timings")
     args = ap.parse_args()
+    configs = [c for c in CONFIGS if not args.configs or c[0] in args.configs.split(";") or c[0] == "none"]
+    pin = ["taskset", "-c", args.cpus] if args.cpus else []
     runtime = os.path.abspath(args.runtime)
     os.makedirs(args.out, exist_ok=True)
     results = {}
     for w in args.workloads.split(","):
         cmd, pattern, unit = WORKLOADS[w]
-        times = {name: [] for name, _ in CONFIGS}
+        times = {name: [] for name, _ in configs}
         for r in range(args.rounds):
-            for name, extra in CONFIGS:
-                env = dict(os.environ, PYTHONUNBUFFERED="1")
+            for name, extra in configs:
+                env = dict(os.environ, PYTHONUNBUFFERED="1", PYTHONHASHSEED="0")
                 if extra is not None:
                     env.update(extra)
                     env["LD_PRELOAD"] = runtime
                     env["STRATA_OUTPUT"] = os.path.join(args.out, f"{w}-{re.sub('[^a-z0-9]+', '_', name.lower()).strip('_')}.strata")
-                out = run([sys.executable] + cmd, env)
+                out = run(pin + [sys.executable] + cmd, env)
                 m = re.search(pattern, out)
                 if not m:
                     raise SystemExit(f"{w} {name}: no timing in {out[-500:]}")
                 times[name].append(float(m.group(1)))
-                print(f"{w} round {r} {name}: {m.group(1)} ms/{unit}", flush=True)
+                each = re.search(r"each: ([\d., ]+)", out)
+                print(f"{w} round {r} {name}: {m.group(1)} ms/{unit}" + (f" ({each.group(1).strip()})" if each else ""), flush=True)
         results[w] = {name: statistics.median(v) for name, v in times.items()}
         results[w + ":all"] = times
     with open(os.path.join(args.out, "launch_cost.json"), "w") as f:
@@ -74,8 +88,14 @@ def main():
     for w in args.workloads.split(","):
         base = results[w]["none"]
         print(f"\n{w}: median ms per {WORKLOADS[w][2]}")
-        for name, _ in CONFIGS:
-            print(f"  {name:24s} {results[w][name]:9.3f}  x{results[w][name] / base:.2f}")
+        prev = base
+        for name, _ in configs:
+            v = results[w][name]
+            per = LAUNCHES_PER_UNIT.get(w)
+            part = f"  {(v - prev) * 1e6 / per:+8.0f} ns/launch" if per and name != "none" else ""
+            print(f"  {name:32s} {v:9.3f}  x{v / base:.2f}  {v - prev:+8.3f} ms{part}   min x{min(results[w + ':all'][name]) / min(results[w + ':all']['none']):.2f}")
+            if not name.startswith("sampled"):
+                prev = v
 
 
 if __name__ == "__main__":

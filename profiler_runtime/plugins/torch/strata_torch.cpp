@@ -10,9 +10,11 @@
 //     operator's scope (the dispatcher's call, the node's operator()); the runtime places the
 //     operator frame below the native frames above that address;
 //   - seq/thread: RecordFunction::seqNr() with threadId() for forward operators (the autograd
-//     sequence number their node will carry), forwardThreadId() for backward nodes.
+//     sequence number their node will carry; -1 without grad mode), forwardThreadId() for
+//     backward nodes.
 // No inputs, outputs or ids are requested, so torch does no extra work for us.
 #include <ATen/record_function.h>
+#include <c10/core/GradMode.h>
 #include <torch/version.h>
 
 #include <cstdio>
@@ -72,7 +74,10 @@ std::unique_ptr<at::ObserverContext> OnEnter(const at::RecordFunction& fn) {
   // The guard lives in its owner's frame, above ours; a heap-allocated one (not a stack scope)
   // falls back to this callback's frame, which still lies below the operator's callers.
   uint64_t sp = key > here && key - here < (1u << 20) ? key : here;
-  g_api.push(id, sp, key, fn.seqNr(), backward ? fn.forwardThreadId() : fn.threadId(), flags);
+  // A forward operator without grad mode creates no autograd node: no backward will look for
+  // its path, so it is not stored (inference and decoding loops skip that work).
+  int64_t seq = backward || c10::GradMode::is_enabled() ? fn.seqNr() : -1;
+  g_api.push(id, sp, key, seq, backward ? fn.forwardThreadId() : fn.threadId(), flags);
   return nullptr;
 }
 

@@ -1,5 +1,6 @@
 #include "ops/op_registry.h"
 
+#include <cstdio>
 #include <deque>
 #include <mutex>
 #include <unordered_map>
@@ -80,6 +81,13 @@ std::string StatusLine() {
        std::to_string(c.backward_linked.load()) + " backward linked to their forward, " +
        std::to_string(c.backward_unlinked.load()) + " backward unlinked";
   if (uint64_t d = c.too_deep.load()) s += ", " + std::to_string(d) + " nested too deep";
+  auto each = [](uint64_t ns, uint64_t n) {
+    char buf[32];
+    snprintf(buf, sizeof(buf), "%.2f", double(ns) / double(n) / 1000.0);
+    return std::string(buf);
+  };
+  if (uint64_t n = c.entry_traces.load()) s += "; entry traces " + std::to_string(n) + ", " + each(c.entry_ns.load(), n) + " us each";
+  if (uint64_t n = c.contexts.load()) s += "; contexts " + std::to_string(n) + ", " + each(c.context_ns.load(), n) + " us each";
   return s;
 }
 

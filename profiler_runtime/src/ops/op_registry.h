@@ -24,6 +24,13 @@ struct Counters {
   std::atomic<uint64_t> backward_linked{0};
   std::atomic<uint64_t> backward_unlinked{0};  // backward op whose forward was not found
   std::atomic<uint64_t> too_deep{0};           // pushes beyond the per-thread depth
+  // What operators cost beyond the plugin's callback, for the launch-cost breakdown: entry
+  // traces at outermost operators, and contexts (Python walk and merge, once per outermost
+  // operator that needs one).
+  std::atomic<uint64_t> entry_traces{0};
+  std::atomic<uint64_t> entry_ns{0};
+  std::atomic<uint64_t> contexts{0};
+  std::atomic<uint64_t> context_ns{0};
 };
 Counters& GetCounters();
 

@@ -4,9 +4,12 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <stdlib.h>
+
 #include <atomic>
 #include <cstring>
 
+#include "common/clock.h"
 #include "common/tls.h"
 #include "ops/op_abi.h"
 #include "ops/op_registry.h"
@@ -179,10 +182,21 @@ bool EnsureContext(const OpStack* s) {
 
 namespace {
 // ctx from the innermost Python frame rootward; -2 in ctx_n = no Python (not yet resolved).
+bool PythonContextUntimed(OpStack* s);
+
 bool PythonContext(OpStack* s) {
   if (s->ctx_n >= 0) return true;
   if (s->ctx_n == -2) return false;
   if (!s->slot || s->depth <= 0) return false;
+  uint64_t t0 = NowNs(CLOCK_MONOTONIC);
+  bool ok = PythonContextUntimed(s);
+  Counters& c = GetCounters();
+  c.contexts.fetch_add(1, std::memory_order_relaxed);
+  c.context_ns.fetch_add(NowNs(CLOCK_MONOTONIC) - t0, std::memory_order_relaxed);
+  return ok;
+}
+
+bool PythonContextUntimed(OpStack* s) {
   uint64_t buf[kMaxDepth];
   uint64_t words[kMaxDepth];
   bool failed = false;
@@ -215,7 +229,27 @@ bool EnsurePythonContext(const OpStack* s) {
   return s == t_ops && s ? PythonContext(const_cast<OpStack*>(s)) : false;
 }
 
-void WantEntryTraces() { g_want_entry.store(true, std::memory_order_relaxed); }
+// Names whose outermost operator launched GPU work; ids past the map always take entry traces.
+constexpr uint32_t kLaunchNames = 1u << 16;
+std::atomic<uint64_t> g_launch_names[kLaunchNames / 64];
+
+bool LaunchedBefore(uint32_t name) {
+  return name >= kLaunchNames ||
+         (g_launch_names[name / 64].load(std::memory_order_relaxed) >> (name % 64) & 1u);
+}
+
+// STRATA_OP_ENTRY_TRACES=0 (diagnostic, for the launch-cost breakdown): never take them; a
+// launch inside an operator then walks with SPs down to the operator on a path-cache miss.
+void WantEntryTraces(const OpStack* s) {
+  static const bool allowed = [] {
+    const char* v = getenv("STRATA_OP_ENTRY_TRACES");
+    return !(v && v[0] == '0' && v[1] == '\0');
+  }();
+  if (!allowed || !s || s->depth <= 0) return;
+  g_want_entry.store(true, std::memory_order_relaxed);
+  uint32_t name = s->e[0].name;
+  if (name < kLaunchNames) g_launch_names[name / 64].fetch_or(uint64_t(1) << (name % 64), std::memory_order_relaxed);
+}
 
 bool EnsureContext(OpStack* s) {
   if (PythonContext(s)) return true;
@@ -261,15 +295,20 @@ void Push(uint32_t name_id, uint64_t sp, uint64_t key, int64_t seq, uint64_t thr
   }
   OpEntry& e = s->e[d];
   e.word = OpFrameWord(name_id);
+  e.name = name_id;
   e.sp = sp;
   e.key = key;
   e.flags = flags;
   if (d == 0) {
     s->ctx_n = -1;
     s->entry_n = 0;
-    if (g_want_entry.load(std::memory_order_relaxed)) {
+    if (g_want_entry.load(std::memory_order_relaxed) && LaunchedBefore(name_id)) {
       bool failed = false;
+      uint64_t t0 = NowNs(CLOCK_MONOTONIC);
       s->entry_n = unwind::FromCurrentContext(s->entry, nullptr, kMaxEntry, 0, &failed);
+      Counters& c = GetCounters();
+      c.entry_traces.fetch_add(1, std::memory_order_relaxed);
+      c.entry_ns.fetch_add(NowNs(CLOCK_MONOTONIC) - t0, std::memory_order_relaxed);
     }
   }
   Fence();

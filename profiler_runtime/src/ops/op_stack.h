@@ -31,7 +31,7 @@ struct OpEntry {
   uint64_t sp;     // stack address of the operator's scope; 0 = unknown
   uint64_t key;    // matched at pop
   uint32_t flags;  // STRATA_OP_*
-  uint32_t reserved;
+  uint32_t name;   // interned name id (the word's, unpacked)
 };
 
 struct OpStack {
@@ -47,7 +47,7 @@ struct OpStack {
   uint64_t prefix[kMaxPrefix];
   uint64_t ctx[kMaxCtx];
   // Owner only. Return addresses (libunwind's fast trace) at the outermost operator's entry,
-  // taken once GPU launch paths are wanted (EntryTracesWanted): the frames a later trace
+  // taken for operators whose name launched GPU work before (WantEntryTraces): the frames a later trace
   // shares with it from the root are exactly that operator's callers, which locates the
   // operator in a launch path without walking the stack with SPs (~50x slower).
   int entry_n;
@@ -65,9 +65,10 @@ bool EnsureContext(OpStack* s);
 // The same, for the stack CurrentStack() returned (the GPU launch path holds a const pointer).
 bool EnsureContext(const OpStack* s);
 
-// Set by the first GPU launch inside an operator: from then on outermost operators take an
-// entry trace.
-void WantEntryTraces();
+// A GPU launch inside `s`'s outermost operator took a full path: from then on outermost
+// operators of that name take an entry trace (most operators never launch: views, shape and
+// scalar work; tracing each of them cost more than the launches it saved).
+void WantEntryTraces(const OpStack* s);
 
 // Normal code: like EnsureContext, but never walks with SPs; false when the thread has no
 // Python (the caller then uses the native frames it has).

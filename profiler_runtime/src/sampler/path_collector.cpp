@@ -114,7 +114,7 @@ CollectedPath CollectPath(ucontext_t* uc, ThreadSlot* slot, int skip, uint64_t* 
       return r;
     }
   }
-  if (!uc && have_ops) ops::WantEntryTraces();  // next outermost operators take entry traces
+  if (!uc && have_ops) ops::WantEntryTraces(os);  // next operators of this name take entry traces
   if (!uc && have_ops && marks.e[marks.lowest].sp) {
     const bool adopted = marks.tail != nullptr;
     if (!adopted && ops::EnsureContext(os)) {

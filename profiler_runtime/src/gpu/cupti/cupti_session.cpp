@@ -57,6 +57,8 @@ void CuptiSession::Fail(const std::string& why) {
 }
 
 void CuptiSession::Start() {
+  // STRATA_GPU=0 (diagnostic, for the launch-cost breakdown): the runtime without CUPTI.
+  if (const char* g = getenv("STRATA_GPU"); g && strcmp(g, "0") == 0) { Fail("switched off (STRATA_GPU=0)"); return; }
   if (const char* p = getenv("STRATA_GPU_CALLPATHS"); p && strcmp(p, "0") == 0) options.take_paths = false;
   ConfigureLaunchPathCache();
   std::string window_why;
@@ -100,10 +102,19 @@ void CuptiSession::Start() {
   if (enabled == 0) { Fail("no CUPTI API callback could be enabled (" + a->path + ")"); return; }
   r = a->ActivityRegisterCallbacks(&BufferRequested, &BufferCompleted);
   if (r != CUPTI_SUCCESS) { Fail("cuptiActivityRegisterCallbacks failed: " + a->ResultText(r)); return; }
-  r = a->ActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
+  // STRATA_GPU_ACTIVITY (diagnostic, for measuring CUPTI's own cost): the activity kinds to
+  // record, a list of kernel, memcpy, memset, sync ("none": none; subscribed, callbacks as
+  // STRATA_GPU_CALLBACKS says). Default: all four.
+  const char* kinds = getenv("STRATA_GPU_ACTIVITY");
+  auto wanted = [kinds](const char* kind) { return !kinds || strstr(kinds, kind) != nullptr; };
+  r = wanted("kernel") ? a->ActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL) : CUPTI_SUCCESS;
   if (r != CUPTI_SUCCESS) { Fail("cannot enable kernel activity: " + a->ResultText(r)); return; }
-  enabled_kinds_.push_back(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
-  for (CUpti_ActivityKind k : {CUPTI_ACTIVITY_KIND_MEMCPY, CUPTI_ACTIVITY_KIND_MEMSET, CUPTI_ACTIVITY_KIND_SYNCHRONIZATION}) {
+  if (wanted("kernel")) enabled_kinds_.push_back(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
+  const std::pair<CUpti_ActivityKind, const char*> others[] = {
+      {CUPTI_ACTIVITY_KIND_MEMCPY, "memcpy"}, {CUPTI_ACTIVITY_KIND_MEMSET, "memset"},
+      {CUPTI_ACTIVITY_KIND_SYNCHRONIZATION, "sync"}};
+  for (auto [k, kind] : others) {
+    if (!wanted(kind)) continue;
     if ((r = a->ActivityEnable(k)) != CUPTI_SUCCESS)
       Log("CUPTI activity kind %d not enabled: %s", int(k), a->ResultText(r).c_str());
     else
