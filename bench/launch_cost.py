@@ -35,6 +35,8 @@ CONFIGS = [
     ("sampled 10/100", {"STRATA_GPU_SAMPLING": "10/100"}),
     # Nearly always closed: what a closed window still costs.
     ("sampled 1/1000", {"STRATA_GPU_SAMPLING": "1/1000"}),
+    # Full, every cached launch path checked against a fresh one (meta gpu counts mismatches).
+    ("path cache verify", {"STRATA_GPU_PATH_CACHE": "verify"}),
 ]
 WORKLOADS = {
     "gpt2-decode": ([os.path.join(HERE, "real_models", "gpt2_generate.py"), "64", "1", "5"], r"\(([\d.]+) ms/token\)", "token"),
@@ -94,7 +96,7 @@ def main():
             per = LAUNCHES_PER_UNIT.get(w)
             part = f"  {(v - prev) * 1e6 / per:+8.0f} ns/launch" if per and name != "none" else ""
             print(f"  {name:32s} {v:9.3f}  x{v / base:.2f}  {v - prev:+8.3f} ms{part}   min x{min(results[w + ':all'][name]) / min(results[w + ':all']['none']):.2f}")
-            if not name.startswith("sampled"):
+            if not name.startswith(("sampled", "path cache")):
                 prev = v
 
 
