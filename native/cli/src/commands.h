@@ -16,6 +16,8 @@ struct RecordOptions {
   int regions_every = 1;           // capture every Nth launch of a kernel
   int checkpoint_s = 60;           // STRATA_CHECKPOINT_S: periodic checkpoint, 0 = off
   bool no_children = false;        // STRATA_CHILDREN=0: the first process only
+  std::string gpu_sampling;        // "" = every launch | "ON/PERIOD" ms (STRATA_GPU_SAMPLING)
+  std::string capture_range;       // "" = whole run | "cudaProfilerApi" (STRATA_CAPTURE_RANGE)
   std::vector<std::string> command;
 };
 int RunRecord(const RecordOptions& options);

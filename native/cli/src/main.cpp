@@ -59,6 +59,19 @@ int main(int argc, char** argv) {
                      "Write the profile so far every N seconds (atomically: a crash or SIGKILL leaves the "
                      "last one); 0: only at the end")
       ->check(CLI::Range(0, 1000000));
+  record->add_option("--gpu-sampling", rec.gpu_sampling,
+                     "Sampled GPU tracing for launch-bound programs: trace GPU work ON ms out of every PERIOD ms "
+                     "(ON/PERIOD, e.g. 10/100); GPU times are scaled by PERIOD/ON and the profile says so")
+      ->check([](const std::string& v) -> std::string {
+        unsigned on = 0, period = 0;
+        char rest = 0;
+        return sscanf(v.c_str(), "%u/%u%c", &on, &period, &rest) == 2 && on > 0 && period > on
+                   ? "" : "must be ON/PERIOD in ms with 0 < ON < PERIOD (e.g. 10/100)";
+      });
+  record->add_option("--capture-range", rec.capture_range,
+                     "Collect GPU work only between the program's cudaProfilerStart and cudaProfilerStop calls "
+                     "(torch.cuda.profiler.start()/stop()); CPU samples cover the whole run")
+      ->check(CLI::IsMember({"cudaProfilerApi"}));
   record->add_flag("--no-children", rec.no_children,
                    "Profile only the first process, not the processes it starts (each of which gets a "
                    "profile of its own beside the first one's by default)");

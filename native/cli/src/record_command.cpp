@@ -230,7 +230,9 @@ int RunRecord(const RecordOptions& options) {
         kv.rfind(std::string(record_protocol::kStatusFileEnv) + "=", 0) == 0 ||
         (!options.pc_sampling.empty() && (kv.rfind("STRATA_PC_SAMPLING=", 0) == 0 ||
                                           (options.pc_sampling_period >= 0 && kv.rfind("STRATA_PC_SAMPLING_PERIOD=", 0) == 0))) ||
-        (!options.regions.empty() && (kv.rfind("STRATA_REGIONS=", 0) == 0 || kv.rfind("STRATA_REGIONS_EVERY=", 0) == 0)))
+        (!options.regions.empty() && (kv.rfind("STRATA_REGIONS=", 0) == 0 || kv.rfind("STRATA_REGIONS_EVERY=", 0) == 0)) ||
+        (!options.gpu_sampling.empty() && kv.rfind("STRATA_GPU_SAMPLING=", 0) == 0) ||
+        (!options.capture_range.empty() && kv.rfind("STRATA_CAPTURE_RANGE=", 0) == 0))
       continue;
     env.push_back(std::move(kv));
   }
@@ -244,6 +246,8 @@ int RunRecord(const RecordOptions& options) {
     env.push_back("STRATA_REGIONS=" + options.regions);
     env.push_back("STRATA_REGIONS_EVERY=" + std::to_string(options.regions_every));
   }
+  if (!options.gpu_sampling.empty()) env.push_back("STRATA_GPU_SAMPLING=" + options.gpu_sampling);
+  if (!options.capture_range.empty()) env.push_back("STRATA_CAPTURE_RANGE=" + options.capture_range);
   if (!options.pc_sampling.empty()) {
     env.push_back("STRATA_PC_SAMPLING=" + options.pc_sampling);
     if (options.pc_sampling_period >= 0)

@@ -12,6 +12,7 @@ struct CollectionOptions {
   bool pc_serialized = false;  // ... one launch at a time, samples tagged by launch
   bool regions = false;        // region buffers handed to launches (cupti/region_capture.h)
   TraceWindowConfig windows;   // sampled tracing (trace_window_config.h); off = every launch
+  bool capture_range = false;  // collect only between cudaProfilerStart/Stop (cupti/capture_range.h)
 };
 
 }  // namespace strata::rt::gpu

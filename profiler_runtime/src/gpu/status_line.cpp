@@ -8,6 +8,7 @@
 
 #include "gpu/api/launch_path_cache.h"
 #include "gpu/cupti/cupti_session.h"
+#include "gpu/cupti/capture_range.h"
 #include "gpu/cupti/trace_windows.h"
 #include "gpu/cupti/pc_sampling.h"
 #include "gpu/cupti/region_capture.h"
@@ -34,6 +35,7 @@ std::string CollectedLine(CuptiSession& session) {
   }
   if (dropped) s += ", " + std::to_string(dropped) + " records dropped by CUPTI";
   s += TraceWindowsStatus(session);
+  s += CaptureRangeStatus(session);
   s += session.join.PlacementStatus();
   if (uint64_t q = session.queue.Dropped()) s += ", " + std::to_string(q) + " API calls dropped (queue full)";
   return s;

@@ -3,6 +3,7 @@
 #include "common/clock.h"
 #include "common/tls.h"
 #include "gpu/api/launch_path_cache.h"
+#include "gpu/cupti/capture_range.h"
 #include "gpu/cupti/cupti_session.h"
 #include "gpu/cupti/pc_sampling.h"
 #include "gpu/cupti/region_capture.h"
@@ -56,6 +57,7 @@ void CUPTIAPI OnApiCallback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId
   }
   if (domain != CUPTI_CB_DOMAIN_RUNTIME_API && domain != CUPTI_CB_DOMAIN_DRIVER_API) return;
   const auto* cb = static_cast<const CUpti_CallbackData*>(data);
+  if (o.capture_range && OnProfilerApi(s, domain, cbid, cb)) return;
   if (uint32_t ep = s->trace_epoch.load(std::memory_order_relaxed); ep != t_epoch) {
     t_epoch = ep;
     t_api_depth = 0;

@@ -9,6 +9,7 @@
 #include "gpu/api/launch_path_cache.h"
 #include "gpu/cupti/activity_decode.h"
 #include "gpu/cupti/api_callbacks.h"
+#include "gpu/cupti/capture_range.h"
 #include "gpu/cupti/pc_sampling.h"
 #include "gpu/cupti/region_capture.h"
 #include "gpu/cupti/trace_windows.h"
@@ -135,6 +136,12 @@ void CuptiSession::Start() {
     } else {
       windows_opened.store(1);
     }
+  }
+  if (CaptureRangeRequested()) {
+    if (options.windows.Enabled()) Log("capture range off: sampled GPU tracing already switches collection");
+    else if (options.pc_sampling || options.regions) Log("capture range off: PC sampling and regions need every launch");
+    else if (!a->ActivityDisable) Log("capture range off: cuptiActivityDisable is missing");
+    else StartCaptureRange(this);
   }
 }
 

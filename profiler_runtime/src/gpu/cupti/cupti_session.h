@@ -76,6 +76,10 @@ class CuptiSession {
   // earlier window (its exit callback lost while closed) starts its nesting count afresh.
   std::atomic<uint32_t> trace_epoch{0};
   std::atomic<uint64_t> windows_opened{0};
+  // Capture range (cupti/capture_range.h): inside a cudaProfilerStart..Stop range; ranges opened.
+  std::atomic<bool> capture_open{false};
+  std::atomic<uint64_t> capture_ranges{0};
+  CUpti_SubscriberHandle sub() const { return sub_; }
   GpuJoin join;
   pcs::State* pc_sampling_state;          // cupti/pc_sampling.cpp
   regions::State* region_capture_state;   // cupti/region_capture.cpp

@@ -1,0 +1,64 @@
+#!/usr/bin/env python3
+"""What GPU collection costs, measured inside one process: HF GPT-2 decoding
+(bench/real_models/gpt2_generate.py ... ab) alternates its generations between
+torch.cuda.profiler.start() and stop(), under the runtime with STRATA_CAPTURE_RANGE=cudaProfilerApi
+(collection on only between them) and without a profiler (the calls do nothing). Separate
+processes on the lent GPU machine vary by up to x2 in speed (docs/benchmarks.md), which hides
+a x1.25 goal; within one process the on / off ratio is steady. Per process: median ms/token of
+the "on" and "off" generations and their ratio; for the unprofiled process the same ratio shows
+what alternation itself does.
+Runs on the GPU machine (LD_LIBRARY_PATH must reach libunwind):
+  python3 bench/capture_ab.py --runtime .device/rt-C/libstrata_runtime.so --out DIR [--rounds 3]"""
+import argparse
+import json
+import os
+import re
+import statistics
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+CMD = [os.path.join(HERE, "real_models", "gpt2_generate.py"), "64", "1", "10", "ab"]
+CONFIGS = [
+    ("none", None),
+    ("full", {"STRATA_CAPTURE_RANGE": "cudaProfilerApi"}),
+]
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--runtime", required=True)
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--cpus", help="pin every run to these CPUs (taskset list)")
+    args = ap.parse_args()
+    os.makedirs(args.out, exist_ok=True)
+    pin = ["taskset", "-c", args.cpus] if args.cpus else []
+    results = {name: [] for name, _ in CONFIGS}
+    for r in range(args.rounds):
+        for name, extra in CONFIGS:
+            env = dict(os.environ, PYTHONUNBUFFERED="1", PYTHONHASHSEED="0")
+            if extra is not None:
+                env.update(extra)
+                env["LD_PRELOAD"] = os.path.abspath(args.runtime)
+                env["STRATA_OUTPUT"] = os.path.join(args.out, f"capture-{name}.strata")
+            p = subprocess.run(pin + [sys.executable] + CMD, env=env, capture_output=True, text=True, timeout=300)
+            m = re.search(r"capture on: ([\d.]+) ms/token, off: ([\d.]+) ms/token, before the first start: ([\d.]+)", p.stdout)
+            if p.returncode != 0 or not m:
+                raise SystemExit(f"{name} failed ({p.returncode}): {p.stdout[-300:]} {p.stderr[-1500:]}")
+            on, off, pre = float(m.group(1)), float(m.group(2)), float(m.group(3))
+            results[name].append({"on": on, "off": off, "before": pre, "ratio": round(on / off, 3),
+                                  "off_over_before": round(off / pre, 3)})
+            print(f"round {r} {name}: on {on:.3f} off {off:.3f} before {pre:.3f} ms/token, on/off x{on / off:.3f}, "
+                  f"off/before x{off / pre:.3f}", flush=True)
+    summary = {name: {"median_on_off_ratio": statistics.median(x["ratio"] for x in v),
+                      "median_off_over_before": statistics.median(x["off_over_before"] for x in v), "runs": v}
+               for name, v in results.items()}
+    with open(os.path.join(args.out, "capture_ab.json"), "w") as f:
+        json.dump(summary, f, indent=1)
+    for name, v in summary.items():
+        print(f"{name}: median on/off x{v['median_on_off_ratio']:.3f}, off/before x{v['median_off_over_before']:.3f}")
+
+
+if __name__ == "__main__":
+    main()

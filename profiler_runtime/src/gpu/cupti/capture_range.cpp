@@ -1,0 +1,53 @@
+#include "gpu/cupti/capture_range.h"
+
+#include <stdlib.h>
+
+#include <cstring>
+
+#include "common/log.h"
+#include "gpu/cupti/cupti_session.h"
+
+namespace strata::rt::gpu {
+
+bool CaptureRangeRequested() {
+  const char* v = getenv("STRATA_CAPTURE_RANGE");
+  if (!v || !*v) return false;
+  if (strcmp(v, "cudaProfilerApi") == 0) return true;
+  Log("ignoring STRATA_CAPTURE_RANGE=%s (want cudaProfilerApi); collecting the whole run", v);
+  return false;
+}
+
+void StartCaptureRange(CuptiSession* s) {
+  s->api->EnableCallback(1, s->sub(), CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaProfilerStart_v4000);
+  s->api->EnableCallback(1, s->sub(), CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaProfilerStop_v4000);
+  s->api->EnableCallback(1, s->sub(), CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuProfilerStart);
+  s->api->EnableCallback(1, s->sub(), CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuProfilerStop);
+  s->options.capture_range = true;
+  s->SetTracing(false);
+}
+
+bool OnProfilerApi(CuptiSession* s, CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const CUpti_CallbackData* cb) {
+  bool start = (domain == CUPTI_CB_DOMAIN_RUNTIME_API && cbid == CUPTI_RUNTIME_TRACE_CBID_cudaProfilerStart_v4000) ||
+               (domain == CUPTI_CB_DOMAIN_DRIVER_API && cbid == CUPTI_DRIVER_TRACE_CBID_cuProfilerStart);
+  bool stop = (domain == CUPTI_CB_DOMAIN_RUNTIME_API && cbid == CUPTI_RUNTIME_TRACE_CBID_cudaProfilerStop_v4000) ||
+              (domain == CUPTI_CB_DOMAIN_DRIVER_API && cbid == CUPTI_DRIVER_TRACE_CBID_cuProfilerStop);
+  if (!start && !stop) return false;
+  if (!s->options.capture_range) return true;
+  // Start opens at the call's exit and stop closes at its entry, so neither call itself is
+  // recorded (cudaProfilerStart calls cuProfilerStart: the second of each is a no-op).
+  if (start && cb->callbackSite == CUPTI_API_EXIT && !s->capture_open.exchange(true)) {
+    s->SetTracing(true);
+    s->capture_ranges.fetch_add(1, std::memory_order_relaxed);
+  } else if (stop && cb->callbackSite == CUPTI_API_ENTER && s->capture_open.exchange(false)) {
+    s->SetTracing(false);
+  }
+  return true;
+}
+
+std::string CaptureRangeStatus(const CuptiSession& s) {
+  if (!s.options.capture_range) return "";
+  return "; captured between cudaProfilerStart and cudaProfilerStop (" + std::to_string(s.capture_ranges.load()) +
+         " ranges; outside them no GPU work is recorded)";
+}
+
+}  // namespace strata::rt::gpu

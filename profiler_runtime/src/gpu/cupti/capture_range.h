@@ -1,0 +1,28 @@
+// GPU collection limited to what the program brackets with cudaProfilerStart / cudaProfilerStop
+// (torch.cuda.profiler.start() / stop(), cuProfilerStart / Stop): STRATA_CAPTURE_RANGE=
+// cudaProfilerApi, as Nsight Systems' --capture-range. Collection starts switched off (API
+// callbacks, activity kinds, operators: the switch sampled tracing uses) and follows the
+// program's calls; CPU samples are taken all along. Nothing is scaled: what is outside the
+// ranges is simply not in the GPU part of the profile, and the gpu line says so.
+#pragma once
+
+#include <cupti.h>
+
+#include <string>
+
+namespace strata::rt::gpu {
+
+class CuptiSession;
+
+// Reads STRATA_CAPTURE_RANGE; true when collection follows the profiler API. A bad value is
+// said once and collects everything.
+bool CaptureRangeRequested();
+// Enables the profiler API callbacks (never switched off) and switches collection off until
+// the program's first start.
+void StartCaptureRange(CuptiSession* s);
+// From the API callback: true when the call was cudaProfilerStart/Stop (handled here).
+bool OnProfilerApi(CuptiSession* s, CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const CUpti_CallbackData* cb);
+// "; captured between cudaProfilerStart and cudaProfilerStop (N ranges)" for the gpu line.
+std::string CaptureRangeStatus(const CuptiSession& s);
+
+}  // namespace strata::rt::gpu
