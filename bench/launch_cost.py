@@ -33,6 +33,8 @@ CONFIGS = [
     ("+ operators, no entry traces", {"STRATA_OP_ENTRY_TRACES": "0"}),
     ("+ entry traces (full)", {}),
     ("sampled 10/100", {"STRATA_GPU_SAMPLING": "10/100"}),
+    # CUPTI detached between windows (cuptiFinalize), not only switched off.
+    ("sampled 10/100, detached", {"STRATA_GPU_SAMPLING": "10/100", "STRATA_GPU_SAMPLING_DETACH": "1"}),
     # Nearly always closed: what a closed window still costs.
     ("sampled 1/1000", {"STRATA_GPU_SAMPLING": "1/1000"}),
     # Full, every cached launch path checked against a fresh one (meta gpu counts mismatches).

@@ -48,8 +48,21 @@ void OnResource(CuptiSession* s, CUpti_CallbackId cbid, const CUpti_ResourceData
 
 }  // namespace
 
+namespace {
+void HandleApiCallback(CuptiSession* s, CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void* data);
+}  // namespace
+
 void CUPTIAPI OnApiCallback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void* data) {
   CuptiSession* s = CuptiSession::Get();
+  HandleApiCallback(s, domain, cbid, data);
+  // Sampled tracing detaches at an API exit, after this call was handled (CUPTI's advice).
+  if (s->detach_windows && (domain == CUPTI_CB_DOMAIN_RUNTIME_API || domain == CUPTI_CB_DOMAIN_DRIVER_API) &&
+      static_cast<const CUpti_CallbackData*>(data)->callbackSite == CUPTI_API_EXIT)
+    s->DetachIfRequested();
+}
+
+namespace {
+void HandleApiCallback(CuptiSession* s, CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void* data) {
   const CollectionOptions& o = s->options;
   if (domain == CUPTI_CB_DOMAIN_RESOURCE) {
     OnResource(s, cbid, static_cast<const CUpti_ResourceData*>(data));
@@ -115,5 +128,7 @@ void CUPTIAPI OnApiCallback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId
     pcs::Collect(s->api);
   if (o.regions && role == ApiRole::kSync) regions::Harvest(false);
 }
+
+}  // namespace
 
 }  // namespace strata::rt::gpu

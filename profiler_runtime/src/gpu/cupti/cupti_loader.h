@@ -19,6 +19,7 @@ struct CuptiApi {
   CUptiResult (*EnableDomain)(uint32_t, CUpti_SubscriberHandle, CUpti_CallbackDomain) = nullptr;
   CUptiResult (*ActivityEnable)(CUpti_ActivityKind) = nullptr;
   CUptiResult (*ActivityDisable)(CUpti_ActivityKind) = nullptr;  // optional (sampled tracing)
+  CUptiResult (*Finalize)() = nullptr;  // optional (sampled tracing detaches between windows)
   CUptiResult (*ActivityRegisterCallbacks)(CUpti_BuffersCallbackRequestFunc,
                                            CUpti_BuffersCallbackCompleteFunc) = nullptr;
   CUptiResult (*ActivityFlushAll)(uint32_t) = nullptr;

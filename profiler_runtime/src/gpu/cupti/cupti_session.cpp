@@ -130,6 +130,10 @@ void CuptiSession::Start() {
     if (!a->ActivityDisable) no = "cuptiActivityDisable is missing";
     else if (options.pc_sampling || options.regions) no = "PC sampling and regions need every launch";
     else if (!StartTraceWindows(this)) no = "its thread could not be started";
+    // STRATA_GPU_SAMPLING_DETACH=1: detach CUPTI between windows instead of switching kinds
+    // and callbacks off. Not yet run on a GPU: off by default until measured.
+    const char* d = getenv("STRATA_GPU_SAMPLING_DETACH");
+    detach_windows = no.empty() && a->Finalize && d && strcmp(d, "1") == 0;
     if (!no.empty()) {
       Log("sampled GPU tracing off (%s): tracing every launch", no.c_str());
       options.windows = TraceWindowConfig{};
@@ -149,6 +153,21 @@ void CuptiSession::SetTracing(bool on) {
   std::lock_guard<std::mutex> lock(tracing_mu_);
   if (windows_stopped_) return;
   ops::SetOperatorsEnabled(on);
+  if (detach_windows) {
+    if (!on) {
+      detach_requested.store(true);
+      return;
+    }
+    if (detach_requested.exchange(false) || !detached.load()) {  // still attached: stays so
+      trace_epoch.fetch_add(1);
+      windows_opened.fetch_add(1, std::memory_order_relaxed);
+      return;
+    }
+    trace_epoch.fetch_add(1);
+    if (Attach()) detached.store(false);
+    windows_opened.fetch_add(1, std::memory_order_relaxed);
+    return;
+  }
   if (on) {
     trace_epoch.fetch_add(1);
     for (auto& [d, id] : enabled_callbacks_) api->EnableCallback(1, sub_, d, id);
@@ -160,12 +179,36 @@ void CuptiSession::SetTracing(bool on) {
   }
 }
 
+void CuptiSession::DetachIfRequested() {
+  if (!detach_requested.load(std::memory_order_relaxed)) return;
+  std::lock_guard<std::mutex> lock(tracing_mu_);
+  if (!detach_requested.exchange(false) || windows_stopped_) return;
+  api->ActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+  if (api->Finalize() == CUPTI_SUCCESS) {
+    detached.store(true);
+    detaches.fetch_add(1, std::memory_order_relaxed);
+  }
+}
+
+bool CuptiSession::Attach() {
+  if (api->Subscribe(&sub_, reinterpret_cast<CUpti_CallbackFunc>(&OnApiCallback), nullptr) != CUPTI_SUCCESS) return false;
+  for (auto& [d, id] : enabled_callbacks_) api->EnableCallback(1, sub_, d, id);
+  api->EnableCallback(1, sub_, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING);
+  api->ActivityRegisterCallbacks(&BufferRequested, &BufferCompleted);
+  for (CUpti_ActivityKind k : enabled_kinds_) api->ActivityEnable(k);
+  if (api->ActivityFlushPeriod) api->ActivityFlushPeriod(kFlushPeriodMs);
+  return true;
+}
+
 void CuptiSession::StopWindows() {
   std::lock_guard<std::mutex> lock(tracing_mu_);
   windows_stopped_ = true;
 }
 
-void CuptiSession::FlushAll() { api->ActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED); }
+void CuptiSession::FlushAll() {
+  if (detached.load()) return;  // everything was flushed at the detach; a call would attach again
+  api->ActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+}
 
 void CuptiSession::IgnoreCorrelation(uint32_t corr) {
   std::lock_guard<std::mutex> lock(ignore_mu_);

@@ -76,6 +76,16 @@ class CuptiSession {
   // earlier window (its exit callback lost while closed) starts its nesting count afresh.
   std::atomic<uint32_t> trace_epoch{0};
   std::atomic<uint64_t> windows_opened{0};
+  // Sampled tracing can detach CUPTI between windows (cuptiFinalize; STRATA_GPU_SAMPLING_DETACH=1):
+  // on the H100, switching callbacks and activity kinds off left the per-launch cost of having
+  // collected in place. The window thread asks; the next API exit callback detaches (where
+  // CUPTI allows it); the window thread attaches again.
+  bool detach_windows = false;
+  std::atomic<bool> detach_requested{false};
+  std::atomic<bool> detached{false};
+  std::atomic<uint64_t> detaches{0};
+  // From the API exit callback: detaches when asked.
+  void DetachIfRequested();
   // Capture range (cupti/capture_range.h): inside a cudaProfilerStart..Stop range; ranges opened.
   std::atomic<bool> capture_open{false};
   std::atomic<uint64_t> capture_ranges{0};
@@ -92,6 +102,8 @@ class CuptiSession {
   static void OnDrain(Aggregator* agg, Cct::Unlocked& u, bool final);
   std::vector<std::pair<CUpti_CallbackDomain, CUpti_CallbackId>> enabled_callbacks_;
   std::vector<CUpti_ActivityKind> enabled_kinds_;
+  // Subscribes and enables what enabled_callbacks_ / enabled_kinds_ list (after a detach).
+  bool Attach();
   std::mutex tracing_mu_;
   bool windows_stopped_ = false;  // under tracing_mu_
 
