@@ -30,16 +30,22 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 WORKLOAD = r'''
 import sys, threading, time
 nthreads, work = int(sys.argv[1]), int(sys.argv[2])
-def spin(n):
-    s = 0
+stamps = [[] for _ in range(nthreads)]
+def spin(k, n):
+    st, clock, s = stamps[k], time.perf_counter_ns, 0
     for i in range(n):
-        s += i * i
+        s = (s + i) & 0xFFFF
+        if i % 2000 == 0:
+            st.append(clock())
     return s
-threads = [threading.Thread(target=spin, args=(work // nthreads,)) for _ in range(nthreads)]
+threads = [threading.Thread(target=spin, args=(k, work // nthreads)) for k in range(nthreads)]
 t0 = time.perf_counter()
 for t in threads: t.start()
 for t in threads: t.join()
 print("threaded_s", time.perf_counter() - t0)
+# GIL hand-offs: the stamps of all threads in time order; a change of thread is a switch.
+ev = sorted((t, k) for k in range(nthreads) for t in stamps[k])
+print("switches", sum(1 for a, b in zip(ev, ev[1:]) if a[1] != b[1]))
 '''
 
 
@@ -48,9 +54,10 @@ def one_run(cmd, env):
     p = subprocess.run(cmd, check=True, capture_output=True, text=True, env=env)
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     wall = float(re.search(r"threaded_s ([\d.]+)", p.stdout).group(1))
+    handoffs = int(re.search(r"switches (\d+)", p.stdout).group(1))
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     switches = (after.ru_nvcsw - before.ru_nvcsw) + (after.ru_nivcsw - before.ru_nivcsw)
-    return wall, cpu, switches
+    return wall, cpu, switches, handoffs
 
 
 def samples_of(dump, profile):
@@ -111,10 +118,11 @@ def main():
                     cpu = statistics.median(x[1] for x in v)
                     cpu_paired = statistics.median(x[1] / b[1] for x, b in zip(v, base))
                     sw = statistics.median(x[2] for x in v)
+                    gil = statistics.median(x[3] / x[0] for x in v)
                     s = [x for x in samples.get(name, []) if x is not None]
                     rows.append(f"| {version} | {n} | {name} | {wall:.3f} | {paired:.3f} | "
                                 f"{min(x[0] / b[0] for x, b in zip(v, base)):.3f}–"
-                                f"{max(x[0] / b[0] for x, b in zip(v, base)):.3f} | {cpu:.3f} | {cpu_paired:.3f} | {sw:.0f} | "
+                                f"{max(x[0] / b[0] for x, b in zip(v, base)):.3f} | {cpu:.3f} | {cpu_paired:.3f} | {sw:.0f} | {gil:.0f} | "
                                 f"{statistics.median(s) if s else '–'} |")
     load = os.getloadavg()
     text = "\n".join([
@@ -127,11 +135,13 @@ def main():
         + "`. *wall*: median seconds of the threaded part (inside the program); *ratio*: median of the "
         "per-round ratios to *plain* (neighbouring runs), with their range; *plain again*: a second "
         "plain configuration in the same rotation, i.e. the noise. *cpu*: user + system seconds of "
-        "the whole process, *cpu ratio* its median per-round ratio to plain; *switches*: its context switches (voluntary + involuntary). "
+        "the whole process, *cpu ratio* its median per-round ratio to plain; *context switches*: the process's (voluntary + involuntary); *GIL hand-offs / s*: "
+        "changes of the running thread between neighbouring clock stamps the threads take every 2000 "
+        "iterations (sampling signals that broke into the GIL protocol would add hand-offs). "
         "Goal: sampled / plain <= 1.03 at the default period.",
         "",
-        "| python | threads | configuration | wall s | ratio | range | cpu s | cpu ratio | switches | samples |",
-        "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
+        "| python | threads | configuration | wall s | ratio | range | cpu s | cpu ratio | context switches | GIL hand-offs / s | samples |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
         *rows,
         "",
     ])
