@@ -64,6 +64,19 @@ class DynamicSymbolsBuilder {
     DynInfo d;
     if (!ReadDynamic(info, &d)) return false;
     uint64_t bias = info->dlpi_addr;
+    // Only code can hold a sampled PC: symbols outside the executable segments (vtables, type
+    // info, data: a third of libtorch's) are left out.
+    std::vector<std::pair<uint64_t, uint64_t>> text;
+    for (int i = 0; i < info->dlpi_phnum; ++i) {
+      const ElfW(Phdr)& ph = info->dlpi_phdr[i];
+      if (ph.p_type == PT_LOAD && (ph.p_flags & PF_X))
+        text.emplace_back(bias + ph.p_vaddr, bias + ph.p_vaddr + ph.p_memsz);
+    }
+    auto in_text = [&text](uint64_t start, uint64_t end) {
+      for (const auto& [b, e] : text)
+        if (start < e && end > b) return true;
+      return false;
+    };
     struct Tmp { uint64_t start, end; uint32_t order, index; };
     std::vector<Tmp> tmp;
     uint32_t order = 0;
@@ -76,6 +89,7 @@ class DynamicSymbolsBuilder {
       uint64_t start = bias + s.st_value;
       // Size-0 (and undefined) symbols name only their own address, as in dladdr.
       uint64_t end = start + (s.st_size ? s.st_size : 1);
+      if (!in_text(start, end)) return;
       tmp.push_back(Tmp{start, end, ord, index});
     };
     if (d.gnu_hash) {
