@@ -10,6 +10,7 @@
 #include <fstream>
 #include <functional>
 #include <map>
+#include <set>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -175,6 +176,28 @@ TEST(RealPrograms, PythonSplitPyenv) {
     ++n;
   }
   if (!n) GTEST_SKIP() << "no pyenv python found";
+}
+
+// 32 Python threads taking turns on the GIL: each is sampled on its own CPU clock, so every
+// thread's function shows up, nothing is dropped, and the meta says what a sample cost.
+TEST(RealPrograms, ManyPythonThreadsEachSampled) {
+  constexpr int kThreads = 32;
+  std::string out = OutPath("threads");
+  RunResult r = Launch({"/usr/bin/python3", STRATA_TEST_SOURCE_DIR "/targets/many_threads.py",
+                        std::to_string(kThreads), "0.04"},
+                       {{"STRATA_OUTPUT", out}, {"STRATA_PERIOD_MS", "2"}});
+  ASSERT_TRUE(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0);
+  Profile p = Load(out);
+  EXPECT_EQ(p.meta["samples_dropped"], "0");
+  EXPECT_GE(std::stoul(p.meta["threads_seen"]), uint64_t(kThreads + 1));
+  EXPECT_NE(p.meta["sampler"].find("us a sample"), std::string::npos) << p.meta["sampler"];
+  std::set<std::string> sampled;
+  for (const auto& nm : p.node_metrics)
+    for (const auto* f : p.PathOf(nm.node))
+      if (FrameKind(f->kind) == FrameKind::kPython && p.Str(f->name).rfind("spin_", 0) == 0)
+        sampled.insert(p.Str(f->name));
+  EXPECT_EQ(sampled.size(), size_t(kThreads));
+  std::remove(out.c_str());
 }
 
 TEST(RealPrograms, SigsegvLeavesProfile) {

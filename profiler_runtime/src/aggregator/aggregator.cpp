@@ -170,7 +170,7 @@ uint32_t Aggregator::NativeFrame(uint64_t pc, Cct::Unlocked& u) {
   if (it != native_cache_.end()) return it->second;
   uint32_t id;
   int m = modules_.Find(pc);
-  std::string name = ModuleMap::SymbolName(pc);
+  std::string name = modules_.SymbolName(m, pc);
   if (m < 0) {
     id = u.Frame(Cct::FrameKind::kNative, strata::format::kNone, pc, name, "", 0);
   } else {

@@ -1,6 +1,5 @@
 #include "aggregator/module_map.h"
 
-#include <dlfcn.h>
 #include <elf.h>
 #include <link.h>
 #include <unistd.h>
@@ -46,7 +45,8 @@ std::string BuildId(const dl_phdr_info* info) {
 int Collect(dl_phdr_info* info, size_t, void* data) {
   auto* out = static_cast<std::vector<ModuleInfo>*>(data);
   ModuleInfo m;
-  m.path = (info->dlpi_name && info->dlpi_name[0]) ? info->dlpi_name : ExePath();
+  m.loader_name = info->dlpi_name ? info->dlpi_name : "";
+  m.path = m.loader_name.empty() ? ExePath() : m.loader_name;
   m.load_bias = info->dlpi_addr;
   for (int i = 0; i < info->dlpi_phnum; ++i) {
     const ElfW(Phdr)& ph = info->dlpi_phdr[i];
@@ -81,18 +81,13 @@ int ModuleMap::Find(uint64_t pc) {
   return Lookup(pc);
 }
 
-std::string ModuleMap::SymbolName(uint64_t pc) {
-  Dl_info info;
-  const ElfW(Sym)* sym = nullptr;
-  void* symv = nullptr;
-  if (!dladdr1(reinterpret_cast<void*>(pc), &info, &symv, RTLD_DL_SYMENT))
-    return "";
-  sym = static_cast<const ElfW(Sym)*>(symv);
-  if (!info.dli_sname || !info.dli_saddr) return "";
-  uint64_t start = reinterpret_cast<uint64_t>(info.dli_saddr);
-  // dladdr returns the nearest preceding dynamic symbol; reject it unless pc is inside it.
-  if (sym && sym->st_size && (pc < start || pc >= start + sym->st_size)) return "";
-  return info.dli_sname;
+std::string ModuleMap::SymbolName(int module, uint64_t pc) {
+  if (module < 0 || size_t(module) >= modules_.size()) return "";
+  const ModuleInfo& m = modules_[size_t(module)];
+  auto key = std::make_pair(m.load_bias, m.loader_name);
+  auto it = symbols_.find(key);
+  if (it == symbols_.end()) it = symbols_.emplace(key, DynamicSymbols::Of(m.load_bias, m.loader_name)).first;
+  return it->second.NameOf(pc);
 }
 
 }  // namespace strata::rt

@@ -10,6 +10,7 @@
 
 #include <atomic>
 #include <cerrno>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <string>
@@ -69,6 +70,18 @@ volatile const int* g_fault_page = nullptr;
 std::atomic<uint64_t> g_samples{0};
 std::atomic<uint64_t> g_dropped{0};
 std::atomic<uint64_t> g_unwind_failures{0};
+// Time inside the handler (CLOCK_MONOTONIC: a vDSO read, no system call), for meta `sampler`:
+// what one sample costs the interrupted thread on this machine and program.
+std::atomic<uint64_t> g_handler_ns{0};
+std::atomic<uint64_t> g_handler_calls{0};
+std::atomic<uint64_t> g_handler_max_ns{0};
+
+void NoteHandlerTime(uint64_t ns) {
+  g_handler_ns.fetch_add(ns, std::memory_order_relaxed);
+  g_handler_calls.fetch_add(1, std::memory_order_relaxed);
+  uint64_t m = g_handler_max_ns.load(std::memory_order_relaxed);
+  while (ns > m && !g_handler_max_ns.compare_exchange_weak(m, ns, std::memory_order_relaxed)) {}
+}
 
 void TakeSample(ucontext_t* uc) {
   ThreadSlot* slot = registry::CurrentThreadSlot();
@@ -95,6 +108,7 @@ void TakeSample(ucontext_t* uc) {
 void OnSampleSignal(int, siginfo_t*, void* ucv) {
   int saved_errno = errno;
   if (g_enabled.load(std::memory_order_relaxed) && !t_internal && !t_in_handler) {
+    uint64_t start = NowNs(CLOCK_MONOTONIC);
     t_in_handler = 1;
     // A fault while reading the target's memory (a torn Python frame, bad unwind data) jumps
     // back here through the fatal-signal handler instead of killing the process.
@@ -109,6 +123,7 @@ void OnSampleSignal(int, siginfo_t*, void* ucv) {
     t_fault_guard = 0;
     t_fault_jmp = nullptr;
     t_in_handler = 0;
+    NoteHandlerTime(NowNs(CLOCK_MONOTONIC) - start);
   }
   errno = saved_errno;
 }
@@ -295,6 +310,9 @@ bool RestartInForkChild() {
   g_samples.store(0);
   g_dropped.store(0);
   g_unwind_failures.store(0);
+  g_handler_ns.store(0);
+  g_handler_calls.store(0);
+  g_handler_max_ns.store(0);
   return Arm();
 }
 
@@ -324,6 +342,13 @@ void GiveSignalBack(int sig) {
 std::string StatusLine() {
   std::string s = g_status ? *g_status : "not started";
   if (uint64_t f = g_timer_failures.load()) s += "; " + std::to_string(f) + " threads without a timer (timer_create refused)";
+  if (uint64_t n = g_handler_calls.load()) {
+    char cost[128];
+    snprintf(cost, sizeof cost, "; handler %.1f us a sample (max %.1f us)", double(g_handler_ns.load()) / 1e3 / double(n),
+             double(g_handler_max_ns.load()) / 1e3);
+    s += cost;
+  }
+  if (!unwind::CachePerThread()) s += "; libunwind without a per-thread cache (one lock per frame)";
   return s;
 }
 

@@ -4,9 +4,18 @@
 #include <libunwind.h>
 
 namespace strata::rt::unwind {
+namespace {
+constexpr size_t kDefaultCacheFrames = 128;  // libunwind's own default (DWARF_DEFAULT_UNW_CACHE_SIZE)
+bool g_cache_per_thread = true;
+}  // namespace
 
 void Init() {
   unw_set_caching_policy(unw_local_addr_space, UNW_CACHE_PER_THREAD);
+  // Distribution builds of libunwind (Debian, Ubuntu 1.6: no --enable-per-thread-cache)
+  // silently keep one process-wide cache, which unw_step locks at every frame (a mutex and two
+  // sigprocmask system calls). unw_set_cache_size only works on that cache and refuses (-1)
+  // when the per-thread one exists: asked for the size it already has, it tells them apart.
+  g_cache_per_thread = unw_set_cache_size(unw_local_addr_space, kDefaultCacheFrames, 0) != 0;
   unw_context_t ctx;
   unw_cursor_t cursor;
   unw_getcontext(&ctx);
@@ -14,6 +23,8 @@ void Init() {
     for (int i = 0; i < 64 && unw_step(&cursor) > 0; ++i) {}
   }
 }
+
+bool CachePerThread() { return g_cache_per_thread; }
 
 uint64_t InterruptedPc(const ucontext_t* uc) { return uint64_t(uc->uc_mcontext.gregs[REG_RIP]); }
 

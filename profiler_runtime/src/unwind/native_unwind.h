@@ -8,8 +8,13 @@
 namespace strata::rt::unwind {
 
 // Normal context, once: warms libunwind up (its lazy init takes locks) and selects the
-// per-thread cache, which is what makes unw_step usable from a signal handler.
+// per-thread cache. Builds without one (the distributions') keep a process-wide cache that
+// unw_step locks at every frame, signals blocked around the lock: still handler-safe, but two
+// system calls per frame (meta `sampler` says which kind this process has).
 void Init();
+
+// False when libunwind has no per-thread cache (see Init).
+bool CachePerThread();
 
 // Writes up to `max` PCs, leaf first: pcs[0] is the interrupted PC as is, caller frames are
 // return address - 1 so they map to the call site. Returns the count; *failed is set when
