@@ -2,7 +2,8 @@
 // tests use. The features: the profile viewers (profileViewers.ts), what follows the current
 // profile in the editor (profileFeedback.ts: line heat, status bar, diagnostics), running and
 // profiling (runCommands.ts, the `strata` launch type), the Strata Profiles view
-// (profilesTree.ts) and the in-kernel region timeline (regions/regionTraceCommands.ts).
+// (profilesTree.ts), a run's processes (runProcessesView.ts) and the in-kernel region timeline
+// (regions/regionTraceCommands.ts).
 import * as fs from 'node:fs';
 import * as vscode from 'vscode';
 import { loadAddon, type StrataAddon } from './addon';
@@ -12,6 +13,7 @@ import type { ViewerState } from './profileViewer';
 import { registerProfileFeedback } from './profileFeedback';
 import { openStartupProfile, registerProfileViewers } from './profileViewers';
 import { registerProfilesTree } from './profilesTree';
+import { registerRunProcesses, type RunProcessesApi } from './runProcessesView';
 import { registerRegionTrace, type RegionTraceApi } from './regions/regionTraceCommands';
 import { stopAllRuns } from './recordRun';
 import { registerRunCommands } from './runCommands';
@@ -25,6 +27,10 @@ export interface StrataApi {
   lineHeat(): ReturnType<LineHeatController['state']>;
   diagnostics(): ReturnType<StrataDiagnostics['state']>;
   profiles(): string[];
+  /** The Strata Processes view: the run listed and its processes. */
+  runProcesses: RunProcessesApi;
+  /** Opens every process of a run together (a folder, or a profile and its children). */
+  openRun(runPath: string): Promise<void>;
   /** In-kernel region traces (timeline panels). */
   regionTraces: RegionTraceApi;
 }
@@ -44,7 +50,10 @@ export function activate(context: vscode.ExtensionContext): StrataApi {
   });
   const feedback = registerProfileFeedback(context, log);
   const profilesTree = registerProfilesTree(context, addon, log);
-  viewers = registerProfileViewers(context, { addon, log, feedback });
+  let runs: ReturnType<typeof registerRunProcesses> | undefined;
+  viewers = registerProfileViewers(context, { addon, log, feedback, onProfileLoaded: (p) => runs?.follow(p) });
+  const v0 = viewers;
+  runs = registerRunProcesses(context, { addon, log, openRun: (p) => v0.openRun(p) });
   registerRunCommands(context, { extensionDir, log, addon, profilesTree, openProfile: viewers.open });
   openStartupProfile(viewers, log);
 
@@ -56,6 +65,8 @@ export function activate(context: vscode.ExtensionContext): StrataApi {
     lineHeat: () => feedback.lineHeat.state(),
     diagnostics: () => feedback.diagnostics.state(),
     profiles: () => profilesTree.listed(),
+    runProcesses: runs,
+    openRun: v.openRun,
     regionTraces,
   };
 }

@@ -24,6 +24,8 @@ export interface ViewerState {
   lastSource?: { file: string; line: number } | null;
   /** Why the view shown is partial (too large for memory); absent when complete. */
   partial?: string;
+  /** Every process of the run at `path`, one process frame each (the addon's openRun). */
+  together: boolean;
 }
 
 /** Files the webview loads, inside the extension: copied to dist/ by build.mjs. */
@@ -68,6 +70,12 @@ ${missing}<div id="strata-root"></div>
 </html>`;
 }
 
+/** The tab's title: the profile's file name, or the run's with how many processes it shows. */
+export function viewerTitle(profilePath: string, together: boolean, meta: Readonly<Record<string, string>>): string {
+  const name = path.basename(profilePath);
+  return together ? `Strata: ${name} (${meta.processes ?? '?'} processes)` : `Strata: ${name}`;
+}
+
 export class ProfileViewer implements vscode.Disposable {
   private profile: Profile | undefined;
   private current: HostMessage | undefined;
@@ -104,6 +112,8 @@ export class ProfileViewer implements vscode.Disposable {
     extensionUri: vscode.Uri,
     private readonly log: vscode.OutputChannel,
     onDispose: (v: ProfileViewer) => void,
+    /** The run at profilePath, every process together (not one profile). */
+    readonly together = false,
   ) {
     panel.webview.options = webviewOptions(extensionUri);
     panel.iconPath = vscode.Uri.joinPath(extensionUri, 'dist', 'media', 'strata-icon.svg');
@@ -117,6 +127,7 @@ export class ProfileViewer implements vscode.Disposable {
       path: this.profilePath, ready: this.ready, view: this.view,
       metric: this.profile?.metrics()[this.metric]?.name ?? '', nodes: this.nodes,
       lastMessage: this.current?.type, lastError: this.lastError, lastSource: this.lastSource, partial: this.partial,
+      together: this.together,
     };
   }
 
@@ -148,7 +159,7 @@ export class ProfileViewer implements vscode.Disposable {
     this.profile = profile;
     const meta = profile.meta();
     this.title = profileTitle(this.profilePath, meta);
-    this.panel.title = `Strata: ${path.basename(this.profilePath)}`;
+    this.panel.title = viewerTitle(this.profilePath, this.together, meta);
     this.metric = 0;
     await this.showView(this.view, this.metric);
     this.loadedEmitter.fire(this);

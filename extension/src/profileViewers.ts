@@ -13,6 +13,9 @@ import { disposeHighlight } from './revealSource';
 export interface ProfileViewers {
   /** Opens `file` in a new viewer panel; the notification carries the core's one-line error. */
   open(file: string): Promise<void>;
+  /** Opens every process of the run at `runPath` (a folder, or a profile and the processes it
+   *  started) in one viewer: one process frame each (the core's merged run). */
+  openRun(runPath: string): Promise<void>;
   states(): ViewerState[];
   /** The viewer whose profile drives line heat, the status bar and the diagnostics. */
   currentProfile(): string | undefined;
@@ -20,11 +23,16 @@ export interface ProfileViewers {
 
 export function registerProfileViewers(context: vscode.ExtensionContext, deps: {
   addon: () => StrataAddon; log: vscode.OutputChannel; feedback: ProfileFeedback;
+  /** A single profile was loaded into a viewer (the processes view follows its run). */
+  onProfileLoaded?: (profilePath: string) => void;
 }): ProfileViewers {
   const { addon, log, feedback } = deps;
   const viewers = new Set<ProfileViewer>();
   let current: ProfileViewer | undefined;
+  // Line heat, the status bar and the findings follow single profiles only: their caches are
+  // per profile file, and a run's merged view is not one.
   const setCurrent = (v: ProfileViewer | undefined) => {
+    if (v?.together) return;
     current = v;
     feedback.follow(v);
   };
@@ -43,15 +51,18 @@ export function registerProfileViewers(context: vscode.ExtensionContext, deps: {
     }, 120);
   };
 
-  const makeViewer = (panel: vscode.WebviewPanel, file: string, a: StrataAddon): ProfileViewer => {
+  const makeViewer = (panel: vscode.WebviewPanel, file: string, a: StrataAddon, together = false): ProfileViewer => {
     const v = new ProfileViewer(panel, file, a, context.extensionUri, log, (x) => {
       viewers.delete(x);
-      if (current === x) setCurrent([...viewers].pop());
-      if (![...viewers].some((o) => o.profilePath === x.profilePath)) feedback.closed(x.profilePath);
-    });
+      if (current === x) setCurrent([...viewers].filter((o) => !o.together).pop());
+      if (!x.together && ![...viewers].some((o) => o.profilePath === x.profilePath && !o.together)) feedback.closed(x.profilePath);
+    }, together);
     viewers.add(v);
     v.onDidLoad(() => {
-      feedback.reloaded(v.profilePath);
+      if (!together) {
+        feedback.reloaded(v.profilePath);
+        deps.onProfileLoaded?.(v.profilePath);
+      }
       if (panel.active || !current || current === v) setCurrent(v);
       syncCursor();
     });
@@ -60,7 +71,7 @@ export function registerProfileViewers(context: vscode.ExtensionContext, deps: {
     return v;
   };
 
-  const open = async (file: string): Promise<void> => {
+  const openIn = async (file: string, together: boolean): Promise<void> => {
     let a: StrataAddon;
     try {
       a = addon();
@@ -70,26 +81,30 @@ export function registerProfileViewers(context: vscode.ExtensionContext, deps: {
     }
     let profile;
     try {
-      profile = await a.open(file);
+      profile = await (together ? a.openRun(file) : a.open(file));
     } catch (e) {
       const msg = (e as Error).message ?? String(e);
-      log.appendLine(`[open] ${file}: ${msg}`);
+      log.appendLine(`[open${together ? ' run' : ''}] ${file}: ${msg}`);
       void vscode.window.showErrorMessage(`Strata: ${path.basename(file)}: ${msg}`);
       return;
     }
     for (const v of viewers) {
-      if (v.profilePath === file) v.panel.dispose();   // replace an older view of the same file
+      // Replace an older view of the same file (or run).
+      if (v.profilePath === file && v.together === together) v.panel.dispose();
     }
     const panel = vscode.window.createWebviewPanel('strata.viewer', `Strata: ${path.basename(file)}`,
       { viewColumn: vscode.ViewColumn.Active, preserveFocus: false },
       { enableScripts: true, retainContextWhenHidden: false });
-    const viewer = makeViewer(panel, file, a);
+    const viewer = makeViewer(panel, file, a, together);
     try {
       await viewer.load(profile);
     } catch (e) {
       void vscode.window.showErrorMessage(`Strata: ${(e as Error).message}`);
     }
   };
+
+  const open = (file: string) => openIn(file, false);
+  const openRun = (runPath: string) => openIn(runPath, true);
 
   context.subscriptions.push(
     vscode.window.onDidChangeTextEditorSelection((e) => { if (e.textEditor === vscode.window.activeTextEditor) syncCursor(); }),
@@ -151,7 +166,7 @@ export function registerProfileViewers(context: vscode.ExtensionContext, deps: {
     { dispose: () => { for (const v of viewers) v.dispose(); disposeHighlight(); } },
   );
 
-  return { open, states: () => [...viewers].map((v) => v.state()), currentProfile: () => current?.profilePath };
+  return { open, openRun, states: () => [...viewers].map((v) => v.state()), currentProfile: () => current?.profilePath };
 }
 
 /** The demo (and anyone scripting a session) names a profile to show as soon as VS Code is up. */

@@ -45,7 +45,7 @@ export interface LineTotalsColumns {
  * preorder: parent[i] < i, parent[0] = -1 (the root). The table's string columns (name, file,
  * module) index into `strings` (strings[0] = ""); its `kind` uses the numeric frame kinds of the
  * profile format / webview protocol: 0 root, 1 python, 2 native, 3 operator, 4 gpu_api, 5 kernel,
- * 6 pc, 7 region, 8 thread. inclusive/exclusive/count are of the metric `metricIndex`.
+ * 6 pc, 7 region, 8 thread, 9 process (a run's process, in openRun's profile). inclusive/exclusive/count are of the metric `metricIndex`.
  */
 /** Which frames a view shows: the Python view folds the interpreter's own frames into the Python
  *  line they serve; 'auto' is the Python view for a profile with Python frames. */
@@ -145,6 +145,30 @@ export interface Finding {
 export interface Findings { format_version: 1; findings: Finding[]; errors: string[]; }
 
 export function open(path: string): Promise<Profile>;
+
+/** One additive metric's total over one process (what a list of processes shows). */
+export interface ProcessTotal { name: string; unit: string; total: number; count: number }
+
+/** One process of a recorded run (its profile and meta). */
+export interface RunProcess {
+  path: string;            // its profile
+  pid: number;
+  parentPid: number;       // 0 for the run's first process
+  parentProfile: string;   // the parent's profile file name (same folder), or ""
+  command: string;
+  ended: string;           // "exit", "_exit", "signal SIGTERM", "checkpoint", ...
+  depth: number;           // 0: the first process (or one whose parent's profile is missing)
+  totals: ProcessTotal[];  // additive metrics with values, in the profile's order
+}
+
+/** The processes of the run at `path` (a folder: every profile in it; a profile: it and the
+ *  processes it started), in tree order: a parent before its children, children by pid.
+ *  Rejects with one line when there is none. */
+export function runProcesses(path: string): Promise<RunProcess[]>;
+/** Every process of the run at `path` in one profile: under the root, one frame of kind 9
+ *  (process: the command and pid) per process, its tree and metrics below. Meta: the first
+ *  process's, plus `processes` (how many) and `run` (their folder). */
+export function openRun(path: string): Promise<Profile>;
 /** The core's frame kind strings, indexed by numeric kind (as `ViewColumns.frames.kind`). */
 export const frameKinds: readonly string[];
 

@@ -11,4 +11,5 @@ export const enum FrameKind {
   Pc = 6,
   Region = 7,
   Thread = 8,
+  Process = 9,
 }

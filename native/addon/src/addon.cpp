@@ -20,6 +20,7 @@
 #include "profile_state.h"
 #include "promise_worker.h"
 #include "region_calls.h"
+#include "run_calls.h"
 #include "strata/core/analyze.h"
 #include "strata/core/api.h"
 
@@ -581,6 +582,7 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("open", Napi::Function::New<Open>(env, "open"));
   exports.Set("Profile", data->profile_ctor.Value());
   ExportRegionCalls(env, exports);
+  ExportRunCalls(env, exports, &data->profile_ctor);
   exports.Set("frameKinds", StringArray(env, strata::core::FrameKindNames()));
   exports.Set("version", Napi::String::New(env, "0.1.0"));
   return exports;

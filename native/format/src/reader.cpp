@@ -44,6 +44,7 @@ const char* FrameKindName(uint32_t kind) {
     case FrameKind::kPc: return "pc";
     case FrameKind::kRegion: return "region";
     case FrameKind::kThread: return "thread";
+    case FrameKind::kProcess: return "process";
   }
   return nullptr;
 }

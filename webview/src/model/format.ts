@@ -77,6 +77,6 @@ export function formatPercent(part: number, whole: number): string {
 const KIND_NAMES: Record<FrameKind, string> = {
   [FrameKind.Root]: 'root', [FrameKind.Python]: 'Python', [FrameKind.Native]: 'native', [FrameKind.Operator]: 'operator',
   [FrameKind.GpuApi]: 'GPU API', [FrameKind.Kernel]: 'GPU kernel', [FrameKind.Pc]: 'GPU instruction', [FrameKind.Region]: 'region',
-  [FrameKind.Thread]: 'thread',
+  [FrameKind.Thread]: 'thread', [FrameKind.Process]: 'process',
 };
 export function kindName(k: number): string { return KIND_NAMES[k as FrameKind] ?? `kind ${k}`; }

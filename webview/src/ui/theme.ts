@@ -83,7 +83,7 @@ export function readTheme(root: HTMLElement = document.documentElement): Theme {
   const purple = chart('purple', [177, 128, 215, 255], [101, 44, 144, 255]);
   const gray = chart('lines', [128, 128, 128, 255], [128, 128, 128, 255]);
   // Index = FrameKind: Root, Python, Native, Operator, GpuApi, Kernel, Pc, Region, Thread
-  const kindColors: RGBA[] = [gray, blue, orange, purple, yellow, green, red, red, gray];
+  const kindColors: RGBA[] = [gray, blue, orange, purple, yellow, green, red, red, gray, gray];
   const fontSize = parseFloat(v('--vscode-editor-font-size') || v('--vscode-font-size')) || 12;
   const fontFamily = (v('--vscode-font-family') || 'system-ui, sans-serif').trim();
   return { kind, background, foreground, focusBorder, kindColors, fontFamily, fontSize: Math.min(Math.max(fontSize, 10), 14) };

@@ -31,6 +31,10 @@ bool ReadMember(const std::string& path, RunMember* m) {
     m->parent_profile = p->meta("parent_profile").value_or("");
     m->command = p->meta("command").value_or("");
     m->ended = p->meta("ended").value_or("");
+    const auto& metrics = p->metrics();
+    for (size_t k = 0; k < metrics.size(); ++k)
+      if (metrics[k].nature == MetricNature::kAdditive && p->total_count(k) > 0)
+        m->totals.push_back({metrics[k].name, metrics[k].unit, p->total(k), p->total_count(k)});
     return true;
   } catch (const Error&) {
     return false;

@@ -62,6 +62,7 @@ FrameOrigin ClassifyFrame(uint32_t kind, const std::string& module, const std::s
   switch (static_cast<fmt::FrameKind>(kind)) {
     case fmt::FrameKind::kRoot:
     case fmt::FrameKind::kThread:
+    case fmt::FrameKind::kProcess:
       return FrameOrigin::kNone;
     case fmt::FrameKind::kGpuApi:
     case fmt::FrameKind::kKernel:
@@ -87,6 +88,7 @@ FrameOrigin ClassifyFrame(uint32_t kind, const std::string& module, const std::s
 }
 
 FoldClass FoldClassOf(uint32_t kind, const std::string& module, bool truncated) {
+  if (kind == uint32_t(fmt::FrameKind::kProcess)) return FoldClass::kStackStart;
   if (truncated || kind != uint32_t(fmt::FrameKind::kNative)) return FoldClass::kKeep;
   if (IsInterpreterModule(module)) return FoldClass::kAlways;
   if (IsStartUpModule(module)) return FoldClass::kStartUp;
@@ -104,7 +106,7 @@ std::vector<uint8_t> PythonViewFold(const fmt::NodeRecord* nodes, size_t node_co
     const uint32_t f = nodes[i].frame;
     const FoldClass c = f < frame_fold.size() ? frame_fold[f] : FoldClass::kKeep;
     fold[i] = c == FoldClass::kAlways || (c == FoldClass::kStartUp && prefix[p]);
-    prefix[i] = fold[i] && prefix[p];
+    prefix[i] = (fold[i] && prefix[p]) || c == FoldClass::kStackStart;
   }
   return fold;
 }

@@ -14,7 +14,8 @@ namespace strata::core::detail {
 // How the Python view treats a frame: kept, folded everywhere (the interpreter's own frames), or
 // folded only in the start-up prefix of a stack (the C library's and loader's frames, e.g.
 // _start, __libc_start_main, clone3, start_thread: above every kept frame).
-enum class FoldClass : uint8_t { kKeep = 0, kAlways = 1, kStartUp = 2 };
+// kStackStart: kept, and a stack starts below it as below the root (a merged run's process frame).
+enum class FoldClass : uint8_t { kKeep = 0, kAlways = 1, kStartUp = 2, kStackStart = 3 };
 
 // `module` is the module path ("" when none), `file` the source path.
 FrameOrigin ClassifyFrame(uint32_t kind, const std::string& module, const std::string& file, bool truncated);

@@ -39,7 +39,7 @@ const char* MetricNatureName(MetricNature n);  // "additive" | "attribute"
 // file outside the libraries, or a program binary), a library's (site-packages, the standard
 // library, shared objects in system or package folders), the Python interpreter's own (the
 // python executable or libpython: eval loop, call machinery, start-up), the GPU's (API calls,
-// kernels, instructions, regions), or none (the root, thread frames, truncation markers).
+// kernels, instructions, regions), or none (the root, thread and process frames, truncation markers).
 enum class FrameOrigin : uint8_t { kNone = 0, kUser = 1, kLibrary = 2, kInterpreter = 3, kGpu = 4 };
 const char* FrameOriginName(FrameOrigin o);  // "none" | "user" | "library" | "interpreter" | "gpu"
 
@@ -53,7 +53,7 @@ struct NodeMetric {
 };
 
 // A resolved frame: what a user sees. Kind strings: "root", "python", "native", "operator",
-// "gpu_api", "kernel", "pc", "region" ("thread" reserved).
+// "gpu_api", "kernel", "pc", "region", "thread", "process" (a run's process, in a merged run view).
 struct FrameInfo {
   std::string kind;
   std::string name;     // symbolized function, or "module+0xOFF" when nothing is known

@@ -8,6 +8,15 @@
 
 namespace strata::core {
 
+// One additive metric's total over a process's profile (what a list of processes shows: CPU
+// time, samples, GPU time).
+struct MetricTotal {
+  std::string name;    // "cpu_time", "gpu_time", ...
+  std::string unit;    // "ns", "count", ...
+  double total = 0;    // the root's inclusive value
+  uint64_t count = 0;  // events (samples, kernel launches)
+};
+
 struct RunMember {
   std::string path;            // the profile file
   long pid = 0;                // meta `pid`
@@ -16,6 +25,7 @@ struct RunMember {
   std::string command;         // meta `command`
   std::string ended;           // meta `ended` ("exit", "checkpoint", "signal SIGTERM", ...)
   int depth = 0;               // 0: the first process (or a profile whose parent is missing)
+  std::vector<MetricTotal> totals;  // additive metrics with values, in the profile's order
 };
 
 // `path` is a profile (its run: the profile and every profile below it, found in its folder)

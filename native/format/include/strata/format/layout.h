@@ -85,6 +85,8 @@ enum class FrameKind : uint32_t {
   kRegion = 7,    // in-kernel region
   kThread = 8,    // a thread: the launching thread of GPU work placed under another thread's
                   // Python stack (name = "thread <comm>")
+  kProcess = 9,   // one process of a run shown together (the core's merged run view, never
+                  // written by the runtime): address = its pid, name = its command and pid
 };
 
 struct FrameRecord {           // 32 bytes

@@ -109,7 +109,8 @@ class ProfileReader {
 
 // "cubin", "sass_listing", "region_buffer", "region_info"; nullptr for a kind this version does not know.
 const char* BlobKindName(uint32_t kind);
-// "root", "python", "native", "operator", "gpu_api", "kernel", "pc", "region", "thread";
+// "root", "python", "native", "operator", "gpu_api", "kernel", "pc", "region", "thread",
+// "process";
 // nullptr for a kind this version does not know.
 const char* FrameKindName(uint32_t kind);
 const char* SectionKindName(uint32_t kind);
