@@ -63,12 +63,17 @@ AnalysisContext::AnalysisContext(const Profile& profile, View top_down, bool all
     }
   }
   for (uint32_t f : *view_.frame_function) function_count_ = std::max<size_t>(function_count_, size_t(f) + 1);
+  node_.resize(n);
+  for (size_t v = 0; v < n; ++v) {
+    const uint32_t f = view_.frame_id[v];
+    node_[v] = NodeFacts{frame_kind_[f], frame_user_[f] != 0, frame_backward_[f] != 0};
+  }
   user_anc_.assign(n, -1);
   python_anc_.assign(n, -1);
   for (size_t v = 1; v < n; ++v) {
     size_t p = size_t(view_.parent[v]);
-    user_anc_[v] = frame_user_[view_.frame_id[v]] ? int32_t(v) : user_anc_[p];
-    python_anc_[v] = frame_kind_[view_.frame_id[v]] == Kind::kPython ? int32_t(v) : python_anc_[p];
+    user_anc_[v] = node_[v].user ? int32_t(v) : user_anc_[p];
+    python_anc_[v] = node_[v].kind == Kind::kPython ? int32_t(v) : python_anc_[p];
   }
   // Phases: preorder, so a parent's phase is known before its children's. The outermost marking
   // frame decides (a compilation inside an import is import time).
@@ -82,8 +87,12 @@ AnalysisContext::AnalysisContext(const Profile& profile, View top_down, bool all
   // first call (CUDA lazy loading): the CPU work under it is warm-up, its kernels are not.
   auto api = FindMetric(profile_, "api_time");
   std::vector<char> loading(n, 0);
+  std::vector<int8_t> launch_call(api && !all_phases ? table.size() : 0, -1);  // per frame, on first use
   for (size_t v = 1; v < n && api && !all_phases; ++v) {
-    if (kind(v) != Kind::kGpuApi || table[view_.frame_id[v]].name.find("Launch") == std::string::npos) continue;
+    if (kind(v) != Kind::kGpuApi) continue;
+    int8_t& launch = launch_call[view_.frame_id[v]];
+    if (launch < 0) launch = table[view_.frame_id[v]].name.find("Launch") != std::string::npos;
+    if (!launch) continue;
     const NodeMetric& m = view_.metric(v, *api);
     loading[v] = m.count > 0 && m.exclusive / double(m.count) > 1e6;
   }
