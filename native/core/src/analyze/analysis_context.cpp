@@ -66,7 +66,7 @@ AnalysisContext::AnalysisContext(const Profile& profile, View top_down, bool all
   node_.resize(n);
   for (size_t v = 0; v < n; ++v) {
     const uint32_t f = view_.frame_id[v];
-    node_[v] = NodeFacts{frame_kind_[f], frame_user_[f] != 0, frame_backward_[f] != 0};
+    node_[v] = NodeFacts{(*view_.frame_function)[f], frame_kind_[f], frame_user_[f] != 0, frame_backward_[f] != 0};
   }
   user_anc_.assign(n, -1);
   python_anc_.assign(n, -1);
@@ -77,10 +77,19 @@ AnalysisContext::AnalysisContext(const Profile& profile, View top_down, bool all
   }
   // Phases: preorder, so a parent's phase is known before its children's. The outermost marking
   // frame decides (a compilation inside an import is import time).
+  // A mark depends only on what names a function (kind, name, file or module): decided once per
+  // function, not per frame (a native function has a frame per sampled address).
   std::vector<PhaseMark> marks(table.size());
+  std::vector<int8_t> function_mark(function_count_, -1);
+  const auto& frame_function = *view_.frame_function;
   for (size_t i = 0; i < table.size(); ++i) {
-    marks[i] = FramePhaseMark(table[i]);
-    if (all_phases && marks[i] != PhaseMark::kProfiler) marks[i] = PhaseMark::kNone;  // never the program's
+    int8_t& known = function_mark[frame_function[i]];
+    if (known < 0) {
+      PhaseMark mark = FramePhaseMark(table[i]);
+      if (all_phases && mark != PhaseMark::kProfiler) mark = PhaseMark::kNone;  // never the program's
+      known = int8_t(mark);
+    }
+    marks[i] = PhaseMark(known);
   }
   phase_.assign(n, Phase::kSteady);
   // A launch call that takes over a millisecond on average is loading its kernel's module at its
@@ -121,21 +130,35 @@ AnalysisContext::AnalysisContext(const Profile& profile, View top_down, bool all
     }
   }
   judged_incl_.resize(profile.metrics().size());
+  judged_excl_.resize(profile.metrics().size());
   // Frameworks as the judged phases show them (an import of torch.utils.data by a library is no
   // DataLoader in the loop).
   std::vector<uint8_t> fw(table.size(), 0);
+  // A file's and a module's part are decided once per run of frames sharing it (a native
+  // module's frames, one per address, share the module path).
+  const std::string* last_file = nullptr;
+  const std::string* last_mod = nullptr;
+  uint8_t file_bits = 0, mod_bits = 0;
   for (size_t i = 0; i < table.size(); ++i) {
     const std::string& file = table[i].file;
     const std::string& mod = table[i].module;
-    auto has = [&](const char* part) { return file.find(part) != std::string::npos; };
-    const bool installed = has("-packages/");
-    if ((installed && has("-packages/torch/")) || mod.find("libtorch") != std::string::npos ||
-        (frame_kind_[i] == Kind::kOperator && table[i].name.rfind("aten::", 0) == 0))
-      fw[i] |= 1;
-    if ((installed && (has("-packages/jax/") || has("-packages/jaxlib/") || has("-packages/flax/"))) ||
-        mod.find("xla_") != std::string::npos)
-      fw[i] |= 2;
-    if (installed && has("/torch/utils/data/dataloader.py")) fw[i] |= 4;
+    if (!last_file || file != *last_file) {
+      auto has = [&](const char* part) { return file.find(part) != std::string::npos; };
+      const bool installed = has("-packages/");
+      file_bits = 0;
+      if (installed && has("-packages/torch/")) file_bits |= 1;
+      if (installed && (has("-packages/jax/") || has("-packages/jaxlib/") || has("-packages/flax/"))) file_bits |= 2;
+      if (installed && has("/torch/utils/data/dataloader.py")) file_bits |= 4;
+      last_file = &file;
+    }
+    if (!last_mod || mod != *last_mod) {
+      mod_bits = 0;
+      if (mod.find("libtorch") != std::string::npos) mod_bits |= 1;
+      if (mod.find("xla_") != std::string::npos) mod_bits |= 2;
+      last_mod = &mod;
+    }
+    fw[i] = file_bits | mod_bits;
+    if (frame_kind_[i] == Kind::kOperator && table[i].name.rfind("aten::", 0) == 0) fw[i] |= 1;
   }
   for (size_t v = 1; v < n; ++v) {
     if (!judged(v)) continue;
@@ -172,9 +195,13 @@ AnalysisContext::AnalysisContext(const Profile& profile, View top_down, bool all
 const std::vector<double>& AnalysisContext::judged_incl(size_t k) const {
   std::vector<double>& v = judged_incl_[k];
   if (v.size() != size()) {
+    std::vector<double>& excl = judged_excl_[k];
+    excl.assign(size(), 0.0);
+    for (size_t i = 0; i < size(); ++i)
+      if (judged(i)) excl[i] = metric(i, k).exclusive;
     v.assign(size(), 0.0);
     for (size_t i = size(); i-- > 0;) {
-      if (judged(i)) v[i] += metric(i, k).exclusive;
+      v[i] += excl[i];
       if (i > 0) v[size_t(parent(i))] += v[i];
     }
   }

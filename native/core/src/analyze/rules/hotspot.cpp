@@ -83,11 +83,11 @@ void Hotspot(const AnalysisContext& cx, const RuleParams& p, std::vector<Finding
     if (gpu && cx.judged_wall_ns() > 0 && cx.gpu_busy() < p["min_gpu_busy"]) continue;
     if (gpu && total < p["min_gpu_ms"] * 1e6) continue;  // too little GPU work to matter
     // CPU time inside a synchronization is waiting for the GPU, not work to make cheaper.
-    // Per frame-table entry, computed once: 1 = a synchronization, 2 = the interpreter's code.
-    const auto& table = *cx.view().frame_table;
-    std::vector<int8_t> frame_class(table.size(), -1);
+    // Per function (kind, name and module decide it), computed once: 1 = a synchronization, 2 =
+    // the interpreter's code.
+    std::vector<int8_t> function_class(cx.function_count(), -1);
     auto frame_class_of = [&](size_t n) {
-      int8_t& c = frame_class[cx.view().frame_id[n]];
+      int8_t& c = function_class[cx.function(n)];
       if (c < 0) {
         const FrameInfo& f = cx.frame(n);
         c = (cx.kind(n) == Kind::kGpuApi || cx.kind(n) == Kind::kNative) && f.name.find("Synchronize") != std::string::npos
@@ -112,10 +112,10 @@ void Hotspot(const AnalysisContext& cx, const RuleParams& p, std::vector<Finding
     std::vector<double> sums;
     ChildMap group_of(1024);
     for (size_t n = 1; n < cx.size(); ++n) {
-      double excl = cx.Excl(n, *k);
-      if (excl <= 0) continue;
       if (gpu && cx.kind(n) != Kind::kKernel) continue;  // pc / region frames: the stall rules
       if (!gpu && waiting[n]) continue;
+      double excl = cx.Excl(n, *k);
+      if (excl <= 0) continue;
       int32_t owner = cx.UserAncestor(n);
       int64_t cause;
       if (gpu) {
