@@ -63,25 +63,11 @@ AnalysisContext::AnalysisContext(const Profile& profile, View top_down, bool all
     }
   }
   for (uint32_t f : *view_.frame_function) function_count_ = std::max<size_t>(function_count_, size_t(f) + 1);
-  node_.resize(n);
-  for (size_t v = 0; v < n; ++v) {
-    const uint32_t f = view_.frame_id[v];
-    node_[v] = NodeFacts{(*view_.frame_function)[f], frame_kind_[f], frame_user_[f] != 0, frame_backward_[f] != 0};
-  }
-  user_anc_.assign(n, -1);
-  python_anc_.assign(n, -1);
-  for (size_t v = 1; v < n; ++v) {
-    size_t p = size_t(view_.parent[v]);
-    user_anc_[v] = node_[v].user ? int32_t(v) : user_anc_[p];
-    python_anc_[v] = node_[v].kind == Kind::kPython ? int32_t(v) : python_anc_[p];
-  }
-  // Phases: preorder, so a parent's phase is known before its children's. The outermost marking
-  // frame decides (a compilation inside an import is import time).
   // A mark depends only on what names a function (kind, name, file or module): decided once per
   // function, not per frame (a native function has a frame per sampled address).
+  const auto& frame_function = *view_.frame_function;
   std::vector<PhaseMark> marks(table.size());
   std::vector<int8_t> function_mark(function_count_, -1);
-  const auto& frame_function = *view_.frame_function;
   for (size_t i = 0; i < table.size(); ++i) {
     int8_t& known = function_mark[frame_function[i]];
     if (known < 0) {
@@ -91,48 +77,6 @@ AnalysisContext::AnalysisContext(const Profile& profile, View top_down, bool all
     }
     marks[i] = PhaseMark(known);
   }
-  phase_.assign(n, Phase::kSteady);
-  // A launch call that takes over a millisecond on average is loading its kernel's module at its
-  // first call (CUDA lazy loading): the CPU work under it is warm-up, its kernels are not.
-  auto api = FindMetric(profile_, "api_time");
-  std::vector<char> loading(n, 0);
-  std::vector<int8_t> launch_call(api && !all_phases ? table.size() : 0, -1);  // per frame, on first use
-  for (size_t v = 1; v < n && api && !all_phases; ++v) {
-    if (kind(v) != Kind::kGpuApi) continue;
-    int8_t& launch = launch_call[view_.frame_id[v]];
-    if (launch < 0) launch = table[view_.frame_id[v]].name.find("Launch") != std::string::npos;
-    if (!launch) continue;
-    const NodeMetric& m = view_.metric(v, *api);
-    loading[v] = m.count > 0 && m.exclusive / double(m.count) > 1e6;
-  }
-  for (size_t v = 1; v < n; ++v) {
-    Phase up = phase_[size_t(view_.parent[v])];
-    // The profiler's work is left out wherever it happens; otherwise the outermost mark decides.
-    if (marks[view_.frame_id[v]] == PhaseMark::kProfiler) { phase_[v] = Phase::kProfiler; continue; }
-    if (up != Phase::kSteady) { phase_[v] = up; continue; }
-    if (loading[size_t(view_.parent[v])] && kind(v) != Kind::kKernel) { phase_[v] = Phase::kWarmup; continue; }
-    switch (marks[view_.frame_id[v]]) {
-      case PhaseMark::kNone: break;
-      case PhaseMark::kImport: phase_[v] = Phase::kImport; break;
-      case PhaseMark::kConstruction: phase_[v] = Phase::kConstruction; break;
-      case PhaseMark::kCompilation: phase_[v] = Phase::kCompilation; break;
-      case PhaseMark::kWarmup: phase_[v] = Phase::kWarmup; break;
-      case PhaseMark::kShutdown: phase_[v] = Phase::kShutdown; break;
-      case PhaseMark::kProfiler: phase_[v] = Phase::kProfiler; break;
-      case PhaseMark::kConstructorCall: {
-        // A library object built by the user's own line (the model, the optimizer); a constructor
-        // called by library code is part of whatever that code does.
-        int32_t py = view_.parent[v];
-        while (py > 0 && kind(size_t(py)) != Kind::kPython) py = view_.parent[size_t(py)];
-        if (py > 0 && IsUserFrame(size_t(py))) phase_[v] = Phase::kConstruction;
-        break;
-      }
-    }
-  }
-  judged_incl_.resize(profile.metrics().size());
-  judged_excl_.resize(profile.metrics().size());
-  // Frameworks as the judged phases show them (an import of torch.utils.data by a library is no
-  // DataLoader in the loop).
   std::vector<uint8_t> fw(table.size(), 0);
   // A file's and a module's part are decided once per run of frames sharing it (a native
   // module's frames, one per address, share the module path).
@@ -160,9 +104,66 @@ AnalysisContext::AnalysisContext(const Profile& profile, View top_down, bool all
     fw[i] = file_bits | mod_bits;
     if (frame_kind_[i] == Kind::kOperator && table[i].name.rfind("aten::", 0) == 0) fw[i] |= 1;
   }
+  // What every pass reads per node, gathered once per frame and then copied in node order.
+  std::vector<NodeFacts> frame_facts(table.size());
+  for (size_t i = 0; i < table.size(); ++i)
+    frame_facts[i] = NodeFacts{frame_function[i], frame_kind_[i], frame_user_[i] != 0, frame_backward_[i] != 0, marks[i], fw[i]};
+  node_.resize(n);
+  for (size_t v = 0; v < n; ++v) node_[v] = frame_facts[view_.frame_id[v]];
+  user_anc_.assign(n, -1);
+  python_anc_.assign(n, -1);
+  for (size_t v = 1; v < n; ++v) {
+    size_t p = size_t(view_.parent[v]);
+    user_anc_[v] = node_[v].user ? int32_t(v) : user_anc_[p];
+    python_anc_[v] = node_[v].kind == Kind::kPython ? int32_t(v) : python_anc_[p];
+  }
+  // Phases: preorder, so a parent's phase is known before its children's. The outermost marking
+  // frame decides (a compilation inside an import is import time).
+  phase_.assign(n, Phase::kSteady);
+  // A launch call that takes over a millisecond on average is loading its kernel's module at its
+  // first call (CUDA lazy loading): the CPU work under it is warm-up, its kernels are not.
+  auto api = FindMetric(profile_, "api_time");
+  std::vector<char> loading(n, 0);
+  std::vector<int8_t> launch_call(api && !all_phases ? table.size() : 0, -1);  // per frame, on first use
+  for (size_t v = 1; v < n && api && !all_phases; ++v) {
+    if (kind(v) != Kind::kGpuApi) continue;
+    int8_t& launch = launch_call[view_.frame_id[v]];
+    if (launch < 0) launch = table[view_.frame_id[v]].name.find("Launch") != std::string::npos;
+    if (!launch) continue;
+    const NodeMetric& m = view_.metric(v, *api);
+    loading[v] = m.count > 0 && m.exclusive / double(m.count) > 1e6;
+  }
+  for (size_t v = 1; v < n; ++v) {
+    Phase up = phase_[size_t(view_.parent[v])];
+    // The profiler's work is left out wherever it happens; otherwise the outermost mark decides.
+    if (node_[v].mark == PhaseMark::kProfiler) { phase_[v] = Phase::kProfiler; continue; }
+    if (up != Phase::kSteady) { phase_[v] = up; continue; }
+    if (loading[size_t(view_.parent[v])] && kind(v) != Kind::kKernel) { phase_[v] = Phase::kWarmup; continue; }
+    switch (node_[v].mark) {
+      case PhaseMark::kNone: break;
+      case PhaseMark::kImport: phase_[v] = Phase::kImport; break;
+      case PhaseMark::kConstruction: phase_[v] = Phase::kConstruction; break;
+      case PhaseMark::kCompilation: phase_[v] = Phase::kCompilation; break;
+      case PhaseMark::kWarmup: phase_[v] = Phase::kWarmup; break;
+      case PhaseMark::kShutdown: phase_[v] = Phase::kShutdown; break;
+      case PhaseMark::kProfiler: phase_[v] = Phase::kProfiler; break;
+      case PhaseMark::kConstructorCall: {
+        // A library object built by the user's own line (the model, the optimizer); a constructor
+        // called by library code is part of whatever that code does.
+        int32_t py = view_.parent[v];
+        while (py > 0 && kind(size_t(py)) != Kind::kPython) py = view_.parent[size_t(py)];
+        if (py > 0 && IsUserFrame(size_t(py))) phase_[v] = Phase::kConstruction;
+        break;
+      }
+    }
+  }
+  judged_incl_.resize(profile.metrics().size());
+  judged_excl_.resize(profile.metrics().size());
+  // Frameworks as the judged phases show them (an import of torch.utils.data by a library is no
+  // DataLoader in the loop).
   for (size_t v = 1; v < n; ++v) {
     if (!judged(v)) continue;
-    uint8_t b = fw[view_.frame_id[v]];
+    uint8_t b = node_[v].frameworks;
     torch_ |= (b & 1) != 0;
     jax_ |= (b & 2) != 0;
     dataloader_ |= (b & 4) != 0;

@@ -99,6 +99,8 @@ class AnalysisContext {
     uint32_t function = 0;
     Kind kind = Kind::kOther;
     bool user = false, backward = false;
+    PhaseMark mark = PhaseMark::kNone;
+    uint8_t frameworks = 0;  // 1 torch, 2 JAX, 4 torch's DataLoader
   };
   std::vector<NodeFacts> node_;
   size_t function_count_ = 0;

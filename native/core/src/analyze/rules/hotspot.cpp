@@ -111,6 +111,8 @@ void Hotspot(const AnalysisContext& cx, const RuleParams& p, std::vector<Finding
     std::vector<std::pair<int64_t, int64_t>> group_key;
     std::vector<double> sums;
     ChildMap group_of(1024);
+    uint64_t last_packed = ~0ull;
+    uint32_t last_group = 0;
     for (size_t n = 1; n < cx.size(); ++n) {
       if (gpu && cx.kind(n) != Kind::kKernel) continue;  // pc / region frames: the stall rules
       if (!gpu && waiting[n]) continue;
@@ -134,15 +136,22 @@ void Hotspot(const AnalysisContext& cx, const RuleParams& p, std::vector<Finding
       }
       int64_t key = owner > 0 ? int64_t(cx.view().frame_id[size_t(owner)]) : -int64_t(cx.function(n)) - 1;
       // Both parts fit 32 bits (frame and function ids); the owner's sign is kept by the offset.
-      bool inserted;
-      uint32_t* g = group_of.FindOrInsert((uint64_t(uint32_t(key + (int64_t(1) << 31))) << 32) | uint64_t(cause), &inserted);
-      if (inserted) {
-        *g = uint32_t(sums.size());
-        sums.push_back(0.0);
-        group_key.push_back({key, cause});
+      // Nodes of one line's subtree come one after the other (preorder): the previous node's
+      // group is most often this one's too.
+      const uint64_t packed = (uint64_t(uint32_t(key + (int64_t(1) << 31))) << 32) | uint64_t(cause);
+      if (packed != last_packed) {
+        bool inserted;
+        uint32_t* g = group_of.FindOrInsert(packed, &inserted);
+        if (inserted) {
+          *g = uint32_t(sums.size());
+          sums.push_back(0.0);
+          group_key.push_back({key, cause});
+        }
+        last_packed = packed;
+        last_group = *g;
       }
-      node_group[n] = *g;
-      sums[*g] += excl;
+      node_group[n] = last_group;
+      sums[last_group] += excl;
     }
     std::map<std::pair<int64_t, int64_t>, Group> groups;
     std::vector<Group*> reported(sums.size(), nullptr);
