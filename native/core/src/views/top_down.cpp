@@ -29,9 +29,10 @@ ViewOutput BuildTopDown(const ViewInput& in) {
     kids = BuildChildren(in.nodes, n);
     // Per stored node: the first sibling of its site (itself when first), whether its site
     // group has several nodes, whether it has a folded child.
-    std::vector<uint32_t> rep(n);
+    std::vector<uint32_t> rep(n);  // read only where kMulti is set
     std::vector<uint8_t> flags(n, 0);
     constexpr uint8_t kMulti = 1, kFoldedChild = 2, kLookUp = 4;
+    bool any_merge = false;  // else every stored node is its own view node
     {
       uint32_t site_count = 0;
       for (size_t i = 0; i < n; ++i) site_count = std::max(site_count, in.node_site[i] + 1);
@@ -40,17 +41,17 @@ ViewOutput BuildTopDown(const ViewInput& in) {
         const uint32_t b = kids.offset[p], e = kids.offset[p + 1];
         for (uint32_t j = b; j < e; ++j) {
           const uint32_t c = kids.child[j];
-          if (in.fold && in.fold[c]) { flags[p] |= kFoldedChild; continue; }
+          if (in.fold && in.fold[c]) { flags[p] |= kFoldedChild; any_merge = true; continue; }
           const uint32_t s = in.node_site[c];
           if (stamp[s] != p + 1) { stamp[s] = uint32_t(p + 1); first[s] = c; count[s] = 0; }
           ++count[s];
         }
+        if (e - b < 2) continue;
         for (uint32_t j = b; j < e; ++j) {
           const uint32_t c = kids.child[j];
           if (in.fold && in.fold[c]) continue;
           const uint32_t s = in.node_site[c];
-          rep[c] = first[s];
-          if (count[s] > 1) flags[c] |= kMulti;
+          if (count[s] > 1) { rep[c] = first[s]; flags[c] |= kMulti; any_merge = true; }
         }
       }
     }
@@ -59,7 +60,7 @@ ViewOutput BuildTopDown(const ViewInput& in) {
     if (flags[0] & kFoldedChild) flags[0] |= kLookUp;
     ChildMap map(1024);
     uint32_t next = 1;
-    for (size_t i = 1; i < n; ++i) {
+    for (size_t i = 1; i < n && any_merge; ++i) {
       const uint32_t parent = in.nodes[i].parent;
       const uint32_t vp = view_of[parent];
       if (in.fold && in.fold[i]) {
@@ -69,7 +70,7 @@ ViewOutput BuildTopDown(const ViewInput& in) {
         continue;
       }
       if (!(flags[parent] & kLookUp)) {
-        if (rep[i] == i) view_of[i] = next++;
+        if (!(flags[i] & kMulti) || rep[i] == i) view_of[i] = next++;
         else view_of[i] = view_of[rep[i]];
         if (flags[i] & (kMulti | kFoldedChild)) { flags[i] |= kLookUp; merged = true; }
         continue;
