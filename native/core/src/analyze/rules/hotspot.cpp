@@ -119,6 +119,10 @@ void Hotspot(const AnalysisContext& cx, const RuleParams& p, std::vector<Finding
       double excl = cx.Excl(n, *k);
       if (excl <= 0) continue;
       int32_t owner = cx.UserAncestor(n);
+      // A group of this owner holds at most the owner's inclusive time: under the threshold
+      // (less a margin for rounding), none of its groups can be reported, so its nodes need no
+      // group. Over a million nodes most owners are such small lines.
+      if (owner > 0 && cx.Incl(size_t(owner), *k) < threshold * total * (1 - 1e-9)) continue;
       int64_t cause;
       if (gpu) {
         int8_t& kind = kinds[cx.function(n)];
