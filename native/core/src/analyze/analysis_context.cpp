@@ -110,64 +110,66 @@ AnalysisContext::AnalysisContext(const Profile& profile, View top_down, bool all
     frame_facts[i] = NodeFacts{frame_function[i], frame_kind_[i], frame_user_[i] != 0, frame_backward_[i] != 0, marks[i], fw[i]};
   node_.resize(n);
   for (size_t v = 0; v < n; ++v) node_[v] = frame_facts[view_.frame_id[v]];
+  // One pass in preorder (a parent's facts are known before its children's): the nearest user
+  // and Python frames above each node, launch calls that load a module, the phase, and the
+  // frameworks the judged phases show.
   user_anc_.assign(n, -1);
   python_anc_.assign(n, -1);
-  for (size_t v = 1; v < n; ++v) {
-    size_t p = size_t(view_.parent[v]);
-    user_anc_[v] = node_[v].user ? int32_t(v) : user_anc_[p];
-    python_anc_[v] = node_[v].kind == Kind::kPython ? int32_t(v) : python_anc_[p];
-  }
-  // Phases: preorder, so a parent's phase is known before its children's. The outermost marking
-  // frame decides (a compilation inside an import is import time).
+  // Phases: the outermost marking frame decides (a compilation inside an import is import time).
   phase_.assign(n, Phase::kSteady);
   // A launch call that takes over a millisecond on average is loading its kernel's module at its
   // first call (CUDA lazy loading): the CPU work under it is warm-up, its kernels are not.
   auto api = FindMetric(profile_, "api_time");
   std::vector<char> loading(n, 0);
   std::vector<int8_t> launch_call(api && !all_phases ? table.size() : 0, -1);  // per frame, on first use
-  for (size_t v = 1; v < n && api && !all_phases; ++v) {
-    if (kind(v) != Kind::kGpuApi) continue;
-    int8_t& launch = launch_call[view_.frame_id[v]];
-    if (launch < 0) launch = table[view_.frame_id[v]].name.find("Launch") != std::string::npos;
-    if (!launch) continue;
-    const NodeMetric& m = view_.metric(v, *api);
-    loading[v] = m.count > 0 && m.exclusive / double(m.count) > 1e6;
-  }
-  for (size_t v = 1; v < n; ++v) {
+  auto phase_of = [&](size_t v) {
     Phase up = phase_[size_t(view_.parent[v])];
     // The profiler's work is left out wherever it happens; otherwise the outermost mark decides.
-    if (node_[v].mark == PhaseMark::kProfiler) { phase_[v] = Phase::kProfiler; continue; }
-    if (up != Phase::kSteady) { phase_[v] = up; continue; }
-    if (loading[size_t(view_.parent[v])] && kind(v) != Kind::kKernel) { phase_[v] = Phase::kWarmup; continue; }
+    if (node_[v].mark == PhaseMark::kProfiler) return Phase::kProfiler;
+    if (up != Phase::kSteady) return up;
+    if (loading[size_t(view_.parent[v])] && kind(v) != Kind::kKernel) return Phase::kWarmup;
     switch (node_[v].mark) {
       case PhaseMark::kNone: break;
-      case PhaseMark::kImport: phase_[v] = Phase::kImport; break;
-      case PhaseMark::kConstruction: phase_[v] = Phase::kConstruction; break;
-      case PhaseMark::kCompilation: phase_[v] = Phase::kCompilation; break;
-      case PhaseMark::kWarmup: phase_[v] = Phase::kWarmup; break;
-      case PhaseMark::kShutdown: phase_[v] = Phase::kShutdown; break;
-      case PhaseMark::kProfiler: phase_[v] = Phase::kProfiler; break;
+      case PhaseMark::kImport: return Phase::kImport;
+      case PhaseMark::kConstruction: return Phase::kConstruction;
+      case PhaseMark::kCompilation: return Phase::kCompilation;
+      case PhaseMark::kWarmup: return Phase::kWarmup;
+      case PhaseMark::kShutdown: return Phase::kShutdown;
+      case PhaseMark::kProfiler: return Phase::kProfiler;
       case PhaseMark::kConstructorCall: {
         // A library object built by the user's own line (the model, the optimizer); a constructor
         // called by library code is part of whatever that code does.
         int32_t py = view_.parent[v];
         while (py > 0 && kind(size_t(py)) != Kind::kPython) py = view_.parent[size_t(py)];
-        if (py > 0 && IsUserFrame(size_t(py))) phase_[v] = Phase::kConstruction;
+        if (py > 0 && IsUserFrame(size_t(py))) return Phase::kConstruction;
         break;
       }
     }
+    return Phase::kSteady;
+  };
+  uint8_t frameworks = 0;
+  for (size_t v = 1; v < n; ++v) {
+    size_t p = size_t(view_.parent[v]);
+    user_anc_[v] = node_[v].user ? int32_t(v) : user_anc_[p];
+    python_anc_[v] = node_[v].kind == Kind::kPython ? int32_t(v) : python_anc_[p];
+    if (api && !all_phases && kind(v) == Kind::kGpuApi) {
+      int8_t& launch = launch_call[view_.frame_id[v]];
+      if (launch < 0) launch = table[view_.frame_id[v]].name.find("Launch") != std::string::npos;
+      if (launch) {
+        const NodeMetric& m = view_.metric(v, *api);
+        loading[v] = m.count > 0 && m.exclusive / double(m.count) > 1e6;
+      }
+    }
+    phase_[v] = phase_of(v);
+    // Frameworks as the judged phases show them (an import of torch.utils.data by a library is
+    // no DataLoader in the loop).
+    if (judged(v)) frameworks |= node_[v].frameworks;
   }
+  torch_ = (frameworks & 1) != 0;
+  jax_ = (frameworks & 2) != 0;
+  dataloader_ = (frameworks & 4) != 0;
   judged_incl_.resize(profile.metrics().size());
   judged_excl_.resize(profile.metrics().size());
-  // Frameworks as the judged phases show them (an import of torch.utils.data by a library is no
-  // DataLoader in the loop).
-  for (size_t v = 1; v < n; ++v) {
-    if (!judged(v)) continue;
-    uint8_t b = node_[v].frameworks;
-    torch_ |= (b & 1) != 0;
-    jax_ |= (b & 2) != 0;
-    dataloader_ |= (b & 4) != 0;
-  }
   // The main thread and the steady state's wall time.
   std::optional<size_t> cpu;
   for (const char* m : {"cpu_time", "wall_time"})
