@@ -41,9 +41,17 @@ AnalysisContext::AnalysisContext(const Profile& profile, View top_down, bool all
   frame_kind_.assign(table.size(), Kind::kOther);
   frame_backward_.assign(table.size(), 0);
   frame_user_.assign(table.size(), 0);
+  // The kind is part of what names a function: read once per function (a native function has a
+  // frame per sampled address).
+  for (uint32_t f : *view_.frame_function) function_count_ = std::max<size_t>(function_count_, size_t(f) + 1);
+  std::vector<int8_t> function_kind(function_count_, -1);
   for (size_t i = 0; i < table.size(); ++i) {
-    const int code = FrameKindCode(table[i].kind);
-    if (code >= 0 && code < int(Kind::kOther)) frame_kind_[i] = Kind(code);
+    int8_t& known = function_kind[(*view_.frame_function)[i]];
+    if (known < 0) {
+      const int code = FrameKindCode(table[i].kind);
+      known = int8_t(code >= 0 && code < int(Kind::kOther) ? code : int(Kind::kOther));
+    }
+    frame_kind_[i] = Kind(known);
     // PyTorch names autograd nodes "<Op>Backward<k>"; the engine's wrapper frame is
     // "autograd::engine::evaluate_function: <Op>Backward<k>".
     const std::string& file = table[i].file;
@@ -62,7 +70,6 @@ AnalysisContext::AnalysisContext(const Profile& profile, View top_down, bool all
       frame_backward_[i] = digits || nm.rfind("autograd::engine::evaluate_function", 0) == 0;
     }
   }
-  for (uint32_t f : *view_.frame_function) function_count_ = std::max<size_t>(function_count_, size_t(f) + 1);
   // A mark depends only on what names a function (kind, name, file or module): decided once per
   // function, not per frame (a native function has a frame per sampled address).
   const auto& frame_function = *view_.frame_function;
