@@ -2,7 +2,8 @@
 // Chromium: open → first paint, zoom, view switch and memory, for wide and deep synthetic trees
 // of 10k / 100k / 1M nodes (bench/viewer/synth_profile.cpp, written with the project's writer).
 //
-//   node bench/viewer/viewer_bench.mjs [--sizes 10000,100000,1000000] [--shapes wide,deep] [--record]
+//   node bench/viewer/viewer_bench.mjs [--sizes 10000,100000,1000000] [--shapes wide,deep] [--no-speedscope] [--record]
+//   (--no-speedscope: Strata's side only, for quick runs; its columns read —)
 //
 // Strata: the extension host's part runs in its own Node process (strata_host.mjs: the addon on
 // its worker thread, the 'profile' message as the extension builds it); the page is the real
@@ -31,6 +32,7 @@ const opt = (name, dflt) => { const i = args.indexOf(name); return i >= 0 ? args
 const sizes = opt('--sizes', '10000,100000,1000000').split(',').map(Number);
 const shapes = opt('--shapes', 'wide,deep').split(',');
 const record = args.includes('--record');
+const withSpeedscope = !args.includes('--no-speedscope');
 const CHROMIUM = process.env.STRATA_CHROMIUM || '/usr/bin/chromium';
 const buildDir = path.resolve(repo, process.env.STRATA_BUILD_DIR || 'build');
 
@@ -43,7 +45,7 @@ const missing = [
   [addon, 'the addon: bash native/addon/build.sh'],
   [synth, 'strata_synth_profile: cmake --build build --target strata_synth_profile'],
   [existsSync(webviewJs) && webviewJs, 'the webview bundle: npm run build -w webview'],
-  [existsSync(path.join(speedscope, 'index.html')) && speedscope, 'speedscope: npm install --no-save --prefix bench/viewer/.deps speedscope@1.25.0'],
+  [(!withSpeedscope || existsSync(path.join(speedscope, 'index.html'))) && speedscope, 'speedscope: npm install --no-save --prefix bench/viewer/.deps speedscope@1.25.0'],
   [existsSync(CHROMIUM) && CHROMIUM, 'Chromium (STRATA_CHROMIUM)'],
 ].filter(([p]) => !p).map(([, how]) => how);
 if (missing.length) { console.error(`viewer_bench: missing:\n  ${missing.join('\n  ')}`); process.exit(2); }
@@ -217,9 +219,9 @@ for (const shape of shapes) {
   for (const n of sizes) {
     const prof = path.join(work, `${shape}-${n}.strata`);
     const json = path.join(work, `${shape}-${n}.speedscope.json`);
-    execFileSync(synth, ['--shape', shape, '--nodes', String(n), '-o', prof, '--speedscope', json], { stdio: 'ignore' });
+    execFileSync(synth, ['--shape', shape, '--nodes', String(n), '-o', prof, ...(withSpeedscope ? ['--speedscope', json] : [])], { stdio: 'ignore' });
     const s = await strataCase(prof);
-    const ss = await speedscopeCase(json);
+    const ss = withSpeedscope ? await speedscopeCase(json) : { errors: [] };
     const row = { shape, n, s, ss };
     rows.push(row);
     console.log(JSON.stringify(row));

@@ -215,12 +215,14 @@ class ViewWorker : public PromiseWorker {
     // One frame table entry per distinct frame of the view (in order of first use; profile
     // frames that show the same are one entry); nodes name theirs by index. Each profile frame is
     // marshalled once.
-    std::unordered_map<uint32_t, uint32_t> entry_of_id;
+    // Indexed by profile frame (a look-up per node: a flat array, not a hash map).
+    constexpr uint32_t kNoEntry = ~0u;
+    std::vector<uint32_t> entry_of_id(view->frame_table ? view->frame_table->size() : 0, kNoEntry);
     std::map<std::tuple<uint8_t, uint32_t, uint32_t, uint32_t, uint32_t, uint8_t, uint8_t>, uint32_t> entry_of_frame;
     StringTable strings;
     for (size_t i = 0; i < n; ++i) {
-      auto [it, fresh] = entry_of_id.try_emplace(view->frame_id[i]);
-      if (fresh) {
+      uint32_t& entry_slot = entry_of_id[view->frame_id[i]];
+      if (entry_slot == kNoEntry) {
         const auto& f = view->frame(i);
         const int code = strata::core::FrameKindCode(f.kind);
         const uint8_t flags = f.truncated ? kFrameTruncated : 0;
@@ -237,9 +239,9 @@ class ViewWorker : public PromiseWorker {
           frame_line_.push_back(std::get<3>(key));
           frame_module_.push_back(std::get<4>(key));
         }
-        it->second = entry->second;
+        entry_slot = entry->second;
       }
-      frame_[i] = it->second;
+      frame_[i] = entry_slot;
       if (metric_ < view->metric_count) {
         const auto& v = view->metric(i, metric_);
         inclusive_[i] = v.inclusive;

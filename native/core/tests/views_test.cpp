@@ -308,6 +308,45 @@ TEST(Views, TopDownMergesSiblingsOfOneCallSite) {
   EXPECT_DOUBLE_EQ(v.metrics[0][0].inclusive, 20);
 }
 
+// Merging is recursive: the children of two merged sibling nodes merge with each other (cousins
+// in the stored tree), while the same line under another call site stays apart.
+TEST(Views, TopDownMergesChildrenOfMergedNodes) {
+  fmt::ProfileWriter w;
+  uint32_t m = w.Metric("cpu_time", "ns");
+  uint32_t mod = w.Module("/nonexistent/libwork.so", "", 0x1000);
+  auto add = [&](uint32_t parent, uint64_t addr, uint32_t line, double value) {
+    uint32_t node = w.Child(parent, w.Frame(fmt::FrameKind::kNative, mod, addr, "work", "work.cpp", line));
+    fmt::MetricStats s;
+    s.Add(value);
+    w.AddStats(node, m, s);
+    return node;
+  };
+  uint32_t a = add(0, 0x10, 7, 1);   // line 7, first PC
+  uint32_t b = add(0, 0x14, 7, 2);   // line 7, second PC: merges with a
+  uint32_t c = add(0, 0x20, 8, 4);   // line 8
+  uint32_t a9 = add(a, 0x30, 9, 8);  // line 9 under both PCs of line 7: one node
+  add(b, 0x34, 9, 16);
+  add(c, 0x38, 9, 32);               // line 9 under line 8: its own node
+  add(a9, 0x40, 10, 64);             // under the merged line 9
+  auto p = Profile::FromBytes(w.Serialize());
+  View v = p->BuildView(ViewKind::kTopDown);
+  ASSERT_EQ(v.size(), 6u);  // root, 7, 7>9, 7>9>10, 8, 8>9
+  // Preorder, heaviest first: 7 (1+2+8+16+64 = 91) before 8 (4+32 = 36).
+  std::vector<uint32_t> lines;
+  for (size_t i = 1; i < v.size(); ++i) lines.push_back(v.frame(i).line);
+  EXPECT_EQ(lines, (std::vector<uint32_t>{7, 9, 10, 8, 9}));
+  EXPECT_EQ(v.parent, (std::vector<int32_t>{-1, 0, 1, 2, 0, 4}));
+  EXPECT_DOUBLE_EQ(v.metrics[1][0].inclusive, 91);
+  EXPECT_DOUBLE_EQ(v.metrics[1][0].exclusive, 3);
+  EXPECT_DOUBLE_EQ(v.metrics[2][0].inclusive, 88);
+  EXPECT_DOUBLE_EQ(v.metrics[2][0].exclusive, 24);
+  EXPECT_EQ(v.metrics[2][0].count, 2u);
+  EXPECT_DOUBLE_EQ(v.metrics[3][0].inclusive, 64);
+  EXPECT_DOUBLE_EQ(v.metrics[4][0].inclusive, 36);
+  EXPECT_DOUBLE_EQ(v.metrics[5][0].inclusive, 32);
+  EXPECT_DOUBLE_EQ(v.metrics[0][0].inclusive, 127);
+}
+
 // Bottom-up bounds: a 200,000-deep recursion sampled at every node holds 2e10 frames on its
 // sample paths (one inverted chain shared by all of them, so no share cut applies): the view
 // stops at a depth from the leaf and says so, instead of walking for hours or exhausting memory.

@@ -41,9 +41,17 @@ AnalysisContext::AnalysisContext(const Profile& profile, View top_down, bool all
   frame_kind_.assign(table.size(), Kind::kOther);
   frame_backward_.assign(table.size(), 0);
   frame_user_.assign(table.size(), 0);
+  // The kind is part of what names a function: read once per function (a native function has a
+  // frame per sampled address).
+  for (uint32_t f : *view_.frame_function) function_count_ = std::max<size_t>(function_count_, size_t(f) + 1);
+  std::vector<int8_t> function_kind(function_count_, -1);
   for (size_t i = 0; i < table.size(); ++i) {
-    const int code = FrameKindCode(table[i].kind);
-    if (code >= 0 && code < int(Kind::kOther)) frame_kind_[i] = Kind(code);
+    int8_t& known = function_kind[(*view_.frame_function)[i]];
+    if (known < 0) {
+      const int code = FrameKindCode(table[i].kind);
+      known = int8_t(code >= 0 && code < int(Kind::kOther) ? code : int(Kind::kOther));
+    }
+    frame_kind_[i] = Kind(known);
     // PyTorch names autograd nodes "<Op>Backward<k>"; the engine's wrapper frame is
     // "autograd::engine::evaluate_function: <Op>Backward<k>".
     const std::string& file = table[i].file;
@@ -62,79 +70,113 @@ AnalysisContext::AnalysisContext(const Profile& profile, View top_down, bool all
       frame_backward_[i] = digits || nm.rfind("autograd::engine::evaluate_function", 0) == 0;
     }
   }
-  for (uint32_t f : *view_.frame_function) function_count_ = std::max<size_t>(function_count_, size_t(f) + 1);
+  // A mark depends only on what names a function (kind, name, file or module): decided once per
+  // function, not per frame (a native function has a frame per sampled address).
+  const auto& frame_function = *view_.frame_function;
+  std::vector<PhaseMark> marks(table.size());
+  std::vector<int8_t> function_mark(function_count_, -1);
+  for (size_t i = 0; i < table.size(); ++i) {
+    int8_t& known = function_mark[frame_function[i]];
+    if (known < 0) {
+      PhaseMark mark = FramePhaseMark(table[i]);
+      if (all_phases && mark != PhaseMark::kProfiler) mark = PhaseMark::kNone;  // never the program's
+      known = int8_t(mark);
+    }
+    marks[i] = PhaseMark(known);
+  }
+  std::vector<uint8_t> fw(table.size(), 0);
+  // A file's and a module's part are decided once per run of frames sharing it (a native
+  // module's frames, one per address, share the module path).
+  const std::string* last_file = nullptr;
+  const std::string* last_mod = nullptr;
+  uint8_t file_bits = 0, mod_bits = 0;
+  for (size_t i = 0; i < table.size(); ++i) {
+    const std::string& file = table[i].file;
+    const std::string& mod = table[i].module;
+    if (!last_file || file != *last_file) {
+      auto has = [&](const char* part) { return file.find(part) != std::string::npos; };
+      const bool installed = has("-packages/");
+      file_bits = 0;
+      if (installed && has("-packages/torch/")) file_bits |= 1;
+      if (installed && (has("-packages/jax/") || has("-packages/jaxlib/") || has("-packages/flax/"))) file_bits |= 2;
+      if (installed && has("/torch/utils/data/dataloader.py")) file_bits |= 4;
+      last_file = &file;
+    }
+    if (!last_mod || mod != *last_mod) {
+      mod_bits = 0;
+      if (mod.find("libtorch") != std::string::npos) mod_bits |= 1;
+      if (mod.find("xla_") != std::string::npos) mod_bits |= 2;
+      last_mod = &mod;
+    }
+    fw[i] = file_bits | mod_bits;
+    if (frame_kind_[i] == Kind::kOperator && table[i].name.rfind("aten::", 0) == 0) fw[i] |= 1;
+  }
+  // What every pass reads per node, gathered once per frame and then copied in node order.
+  std::vector<NodeFacts> frame_facts(table.size());
+  for (size_t i = 0; i < table.size(); ++i)
+    frame_facts[i] = NodeFacts{frame_function[i], frame_kind_[i], frame_user_[i] != 0, frame_backward_[i] != 0, marks[i], fw[i]};
+  node_.resize(n);
+  for (size_t v = 0; v < n; ++v) node_[v] = frame_facts[view_.frame_id[v]];
+  // One pass in preorder (a parent's facts are known before its children's): the nearest user
+  // and Python frames above each node, launch calls that load a module, the phase, and the
+  // frameworks the judged phases show.
   user_anc_.assign(n, -1);
   python_anc_.assign(n, -1);
-  for (size_t v = 1; v < n; ++v) {
-    size_t p = size_t(view_.parent[v]);
-    user_anc_[v] = frame_user_[view_.frame_id[v]] ? int32_t(v) : user_anc_[p];
-    python_anc_[v] = frame_kind_[view_.frame_id[v]] == Kind::kPython ? int32_t(v) : python_anc_[p];
-  }
-  // Phases: preorder, so a parent's phase is known before its children's. The outermost marking
-  // frame decides (a compilation inside an import is import time).
-  std::vector<PhaseMark> marks(table.size());
-  for (size_t i = 0; i < table.size(); ++i) {
-    marks[i] = FramePhaseMark(table[i]);
-    if (all_phases && marks[i] != PhaseMark::kProfiler) marks[i] = PhaseMark::kNone;  // never the program's
-  }
+  // Phases: the outermost marking frame decides (a compilation inside an import is import time).
   phase_.assign(n, Phase::kSteady);
   // A launch call that takes over a millisecond on average is loading its kernel's module at its
   // first call (CUDA lazy loading): the CPU work under it is warm-up, its kernels are not.
   auto api = FindMetric(profile_, "api_time");
   std::vector<char> loading(n, 0);
-  for (size_t v = 1; v < n && api && !all_phases; ++v) {
-    if (kind(v) != Kind::kGpuApi || table[view_.frame_id[v]].name.find("Launch") == std::string::npos) continue;
-    const NodeMetric& m = view_.metric(v, *api);
-    loading[v] = m.count > 0 && m.exclusive / double(m.count) > 1e6;
-  }
-  for (size_t v = 1; v < n; ++v) {
+  std::vector<int8_t> launch_call(api && !all_phases ? table.size() : 0, -1);  // per frame, on first use
+  auto phase_of = [&](size_t v) {
     Phase up = phase_[size_t(view_.parent[v])];
     // The profiler's work is left out wherever it happens; otherwise the outermost mark decides.
-    if (marks[view_.frame_id[v]] == PhaseMark::kProfiler) { phase_[v] = Phase::kProfiler; continue; }
-    if (up != Phase::kSteady) { phase_[v] = up; continue; }
-    if (loading[size_t(view_.parent[v])] && kind(v) != Kind::kKernel) { phase_[v] = Phase::kWarmup; continue; }
-    switch (marks[view_.frame_id[v]]) {
+    if (node_[v].mark == PhaseMark::kProfiler) return Phase::kProfiler;
+    if (up != Phase::kSteady) return up;
+    if (loading[size_t(view_.parent[v])] && kind(v) != Kind::kKernel) return Phase::kWarmup;
+    switch (node_[v].mark) {
       case PhaseMark::kNone: break;
-      case PhaseMark::kImport: phase_[v] = Phase::kImport; break;
-      case PhaseMark::kConstruction: phase_[v] = Phase::kConstruction; break;
-      case PhaseMark::kCompilation: phase_[v] = Phase::kCompilation; break;
-      case PhaseMark::kWarmup: phase_[v] = Phase::kWarmup; break;
-      case PhaseMark::kShutdown: phase_[v] = Phase::kShutdown; break;
-      case PhaseMark::kProfiler: phase_[v] = Phase::kProfiler; break;
+      case PhaseMark::kImport: return Phase::kImport;
+      case PhaseMark::kConstruction: return Phase::kConstruction;
+      case PhaseMark::kCompilation: return Phase::kCompilation;
+      case PhaseMark::kWarmup: return Phase::kWarmup;
+      case PhaseMark::kShutdown: return Phase::kShutdown;
+      case PhaseMark::kProfiler: return Phase::kProfiler;
       case PhaseMark::kConstructorCall: {
         // A library object built by the user's own line (the model, the optimizer); a constructor
         // called by library code is part of whatever that code does.
         int32_t py = view_.parent[v];
         while (py > 0 && kind(size_t(py)) != Kind::kPython) py = view_.parent[size_t(py)];
-        if (py > 0 && IsUserFrame(size_t(py))) phase_[v] = Phase::kConstruction;
+        if (py > 0 && IsUserFrame(size_t(py))) return Phase::kConstruction;
         break;
       }
     }
-  }
-  judged_incl_.resize(profile.metrics().size());
-  // Frameworks as the judged phases show them (an import of torch.utils.data by a library is no
-  // DataLoader in the loop).
-  std::vector<uint8_t> fw(table.size(), 0);
-  for (size_t i = 0; i < table.size(); ++i) {
-    const std::string& file = table[i].file;
-    const std::string& mod = table[i].module;
-    auto has = [&](const char* part) { return file.find(part) != std::string::npos; };
-    const bool installed = has("-packages/");
-    if ((installed && has("-packages/torch/")) || mod.find("libtorch") != std::string::npos ||
-        (frame_kind_[i] == Kind::kOperator && table[i].name.rfind("aten::", 0) == 0))
-      fw[i] |= 1;
-    if ((installed && (has("-packages/jax/") || has("-packages/jaxlib/") || has("-packages/flax/"))) ||
-        mod.find("xla_") != std::string::npos)
-      fw[i] |= 2;
-    if (installed && has("/torch/utils/data/dataloader.py")) fw[i] |= 4;
-  }
+    return Phase::kSteady;
+  };
+  uint8_t frameworks = 0;
   for (size_t v = 1; v < n; ++v) {
-    if (!judged(v)) continue;
-    uint8_t b = fw[view_.frame_id[v]];
-    torch_ |= (b & 1) != 0;
-    jax_ |= (b & 2) != 0;
-    dataloader_ |= (b & 4) != 0;
+    size_t p = size_t(view_.parent[v]);
+    user_anc_[v] = node_[v].user ? int32_t(v) : user_anc_[p];
+    python_anc_[v] = node_[v].kind == Kind::kPython ? int32_t(v) : python_anc_[p];
+    if (api && !all_phases && kind(v) == Kind::kGpuApi) {
+      int8_t& launch = launch_call[view_.frame_id[v]];
+      if (launch < 0) launch = table[view_.frame_id[v]].name.find("Launch") != std::string::npos;
+      if (launch) {
+        const NodeMetric& m = view_.metric(v, *api);
+        loading[v] = m.count > 0 && m.exclusive / double(m.count) > 1e6;
+      }
+    }
+    phase_[v] = phase_of(v);
+    // Frameworks as the judged phases show them (an import of torch.utils.data by a library is
+    // no DataLoader in the loop).
+    if (judged(v)) frameworks |= node_[v].frameworks;
   }
+  torch_ = (frameworks & 1) != 0;
+  jax_ = (frameworks & 2) != 0;
+  dataloader_ = (frameworks & 4) != 0;
+  judged_incl_.resize(profile.metrics().size());
+  judged_excl_.resize(profile.metrics().size());
   // The main thread and the steady state's wall time.
   std::optional<size_t> cpu;
   for (const char* m : {"cpu_time", "wall_time"})
@@ -163,9 +205,13 @@ AnalysisContext::AnalysisContext(const Profile& profile, View top_down, bool all
 const std::vector<double>& AnalysisContext::judged_incl(size_t k) const {
   std::vector<double>& v = judged_incl_[k];
   if (v.size() != size()) {
+    std::vector<double>& excl = judged_excl_[k];
+    excl.assign(size(), 0.0);
+    for (size_t i = 0; i < size(); ++i)
+      if (judged(i)) excl[i] = metric(i, k).exclusive;
     v.assign(size(), 0.0);
     for (size_t i = size(); i-- > 0;) {
-      if (judged(i)) v[i] += metric(i, k).exclusive;
+      v[i] += excl[i];
       if (i > 0) v[size_t(parent(i))] += v[i];
     }
   }

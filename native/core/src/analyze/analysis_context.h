@@ -42,7 +42,7 @@ class AnalysisContext {
   Phase phase(size_t n) const { return phase_[n]; }
   bool judged(size_t n) const { return phase_[n] == Phase::kSteady; }
   double Incl(size_t n, size_t k) const { return judged_incl(k)[n]; }
-  double Excl(size_t n, size_t k) const { return judged(n) ? metric(n, k).exclusive : 0.0; }
+  double Excl(size_t n, size_t k) const { return judged_excl(k)[n]; }
   uint64_t Count(size_t n, size_t k) const { return judged(n) ? metric(n, k).count : 0; }
   double Total(size_t k) const { return size() ? judged_incl(k)[0] : 0.0; }
   // What the profile shows of the frameworks (advice names a framework only where it is there).
@@ -62,10 +62,10 @@ class AnalysisContext {
   double gpu_busy() const;
   std::optional<std::string> meta(const std::string& key) const { return profile_.meta(key); }
 
-  Kind kind(size_t n) const { return frame_kind_[view_.frame_id[n]]; }
-  uint32_t function(size_t n) const { return (*view_.frame_function)[view_.frame_id[n]]; }
+  Kind kind(size_t n) const { return node_[n].kind; }
+  uint32_t function(size_t n) const { return node_[n].function; }
   size_t function_count() const { return function_count_; }  // function ids are below this
-  bool is_backward_op(size_t n) const { return frame_backward_[view_.frame_id[n]]; }  // autograd backward operator
+  bool is_backward_op(size_t n) const { return node_[n].backward; }  // autograd backward operator
 
   FindingFrame Frame(size_t n) const;
   std::vector<FindingFrame> Path(size_t n) const;  // root excluded
@@ -76,7 +76,7 @@ class AnalysisContext {
   // The user's own code: a source file outside installed packages, the standard library
   // (site-packages, dist-packages, lib/pythonX.Y, <frozen ...>), system headers and libraries,
   // and code generated at run time (Inductor's /tmp/torchinductor_*, Triton's cache).
-  bool IsUserFrame(size_t n) const { return frame_user_[view_.frame_id[n]]; }
+  bool IsUserFrame(size_t n) const { return node_[n].user; }
   // The nearest frame at or above n in the user's own code with a file and line, or -1.
   int32_t UserAncestor(size_t n) const { return user_anc_[n]; }
   // Where a finding on n belongs: the deepest user frame at or above n, else the nearest frame
@@ -93,6 +93,16 @@ class AnalysisContext {
   std::vector<Kind> frame_kind_;       // per frame_table entry
   std::vector<char> frame_backward_;   // per frame_table entry
   std::vector<char> frame_user_;       // per frame_table entry
+  // The same per node, read by every rule on every node: copied once in node order (a frame
+  // table look-up per node and rule is a cache miss each over a large profile).
+  struct NodeFacts {
+    uint32_t function = 0;
+    Kind kind = Kind::kOther;
+    bool user = false, backward = false;
+    PhaseMark mark = PhaseMark::kNone;
+    uint8_t frameworks = 0;  // 1 torch, 2 JAX, 4 torch's DataLoader
+  };
+  std::vector<NodeFacts> node_;
   size_t function_count_ = 0;
   std::vector<Phase> phase_;           // per node
   std::vector<int32_t> user_anc_, python_anc_;  // per node (-1: none)
@@ -103,6 +113,13 @@ class AnalysisContext {
   // Per metric, computed on first use: inclusive over the judged phases.
   const std::vector<double>& judged_incl(size_t k) const;
   mutable std::vector<std::vector<double>> judged_incl_;
+  // Per metric, with judged_incl: each node's exclusive value over the judged phases, dense (the
+  // rules read it on every node; the view's per-node records hold every metric's statistics).
+  const std::vector<double>& judged_excl(size_t k) const {
+    if (judged_excl_[k].size() != size()) judged_incl(k);
+    return judged_excl_[k];
+  }
+  mutable std::vector<std::vector<double>> judged_excl_;
 };
 
 }  // namespace strata::core::detail

@@ -1,6 +1,7 @@
 #include "run_phases.h"
 
 #include <string>
+#include <string_view>
 
 namespace strata::core::detail {
 
@@ -19,7 +20,7 @@ const char* PhaseName(Phase p) {
 
 namespace {
 bool Has(const std::string& s, const char* part) { return s.find(part) != std::string::npos; }
-bool Starts(const std::string& s, const char* prefix) { return s.rfind(prefix, 0) == 0; }
+bool Starts(std::string_view s, std::string_view prefix) { return s.substr(0, prefix.size()) == prefix; }
 bool Installed(const std::string& file) {
   return Has(file, "/site-packages/") || Has(file, "/dist-packages/") || Has(file, "/lib/python");
 }
@@ -73,7 +74,8 @@ PhaseMark FramePhaseMark(const FrameInfo& f) {
   }
   if (f.kind == "native") {
     size_t slash = f.module.rfind('/');
-    const std::string base = slash == std::string::npos ? f.module : f.module.substr(slash + 1);
+    std::string_view base(f.module);
+    if (slash != std::string::npos) base.remove_prefix(slash + 1);
     if (Starts(base, "libcupti") || Starts(base, "libnvperf") || Starts(base, "libstrata_runtime") ||
         Starts(base, "libstrata_torch"))
       return PhaseMark::kProfiler;

@@ -17,43 +17,43 @@ class ChildMap {
   }
   // `may_insert` false: a missing key is not added and nullptr is returned (a capped view).
   uint32_t* FindOrInsert(uint64_t key, bool* inserted, bool may_insert = true) {
-    if ((size_ + 1) * 2 > keys_.size()) Rehash(keys_.size() * 2);
-    size_t mask = keys_.size() - 1, i = Hash(key) & mask;
-    while (keys_[i] != kEmpty) {
-      if (keys_[i] == key) { *inserted = false; return &vals_[i]; }
+    if ((size_ + 1) * 2 > slots_.size()) Rehash(slots_.size() * 2);
+    size_t mask = slots_.size() - 1, i = Hash(key) & mask;
+    while (slots_[i].key != kEmpty) {
+      if (slots_[i].key == key) { *inserted = false; return &slots_[i].val; }
       i = (i + 1) & mask;
     }
     if (!may_insert) { *inserted = false; return nullptr; }
-    keys_[i] = key;
+    slots_[i].key = key;
     ++size_;
     *inserted = true;
-    return &vals_[i];
+    return &slots_[i].val;
   }
 
  private:
   static constexpr uint64_t kEmpty = ~0ull;
+  // Key and value side by side: one cache line per probe.
+  struct Slot {
+    uint64_t key = kEmpty;
+    uint32_t val = 0;
+  };
   static size_t Hash(uint64_t k) {
     k ^= k >> 33; k *= 0xff51afd7ed558ccdull; k ^= k >> 33; k *= 0xc4ceb9fe1a85ec53ull; k ^= k >> 33;
     return size_t(k);
   }
   void Rehash(size_t cap) {
-    std::vector<uint64_t> ok(cap, kEmpty);
-    std::vector<uint32_t> ov(cap);
-    ok.swap(keys_);
-    ov.swap(vals_);
+    std::vector<Slot> old(cap);
+    old.swap(slots_);
     size_t mask = cap - 1;
-    for (size_t j = 0; j < ok.size(); ++j) {
-      if (ok[j] == kEmpty) continue;
-      size_t i = Hash(ok[j]) & mask;
-      while (keys_[i] != kEmpty) i = (i + 1) & mask;
-      keys_[i] = ok[j];
-      vals_[i] = ov[j];
+    for (const Slot& o : old) {
+      if (o.key == kEmpty) continue;
+      size_t i = Hash(o.key) & mask;
+      while (slots_[i].key != kEmpty) i = (i + 1) & mask;
+      slots_[i] = o;
     }
   }
-  std::vector<uint64_t> keys_;
-  std::vector<uint32_t> vals_;
+  std::vector<Slot> slots_;
   size_t size_ = 0;
 };
-
 
 }  // namespace strata::core::detail

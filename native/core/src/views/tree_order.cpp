@@ -43,35 +43,49 @@ std::vector<double> StoredInclusive(const ViewInput& in) {
   return incl;
 }
 
-void SortPreorder(ViewOutput& out, size_t metric_count, size_t primary) {
+void SortPreorder(ViewOutput& out, size_t metric_count, size_t primary, Children* children) {
   const size_t n = out.parent.size();
   if (n == 0) return;
-  Children c = BuildChildren(out.parent.data(), n);
+  Children built;
+  if (!children) built = BuildChildren(out.parent.data(), n);
+  Children& c = children ? *children : built;
   if (metric_count > 0) {
+    // Each child's key read once, in list order (independent loads overlap), then sorted with
+    // its id: sorting by reading the keys through ids would wait on a miss per comparison.
     const double* incl = out.incl.data();
+    std::vector<std::pair<double, uint32_t>> keyed;
     for (size_t i = 0; i < n; ++i) {
-      auto b = c.child.begin() + c.offset[i], e = c.child.begin() + c.offset[i + 1];
+      const uint32_t b = c.offset[i], e = c.offset[i + 1];
       if (e - b < 2) continue;
-      std::sort(b, e, [&](uint32_t x, uint32_t y) {
-        double kx = Key(incl[x * metric_count + primary]), ky = Key(incl[y * metric_count + primary]);
-        return kx > ky || (kx == ky && x < y);
+      keyed.clear();
+      for (uint32_t j = b; j < e; ++j) keyed.push_back({Key(incl[size_t(c.child[j]) * metric_count + primary]), c.child[j]});
+      std::sort(keyed.begin(), keyed.end(), [](const auto& x, const auto& y) {
+        return x.first > y.first || (x.first == y.first && x.second < y.second);
       });
+      for (uint32_t j = b; j < e; ++j) c.child[j] = keyed[j - b].second;
     }
   }
-  // Iterative preorder.
-  std::vector<uint32_t> order;
-  order.reserve(n);
-  std::vector<uint32_t> stack{0};
-  while (!stack.empty()) {
-    uint32_t v = stack.back();
-    stack.pop_back();
-    order.push_back(v);
-    for (uint32_t j = c.offset[v + 1]; j-- > c.offset[v];) stack.push_back(c.child[j]);
+  // Preorder positions without walking the tree (a walk waits on one cache miss after another
+  // over a million nodes): a node's first child follows it, each next child follows the
+  // previous one's subtree. Parents come before children, so one pass in id order places all.
+  std::vector<uint32_t> size(n, 1);
+  for (size_t i = n; i-- > 1;) size[size_t(out.parent[i])] += size[i];
+  std::vector<uint32_t> pos(n);
+  pos[0] = 0;
+  for (size_t v = 0; v < n; ++v) {
+    uint32_t next = pos[v] + 1;
+    for (uint32_t j = c.offset[v]; j < c.offset[v + 1]; ++j) {
+      const uint32_t child = c.child[j];
+      pos[child] = next;
+      next += size[child];
+    }
   }
-  std::vector<int32_t> new_id(n);
-  for (size_t i = 0; i < n; ++i) new_id[order[i]] = int32_t(i);
+  std::vector<uint32_t> order(n);
   out.sorted_parent.resize(n);
-  for (size_t i = 0; i < n; ++i) out.sorted_parent[i] = i == 0 ? -1 : new_id[size_t(out.parent[order[i]])];
+  for (size_t v = 0; v < n; ++v) {
+    order[pos[v]] = uint32_t(v);
+    out.sorted_parent[pos[v]] = v == 0 ? -1 : int32_t(pos[size_t(out.parent[v])]);
+  }
   out.order = std::move(order);
 }
 

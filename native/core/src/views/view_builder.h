@@ -76,7 +76,8 @@ Children BuildChildren(const int32_t* parent, size_t n);
 Children BuildChildren(const format::NodeRecord* nodes, size_t n);
 
 // Computes out.order / out.sorted_parent: preorder with children in descending inclusive
-// value of `primary` (ties: creation order).
-void SortPreorder(ViewOutput& out, size_t metric_count, size_t primary);
+// value of `primary` (ties: creation order). `children`: out.parent's children lists when the
+// caller has them (they are sorted in place), else built here.
+void SortPreorder(ViewOutput& out, size_t metric_count, size_t primary, Children* children = nullptr);
 
 }  // namespace strata::core::detail

@@ -11,10 +11,12 @@
 #include <algorithm>
 #include <cctype>
 #include <map>
+#include <string_view>
 #include <tuple>
 #include <unordered_map>
 
 #include "../../value_format.h"
+#include "../../views/child_map.h"
 #include "../kernel_kinds.h"
 #include "builtin_rules.h"
 
@@ -24,8 +26,9 @@ namespace {
 
 bool IsInterpreter(const FrameInfo& f) {
   size_t slash = f.module.rfind('/');
-  std::string base = slash == std::string::npos ? f.module : f.module.substr(slash + 1);
-  return base.rfind("python", 0) == 0 || base.rfind("libpython", 0) == 0;
+  std::string_view base(f.module);
+  if (slash != std::string::npos) base.remove_prefix(slash + 1);
+  return base.substr(0, 6) == "python" || base.substr(0, 9) == "libpython";
 }
 
 // A library's short name for messages: the package under site-packages, else the module's file.
@@ -80,11 +83,11 @@ void Hotspot(const AnalysisContext& cx, const RuleParams& p, std::vector<Finding
     if (gpu && cx.judged_wall_ns() > 0 && cx.gpu_busy() < p["min_gpu_busy"]) continue;
     if (gpu && total < p["min_gpu_ms"] * 1e6) continue;  // too little GPU work to matter
     // CPU time inside a synchronization is waiting for the GPU, not work to make cheaper.
-    // Per frame-table entry, computed once: 1 = a synchronization, 2 = the interpreter's code.
-    const auto& table = *cx.view().frame_table;
-    std::vector<int8_t> frame_class(table.size(), -1);
+    // Per function (kind, name and module decide it), computed once: 1 = a synchronization, 2 =
+    // the interpreter's code.
+    std::vector<int8_t> function_class(cx.function_count(), -1);
     auto frame_class_of = [&](size_t n) {
-      int8_t& c = frame_class[cx.view().frame_id[n]];
+      int8_t& c = function_class[cx.function(n)];
       if (c < 0) {
         const FrameInfo& f = cx.frame(n);
         c = (cx.kind(n) == Kind::kGpuApi || cx.kind(n) == Kind::kNative) && f.name.find("Synchronize") != std::string::npos
@@ -99,27 +102,32 @@ void Hotspot(const AnalysisContext& cx, const RuleParams& p, std::vector<Finding
     // line over all its call paths. Causes: CPU 0 = the line's own code, 1 = library code; GPU
     // 2 + kind for a library's kernels of one kind (every layout conversion, every batch-norm
     // kernel), 100 + function for the user's own, Triton's and XLA's kernels (each its own).
-    // Two passes over a million nodes: the groups' totals with one hash look-up per node, then
-    // the detail (call paths, functions) only for the groups that are reported.
-    std::unordered_map<uint32_t, KernelKind> kinds;  // per kernel function
-    std::vector<std::pair<int64_t, int64_t>> node_key(cx.size(), {0, -1});  // cause -1: not counted
-    struct PairHash {
-      size_t operator()(const std::pair<int64_t, int64_t>& k) const {
-        return std::hash<int64_t>()(k.first * 1000003 + k.second);
-      }
-    };
-    std::unordered_map<std::pair<int64_t, int64_t>, double, PairHash> sums;
+    // Two passes over a million nodes: the groups' totals (a flat table: a group index per
+    // node, sums per group), then the detail (call paths, functions) only for the groups that
+    // are reported.
+    std::vector<int8_t> kinds(gpu ? cx.function_count() : 0, -1);  // KernelKind per kernel function
+    constexpr uint32_t kNotCounted = ~0u;
+    std::vector<uint32_t> node_group(cx.size(), kNotCounted);
+    std::vector<std::pair<int64_t, int64_t>> group_key;
+    std::vector<double> sums;
+    ChildMap group_of(1024);
+    uint64_t last_packed = ~0ull;
+    uint32_t last_group = 0;
     for (size_t n = 1; n < cx.size(); ++n) {
-      double excl = cx.Excl(n, *k);
-      if (excl <= 0) continue;
       if (gpu && cx.kind(n) != Kind::kKernel) continue;  // pc / region frames: the stall rules
       if (!gpu && waiting[n]) continue;
+      double excl = cx.Excl(n, *k);
+      if (excl <= 0) continue;
       int32_t owner = cx.UserAncestor(n);
+      // A group of this owner holds at most the owner's inclusive time: under the threshold
+      // (less a margin for rounding), none of its groups can be reported, so its nodes need no
+      // group. Over a million nodes most owners are such small lines.
+      if (owner > 0 && cx.Incl(size_t(owner), *k) < threshold * total * (1 - 1e-9)) continue;
       int64_t cause;
       if (gpu) {
-        auto it = kinds.find(cx.function(n));
-        if (it == kinds.end()) it = kinds.emplace(cx.function(n), ClassifyKernel(cx.frame(n).name)).first;
-        KernelKind kk = it->second;
+        int8_t& kind = kinds[cx.function(n)];
+        if (kind < 0) kind = int8_t(ClassifyKernel(cx.frame(n).name));
+        KernelKind kk = KernelKind(kind);
         cause = kk == KernelKind::kUser || kk == KernelKind::kCompiled || kk == KernelKind::kXla
                     ? 100 + int64_t(cx.function(n))
                     : 2 + int64_t(kk);
@@ -131,17 +139,31 @@ void Hotspot(const AnalysisContext& cx, const RuleParams& p, std::vector<Finding
         cause = 1;
       }
       int64_t key = owner > 0 ? int64_t(cx.view().frame_id[size_t(owner)]) : -int64_t(cx.function(n)) - 1;
-      node_key[n] = {key, cause};
-      sums[node_key[n]] += excl;
+      // Both parts fit 32 bits (frame and function ids); the owner's sign is kept by the offset.
+      // Nodes of one line's subtree come one after the other (preorder): the previous node's
+      // group is most often this one's too.
+      const uint64_t packed = (uint64_t(uint32_t(key + (int64_t(1) << 31))) << 32) | uint64_t(cause);
+      if (packed != last_packed) {
+        bool inserted;
+        uint32_t* g = group_of.FindOrInsert(packed, &inserted);
+        if (inserted) {
+          *g = uint32_t(sums.size());
+          sums.push_back(0.0);
+          group_key.push_back({key, cause});
+        }
+        last_packed = packed;
+        last_group = *g;
+      }
+      node_group[n] = last_group;
+      sums[last_group] += excl;
     }
     std::map<std::pair<int64_t, int64_t>, Group> groups;
-    for (const auto& [key, sum] : sums)
-      if (sum >= threshold * total) groups[key];
+    std::vector<Group*> reported(sums.size(), nullptr);
+    for (size_t g = 0; g < sums.size(); ++g)
+      if (sums[g] >= threshold * total) reported[g] = &groups[group_key[g]];
     for (size_t n = 1; n < cx.size() && !groups.empty(); ++n) {
-      if (node_key[n].second < 0) continue;
-      auto it = groups.find(node_key[n]);
-      if (it == groups.end()) continue;
-      Group& g = it->second;
+      if (node_group[n] == kNotCounted || !reported[node_group[n]]) continue;
+      Group& g = *reported[node_group[n]];
       const double excl = cx.Excl(n, *k);
       int32_t owner = cx.UserAncestor(n);
       g.excl += excl;

@@ -19,12 +19,17 @@ void KernelFusion(const AnalysisContext& cx, const RuleParams& p, std::vector<Fi
   // Per node: kernel launches and kernel GPU time in its subtree (kernels only: copies and
   // sets are not fusion candidates).
   std::vector<double> launches(n, 0), kernel_ns(n, 0);
+  // Kernels of a CUDA graph (cuGraphLaunch: XLA's, or a captured step) cost no launch each.
+  // Whether an API call launches a graph is decided by its name: once per function.
+  std::vector<int8_t> graph_launch(cx.function_count(), -1);
+  auto launches_graph = [&](int32_t api_up) {
+    if (api_up <= 0 || cx.kind(size_t(api_up)) != Kind::kGpuApi) return false;
+    int8_t& known = graph_launch[cx.function(size_t(api_up))];
+    if (known < 0) known = cx.frame(size_t(api_up)).name.find("GraphLaunch") != std::string::npos;
+    return known != 0;
+  };
   for (size_t v = n; v-- > 1;) {
-    // Kernels of a CUDA graph (cuGraphLaunch: XLA's, or a captured step) cost no launch each.
-    const int32_t api_up = cx.parent(v);
-    const bool in_graph = api_up > 0 && cx.kind(size_t(api_up)) == Kind::kGpuApi &&
-                          cx.frame(size_t(api_up)).name.find("GraphLaunch") != std::string::npos;
-    if (cx.kind(v) == Kind::kKernel && !in_graph) {
+    if (cx.kind(v) == Kind::kKernel && !launches_graph(cx.parent(v))) {
       launches[v] += double(cx.Count(v, *gpu));
       kernel_ns[v] += cx.Excl(v, *gpu);
     }
@@ -64,10 +69,7 @@ void KernelFusion(const AnalysisContext& cx, const RuleParams& p, std::vector<Fi
       std::map<std::string, std::pair<double, double>> kernels;
       double api_ns = 0;
       for (size_t c = v; c < cx.subtree_end(v); ++c) {
-        const int32_t up = cx.parent(c);
-        const bool graph = up > 0 && cx.kind(size_t(up)) == Kind::kGpuApi &&
-                           cx.frame(size_t(up)).name.find("GraphLaunch") != std::string::npos;
-        if (cx.kind(c) == Kind::kKernel && cx.Count(c, *gpu) && !graph) {
+        if (cx.kind(c) == Kind::kKernel && cx.Count(c, *gpu) && !launches_graph(cx.parent(c))) {
           auto& e = kernels[cx.frame(c).name];
           e.first += double(cx.Count(c, *gpu));
           e.second += cx.Excl(c, *gpu);
