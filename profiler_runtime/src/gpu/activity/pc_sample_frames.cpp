@@ -1,6 +1,7 @@
 #include "gpu/activity/pc_sample_frames.h"
 
 #include <cstdio>
+#include <set>
 #include <string>
 #include <unordered_map>
 #include <utility>
@@ -17,18 +18,27 @@ void AddPcSampleFrames(Attribution& a, Cct::Unlocked& u) {
   uint32_t m_samples = u.Metric("pc_samples", "count");
   std::vector<uint32_t> m_stall(names.size());
   for (size_t i = 0; i < names.size(); ++i) m_stall[i] = u.Metric("stall_" + names[i], "count");
+  auto samples_of = [](const pcs::PcRecord& r) {
+    uint64_t total = 0;
+    for (uint32_t c : r.counts) total += c;
+    return total;
+  };
+  // The profile carries, per cubin, the code of the functions with samples only.
+  std::unordered_map<uint64_t, std::vector<std::string>> sampled;  // crc -> functions
+  std::set<std::pair<uint64_t, const std::string*>> seen;  // (crc, function) pairs listed
+  for (const pcs::PcRecord& r : recs)
+    if (samples_of(r) && seen.emplace(r.crc, r.function).second) sampled[r.crc].push_back(*r.function);
   std::unordered_map<uint64_t, uint32_t> modules;  // crc -> module
   uint32_t unknown_kernel = 0;
   for (const pcs::PcRecord& r : recs) {
-    uint64_t total = 0;
-    for (uint32_t c : r.counts) total += c;
+    uint64_t total = samples_of(r);
     if (!total) continue;
     auto mit = modules.find(r.crc);
     if (mit == modules.end()) {
       char hex[32];
       snprintf(hex, sizeof(hex), "%016llx", (unsigned long long)r.crc);
       uint32_t m = u.Module(std::string("cubin:") + hex, hex, 0);
-      std::string bytes = pcs::CubinBytes(r.crc);
+      std::string bytes = pcs::SampledCode(r.crc, sampled[r.crc]);
       if (!bytes.empty()) u.Blob(m, strata::format::BlobKind::kCubin, bytes);
       mit = modules.emplace(r.crc, m).first;
     }

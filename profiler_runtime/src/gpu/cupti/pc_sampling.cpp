@@ -14,8 +14,10 @@
 #include <vector>
 
 #include "common/log.h"
+#include "gpu/cupti/cubin_store.h"
 #include "gpu/cupti/cupti_loader.h"
 #include "gpu/cupti/cupti_session.h"
+#include "strata/cubin_trim/cubin_trim.h"
 
 namespace strata::rt::gpu::pcs {
 namespace {
@@ -86,7 +88,12 @@ struct State {
   std::unordered_set<std::string>* functions = nullptr;
   std::unordered_map<Key, size_t, KeyHash>* index = nullptr;
   std::vector<PcRecord>* records = nullptr;
-  std::unordered_map<uint64_t, std::string>* cubins = nullptr;
+  bool whole_cubins = false;  // STRATA_PC_SAMPLING_CUBINS=whole: no trimming
+  CubinStore* cubins = nullptr;
+  // What the profile carries of the code: modules, functions, bytes (and before trimming).
+  uint64_t code_modules = 0, code_functions = 0, code_bytes = 0, code_loaded_bytes = 0;
+  uint64_t untrimmed = 0;            // modules kept whole because trimming failed
+  std::string* trim_problem = nullptr;  // the first such failure
   uint64_t total = 0, dropped = 0, kept = 0, non_user = 0, calls = 0;
   bool hw_full = false;
   int contexts_on = 0;
@@ -233,13 +240,20 @@ bool Configure() {
     }
     S().period = int(n);
   }
+  if (const char* c = getenv("STRATA_PC_SAMPLING_CUBINS"); c && *c) {
+    if (strcmp(c, "whole") == 0) S().whole_cubins = true;
+    else if (strcmp(c, "sampled") != 0) {
+      FailLocked(std::string("bad STRATA_PC_SAMPLING_CUBINS=") + c + " (sampled or whole)");
+      return false;
+    }
+  }
   S().ctxs = new std::vector<std::unique_ptr<Context>>();
   S().stall_names = new std::vector<std::string>();
   S().stall_ids = new std::unordered_map<std::string, uint32_t>();
   S().functions = new std::unordered_set<std::string>();
   S().index = new std::unordered_map<Key, size_t, KeyHash>();
   S().records = new std::vector<PcRecord>();
-  S().cubins = new std::unordered_map<uint64_t, std::string>();
+  S().cubins = new CubinStore();
   S().on = true;
   return true;
 }
@@ -324,8 +338,7 @@ void OnModuleLoaded(CuptiApi* api, const void* cubin, size_t size) {
   if (api->GetCubinCrc(&p) != CUPTI_SUCCESS) return;
   std::lock_guard<std::mutex> lock(S().mu);
   if (!S().on) return;
-  if (!S().cubins->count(p.cubinCrc))
-    S().cubins->emplace(p.cubinCrc, std::string(static_cast<const char*>(cubin), size));
+  S().cubins->Add(p.cubinCrc, cubin, size);
 }
 
 void OnContextDestroying(CuptiApi* api, CUcontext ctx) {
@@ -361,11 +374,26 @@ std::vector<std::string> StallNames() {
   return S().stall_names ? *S().stall_names : std::vector<std::string>();
 }
 
-std::string CubinBytes(uint64_t crc) {
+std::string SampledCode(uint64_t crc, const std::vector<std::string>& functions) {
   std::lock_guard<std::mutex> lock(S().mu);
   if (!S().cubins) return "";
-  auto it = S().cubins->find(crc);
-  return it == S().cubins->end() ? std::string() : it->second;
+  std::string image = S().cubins->Read(crc);
+  if (image.empty()) return image;
+  ++S().code_modules;
+  S().code_loaded_bytes += image.size();
+  if (!S().whole_cubins) {
+    cubin_trim::TrimmedCubin t = cubin_trim::TrimCubin(image, functions);
+    if (t.error.empty()) {
+      S().code_functions += t.functions_kept;
+      S().code_bytes += t.bytes.size();
+      return std::move(t.bytes);
+    }
+    ++S().untrimmed;
+    if (!S().trim_problem) S().trim_problem = new std::string(t.error);
+  }
+  S().code_functions += functions.size();
+  S().code_bytes += image.size();
+  return image;
 }
 
 std::string StatusLine() {
@@ -375,13 +403,22 @@ std::string StatusLine() {
   char buf[512];
   snprintf(buf, sizeof(buf),
            "collected: %s mode, period %s; %llu samples kept (%llu total by CUPTI, %llu dropped, %llu in "
-           "non-user kernels) in %zu cubins loaded, %d contexts, %llu GetData calls%s",
+           "non-user kernels) in %zu cubins loaded (%.1f MB), %d contexts, %llu GetData calls%s",
            S().mode == CUPTI_PC_SAMPLING_COLLECTION_MODE_KERNEL_SERIALIZED ? "serialized" : "continuous",
            S().period > 0 ? ("2^" + std::to_string(S().period) + " cycles").c_str() : "CUPTI default",
            (unsigned long long)S().kept, (unsigned long long)S().total, (unsigned long long)S().dropped,
-           (unsigned long long)S().non_user, S().cubins->size(), S().contexts_on, (unsigned long long)S().calls,
+           (unsigned long long)S().non_user, S().cubins->count(), double(S().cubins->bytes()) / 1e6, S().contexts_on, (unsigned long long)S().calls,
            S().hw_full ? "; the hardware buffer filled up (samples lost)" : "");
   std::string s = buf;
+  if (S().code_modules) {
+    snprintf(buf, sizeof(buf), "; code kept: %s of %llu sampled functions in %llu cubins, %.2f MB of %.1f MB",
+             S().whole_cubins ? "whole cubins (STRATA_PC_SAMPLING_CUBINS=whole)" : "the code",
+             (unsigned long long)S().code_functions, (unsigned long long)S().code_modules,
+             double(S().code_bytes) / 1e6, double(S().code_loaded_bytes) / 1e6);
+    s += buf;
+    if (S().untrimmed) s += "; " + std::to_string(S().untrimmed) + " kept whole (" + *S().trim_problem + ")";
+  }
+  if (!S().cubins->Problem().empty()) s += "; " + S().cubins->Problem();
   if (S().why) s += "; " + *S().why;
   return s;
 }

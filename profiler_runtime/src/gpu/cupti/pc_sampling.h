@@ -7,9 +7,12 @@
 //                                          launch's correlation id: exact per call path
 //   STRATA_PC_SAMPLING_PERIOD=N            2^N cycles between samples per SM (5..31; default
 //                                          14; 0 = CUPTI's own default)
+//   STRATA_PC_SAMPLING_CUBINS=whole        keep whole cubins in the profile (default: sampled,
+//                                          the code of the sampled functions and their callees)
 // Samples are kept per (cubin, function, PC offset, launch) with a count per stall reason, so
-// their memory grows with the code that ran, not with run length. The cubins the samples point
-// into are copied when modules load (only while sampling is on) and written into the profile.
+// their memory grows with the code that ran, not with run length. Module images are put aside
+// as modules load (cubin_store.h: a temporary file, not memory) and, at the end, the ones with
+// samples are cut down to the sampled functions' code (native/cubin_trim) for the profile.
 #pragma once
 
 #include <cupti.h>
@@ -54,8 +57,9 @@ struct PcRecord {
 std::vector<PcRecord> TakeRecords();
 // Short stall reason names by stall id ("long_scoreboard", "wait", ...).
 std::vector<std::string> StallNames();
-// The cubin with this CRC as loaded, or empty.
-std::string CubinBytes(uint64_t crc);
+// The cubin with this CRC cut down to `functions` (mangled names) and their callees, or whole
+// when trimming is off or fails (said in StatusLine); "" when the module was not kept.
+std::string SampledCode(uint64_t crc, const std::vector<std::string>& functions);
 // Value of the profile's meta "pc_sampling".
 std::string StatusLine();
 

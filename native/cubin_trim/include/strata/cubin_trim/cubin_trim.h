@@ -1,0 +1,31 @@
+// Cuts a cubin (a CUDA ELF64 image, e_machine EM_CUDA) down to the code of the functions a
+// profile has PC samples in, so that the profile carries that code and its line tables and not
+// every kernel of every library the program loaded. Plain C++17: the runtime links it (it trims
+// at write time) and the core's tests check that the core reads a trimmed cubin as the original.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace strata::cubin_trim {
+
+struct TrimmedCubin {
+  std::string bytes;             // the trimmed ELF image; "" when `error` is set
+  size_t functions_kept = 0;     // functions whose code is kept (those asked for, their callees)
+  size_t functions_dropped = 0;  // functions whose code was removed
+  std::string error;             // one line ("cubin: ...") when the image could not be trimmed
+};
+
+// Keeps every section header and every symbol, so the indices that .nv.info, .nv.callgraph,
+// relocations and the code sections' sh_info hold stay valid, and keeps the module-wide
+// sections (line tables, frame info, notes) whole. The code section of each function neither in
+// `keep` nor called (per .nv.callgraph) from one that is, its relocation sections and its
+// constant banks become empty (size 0), and the symbols of its functions get size 0. Section
+// data keep their order and alignment; program headers are moved with the sections they cover.
+// Bytes of kept sections are copied unchanged. Fails (error set) on anything that is not a
+// readable ELF64 little-endian cubin, and when no function of `keep` is in it.
+TrimmedCubin TrimCubin(std::string_view elf, const std::vector<std::string>& keep);
+
+}  // namespace strata::cubin_trim

@@ -1,0 +1,232 @@
+// See cubin_trim.h. The ELF records are read and written with memcpy (the input need not be
+// aligned); glibc's <elf.h> gives their layout.
+#include "strata/cubin_trim/cubin_trim.h"
+
+#include <elf.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <numeric>
+#include <unordered_map>
+#include <unordered_set>
+
+namespace strata::cubin_trim {
+namespace {
+
+constexpr uint16_t kEmCuda = 190;
+constexpr uint32_t kNvCallgraph = 0x70000001;  // .nv.callgraph: (caller, callee) symbol pairs
+
+struct Bad {
+  std::string what;
+};
+
+template <typename T>
+T ReadAt(std::string_view bytes, uint64_t offset) {
+  if (offset > bytes.size() || bytes.size() - offset < sizeof(T)) throw Bad{"record past the end of the file"};
+  T t;
+  std::memcpy(&t, bytes.data() + offset, sizeof(T));
+  return t;
+}
+
+bool HasFileData(const Elf64_Shdr& s) { return s.sh_type != SHT_NOBITS && s.sh_type != SHT_NULL; }
+
+struct Input {
+  std::string_view bytes;
+  Elf64_Ehdr eh{};
+  std::vector<Elf64_Shdr> sh;
+  std::vector<Elf64_Phdr> ph;
+  std::vector<std::string> section_names;
+  int symtab = -1;
+  std::vector<Elf64_Sym> syms;
+  std::vector<std::string> sym_names;
+};
+
+std::string CString(std::string_view table, uint64_t offset) {
+  if (offset >= table.size()) throw Bad{"name offset past its string table"};
+  size_t end = table.find('\0', offset);
+  if (end == std::string_view::npos) throw Bad{"unterminated name in a string table"};
+  return std::string(table.substr(offset, end - offset));
+}
+
+std::string_view SectionBytes(const Input& in, size_t i) {
+  const Elf64_Shdr& s = in.sh[i];
+  if (!HasFileData(s)) return {};
+  return in.bytes.substr(s.sh_offset, s.sh_size);
+}
+
+Input Parse(std::string_view bytes) {
+  Input in;
+  in.bytes = bytes;
+  if (bytes.size() < 4 || bytes.substr(0, 4) != "\x7f" "ELF") throw Bad{"not an ELF file"};
+  in.eh = ReadAt<Elf64_Ehdr>(bytes, 0);
+  if (in.eh.e_ident[EI_CLASS] != ELFCLASS64 || in.eh.e_ident[EI_DATA] != ELFDATA2LSB)
+    throw Bad{"not a 64-bit little-endian ELF file"};
+  if (in.eh.e_machine != kEmCuda)
+    throw Bad{"ELF machine is " + std::to_string(in.eh.e_machine) + ", not EM_CUDA (190)"};
+  if (in.eh.e_shnum == 0 || in.eh.e_shentsize != sizeof(Elf64_Shdr))
+    throw Bad{"no section header table of the expected form"};
+  if (in.eh.e_phnum && in.eh.e_phentsize != sizeof(Elf64_Phdr)) throw Bad{"program headers of an unexpected size"};
+  for (size_t i = 0; i < in.eh.e_shnum; ++i)
+    in.sh.push_back(ReadAt<Elf64_Shdr>(bytes, in.eh.e_shoff + i * sizeof(Elf64_Shdr)));
+  for (size_t i = 0; i < in.eh.e_phnum; ++i)
+    in.ph.push_back(ReadAt<Elf64_Phdr>(bytes, in.eh.e_phoff + i * sizeof(Elf64_Phdr)));
+  for (const Elf64_Shdr& s : in.sh)
+    if (HasFileData(s) && (s.sh_offset > bytes.size() || bytes.size() - s.sh_offset < s.sh_size))
+      throw Bad{"a section lies past the end of the file"};
+  if (in.eh.e_shstrndx >= in.sh.size()) throw Bad{"bad section name table index"};
+  std::string_view shstr = SectionBytes(in, in.eh.e_shstrndx);
+  for (const Elf64_Shdr& s : in.sh) in.section_names.push_back(CString(shstr, s.sh_name));
+  for (size_t i = 0; i < in.sh.size(); ++i) {
+    if (in.sh[i].sh_type != SHT_SYMTAB) continue;
+    if (in.symtab >= 0) throw Bad{"more than one symbol table"};
+    in.symtab = int(i);
+  }
+  if (in.symtab < 0) throw Bad{"no symbol table"};
+  const Elf64_Shdr& st = in.sh[size_t(in.symtab)];
+  if (st.sh_link >= in.sh.size()) throw Bad{"bad string table index of the symbol table"};
+  std::string_view strtab = SectionBytes(in, st.sh_link);
+  std::string_view symbytes = SectionBytes(in, size_t(in.symtab));
+  for (size_t off = 0; off + sizeof(Elf64_Sym) <= symbytes.size(); off += sizeof(Elf64_Sym)) {
+    in.syms.push_back(ReadAt<Elf64_Sym>(symbytes, off));
+    in.sym_names.push_back(CString(strtab, in.syms.back().st_name));
+  }
+  return in;
+}
+
+bool IsDefinedFunction(const Input& in, size_t k) {
+  const Elf64_Sym& s = in.syms[k];
+  return ELF64_ST_TYPE(s.st_info) == STT_FUNC && s.st_shndx != SHN_UNDEF && s.st_shndx < SHN_LORESERVE &&
+         s.st_shndx < in.sh.size();
+}
+
+bool StartsWith(const std::string& s, const char* prefix) { return s.rfind(prefix, 0) == 0; }
+
+uint64_t AlignUp(uint64_t v, uint64_t a) { return a > 1 ? (v + a - 1) / a * a : v; }
+
+}  // namespace
+
+TrimmedCubin TrimCubin(std::string_view elf, const std::vector<std::string>& keep) {
+  TrimmedCubin out;
+  try {
+    Input in = Parse(elf);
+    const size_t n_sec = in.sh.size();
+
+    // Functions asked for, then their callees (a kernel's non-inlined device functions).
+    std::unordered_set<std::string> wanted(keep.begin(), keep.end());
+    std::vector<bool> kept_fn(in.syms.size(), false);
+    size_t found = 0;
+    for (size_t k = 0; k < in.syms.size(); ++k)
+      if (IsDefinedFunction(in, k) && wanted.count(in.sym_names[k])) kept_fn[k] = true, ++found;
+    if (found == 0) throw Bad{"none of the " + std::to_string(wanted.size()) + " sampled functions is in it"};
+    for (size_t i = 0; i < n_sec; ++i) {
+      if (in.sh[i].sh_type != kNvCallgraph) continue;
+      std::string_view cg = SectionBytes(in, i);
+      for (bool grew = true; grew;) {
+        grew = false;
+        for (size_t off = 0; off + 8 <= cg.size(); off += 8) {
+          uint32_t caller = ReadAt<uint32_t>(cg, off), callee = ReadAt<uint32_t>(cg, off + 4);
+          if (caller < kept_fn.size() && callee < kept_fn.size() && kept_fn[caller] && !kept_fn[callee] &&
+              IsDefinedFunction(in, callee))
+            kept_fn[callee] = grew = true;
+        }
+      }
+    }
+
+    // Code sections: dropped when none of their functions is kept.
+    std::vector<int> code(n_sec, 0);  // 0: not code, 1: code kept, 2: code dropped
+    for (size_t k = 0; k < in.syms.size(); ++k) {
+      if (!IsDefinedFunction(in, k)) continue;
+      size_t s = in.syms[k].st_shndx;
+      if (!(in.sh[s].sh_flags & SHF_EXECINSTR)) continue;
+      if (kept_fn[k]) code[s] = 1;
+      else if (code[s] == 0) code[s] = 2;
+    }
+    std::vector<bool> drop(n_sec, false);
+    for (size_t i = 0; i < n_sec; ++i) drop[i] = code[i] == 2;
+    for (size_t i = 0; i < n_sec; ++i) {
+      const Elf64_Shdr& s = in.sh[i];
+      if (s.sh_info >= n_sec || !drop[s.sh_info] || drop[i]) continue;
+      // Its relocations, and its constant banks (the parameter bank is most of their bytes).
+      if (s.sh_type == SHT_REL || s.sh_type == SHT_RELA ||
+          ((s.sh_flags & SHF_INFO_LINK) && StartsWith(in.section_names[i], ".nv.constant")))
+        drop[i] = true;
+    }
+    for (size_t k = 0; k < in.syms.size(); ++k) {
+      if (!IsDefinedFunction(in, k)) continue;
+      if (drop[in.syms[k].st_shndx]) ++out.functions_dropped;
+      else ++out.functions_kept;
+    }
+
+    // Lay the sections out again in their file order, dropped ones empty.
+    std::vector<size_t> order(n_sec);
+    std::iota(order.begin(), order.end(), size_t(0));
+    std::stable_sort(order.begin(), order.end(),
+                     [&](size_t a, size_t b) { return in.sh[a].sh_offset < in.sh[b].sh_offset; });
+    std::vector<Elf64_Shdr> sh = in.sh;
+    std::string& b = out.bytes;
+    b.assign(sizeof(Elf64_Ehdr), '\0');
+    for (size_t i : order) {
+      if (i == 0) continue;
+      const uint64_t align = HasFileData(in.sh[i]) ? std::max<uint64_t>(in.sh[i].sh_addralign, 1) : 1;
+      b.resize(AlignUp(b.size(), align), '\0');
+      sh[i].sh_offset = b.size();
+      if (drop[i]) sh[i].sh_size = 0;
+      else if (HasFileData(in.sh[i])) b.append(SectionBytes(in, i));
+    }
+    // Functions without code: size 0, so no reader looks for bytes that are not there.
+    const uint64_t symtab_at = sh[size_t(in.symtab)].sh_offset;
+    for (size_t k = 0; k < in.syms.size(); ++k) {
+      if (!IsDefinedFunction(in, k) || !drop[in.syms[k].st_shndx]) continue;
+      Elf64_Sym s = in.syms[k];
+      s.st_size = 0;
+      std::memcpy(&b[symtab_at + k * sizeof(Elf64_Sym)], &s, sizeof s);
+    }
+
+    Elf64_Ehdr eh = in.eh;
+    b.resize(AlignUp(b.size(), 8), '\0');
+    eh.e_shoff = b.size();
+    b.append(reinterpret_cast<const char*>(sh.data()), sh.size() * sizeof(Elf64_Shdr));
+    if (!in.ph.empty()) {
+      b.resize(AlignUp(b.size(), 8), '\0');
+      eh.e_phoff = b.size();
+      const uint64_t table_size = in.ph.size() * sizeof(Elf64_Phdr);
+      std::vector<Elf64_Phdr> ph = in.ph;
+      for (Elf64_Phdr& p : ph) {
+        const uint64_t start = p.p_offset, end = p.p_offset + p.p_filesz;
+        if (p.p_type == PT_PHDR || (start == in.eh.e_phoff && p.p_filesz == table_size)) {
+          p.p_offset = eh.e_phoff;
+          continue;
+        }
+        // The segment now spans the new places of the sections it covered.
+        uint64_t new_start = UINT64_MAX, new_end = 0;
+        for (size_t i = 1; i < n_sec; ++i) {
+          const Elf64_Shdr& s = in.sh[i];
+          if (!HasFileData(s) || s.sh_size == 0 || s.sh_offset < start || s.sh_offset + s.sh_size > end) continue;
+          new_start = std::min(new_start, sh[i].sh_offset);
+          new_end = std::max(new_end, sh[i].sh_offset + sh[i].sh_size);
+        }
+        if (new_start == UINT64_MAX) {  // covered no bytes: keep its place among the sections
+          new_start = eh.e_shoff;
+          for (size_t i : order)
+            if (i && in.sh[i].sh_offset >= start) { new_start = sh[i].sh_offset; break; }
+          new_end = new_start;
+        }
+        const uint64_t bss = p.p_memsz > p.p_filesz ? p.p_memsz - p.p_filesz : 0;
+        p.p_offset = new_start;
+        p.p_filesz = new_end - new_start;
+        p.p_memsz = p.p_filesz + bss;
+      }
+      b.append(reinterpret_cast<const char*>(ph.data()), table_size);
+    } else {
+      eh.e_phoff = 0;
+    }
+    std::memcpy(&b[0], &eh, sizeof eh);
+  } catch (const Bad& e) {
+    out = TrimmedCubin{};
+    out.error = "cubin: " + e.what;
+  }
+  return out;
+}
+
+}  // namespace strata::cubin_trim

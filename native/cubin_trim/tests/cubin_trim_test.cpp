@@ -1,0 +1,208 @@
+// Trimming real H100 cubins (test/fixtures/h100/stalls): the kept functions' code and line rows
+// stay byte for byte what the core read from the whole cubin, the rest is gone, and a real
+// PC-sampling profile carrying the trimmed cubin shows the same frames and lines.
+#include "strata/cubin_trim/cubin_trim.h"
+
+#include <elf.h>
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+#include "gpu_code/cubin_lines.h"
+#include "gpu_code/cubin_reader.h"
+#include "rewrite.h"
+#include "strata/core/api.h"
+#include "strata/format/reader.h"
+#include "strata/format/writer.h"
+
+namespace fmt = strata::format;
+namespace gpu = strata::core::gpu;
+using strata::cubin_trim::TrimCubin;
+using strata::cubin_trim::TrimmedCubin;
+
+namespace {
+
+const std::string kDir = STRATA_STALL_FIXTURES;
+const std::string kMath = "_Z10math_chainPffi";
+const std::string kMem = "_Z9mem_chainPKjPjji";
+
+std::string Slurp(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  std::stringstream ss;
+  ss << f.rdbuf();
+  return ss.str();
+}
+
+// The bytes of the named section, or nullopt-like "<none>" when there is no such section.
+std::string Section(const std::string& elf, const std::string& name) {
+  Elf64_Ehdr eh;
+  std::memcpy(&eh, elf.data(), sizeof eh);
+  auto sh = [&](size_t i) {
+    Elf64_Shdr s;
+    std::memcpy(&s, elf.data() + eh.e_shoff + i * sizeof s, sizeof s);
+    return s;
+  };
+  Elf64_Shdr names = sh(eh.e_shstrndx);
+  for (size_t i = 0; i < eh.e_shnum; ++i) {
+    Elf64_Shdr s = sh(i);
+    if (name == elf.c_str() + names.sh_offset + s.sh_name)
+      return s.sh_type == SHT_NOBITS ? std::string() : elf.substr(s.sh_offset, s.sh_size);
+  }
+  return "<none>";
+}
+
+uint64_t FunctionSize(const gpu::Cubin& c, const std::string& name) {
+  for (const auto& f : c.functions)
+    if (f.name == name) return f.size;
+  return UINT64_MAX;
+}
+
+void ExpectSameRows(const std::vector<gpu::LineRow>& a, const std::vector<gpu::LineRow>& b) {
+  ASSERT_EQ(a.size(), b.size());
+  for (size_t i = 0; i < a.size(); ++i) {
+    EXPECT_EQ(a[i].address, b[i].address) << i;
+    EXPECT_EQ(a[i].file, b[i].file) << i;
+    EXPECT_EQ(a[i].line, b[i].line) << i;
+  }
+}
+
+TEST(TrimCubin, KeepsSampledCodeAndLinesDropsTheRest) {
+  const std::string whole = Slurp(kDir + "/stall_kernels.cubin");
+  TrimmedCubin t = TrimCubin(whole, {kMath});
+  ASSERT_EQ(t.error, "");
+  EXPECT_EQ(t.functions_kept, 1u);
+  EXPECT_EQ(t.functions_dropped, 1u);
+  // mem_chain's code (0x880) and parameter bank (0x228) are gone.
+  EXPECT_LE(t.bytes.size() + 0x880 + 0x228, whole.size());
+
+  gpu::Cubin before = gpu::ReadCubin(whole), after = gpu::ReadCubin(t.bytes);
+  EXPECT_EQ(FunctionSize(after, kMath), FunctionSize(before, kMath));
+  EXPECT_EQ(FunctionSize(after, kMem), 0u);
+  EXPECT_EQ(Section(t.bytes, ".text." + kMath), Section(whole, ".text." + kMath));
+  EXPECT_EQ(Section(t.bytes, ".text." + kMath).size(), 0x780u);
+  EXPECT_EQ(Section(t.bytes, ".text." + kMem), "");
+  EXPECT_EQ(Section(t.bytes, ".nv.constant0." + kMem), "");
+  EXPECT_EQ(Section(t.bytes, ".nv.constant0." + kMath), Section(whole, ".nv.constant0." + kMath));
+  for (const char* s : {".debug_line", ".nv_debug_line_sass", ".nv.info", ".nv.callgraph", ".symtab"})
+    EXPECT_EQ(Section(t.bytes, s).size(), Section(whole, s).size()) << s;
+
+  gpu::CubinLines lb = gpu::DecodeCubinLines(before), la = gpu::DecodeCubinLines(after);
+  ASSERT_EQ(la.error, "");
+  ASSERT_TRUE(la.functions.count(kMath));
+  ExpectSameRows(la.functions.at(kMath), lb.functions.at(kMath));
+}
+
+TEST(TrimCubin, ProgramHeadersFollowTheirSections) {
+  const std::string whole = Slurp(kDir + "/stall_kernels.cubin");
+  TrimmedCubin t = TrimCubin(whole, {kMem});
+  ASSERT_EQ(t.error, "");
+  Elf64_Ehdr eh;
+  std::memcpy(&eh, t.bytes.data(), sizeof eh);
+  ASSERT_EQ(eh.e_phnum, 5);
+  bool code_segment = false;
+  for (size_t i = 0; i < eh.e_phnum; ++i) {
+    Elf64_Phdr p;
+    std::memcpy(&p, t.bytes.data() + eh.e_phoff + i * sizeof p, sizeof p);
+    ASSERT_LE(p.p_offset + p.p_filesz, t.bytes.size());
+    if (p.p_flags & PF_X) {  // now only mem_chain's code
+      code_segment = true;
+      EXPECT_EQ(t.bytes.substr(p.p_offset, p.p_filesz), Section(whole, ".text." + kMem));
+    }
+  }
+  EXPECT_TRUE(code_segment);
+}
+
+TEST(TrimCubin, EveryFunctionKeptLeavesTheSameSections) {
+  for (const char* file : {"stall_kernels.cubin", "stall_kernels_nolines.cubin", "triton_softmax.cubin",
+                           "throughput_kernel.cubin"}) {
+    const std::string whole = Slurp(kDir + "/" + file);
+    gpu::Cubin c = gpu::ReadCubin(whole);
+    std::vector<std::string> all;
+    for (const auto& f : c.functions) all.push_back(f.name);
+    TrimmedCubin t = TrimCubin(whole, all);
+    ASSERT_EQ(t.error, "") << file;
+    EXPECT_EQ(t.functions_dropped, 0u) << file;
+    EXPECT_EQ(t.functions_kept, all.size()) << file;
+    gpu::Cubin again = gpu::ReadCubin(t.bytes);
+    ASSERT_EQ(again.functions.size(), c.functions.size());
+    for (size_t i = 0; i < c.functions.size(); ++i) {
+      EXPECT_EQ(again.functions[i].size, c.functions[i].size);
+      EXPECT_EQ(Section(t.bytes, ".text." + c.functions[i].name), Section(whole, ".text." + c.functions[i].name));
+    }
+    EXPECT_EQ(again.debug_line, c.debug_line) << file;
+  }
+}
+
+TEST(TrimCubin, BadInputGivesOneLineErrors) {
+  const std::string whole = Slurp(kDir + "/stall_kernels.cubin");
+  EXPECT_EQ(TrimCubin("hello", {kMath}).error, "cubin: not an ELF file");
+  EXPECT_EQ(TrimCubin(whole.substr(0, 40), {kMath}).error, "cubin: record past the end of the file");
+  EXPECT_EQ(TrimCubin(whole.substr(0, 5000), {kMath}).error, "cubin: record past the end of the file");
+  std::string x86 = whole;
+  x86[18] = 62;  // e_machine = EM_X86_64
+  EXPECT_EQ(TrimCubin(x86, {kMath}).error, "cubin: ELF machine is 62, not EM_CUDA (190)");
+  TrimmedCubin none = TrimCubin(whole, {"_Z5otherv"});
+  EXPECT_EQ(none.error, "cubin: none of the 1 sampled functions is in it");
+  EXPECT_EQ(none.bytes, "");
+}
+
+// The real continuous-mode profile, its blobs replaced by the whole cubin or by the cubin
+// trimmed to math_chain (no listing in either: the cubin's own line table is read).
+std::vector<strata::core::FrameInfo> PcFrames(const std::string& cubin, std::vector<std::string>* kernels) {
+  char path[] = "/tmp/strata_trim_XXXXXX";
+  int fd = mkstemp(path);
+  EXPECT_GE(fd, 0);
+  close(fd);
+  {
+    std::ofstream(path, std::ios::binary) << Slurp(kDir + "/stalls_continuous.strata");
+  }
+  std::vector<unsigned char> bytes = strata::core::detail::ReadProfileBytes(path);
+  fmt::ProfileReader r = fmt::ProfileReader::Parse(bytes.data(), bytes.size());
+  uint32_t module = UINT32_MAX;
+  for (size_t i = 0; i < r.blob_count(); ++i)
+    if (r.blob(i).kind == fmt::BlobKind::kCubin) module = r.blob(i).module;
+  EXPECT_NE(module, UINT32_MAX);
+  std::vector<unsigned char> section = fmt::SerializeBlobsSection({fmt::BlobView{module, fmt::BlobKind::kCubin, cubin}});
+  strata::core::detail::RewriteProfile(path, {}, &section);
+  auto p = strata::core::Profile::Open(path);
+  unlink(path);
+  strata::core::View v = p->BuildView(strata::core::ViewKind::kTopDown, 0);
+  std::vector<strata::core::FrameInfo> out;
+  for (size_t i = 0; i < v.size(); ++i) {
+    if (v.frame(i).kind != "pc") continue;
+    out.push_back(v.frame(i));
+    kernels->push_back(v.frame(size_t(v.parent[i])).name);
+  }
+  return out;
+}
+
+TEST(TrimCubin, RealProfileKeepsSampledInstructionsAndLines) {
+  const std::string whole = Slurp(kDir + "/stall_kernels.cubin");
+  std::vector<std::string> kernels_whole, kernels_trimmed;
+  auto before = PcFrames(whole, &kernels_whole);
+  auto after = PcFrames(TrimCubin(whole, {kMath}).bytes, &kernels_trimmed);
+  ASSERT_EQ(before.size(), after.size());
+  ASSERT_EQ(kernels_whole, kernels_trimmed);
+  size_t math = 0, mem = 0;
+  for (size_t i = 0; i < before.size(); ++i) {
+    EXPECT_EQ(after[i].address, before[i].address);
+    EXPECT_EQ(after[i].name, before[i].name);
+    // The line table stays whole (it is module-wide), so every frame reads as before; the
+    // code of mem_chain is gone (KeepsSampledCodeAndLinesDropsTheRest).
+    EXPECT_EQ(after[i].file, before[i].file) << before[i].name;
+    EXPECT_EQ(after[i].line, before[i].line) << before[i].name;
+    if (kernels_whole[i].rfind("math_chain", 0) == 0) {
+      ++math;
+      EXPECT_NE(before[i].line, 0u) << before[i].name;
+    } else if (kernels_whole[i].rfind("mem_chain", 0) == 0) {
+      ++mem;
+    }
+  }
+  EXPECT_GT(math, 3u);
+  EXPECT_GT(mem, 3u);
+}
+
+}  // namespace
