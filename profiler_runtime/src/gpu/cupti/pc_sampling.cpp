@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -97,11 +98,20 @@ struct State {
   uint64_t total = 0, dropped = 0, kept = 0, non_user = 0, calls = 0;
   bool hw_full = false;
   int contexts_on = 0;
+  // Where the time went (ns), CUPTI's part apart from ours: the cost against CUPTI's floor.
+  uint64_t ns_get_data = 0, ns_crc = 0;                 // CUPTI
+  uint64_t ns_process = 0, ns_put_aside = 0, ns_trim = 0;  // Strata
 };
 
 State* NewState() { return new State(); }
 
 namespace {
+
+uint64_t Now() {
+  timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return uint64_t(t.tv_sec) * 1000000000ull + uint64_t(t.tv_nsec);
+}
 
 State& S() { return *CuptiSession::Get()->pc_sampling_state; }
 
@@ -166,7 +176,10 @@ void CollectLocked(CuptiApi* api, Context& c) {
     c.get.data.totalNumPcs = 0;
     c.get.data.remainingNumPcs = 0;
     p.pcSamplingData = &c.get.data;
+    uint64_t t0 = Now();
     CUptiResult r = api->PCSamplingGetData(&p);
+    uint64_t t1 = Now();
+    S().ns_get_data += t1 - t0;
     ++S().calls;
     if (r != CUPTI_SUCCESS) {
       if (r == CUPTI_ERROR_OUT_OF_MEMORY) S().hw_full = true;
@@ -174,6 +187,7 @@ void CollectLocked(CuptiApi* api, Context& c) {
       return;
     }
     ProcessLocked(c, c.get.data);
+    S().ns_process += Now() - t1;
     if (c.get.data.remainingNumPcs == 0) return;
   }
 }
@@ -335,10 +349,14 @@ void OnModuleLoaded(CuptiApi* api, const void* cubin, size_t size) {
   p.size = sizeof(p);
   p.cubinSize = size;
   p.cubin = cubin;
+  uint64_t t0 = Now();
   if (api->GetCubinCrc(&p) != CUPTI_SUCCESS) return;
+  uint64_t t1 = Now();
   std::lock_guard<std::mutex> lock(S().mu);
   if (!S().on) return;
   S().cubins->Add(p.cubinCrc, cubin, size);
+  S().ns_crc += t1 - t0;
+  S().ns_put_aside += Now() - t1;
 }
 
 void OnContextDestroying(CuptiApi* api, CUcontext ctx) {
@@ -382,7 +400,9 @@ std::string SampledCode(uint64_t crc, const std::vector<std::string>& functions)
   ++S().code_modules;
   S().code_loaded_bytes += image.size();
   if (!S().whole_cubins) {
+    uint64_t t0 = Now();
     cubin_trim::TrimmedCubin t = cubin_trim::TrimCubin(image, functions);
+    S().ns_trim += Now() - t0;
     if (t.error.empty()) {
       S().code_functions += t.functions_kept;
       S().code_bytes += t.bytes.size();
@@ -418,6 +438,11 @@ std::string StatusLine() {
     s += buf;
     if (S().untrimmed) s += "; " + std::to_string(S().untrimmed) + " kept whole (" + *S().trim_problem + ")";
   }
+  snprintf(buf, sizeof(buf),
+           "; time in CUPTI: GetData %.0f ms, cubin CRCs %.0f ms; in Strata: samples %.0f ms, module images "
+           "put aside %.0f ms, code trimmed %.0f ms",
+           S().ns_get_data / 1e6, S().ns_crc / 1e6, S().ns_process / 1e6, S().ns_put_aside / 1e6, S().ns_trim / 1e6);
+  s += buf;
   if (!S().cubins->Problem().empty()) s += "; " + S().cubins->Problem();
   if (S().why) s += "; " + *S().why;
   return s;
