@@ -26,6 +26,7 @@ using strata::cubin_trim::TrimmedCubin;
 namespace {
 
 const std::string kDir = STRATA_STALL_FIXTURES;
+const std::string kData = STRATA_TRIM_DATA;
 const std::string kMath = "_Z10math_chainPffi";
 const std::string kMem = "_Z9mem_chainPKjPjji";
 
@@ -134,6 +135,30 @@ TEST(TrimCubin, EveryFunctionKeptLeavesTheSameSections) {
     }
     EXPECT_EQ(again.debug_line, c.debug_line) << file;
   }
+}
+
+// A non-inlined device function lives in its caller's code section (whole-program
+// compilation): keeping the kernel keeps it, keeping the other kernel drops both.
+TEST(TrimCubin, DeviceFunctionsGoWithTheirKernel) {
+  const std::string whole = Slurp(kData + "/device_function.cubin");
+  const std::string uses = "_Z11uses_helperPfi", other = "_Z12other_kernelPfi";
+  TrimmedCubin k = TrimCubin(whole, {uses});
+  ASSERT_EQ(k.error, "");
+  EXPECT_EQ(k.functions_kept, 2u);  // the kernel and $_Z11uses_helperPfi$_Z6helperfi
+  EXPECT_EQ(k.functions_dropped, 1u);
+  EXPECT_EQ(Section(k.bytes, ".text." + uses), Section(whole, ".text." + uses));
+  EXPECT_EQ(Section(k.bytes, ".text." + other), "");
+  gpu::Cubin c = gpu::ReadCubin(k.bytes);
+  EXPECT_EQ(FunctionSize(c, "$_Z11uses_helperPfi$_Z6helperfi"), FunctionSize(gpu::ReadCubin(whole), "$_Z11uses_helperPfi$_Z6helperfi"));
+  ExpectSameRows(gpu::DecodeCubinLines(c).functions.at(uses), gpu::DecodeCubinLines(gpu::ReadCubin(whole)).functions.at(uses));
+
+  TrimmedCubin o = TrimCubin(whole, {other});
+  ASSERT_EQ(o.error, "");
+  EXPECT_EQ(o.functions_kept, 1u);
+  EXPECT_EQ(o.functions_dropped, 2u);
+  EXPECT_EQ(Section(o.bytes, ".text." + uses), "");
+  EXPECT_EQ(Section(o.bytes, ".text." + other), Section(whole, ".text." + other));
+  EXPECT_EQ(FunctionSize(gpu::ReadCubin(o.bytes), "$_Z11uses_helperPfi$_Z6helperfi"), 0u);
 }
 
 TEST(TrimCubin, BadInputGivesOneLineErrors) {
