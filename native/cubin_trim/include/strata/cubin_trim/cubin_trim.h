@@ -22,9 +22,12 @@ struct TrimmedCubin {
 // relocations and the code sections' sh_info hold stay valid, and keeps the module-wide
 // sections (line tables, frame info, notes) whole. The code section of each function neither in
 // `keep` nor called (per .nv.callgraph) from one that is, its relocation sections and its
-// constant banks become empty (size 0), and the symbols of its functions get size 0. Section
-// data keep their order and alignment; program headers are moved with the sections they cover.
-// Bytes of kept sections are copied unchanged. Fails (error set) on anything that is not a
+// constant banks become empty (size 0), the symbols of its functions get size 0, and those
+// functions are renamed "$d<symbol index>" in the symbol table and in their sections' names
+// (".text.$d14"): names are most of what is left of a library module otherwise. The string
+// tables are rebuilt with the names in use. Section data keep their order and alignment;
+// program headers are moved with the sections they cover. Bytes of kept code sections, line
+// tables and the other sections are copied unchanged. Fails (error set) on anything that is not a
 // readable ELF64 little-endian cubin, and when no function of `keep` is in it.
 TrimmedCubin TrimCubin(std::string_view elf, const std::vector<std::string>& keep);
 
