@@ -9,14 +9,17 @@ kept). Configurations:
   pcs floor      PC sampling with the least of Strata around it (no API callbacks, no operator
                  plugin: samples are taken only at exit), as near CUPTI's own cost as the runtime goes
   pcs            PC sampling as users run it (STRATA_PC_SAMPLING=continuous)
+  pcs hw64       the same with CUPTI's hardware buffer at 64 MB instead of its 512 MB
+                 (STRATA_PC_SAMPLING_HW_BUFFER_MB): how much of the memory is that buffer, and
+                 whether samples are lost (the pc_sampling line says so)
   pcs whole      the same keeping whole cubins (STRATA_PC_SAMPLING_CUBINS=whole): the profile's
-                 size before trimming
+                 size before trimming (first round only)
 After the last round the trimmed cubins of the "pcs" profile are checked with nvdisasm when it is
 found (PATH, $CUDA_HOME/bin, /usr/local/cuda/bin, pip's nvidia/cuda_nvdisasm): every cubin must
 disassemble and list its sampled functions with instructions.
 Runs on the GPU machine (LD_LIBRARY_PATH must reach libunwind):
   python3 bench/pc_sampling_scale.py --runtime .device/pcs/libstrata_runtime.so --out DIR
-  [--rounds 3] [--steps 20] [--configs none,strata,pcs,pcs-floor,pcs-whole]"""
+  [--rounds 3] [--steps 20] [--configs none,strata,pcs-floor,pcs,pcs-hw64,pcs-whole]"""
 import argparse
 import glob
 import json
@@ -36,8 +39,10 @@ CONFIGS = {
     "strata": {},
     "pcs-floor": {"STRATA_PC_SAMPLING": "continuous", "STRATA_GPU_CALLBACKS": "none", **NO_OPS},
     "pcs": {"STRATA_PC_SAMPLING": "continuous"},
+    "pcs-hw64": {"STRATA_PC_SAMPLING": "continuous", "STRATA_PC_SAMPLING_HW_BUFFER_MB": "64"},
     "pcs-whole": {"STRATA_PC_SAMPLING": "continuous", "STRATA_PC_SAMPLING_CUBINS": "whole"},
 }
+ONCE = {"pcs-whole"}  # its step time and memory are the pcs ones: run in the first round only
 
 
 def child(steps, batch, warmup):
@@ -122,7 +127,8 @@ def find_nvdisasm():
 
 
 def check_listings(profile, workdir):
-    """nvdisasm -c -gi on each cubin the profile carries: exit status, functions with code."""
+    """nvdisasm -c -gi on each cubin the profile carries: failures, functions listed with
+    instructions (the sampled ones and their callees), instructions."""
     nvdisasm = find_nvdisasm()
     _, cubins = read_profile(profile)
     if not nvdisasm:
@@ -138,10 +144,16 @@ def check_listings(profile, workdir):
             failed += 1
             first_error = first_error or f"{name}: exit {r.returncode}: {r.stderr.strip()[:300]}"
             continue
-        funcs = re.findall(r"^\s*\.text\.(\S+?):\s*$", r.stdout, re.M)
-        functions += len(set(funcs))
-        instructions += len(re.findall(r"^\s*/\*[0-9a-f]{4,}\*/", r.stdout, re.M))
-    return {"nvdisasm": nvdisasm, "cubins": len(cubins), "failed": failed, "functions_listed": functions,
+        with_code, current = set(), None
+        for line in r.stdout.splitlines():
+            m = re.match(r"^\s*\.text\.(\S+?):\s*$", line)
+            if m:
+                current = m.group(1)
+            elif current and re.match(r"^\s*/\*[0-9a-f]{4,}\*/", line):
+                with_code.add(current)
+                instructions += 1
+        functions += len(with_code)
+    return {"nvdisasm": nvdisasm, "cubins": len(cubins), "failed": failed, "functions_with_code": functions,
             "instructions_listed": instructions, "first_error": first_error}
 
 
@@ -170,7 +182,7 @@ def main():
     ap.add_argument("--steps", type=int, default=20)
     ap.add_argument("--warmup", type=int, default=5)
     ap.add_argument("--batch", type=int, default=64)
-    ap.add_argument("--configs", default="none,strata,pcs-floor,pcs,pcs-whole")
+    ap.add_argument("--configs", default="none,strata,pcs-floor,pcs,pcs-hw64,pcs-whole")
     args = ap.parse_args()
     if args.child:
         child(args.steps, args.batch, args.warmup)
@@ -201,6 +213,8 @@ def main():
     rows = {c: [] for c in configs}
     for r in range(args.rounds):
         for c in configs:
+            if c in ONCE and r > 0:
+                continue
             res, rss, wall = run(cmd, env_of(c), os.path.join(out, f"run-{r}-{c}"))
             row = {"step_ms": round(res["median_step_ms"], 2), "peak_rss_mb": round(rss, 1),
                    "rss_at_last_step_mb": round(res["rss_steps_mb"], 1), "wall_s": round(wall, 1)}

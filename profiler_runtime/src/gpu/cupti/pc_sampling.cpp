@@ -82,6 +82,7 @@ struct State {
   // busy GPU and CUPTI's parsing of them doubled a GPU-bound run; 2^14 keeps ~1/8 of them at a
   // fraction of the cost (docs/benchmarks.md, "PC sampling period"). 0 = CUPTI's default.
   int period = 14;
+  size_t hw_buffer = 0;  // STRATA_PC_SAMPLING_HW_BUFFER_MB in bytes; 0: CUPTI's (512 MB)
   std::string* why = nullptr;  // first failure
   std::vector<std::unique_ptr<Context>>* ctxs = nullptr;
   std::vector<std::string>* stall_names = nullptr;
@@ -218,6 +219,8 @@ bool SetAttributes(CuptiApi* api, Context& c, std::vector<uint32_t>& indexes, st
   add(CUPTI_PC_SAMPLING_CONFIGURATION_ATTR_TYPE_ENABLE_START_STOP_CONTROL).attributeData.enableStartStopControlData.enableStartStopControl = 0;
   add(CUPTI_PC_SAMPLING_CONFIGURATION_ATTR_TYPE_OUTPUT_DATA_FORMAT).attributeData.outputDataFormatData.outputDataFormat = CUPTI_PC_SAMPLING_OUTPUT_DATA_FORMAT_PARSED;
   add(CUPTI_PC_SAMPLING_CONFIGURATION_ATTR_TYPE_SAMPLING_DATA_BUFFER).attributeData.samplingDataBufferData.samplingDataBuffer = &c.config.data;
+  if (S().hw_buffer)
+    add(CUPTI_PC_SAMPLING_CONFIGURATION_ATTR_TYPE_HARDWARE_BUFFER_SIZE).attributeData.hardwareBufferSizeData.hardwareBufferSize = S().hw_buffer;
   if (S().period > 0)
     add(CUPTI_PC_SAMPLING_CONFIGURATION_ATTR_TYPE_SAMPLING_PERIOD).attributeData.samplingPeriodData.samplingPeriod = uint32_t(S().period);
   CUpti_PCSamplingConfigurationInfoParams p{};
@@ -253,6 +256,15 @@ bool Configure() {
       return false;
     }
     S().period = int(n);
+  }
+  if (const char* h = getenv("STRATA_PC_SAMPLING_HW_BUFFER_MB"); h && *h) {
+    char* end = nullptr;
+    long mb = strtol(h, &end, 10);
+    if (*end || mb < 1 || mb > 4096) {
+      FailLocked(std::string("bad STRATA_PC_SAMPLING_HW_BUFFER_MB=") + h + " (1..4096)");
+      return false;
+    }
+    S().hw_buffer = size_t(mb) << 20;
   }
   if (const char* c = getenv("STRATA_PC_SAMPLING_CUBINS"); c && *c) {
     if (strcmp(c, "whole") == 0) S().whole_cubins = true;
@@ -422,10 +434,11 @@ std::string StatusLine() {
   if (S().why && S().contexts_on == 0) return "not collected: " + *S().why;
   char buf[512];
   snprintf(buf, sizeof(buf),
-           "collected: %s mode, period %s; %llu samples kept (%llu total by CUPTI, %llu dropped, %llu in "
+           "collected: %s mode, period %s%s; %llu samples kept (%llu total by CUPTI, %llu dropped, %llu in "
            "non-user kernels) in %zu cubins loaded (%.1f MB), %d contexts, %llu GetData calls%s",
            S().mode == CUPTI_PC_SAMPLING_COLLECTION_MODE_KERNEL_SERIALIZED ? "serialized" : "continuous",
            S().period > 0 ? ("2^" + std::to_string(S().period) + " cycles").c_str() : "CUPTI default",
+           S().hw_buffer ? (", hardware buffer " + std::to_string(S().hw_buffer >> 20) + " MB").c_str() : "",
            (unsigned long long)S().kept, (unsigned long long)S().total, (unsigned long long)S().dropped,
            (unsigned long long)S().non_user, S().cubins->count(), double(S().cubins->bytes()) / 1e6, S().contexts_on, (unsigned long long)S().calls,
            S().hw_full ? "; the hardware buffer filled up (samples lost)" : "");

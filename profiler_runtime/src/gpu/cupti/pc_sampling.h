@@ -7,6 +7,7 @@
 //                                          launch's correlation id: exact per call path
 //   STRATA_PC_SAMPLING_PERIOD=N            2^N cycles between samples per SM (5..31; default
 //                                          14; 0 = CUPTI's own default)
+//   STRATA_PC_SAMPLING_HW_BUFFER_MB=N      CUPTI's hardware buffer (default CUPTI's, 512 MB)
 //   STRATA_PC_SAMPLING_CUBINS=whole        keep whole cubins in the profile (default: sampled,
 //                                          the code of the sampled functions and their callees)
 // Samples are kept per (cubin, function, PC offset, launch) with a count per stall reason, so
