@@ -405,21 +405,30 @@ std::vector<std::string> StallNames() {
 }
 
 std::string SampledCode(uint64_t crc, const std::vector<std::string>& functions) {
-  std::lock_guard<std::mutex> lock(S().mu);
-  if (!S().cubins) return "";
-  std::string image = S().cubins->Read(crc);
+  std::string image;
+  bool whole = false;
+  {
+    std::lock_guard<std::mutex> lock(S().mu);
+    if (!S().cubins) return "";
+    image = S().cubins->Read(crc);
+    whole = S().whole_cubins;
+  }
   if (image.empty()) return image;
+  // Trimmed outside the lock: CUPTI's callbacks on the program's threads need it meanwhile.
+  cubin_trim::TrimmedCubin t;
+  uint64_t t0 = Now();
+  if (!whole) t = cubin_trim::TrimCubin(image, functions);
+  uint64_t t1 = Now();
+  std::lock_guard<std::mutex> lock(S().mu);
   ++S().code_modules;
   S().code_loaded_bytes += image.size();
-  if (!S().whole_cubins) {
-    uint64_t t0 = Now();
-    cubin_trim::TrimmedCubin t = cubin_trim::TrimCubin(image, functions);
-    S().ns_trim += Now() - t0;
-    if (t.error.empty()) {
-      S().code_functions += t.functions_kept;
-      S().code_bytes += t.bytes.size();
-      return std::move(t.bytes);
-    }
+  S().ns_trim += t1 - t0;
+  if (!whole && t.error.empty()) {
+    S().code_functions += t.functions_kept;
+    S().code_bytes += t.bytes.size();
+    return std::move(t.bytes);
+  }
+  if (!whole) {
     ++S().untrimmed;
     if (!S().trim_problem) S().trim_problem = new std::string(t.error);
   }
@@ -444,9 +453,10 @@ std::string StatusLine() {
            S().hw_full ? "; the hardware buffer filled up (samples lost)" : "");
   std::string s = buf;
   if (S().code_modules) {
-    snprintf(buf, sizeof(buf), "; code kept: %s of %llu sampled functions in %llu cubins, %.2f MB of %.1f MB",
-             S().whole_cubins ? "whole cubins (STRATA_PC_SAMPLING_CUBINS=whole)" : "the code",
+    // Functions: the sampled ones and their callees (or, kept whole, the sampled ones).
+    snprintf(buf, sizeof(buf), "; code kept: %llu functions of %llu cubins%s, %.2f MB of %.1f MB",
              (unsigned long long)S().code_functions, (unsigned long long)S().code_modules,
+             S().whole_cubins ? " (whole cubins: STRATA_PC_SAMPLING_CUBINS=whole)" : "",
              double(S().code_bytes) / 1e6, double(S().code_loaded_bytes) / 1e6);
     s += buf;
     if (S().untrimmed) s += "; " + std::to_string(S().untrimmed) + " kept whole (" + *S().trim_problem + ")";
