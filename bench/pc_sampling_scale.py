@@ -230,11 +230,11 @@ def main():
     base = "none" if "none" in rows else configs[0]
     summary = {}
     for c in configs:
-        s = {"step_ms": med(c, "step_ms"), "peak_rss_mb": med(c, "peak_rss_mb"),
+        s = {"step_ms": round(med(c, "step_ms"), 2), "peak_rss_mb": round(med(c, "peak_rss_mb"), 1),
              "step_ratio": round(med(c, "step_ms") / med(base, "step_ms"), 3),
              "rss_ratio": round(med(c, "peak_rss_mb") / med(base, "peak_rss_mb"), 3)}
         if "profile_mb" in rows[c][0]:
-            s["profile_mb"] = med(c, "profile_mb")
+            s["profile_mb"] = round(med(c, "profile_mb"), 3)
             s["pc_sampling"] = rows[c][-1]["pc_sampling"]
         summary[c] = s
     for c in ("pcs", "pcs-floor"):
@@ -243,6 +243,10 @@ def main():
     if "pcs" in configs:
         summary["pcs"]["listings"] = check_listings(env_of("pcs")["STRATA_OUTPUT"], os.path.join(out, "pcs-cubins"))
     print(json.dumps({"summary": summary}, indent=1), flush=True)
+    print(f"{'config':10} {'step ms':>9} {'x none':>7} {'peak RSS MB':>12} {'x none':>7} {'profile MB':>11}")
+    for c, v in summary.items():
+        print(f"{c:10} {v['step_ms']:9.2f} {v['step_ratio']:7.3f} {v['peak_rss_mb']:12.1f} {v['rss_ratio']:7.3f} "
+              f"{v.get('profile_mb', 0):11.3f}")
     with open(os.path.join(out, "pc_sampling_scale.json"), "w") as f:
         json.dump({"args": vars(args), "runs": rows, "summary": summary}, f, indent=1)
 
