@@ -147,9 +147,11 @@ TrimmedCubin TrimCubin(std::string_view elf, const std::vector<std::string>& kee
     for (size_t i = 0; i < n_sec; ++i) {
       const Elf64_Shdr& s = in.sh[i];
       if (s.sh_info >= n_sec || !drop[s.sh_info] || drop[i]) continue;
-      // Its relocations, and its constant banks (the parameter bank is most of their bytes).
+      // Its relocations, constant banks (the parameter bank is most of their bytes) and
+      // attributes (.nv.info.F: register counts, parameter layout, exit offsets).
       if (s.sh_type == SHT_REL || s.sh_type == SHT_RELA ||
-          ((s.sh_flags & SHF_INFO_LINK) && StartsWith(in.section_names[i], ".nv.constant")))
+          ((s.sh_flags & SHF_INFO_LINK) && (StartsWith(in.section_names[i], ".nv.constant") ||
+                                            StartsWith(in.section_names[i], ".nv.info."))))
         drop[i] = true;
     }
     for (size_t k = 0; k < in.syms.size(); ++k) {

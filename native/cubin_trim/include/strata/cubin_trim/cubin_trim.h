@@ -21,8 +21,8 @@ struct TrimmedCubin {
 // Keeps every section header and every symbol, so the indices that .nv.info, .nv.callgraph,
 // relocations and the code sections' sh_info hold stay valid, and keeps the module-wide
 // sections (line tables, frame info, notes) whole. The code section of each function neither in
-// `keep` nor called (per .nv.callgraph) from one that is, its relocation sections and its
-// constant banks become empty (size 0), the symbols of its functions get size 0, and those
+// `keep` nor called (per .nv.callgraph) from one that is, its relocation sections, constant
+// banks and attributes (.nv.info.<function>) become empty (size 0), the symbols of its functions get size 0, and those
 // functions are renamed "$d<symbol index>" in the symbol table and in their sections' names
 // (".text.$d14"): names are most of what is left of a library module otherwise. The string
 // tables are rebuilt with the names in use. Section data keep their order and alignment;
