@@ -119,6 +119,10 @@ TrimmedCubin TrimCubin(std::string_view elf, const std::vector<std::string>& kee
     for (size_t k = 0; k < in.syms.size(); ++k)
       if (IsDefinedFunction(in, k) && wanted.count(in.sym_names[k])) kept_fn[k] = true, ++found;
     if (found == 0) throw Bad{"none of the " + std::to_string(wanted.size()) + " sampled functions is in it"};
+    std::unordered_set<std::string> found_names;
+    for (size_t k = 0; k < in.syms.size(); ++k)
+      if (kept_fn[k]) found_names.insert(in.sym_names[k]);
+    out.functions_missing = wanted.size() - found_names.size();
     for (size_t i = 0; i < n_sec; ++i) {
       if (in.sh[i].sh_type != kNvCallgraph) continue;
       std::string_view cg = SectionBytes(in, i);

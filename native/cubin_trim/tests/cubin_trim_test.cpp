@@ -76,6 +76,8 @@ TEST(TrimCubin, KeepsSampledCodeAndLinesDropsTheRest) {
   ASSERT_EQ(t.error, "");
   EXPECT_EQ(t.functions_kept, 1u);
   EXPECT_EQ(t.functions_dropped, 1u);
+  EXPECT_EQ(t.functions_missing, 0u);
+  EXPECT_EQ(TrimCubin(whole, {kMath, "_Z5otherv"}).functions_missing, 1u);
   // mem_chain's code (0x880) and parameter bank (0x228) are gone.
   EXPECT_LE(t.bytes.size() + 0x880 + 0x228, whole.size());
 

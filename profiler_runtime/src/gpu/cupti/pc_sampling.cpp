@@ -95,6 +95,7 @@ struct State {
   // What the profile carries of the code: modules, functions, bytes (and before trimming).
   uint64_t code_modules = 0, code_functions = 0, code_bytes = 0, code_loaded_bytes = 0;
   uint64_t untrimmed = 0;            // modules kept whole because trimming failed
+  uint64_t missing = 0;              // sampled functions not found in their cubin's symbols
   std::string* trim_problem = nullptr;  // the first such failure
   uint64_t total = 0, dropped = 0, kept = 0, non_user = 0, calls = 0;
   bool hw_full = false;
@@ -425,6 +426,7 @@ std::string SampledCode(uint64_t crc, const std::vector<std::string>& functions)
   S().ns_trim += t1 - t0;
   if (!whole && t.error.empty()) {
     S().code_functions += t.functions_kept;
+    S().missing += t.functions_missing;
     S().code_bytes += t.bytes.size();
     return std::move(t.bytes);
   }
@@ -460,6 +462,7 @@ std::string StatusLine() {
              double(S().code_bytes) / 1e6, double(S().code_loaded_bytes) / 1e6);
     s += buf;
     if (S().untrimmed) s += "; " + std::to_string(S().untrimmed) + " kept whole (" + *S().trim_problem + ")";
+    if (S().missing) s += "; " + std::to_string(S().missing) + " sampled functions not in their cubin's symbols (no code kept for them)";
   }
   snprintf(buf, sizeof(buf),
            "; time in CUPTI: GetData %.0f ms, cubin CRCs %.0f ms; in Strata: samples %.0f ms, module images "

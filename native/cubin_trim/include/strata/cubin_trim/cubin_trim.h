@@ -15,6 +15,7 @@ struct TrimmedCubin {
   std::string bytes;             // the trimmed ELF image; "" when `error` is set
   size_t functions_kept = 0;     // functions whose code is kept (those asked for, their callees)
   size_t functions_dropped = 0;  // functions whose code was removed
+  size_t functions_missing = 0;  // names in `keep` that no function of the cubin has
   std::string error;             // one line ("cubin: ...") when the image could not be trimmed
 };
 
