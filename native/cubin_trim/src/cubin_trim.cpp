@@ -104,6 +104,50 @@ bool StartsWith(const std::string& s, const char* prefix) { return s.rfind(prefi
 
 uint64_t AlignUp(uint64_t v, uint64_t a) { return a > 1 ? (v + a - 1) / a * a : v; }
 
+// The first instructions of each dropped function, enough for a disassembler: nvdisasm 13
+// stops on a function symbol whose section has no bytes at its address ("Cannot find the code
+// address of symbol"). 32 bytes are two instructions from Volta on and one whole bundle
+// (control word and three instructions) before it, so the stub decodes on any architecture;
+// they are the function's own bytes, so they are instructions of this very architecture.
+constexpr uint64_t kStubBytes = 32;
+
+// Replaces each dropped code section (code[i] == 2) by the stubs of its functions, one after
+// the other in their original order, and moves their symbols there: every function symbol
+// keeps [st_value, st_value + st_size) inside its section with st_size > 0. Other symbols of
+// the section (its section symbol, labels) move with the function they were in, size 0.
+void StubDroppedCode(const Input& in, const std::vector<int>& code, std::vector<Elf64_Sym>& syms,
+                     std::unordered_map<size_t, std::string>& replaced) {
+  std::unordered_map<size_t, std::vector<uint64_t>> starts;  // section -> its functions' offsets
+  for (size_t k = 0; k < in.syms.size(); ++k)
+    if (IsDefinedFunction(in, k) && code[in.syms[k].st_shndx] == 2) starts[in.syms[k].st_shndx].push_back(in.syms[k].st_value);
+  for (auto& [sec, offs] : starts) {
+    std::sort(offs.begin(), offs.end());
+    offs.erase(std::unique(offs.begin(), offs.end()), offs.end());
+    const std::string_view bytes = SectionBytes(in, sec);
+    std::string& stub = replaced[sec];
+    std::unordered_map<uint64_t, std::pair<uint64_t, uint64_t>> moved;  // old offset -> new (offset, size)
+    for (size_t j = 0; j < offs.size(); ++j) {
+      const uint64_t end = std::min<uint64_t>(j + 1 < offs.size() ? offs[j + 1] : bytes.size(), bytes.size());
+      // A function at or past its section's end (none in nvcc's output) keeps no bytes.
+      const uint64_t n = offs[j] < end ? std::min(kStubBytes, end - offs[j]) : 0;
+      moved[offs[j]] = {stub.size(), n};
+      if (n) stub.append(bytes.substr(offs[j], n));
+    }
+    for (size_t k = 0; k < syms.size(); ++k) {
+      if (in.syms[k].st_shndx != sec) continue;
+      if (IsDefinedFunction(in, k)) {
+        syms[k].st_value = moved[in.syms[k].st_value].first;
+        syms[k].st_size = moved[in.syms[k].st_value].second;
+        continue;
+      }
+      // The function it lay in (the last start at or before it), else the section's start.
+      auto after = std::upper_bound(offs.begin(), offs.end(), in.syms[k].st_value);
+      syms[k].st_value = after == offs.begin() ? 0 : moved[*(after - 1)].first;
+      syms[k].st_size = 0;
+    }
+  }
+}
+
 }  // namespace
 
 TrimmedCubin TrimCubin(std::string_view elf, const std::vector<std::string>& keep) {
@@ -209,8 +253,7 @@ TrimmedCubin TrimCubin(std::string_view elf, const std::vector<std::string>& kee
       };
       for (size_t i = 0; i < n_sec; ++i) sh[i].sh_name = add(shstrtab, sec_names[i]);
       for (size_t k = 0; k < syms.size(); ++k) syms[k].st_name = add(strtab, sym_names[k]);
-      for (size_t k = 0; k < syms.size(); ++k)
-        if (IsDefinedFunction(in, k) && drop[in.syms[k].st_shndx]) syms[k].st_size = 0;
+      StubDroppedCode(in, code, syms, replaced);
       std::string& st = replaced[size_t(in.symtab)];
       st.assign(reinterpret_cast<const char*>(syms.data()), syms.size() * sizeof(Elf64_Sym));
       // Anything after the last whole record is kept as it was.
@@ -230,11 +273,11 @@ TrimmedCubin TrimCubin(std::string_view elf, const std::vector<std::string>& kee
       const uint64_t align = HasFileData(in.sh[i]) ? std::max<uint64_t>(in.sh[i].sh_addralign, 1) : 1;
       b.resize(AlignUp(b.size(), align), '\0');
       sh[i].sh_offset = b.size();
-      if (drop[i]) {
-        sh[i].sh_size = 0;
-      } else if (auto r = replaced.find(i); r != replaced.end()) {
+      if (auto r = replaced.find(i); r != replaced.end()) {  // before drop: code stubs
         b.append(r->second);
         sh[i].sh_size = r->second.size();
+      } else if (drop[i]) {
+        sh[i].sh_size = 0;
       } else if (HasFileData(in.sh[i])) {
         b.append(SectionBytes(in, i));
       }
