@@ -82,7 +82,16 @@ struct State {
   // busy GPU and CUPTI's parsing of them doubled a GPU-bound run; 2^14 keeps ~1/8 of them at a
   // fraction of the cost (docs/benchmarks.md, "PC sampling period"). 0 = CUPTI's default.
   int period = 14;
-  size_t hw_buffer = 0;  // STRATA_PC_SAMPLING_HW_BUFFER_MB in bytes; 0: CUPTI's (512 MB)
+  // CUPTI's hardware buffer, where the GPU writes raw samples for CUPTI's worker thread to
+  // parse. CUPTI's default, 512 MB of host memory, was most of the 0.9 GB that PC sampling added
+  // to ResNet-50 training (1.5 GB without); the memory goal is +10%. It is drained by CUPTI's
+  // thread and at every synchronizing call, so it needs to hold only the samples between two
+  // drains. If it fills, samples are lost: the status line says so and how often, and
+  // bench/pc_sampling_scale.py compares against 512 MB (config pcs-hw512).
+  size_t hw_buffer = size_t(64) << 20;  // STRATA_PC_SAMPLING_HW_BUFFER_MB in bytes
+  size_t detail = 4096;                 // STRATA_PC_SAMPLING_DETAIL; 0: every pair
+  uint64_t pairs = 0, pairs_itemized = 0;
+  double samples_listed = 0, samples_itemized = 0;
   std::string* why = nullptr;  // first failure
   std::vector<std::unique_ptr<Context>>* ctxs = nullptr;
   std::vector<std::string>* stall_names = nullptr;
@@ -98,7 +107,7 @@ struct State {
   uint64_t missing = 0;              // sampled functions not found in their cubin's symbols
   std::string* trim_problem = nullptr;  // the first such failure
   uint64_t total = 0, dropped = 0, kept = 0, non_user = 0, calls = 0;
-  bool hw_full = false;
+  uint64_t hw_full = 0;  // GetData calls that found the hardware buffer full (samples lost)
   int contexts_on = 0;
   // Where the time went (ns), CUPTI's part apart from ours: the cost against CUPTI's floor.
   uint64_t ns_get_data = 0, ns_crc = 0;                 // CUPTI
@@ -138,11 +147,20 @@ uint32_t StallIdLocked(const char* cupti_name) {
   return id;
 }
 
+// A full hardware buffer loses samples that no count reports (CUPTI hands over zeros for
+// them): said on stderr once and in the status line with how often it happened.
+void NoteHwFullLocked() {
+  if (S().hw_full++ == 0)
+    Log("PC sampling: CUPTI's hardware buffer (%zu MB) is full: samples are being lost; "
+        "STRATA_PC_SAMPLING_HW_BUFFER_MB raises it, STRATA_PC_SAMPLING_PERIOD lowers the rate",
+        S().hw_buffer >> 20);
+}
+
 void ProcessLocked(Context& c, const CUpti_PCSamplingData& d) {
   S().total += d.totalSamples;
   S().dropped += d.droppedSamples;
   S().non_user += d.nonUsrKernelsTotalSamples;
-  if (d.hardwareBufferFull) S().hw_full = true;
+  if (d.hardwareBufferFull) NoteHwFullLocked();
   size_t n = d.totalNumPcs < d.collectNumPcs ? d.totalNumPcs : d.collectNumPcs;
   for (size_t i = 0; i < n; ++i) {
     const CUpti_PCSamplingPCData& p = d.pPcData[i];
@@ -184,7 +202,7 @@ void CollectLocked(CuptiApi* api, Context& c) {
     S().ns_get_data += t1 - t0;
     ++S().calls;
     if (r != CUPTI_SUCCESS) {
-      if (r == CUPTI_ERROR_OUT_OF_MEMORY) S().hw_full = true;
+      if (r == CUPTI_ERROR_OUT_OF_MEMORY) NoteHwFullLocked();
       else Log("PC sampling: cuptiPCSamplingGetData: %s", api->ResultText(r).c_str());
       return;
     }
@@ -220,7 +238,7 @@ bool SetAttributes(CuptiApi* api, Context& c, std::vector<uint32_t>& indexes, st
   add(CUPTI_PC_SAMPLING_CONFIGURATION_ATTR_TYPE_ENABLE_START_STOP_CONTROL).attributeData.enableStartStopControlData.enableStartStopControl = 0;
   add(CUPTI_PC_SAMPLING_CONFIGURATION_ATTR_TYPE_OUTPUT_DATA_FORMAT).attributeData.outputDataFormatData.outputDataFormat = CUPTI_PC_SAMPLING_OUTPUT_DATA_FORMAT_PARSED;
   add(CUPTI_PC_SAMPLING_CONFIGURATION_ATTR_TYPE_SAMPLING_DATA_BUFFER).attributeData.samplingDataBufferData.samplingDataBuffer = &c.config.data;
-  if (S().hw_buffer)
+  if (S().hw_buffer)  // 0: CUPTI's default
     add(CUPTI_PC_SAMPLING_CONFIGURATION_ATTR_TYPE_HARDWARE_BUFFER_SIZE).attributeData.hardwareBufferSizeData.hardwareBufferSize = S().hw_buffer;
   if (S().period > 0)
     add(CUPTI_PC_SAMPLING_CONFIGURATION_ATTR_TYPE_SAMPLING_PERIOD).attributeData.samplingPeriodData.samplingPeriod = uint32_t(S().period);
@@ -261,11 +279,20 @@ bool Configure() {
   if (const char* h = getenv("STRATA_PC_SAMPLING_HW_BUFFER_MB"); h && *h) {
     char* end = nullptr;
     long mb = strtol(h, &end, 10);
-    if (*end || mb < 1 || mb > 4096) {
-      FailLocked(std::string("bad STRATA_PC_SAMPLING_HW_BUFFER_MB=") + h + " (1..4096)");
+    if (*end || mb < 0 || mb > 4096) {
+      FailLocked(std::string("bad STRATA_PC_SAMPLING_HW_BUFFER_MB=") + h + " (1..4096; 0: CUPTI's default, 512)");
       return false;
     }
     S().hw_buffer = size_t(mb) << 20;
+  }
+  if (const char* d = getenv("STRATA_PC_SAMPLING_DETAIL"); d && *d) {
+    char* end = nullptr;
+    long n = strtol(d, &end, 10);
+    if (*end || n < 0) {
+      FailLocked(std::string("bad STRATA_PC_SAMPLING_DETAIL=") + d + " (pc frames kept, the heaviest first; 0: all)");
+      return false;
+    }
+    S().detail = size_t(n);
   }
   if (const char* c = getenv("STRATA_PC_SAMPLING_CUBINS"); c && *c) {
     if (strcmp(c, "whole") == 0) S().whole_cubins = true;
@@ -405,6 +432,19 @@ std::vector<std::string> StallNames() {
   return S().stall_names ? *S().stall_names : std::vector<std::string>();
 }
 
+size_t DetailBudget() {
+  std::lock_guard<std::mutex> lock(S().mu);
+  return S().detail;
+}
+
+void NoteDetail(size_t pairs, size_t pairs_itemized, double samples, double samples_itemized) {
+  std::lock_guard<std::mutex> lock(S().mu);
+  S().pairs += pairs;
+  S().pairs_itemized += pairs_itemized;
+  S().samples_listed += samples;
+  S().samples_itemized += samples_itemized;
+}
+
 std::string SampledCode(uint64_t crc, const std::vector<std::string>& functions) {
   std::string image;
   bool whole = false;
@@ -446,14 +486,24 @@ std::string StatusLine() {
   char buf[512];
   snprintf(buf, sizeof(buf),
            "collected: %s mode, period %s%s; %llu samples kept (%llu total by CUPTI, %llu dropped, %llu in "
-           "non-user kernels) in %zu cubins loaded (%.1f MB), %d contexts, %llu GetData calls%s",
+           "non-user kernels) in %zu cubins loaded (%.1f MB), %d contexts, %llu GetData calls",
            S().mode == CUPTI_PC_SAMPLING_COLLECTION_MODE_KERNEL_SERIALIZED ? "serialized" : "continuous",
            S().period > 0 ? ("2^" + std::to_string(S().period) + " cycles").c_str() : "CUPTI default",
-           S().hw_buffer ? (", hardware buffer " + std::to_string(S().hw_buffer >> 20) + " MB").c_str() : "",
+           S().hw_buffer ? (", hardware buffer " + std::to_string(S().hw_buffer >> 20) + " MB").c_str() : ", hardware buffer CUPTI's",
            (unsigned long long)S().kept, (unsigned long long)S().total, (unsigned long long)S().dropped,
-           (unsigned long long)S().non_user, S().cubins->count(), double(S().cubins->bytes()) / 1e6, S().contexts_on, (unsigned long long)S().calls,
-           S().hw_full ? "; the hardware buffer filled up (samples lost)" : "");
+           (unsigned long long)S().non_user, S().cubins->count(), double(S().cubins->bytes()) / 1e6, S().contexts_on, (unsigned long long)S().calls);
   std::string s = buf;
+  if (S().hw_full)
+    s += "; samples lost: the hardware buffer was full at " + std::to_string(S().hw_full) +
+         " GetData calls (uncounted; STRATA_PC_SAMPLING_HW_BUFFER_MB)";
+  if (S().pairs) {
+    // Kernel call paths × instructions: the heaviest have pc frames, the rest count on their kernel.
+    snprintf(buf, sizeof(buf), "; pc frames: %llu of %llu (kernel path, instruction) pairs, %.1f%% of samples%s",
+             (unsigned long long)S().pairs_itemized, (unsigned long long)S().pairs,
+             S().samples_listed > 0 ? 100.0 * S().samples_itemized / S().samples_listed : 100.0,
+             S().pairs_itemized < S().pairs ? " (the rest on their kernel nodes; STRATA_PC_SAMPLING_DETAIL)" : "");
+    s += buf;
+  }
   if (S().code_modules) {
     // Functions: the sampled ones and their callees (or, kept whole, the sampled ones).
     snprintf(buf, sizeof(buf), "; code kept: %llu functions of %llu cubins%s, %.2f MB of %.1f MB",

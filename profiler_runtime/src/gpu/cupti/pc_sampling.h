@@ -7,7 +7,14 @@
 //                                          launch's correlation id: exact per call path
 //   STRATA_PC_SAMPLING_PERIOD=N            2^N cycles between samples per SM (5..31; default
 //                                          14; 0 = CUPTI's own default)
-//   STRATA_PC_SAMPLING_HW_BUFFER_MB=N      CUPTI's hardware buffer (default CUPTI's, 512 MB)
+//   STRATA_PC_SAMPLING_HW_BUFFER_MB=N      CUPTI's hardware buffer (default 64 MB: CUPTI's own
+//                                          512 MB was most of the process's memory growth;
+//                                          0 = CUPTI's); when it fills, samples are lost and
+//                                          StatusLine says so
+//   STRATA_PC_SAMPLING_DETAIL=N            (kernel call path, instruction) pairs that get a pc
+//                                          frame of their own, the heaviest first (default
+//                                          4096; 0 = all); the others' samples are counted on
+//                                          their kernel node (gpu/activity/pc_detail.h)
 //   STRATA_PC_SAMPLING_CUBINS=whole        keep whole cubins in the profile (default: sampled,
 //                                          the code of the sampled functions and their callees)
 // Samples are kept per (cubin, function, PC offset, launch) with a count per stall reason, so
@@ -61,6 +68,10 @@ std::vector<std::string> StallNames();
 // The cubin with this CRC cut down to `functions` (mangled names) and their callees, or whole
 // when trimming is off or fails (said in StatusLine); "" when the module was not kept.
 std::string SampledCode(uint64_t crc, const std::vector<std::string>& functions);
+// STRATA_PC_SAMPLING_DETAIL (0: no limit).
+size_t DetailBudget();
+// What the profile itemized, for the status line: pairs and samples, all and itemized.
+void NoteDetail(size_t pairs, size_t pairs_itemized, double samples, double samples_itemized);
 // Value of the profile's meta "pc_sampling".
 std::string StatusLine();
 

@@ -1,0 +1,36 @@
+// Which PC samples get a pc frame of their own under their kernel node, and which are counted on
+// the kernel node itself. A ResNet-50 training run samples about 250k (kernel call path,
+// instruction) pairs; as one pc node each, with a node-metric record per stall reason, they
+// were 56 MB of a 63 MB profile. The heaviest `budget` pairs by samples are itemized; the
+// others' samples and stall reasons go on their kernel node (exclusive), so every kernel node's
+// totals stay exact and only the instruction-level detail of its lightest instructions is gone.
+// Plain C++ (no CUPTI): pc_sample_frames.cpp feeds it.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+namespace strata::rt::gpu {
+
+// A PC's samples as they land on one kernel node (the whole PC's in serialized mode, its
+// GPU-time share of them in continuous mode). Several may name the same (node, site): one PC
+// of several launches of one call path.
+struct PcShare {
+  uint32_t kernel_node = 0;
+  uint32_t site = 0;     // the instruction: one per (cubin, function, PC offset)
+  double samples = 0;
+};
+
+struct PcDetailPlan {
+  std::vector<bool> itemized;  // per share: under a pc node (else on its kernel node)
+  size_t pairs = 0;            // distinct (kernel node, site) pairs
+  size_t pairs_itemized = 0;   // at most the budget
+  double samples = 0, samples_itemized = 0;
+};
+
+// budget 0: every pair itemized. Ties in weight go to the pair seen first, so the plan is a
+// function of the shares' order alone.
+PcDetailPlan PlanPcDetail(const std::vector<PcShare>& shares, size_t budget);
+
+}  // namespace strata::rt::gpu

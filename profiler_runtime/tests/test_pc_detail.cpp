@@ -1,0 +1,49 @@
+// Which PC samples get pc frames (gpu/activity/pc_detail.h): all within the budget, else the
+// heaviest (kernel node, instruction) pairs, the shares of one pair decided together.
+#include <gtest/gtest.h>
+
+#include <vector>
+
+#include "gpu/activity/pc_detail.h"
+
+using strata::rt::gpu::PcDetailPlan;
+using strata::rt::gpu::PcShare;
+using strata::rt::gpu::PlanPcDetail;
+
+namespace {
+
+TEST(PcDetail, EverythingWithinTheBudgetOrWithoutOne) {
+  std::vector<PcShare> s = {{1, 0, 5}, {2, 0, 3}, {1, 1, 2}};
+  for (size_t budget : {0u, 3u, 100u}) {
+    PcDetailPlan p = PlanPcDetail(s, budget);
+    EXPECT_EQ(p.itemized, std::vector<bool>({true, true, true})) << budget;
+    EXPECT_EQ(p.pairs, 3u);
+    EXPECT_EQ(p.pairs_itemized, 3u);
+    EXPECT_DOUBLE_EQ(p.samples, 10);
+    EXPECT_DOUBLE_EQ(p.samples_itemized, 10);
+  }
+}
+
+TEST(PcDetail, HeaviestPairsFirstSharesOfAPairTogether) {
+  // Node 7's site 3 comes from two launches (serialized mode): 2 + 2 = 4 outweighs 3.5.
+  std::vector<PcShare> s = {{7, 3, 2}, {7, 4, 3.5}, {8, 3, 1}, {7, 3, 2}, {8, 5, 6}};
+  PcDetailPlan p = PlanPcDetail(s, 2);
+  EXPECT_EQ(p.itemized, std::vector<bool>({true, false, false, true, true}));
+  EXPECT_EQ(p.pairs, 4u);
+  EXPECT_EQ(p.pairs_itemized, 2u);
+  EXPECT_DOUBLE_EQ(p.samples, 14.5);
+  EXPECT_DOUBLE_EQ(p.samples_itemized, 10);
+}
+
+TEST(PcDetail, TiesGoToThePairSeenFirst) {
+  std::vector<PcShare> s = {{1, 0, 1}, {1, 1, 1}, {1, 2, 1}, {1, 3, 1}};
+  EXPECT_EQ(PlanPcDetail(s, 2).itemized, std::vector<bool>({true, true, false, false}));
+}
+
+TEST(PcDetail, NoShares) {
+  PcDetailPlan p = PlanPcDetail({}, 10);
+  EXPECT_TRUE(p.itemized.empty());
+  EXPECT_EQ(p.pairs, 0u);
+}
+
+}  // namespace
