@@ -8,18 +8,23 @@ kept). Configurations:
   strata         the runtime, no PC sampling
   pcs floor      PC sampling with the least of Strata around it (no API callbacks, no operator
                  plugin: samples are taken only at exit), as near CUPTI's own cost as the runtime goes
-  pcs            PC sampling as users run it (STRATA_PC_SAMPLING=continuous)
-  pcs hw64       the same with CUPTI's hardware buffer at 64 MB instead of its 512 MB
-                 (STRATA_PC_SAMPLING_HW_BUFFER_MB): how much of the memory is that buffer, and
-                 whether samples are lost (the pc_sampling line says so)
+  pcs            PC sampling as users run it (STRATA_PC_SAMPLING=continuous; CUPTI's hardware
+                 buffer 64 MB, the heaviest 4096 (kernel path, instruction) pairs as pc frames)
+  pcs hw512      the same with CUPTI's own hardware buffer, 512 MB
+                 (STRATA_PC_SAMPLING_HW_BUFFER_MB=0): how much of the memory is that buffer, and
+                 whether 64 MB loses samples (the pc_sampling line says so)
+  pcs all        the same with a pc frame for every pair (STRATA_PC_SAMPLING_DETAIL=0): the
+                 profile's size without the limit (first round only)
   pcs whole      the same keeping whole cubins (STRATA_PC_SAMPLING_CUBINS=whole): the profile's
                  size before trimming (first round only)
 After the last round the trimmed cubins of the "pcs" profile are checked with nvdisasm when it is
 found (PATH, $CUDA_HOME/bin, /usr/local/cuda/bin, pip's nvidia/cuda_nvdisasm): every cubin must
-disassemble and list its sampled functions with instructions.
+disassemble and list its sampled functions with instructions. The goals (issue: profile <= 10 MB,
+peak RSS <= 1.10 x strata without PC sampling, no samples lost, every cubin disassembled) are
+printed last, met or not.
 Runs on the GPU machine (LD_LIBRARY_PATH must reach libunwind):
   python3 bench/pc_sampling_scale.py --runtime .device/pcs/libstrata_runtime.so --out DIR
-  [--rounds 3] [--steps 20] [--configs none,strata,pcs-floor,pcs,pcs-hw64,pcs-whole]"""
+  [--rounds 3] [--steps 20] [--configs none,strata,pcs-floor,pcs,pcs-hw512,pcs-all,pcs-whole]"""
 import argparse
 import glob
 import json
@@ -39,10 +44,12 @@ CONFIGS = {
     "strata": {},
     "pcs-floor": {"STRATA_PC_SAMPLING": "continuous", "STRATA_GPU_CALLBACKS": "none", **NO_OPS},
     "pcs": {"STRATA_PC_SAMPLING": "continuous"},
-    "pcs-hw64": {"STRATA_PC_SAMPLING": "continuous", "STRATA_PC_SAMPLING_HW_BUFFER_MB": "64"},
+    "pcs-hw512": {"STRATA_PC_SAMPLING": "continuous", "STRATA_PC_SAMPLING_HW_BUFFER_MB": "0"},
+    "pcs-all": {"STRATA_PC_SAMPLING": "continuous", "STRATA_PC_SAMPLING_DETAIL": "0"},
     "pcs-whole": {"STRATA_PC_SAMPLING": "continuous", "STRATA_PC_SAMPLING_CUBINS": "whole"},
 }
-ONCE = {"pcs-whole"}  # its step time and memory are the pcs ones: run in the first round only
+ONCE = {"pcs-all", "pcs-whole"}  # sizes only: run in the first round only
+SECTION_NAMES = {4: "frames", 5: "nodes", 7: "node_metrics", 8: "blobs (code)"}
 
 
 def child(steps, batch, warmup):
@@ -134,7 +141,7 @@ def check_listings(profile, workdir):
     if not nvdisasm:
         return {"nvdisasm": "not found", "cubins": len(cubins)}
     os.makedirs(workdir, exist_ok=True)
-    failed, functions, instructions, first_error = 0, 0, 0, ""
+    failed, functions, stubs, instructions, first_error = 0, 0, 0, 0, ""
     for name, blob in cubins:
         path = os.path.join(workdir, name + ".cubin")
         with open(path, "wb") as f:
@@ -152,9 +159,11 @@ def check_listings(profile, workdir):
             elif current and re.match(r"^\s*/\*[0-9a-f]{4,}\*/", line):
                 with_code.add(current)
                 instructions += 1
-        functions += len(with_code)
+        # "$d<k>": a dropped function's 32-byte stub (native/cubin_trim), listed apart.
+        functions += sum(1 for f in with_code if not f.startswith("$d"))
+        stubs += sum(1 for f in with_code if f.startswith("$d"))
     return {"nvdisasm": nvdisasm, "cubins": len(cubins), "failed": failed, "functions_with_code": functions,
-            "instructions_listed": instructions, "first_error": first_error}
+            "dropped_function_stubs": stubs, "instructions_listed": instructions, "first_error": first_error}
 
 
 def run(cmd, env, log):
@@ -182,7 +191,7 @@ def main():
     ap.add_argument("--steps", type=int, default=20)
     ap.add_argument("--warmup", type=int, default=5)
     ap.add_argument("--batch", type=int, default=64)
-    ap.add_argument("--configs", default="none,strata,pcs-floor,pcs,pcs-hw64,pcs-whole")
+    ap.add_argument("--configs", default="none,strata,pcs-floor,pcs,pcs-hw512,pcs-all,pcs-whole")
     args = ap.parse_args()
     if args.child:
         child(args.steps, args.batch, args.warmup)
@@ -221,6 +230,8 @@ def main():
             if CONFIGS[c] is not None:
                 path = env_of(c)["STRATA_OUTPUT"]
                 row["profile_mb"] = round(os.path.getsize(path) / 1e6, 3)
+                secs = sections(open(path, "rb").read())
+                row["profile_sections_mb"] = {n: round(secs[k][1] / 1e6, 3) for k, n in SECTION_NAMES.items() if k in secs}
                 meta, _ = read_profile(path)
                 row["pc_sampling"] = meta.get("pc_sampling", "")
             rows[c].append(row)
@@ -235,6 +246,7 @@ def main():
              "rss_ratio": round(med(c, "peak_rss_mb") / med(base, "peak_rss_mb"), 3)}
         if "profile_mb" in rows[c][0]:
             s["profile_mb"] = round(med(c, "profile_mb"), 3)
+            s["profile_sections_mb"] = rows[c][-1]["profile_sections_mb"]
             s["pc_sampling"] = rows[c][-1]["pc_sampling"]
         summary[c] = s
     for c in ("pcs", "pcs-floor"):
@@ -247,8 +259,21 @@ def main():
     for c, v in summary.items():
         print(f"{c:10} {v['step_ms']:9.2f} {v['step_ratio']:7.3f} {v['peak_rss_mb']:12.1f} {v['rss_ratio']:7.3f} "
               f"{v.get('profile_mb', 0):11.3f}")
+    goals = {}
+    if "pcs" in summary:
+        p = summary["pcs"]
+        goals["profile <= 10 MB"] = p["profile_mb"] <= 10
+        if "rss_over_strata" in p:
+            goals["peak RSS <= 1.10 x strata"] = p["rss_over_strata"] <= 1.10
+        goals["no samples lost"] = all("samples lost" not in x["pc_sampling"] and " 0 dropped" in x["pc_sampling"]
+                                       for x in rows["pcs"])
+        l = p.get("listings", {})
+        if "failed" in l:
+            goals["nvdisasm reads every cubin"] = l["failed"] == 0
+    for g, ok in goals.items():
+        print(f"goal {g}: {'met' if ok else 'NOT met'}")
     with open(os.path.join(out, "pc_sampling_scale.json"), "w") as f:
-        json.dump({"args": vars(args), "runs": rows, "summary": summary}, f, indent=1)
+        json.dump({"args": vars(args), "runs": rows, "summary": summary, "goals": goals}, f, indent=1)
 
 
 if __name__ == "__main__":

@@ -40,6 +40,25 @@ TEST(PcDetail, TiesGoToThePairSeenFirst) {
   EXPECT_EQ(PlanPcDetail(s, 2).itemized, std::vector<bool>({true, true, false, false}));
 }
 
+// A light kernel node keeps its heaviest pairs (16 at most) against a heavy one's lighter ones.
+TEST(PcDetail, EveryNoticeableKernelNodeKeepsItsHeaviestPairs) {
+  std::vector<PcShare> s;
+  for (uint32_t site = 0; site < 40; ++site) s.push_back({1, site, 100.0 - site});  // heavy node
+  for (uint32_t site = 40; site < 60; ++site) s.push_back({2, site, 10.0});        // 200 of 3420
+  s.push_back({3, 99, 0.5});  // under 2% of the samples: no floor
+  // Floors: 16 each (32), then the 8 heaviest of the rest: the heavy node's next ones.
+  PcDetailPlan p = PlanPcDetail(s, 40);
+  EXPECT_EQ(p.pairs_itemized, 40u);
+  size_t light = 0;
+  for (size_t i = 40; i < 60; ++i) light += p.itemized[i];
+  EXPECT_EQ(light, 16u);  // its 16 first (ties: first seen)
+  EXPECT_TRUE(p.itemized[40] && p.itemized[55] && !p.itemized[56]);
+  for (size_t i = 0; i < 24; ++i) EXPECT_TRUE(p.itemized[i]) << i;  // the heavy node's heaviest
+  EXPECT_FALSE(p.itemized[24]);
+  EXPECT_FALSE(p.itemized[60]);
+  // Without the floor the light node would have had nothing: 40 heavy pairs outweigh it.
+}
+
 TEST(PcDetail, NoShares) {
   PcDetailPlan p = PlanPcDetail({}, 10);
   EXPECT_TRUE(p.itemized.empty());

@@ -1,8 +1,9 @@
 // Which PC samples get a pc frame of their own under their kernel node, and which are counted on
 // the kernel node itself. A ResNet-50 training run samples about 250k (kernel call path,
 // instruction) pairs; as one pc node each, with a node-metric record per stall reason, they
-// were 56 MB of a 63 MB profile. The heaviest `budget` pairs by samples are itemized; the
-// others' samples and stall reasons go on their kernel node (exclusive), so every kernel node's
+// were 56 MB of a 63 MB profile. `budget` pairs are itemized: first the 16 heaviest of every
+// kernel node holding 2% of the samples or more (so a kernel the stall rule can name keeps its
+// stalling lines), then the heaviest of the rest by samples; the others' samples and stall reasons go on their kernel node (exclusive), so every kernel node's
 // totals stay exact and only the instruction-level detail of its lightest instructions is gone.
 // Plain C++ (no CUPTI): pc_sample_frames.cpp feeds it.
 #pragma once
