@@ -1,5 +1,6 @@
-// Which PC samples get pc frames (gpu/activity/pc_detail.h): all within the budget, else the
-// heaviest (kernel node, instruction) pairs, the shares of one pair decided together.
+// Which PC samples get pc frames (gpu/activity/pc_detail.h): all within the budget, else a
+// floor for every noticeable kernel node, then the heaviest (kernel node, instruction) pairs,
+// originals before copies, the shares of one pair decided together.
 #include <gtest/gtest.h>
 
 #include <vector>
@@ -57,6 +58,32 @@ TEST(PcDetail, EveryNoticeableKernelNodeKeepsItsHeaviestPairs) {
   EXPECT_FALSE(p.itemized[24]);
   EXPECT_FALSE(p.itemized[60]);
   // Without the floor the light node would have had nothing: 40 heavy pairs outweigh it.
+}
+
+// Continuous mode: node 2's shares copy node 1's spread (scaled), so node 1's lighter
+// instructions come before node 2's copies of heavier ones; copies fill what is left.
+TEST(PcDetail, OriginalsBeforeCopies) {
+  std::vector<PcShare> s;
+  for (uint32_t site = 0; site < 100; ++site) {
+    double samples = 100.0 - site;
+    s.push_back({1, site, samples * 0.6, false});
+    s.push_back({2, site, samples * 0.4, true});
+  }
+  // Budget 40 > the floors (16 + 16): 8 more, node 1's next originals, no further copies.
+  PcDetailPlan p = PlanPcDetail(s, 40);
+  size_t originals = 0, copies = 0;
+  for (size_t i = 0; i < s.size(); ++i) (s[i].copy ? copies : originals) += p.itemized[i];
+  EXPECT_EQ(originals, 24u);
+  EXPECT_EQ(copies, 16u);  // the floor of a kernel node with 40% of the samples
+  EXPECT_EQ(p.sites, 100u);
+  EXPECT_EQ(p.sites_itemized, 24u);
+  double top24 = 0;
+  for (int site = 0; site < 24; ++site) top24 += 100.0 - site;
+  EXPECT_DOUBLE_EQ(p.site_samples_itemized, top24);
+  // Budget 150: every original, then the 50 heaviest copies.
+  p = PlanPcDetail(s, 150);
+  EXPECT_EQ(p.sites_itemized, 100u);
+  EXPECT_TRUE(p.itemized[1 + 2 * 49] && !p.itemized[1 + 2 * 50]);
 }
 
 TEST(PcDetail, NoShares) {

@@ -43,6 +43,7 @@ void AddPcSampleFrames(Attribution& a, Cct::Unlocked& u) {
     auto [sit, fresh] = site_of[r.crc][r.pc].emplace(r.function, sites);
     sites += fresh;
     std::vector<std::pair<uint32_t, double>> targets;  // kernel node, share
+    size_t original = 0;  // the target whose share is no copy (pc_detail.h): the heaviest
     if (r.corr) {
       auto k = a.kernel_of_corr.find(r.corr);
       if (k != a.kernel_of_corr.end()) targets.emplace_back(k->second, 1.0);
@@ -52,7 +53,10 @@ void AddPcSampleFrames(Attribution& a, Cct::Unlocked& u) {
       if (k != a.kernel_nodes.end()) {
         double sum = 0;
         for (auto& [node, w] : k->second) sum += w;
-        for (auto& [node, w] : k->second) targets.emplace_back(node, w / sum);
+        for (auto& [node, w] : k->second) {
+          if (!targets.empty() && w > targets[original].second * sum) original = targets.size();
+          targets.emplace_back(node, w / sum);
+        }
       }
     }
     if (targets.empty()) {  // a kernel whose activity record never came (should not happen)
@@ -62,9 +66,9 @@ void AddPcSampleFrames(Attribution& a, Cct::Unlocked& u) {
       }
       targets.emplace_back(unknown_kernel, 1.0);
     }
-    for (auto& [node, share] : targets) {
-      parts.push_back({i, share});
-      shares.push_back({node, sit->second, double(total) * share});
+    for (size_t t = 0; t < targets.size(); ++t) {
+      parts.push_back({i, targets[t].second});
+      shares.push_back({targets[t].first, sit->second, double(total) * targets[t].second, t != original});
     }
   }
   PcDetailPlan plan = PlanPcDetail(shares, pcs::DetailBudget());
@@ -112,7 +116,15 @@ void AddPcSampleFrames(Attribution& a, Cct::Unlocked& u) {
     for (size_t s = 0; s < m_stall.size(); ++s)
       if (sums[1 + s] > 0) u.AddAt(node, m_stall[s], sums[1 + s]);
   }
-  pcs::NoteDetail(plan.pairs, plan.pairs_itemized, plan.samples, plan.samples_itemized);
+  pcs::PcDetailNote note;
+  note.pairs = plan.pairs;
+  note.pairs_itemized = plan.pairs_itemized;
+  note.sites = plan.sites;
+  note.sites_itemized = plan.sites_itemized;
+  note.samples = plan.samples;
+  note.samples_itemized = plan.samples_itemized;
+  note.site_samples_itemized = plan.site_samples_itemized;
+  pcs::NoteDetail(note);
 }
 
 }  // namespace strata::rt::gpu

@@ -90,8 +90,7 @@ struct State {
   // bench/pc_sampling_scale.py compares against 512 MB (config pcs-hw512).
   size_t hw_buffer = size_t(64) << 20;  // STRATA_PC_SAMPLING_HW_BUFFER_MB in bytes
   size_t detail = 4096;                 // STRATA_PC_SAMPLING_DETAIL; 0: every pair
-  uint64_t pairs = 0, pairs_itemized = 0;
-  double samples_listed = 0, samples_itemized = 0;
+  PcDetailNote* detail_note = nullptr;  // what the final drain gave pc frames
   std::string* why = nullptr;  // first failure
   std::vector<std::unique_ptr<Context>>* ctxs = nullptr;
   std::vector<std::string>* stall_names = nullptr;
@@ -437,12 +436,10 @@ size_t DetailBudget() {
   return S().detail;
 }
 
-void NoteDetail(size_t pairs, size_t pairs_itemized, double samples, double samples_itemized) {
+void NoteDetail(const PcDetailNote& note) {
   std::lock_guard<std::mutex> lock(S().mu);
-  S().pairs += pairs;
-  S().pairs_itemized += pairs_itemized;
-  S().samples_listed += samples;
-  S().samples_itemized += samples_itemized;
+  if (!S().detail_note) S().detail_note = new PcDetailNote();
+  *S().detail_note = note;
 }
 
 std::string SampledCode(uint64_t crc, const std::vector<std::string>& functions) {
@@ -496,12 +493,14 @@ std::string StatusLine() {
   if (S().hw_full)
     s += "; samples lost: the hardware buffer was full at " + std::to_string(S().hw_full) +
          " GetData calls (uncounted; STRATA_PC_SAMPLING_HW_BUFFER_MB)";
-  if (S().pairs) {
-    // Kernel call paths × instructions: the heaviest have pc frames, the rest count on their kernel.
-    snprintf(buf, sizeof(buf), "; pc frames: %llu of %llu (kernel path, instruction) pairs, %.1f%% of samples%s",
-             (unsigned long long)S().pairs_itemized, (unsigned long long)S().pairs,
-             S().samples_listed > 0 ? 100.0 * S().samples_itemized / S().samples_listed : 100.0,
-             S().pairs_itemized < S().pairs ? " (the rest on their kernel nodes; STRATA_PC_SAMPLING_DETAIL)" : "");
+  if (const PcDetailNote* d = S().detail_note; d && d->pairs) {
+    // Instructions × kernel call paths: the heaviest have pc frames, the rest count on their kernel.
+    snprintf(buf, sizeof(buf),
+             "; pc frames: %zu of %zu (kernel path, instruction) pairs, %.1f%% of samples; %zu of %zu instructions, "
+             "holding %.1f%% of samples%s",
+             d->pairs_itemized, d->pairs, d->samples > 0 ? 100.0 * d->samples_itemized / d->samples : 100.0,
+             d->sites_itemized, d->sites, d->samples > 0 ? 100.0 * d->site_samples_itemized / d->samples : 100.0,
+             d->pairs_itemized < d->pairs ? " (the rest counted on their kernel nodes; STRATA_PC_SAMPLING_DETAIL)" : "");
     s += buf;
   }
   if (S().code_modules) {

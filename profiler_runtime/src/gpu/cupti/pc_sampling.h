@@ -70,8 +70,14 @@ std::vector<std::string> StallNames();
 std::string SampledCode(uint64_t crc, const std::vector<std::string>& functions);
 // STRATA_PC_SAMPLING_DETAIL (0: no limit).
 size_t DetailBudget();
-// What the profile itemized, for the status line: pairs and samples, all and itemized.
-void NoteDetail(size_t pairs, size_t pairs_itemized, double samples, double samples_itemized);
+// What the profile gave pc frames (gpu/activity/pc_detail.h), for the status line.
+struct PcDetailNote {
+  size_t pairs = 0, pairs_itemized = 0;  // (kernel node, instruction) pairs
+  size_t sites = 0, sites_itemized = 0;  // instructions
+  double samples = 0, samples_itemized = 0;
+  double site_samples_itemized = 0;  // all samples of the instructions with a pc frame
+};
+void NoteDetail(const PcDetailNote& note);
 // Value of the profile's meta "pc_sampling".
 std::string StatusLine();
 
