@@ -159,7 +159,7 @@ def check_listings(profile, workdir):
             elif current and re.match(r"^\s*/\*[0-9a-f]{4,}\*/", line):
                 with_code.add(current)
                 instructions += 1
-        # "$d<k>": a dropped function's 32-byte stub (native/cubin_trim), listed apart.
+        # "$d<k>": a dropped function's one-instruction stub (native/cubin_trim), listed apart.
         functions += sum(1 for f in with_code if not f.startswith("$d"))
         stubs += sum(1 for f in with_code if f.startswith("$d"))
     return {"nvdisasm": nvdisasm, "cubins": len(cubins), "failed": failed, "functions_with_code": functions,

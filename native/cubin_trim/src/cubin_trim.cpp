@@ -104,12 +104,18 @@ bool StartsWith(const std::string& s, const char* prefix) { return s.rfind(prefi
 
 uint64_t AlignUp(uint64_t v, uint64_t a) { return a > 1 ? (v + a - 1) / a * a : v; }
 
-// The first instructions of each dropped function, enough for a disassembler: nvdisasm 13
+// The first instruction of each dropped function, enough for a disassembler: nvdisasm 13
 // stops on a function symbol whose section has no bytes at its address ("Cannot find the code
-// address of symbol"). 32 bytes are two instructions from Volta on and one whole bundle
-// (control word and three instructions) before it, so the stub decodes on any architecture;
-// they are the function's own bytes, so they are instructions of this very architecture.
-constexpr uint64_t kStubBytes = 32;
+// address of symbol"). From Volta (sm_70) on an instruction is 16 bytes; before, instructions
+// come in 32-byte bundles (a control word and three instructions). The bytes are the
+// function's own, so they decode on this very architecture. A library module keeps thousands of
+// dropped functions: 16 bytes rather than 32 each matter there.
+uint64_t StubBytes(const Elf64_Ehdr& eh) {
+  // The SM number is the low byte of e_flags in ABI version 7 and the next byte in version 8;
+  // the other of the two bytes holds small flags there, so the larger one is the SM.
+  const uint32_t sm = std::max(eh.e_flags & 0xffu, (eh.e_flags >> 8) & 0xffu);
+  return sm >= 70 ? 16 : 32;
+}
 
 // Replaces each dropped code section (code[i] == 2) by the stubs of its functions, one after
 // the other in their original order, and moves their symbols there: every function symbol
@@ -126,10 +132,11 @@ void StubDroppedCode(const Input& in, const std::vector<int>& code, std::vector<
     const std::string_view bytes = SectionBytes(in, sec);
     std::string& stub = replaced[sec];
     std::unordered_map<uint64_t, std::pair<uint64_t, uint64_t>> moved;  // old offset -> new (offset, size)
+    const uint64_t stub_bytes = StubBytes(in.eh);
     for (size_t j = 0; j < offs.size(); ++j) {
       const uint64_t end = std::min<uint64_t>(j + 1 < offs.size() ? offs[j + 1] : bytes.size(), bytes.size());
       // A function at or past its section's end (none in nvcc's output) keeps no bytes.
-      const uint64_t n = offs[j] < end ? std::min(kStubBytes, end - offs[j]) : 0;
+      const uint64_t n = offs[j] < end ? std::min(stub_bytes, end - offs[j]) : 0;
       moved[offs[j]] = {stub.size(), n};
       if (n) stub.append(bytes.substr(offs[j], n));
     }

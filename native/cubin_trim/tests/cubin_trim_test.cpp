@@ -158,11 +158,11 @@ TEST(TrimCubin, KeepsSampledCodeAndLinesDropsTheRest) {
   EXPECT_EQ(FunctionSize(after, kMath), FunctionSize(before, kMath));
   // mem_chain (symbol 14) is renamed with its sections and has no code.
   EXPECT_EQ(FunctionSize(after, kMem), UINT64_MAX);
-  EXPECT_EQ(FunctionSize(after, "$d14"), 32u);  // its stub
+  EXPECT_EQ(FunctionSize(after, "$d14"), 16u);  // its stub: one sm_90 instruction
   EXPECT_EQ(Section(t.bytes, ".text." + kMath), Section(whole, ".text." + kMath));
   EXPECT_EQ(Section(t.bytes, ".text." + kMath).size(), 0x780u);
   EXPECT_EQ(Section(t.bytes, ".text." + kMem), "<none>");
-  EXPECT_EQ(Section(t.bytes, ".text.$d14"), Section(whole, ".text." + kMem).substr(0, 32));
+  EXPECT_EQ(Section(t.bytes, ".text.$d14"), Section(whole, ".text." + kMem).substr(0, 16));
   EXPECT_EQ(Section(t.bytes, ".nv.constant0.$d14"), "");
   EXPECT_EQ(Section(t.bytes, ".nv.info.$d14"), "");
   EXPECT_EQ(Section(t.bytes, ".nv.info." + kMath), Section(whole, ".nv.info." + kMath));
@@ -190,10 +190,10 @@ TEST(TrimCubin, ProgramHeadersFollowTheirSections) {
     Elf64_Phdr p;
     std::memcpy(&p, t.bytes.data() + eh.e_phoff + i * sizeof p, sizeof p);
     ASSERT_LE(p.p_offset + p.p_filesz, t.bytes.size());
-    if (p.p_flags & PF_X) {  // now math_chain's stub (32 bytes, aligned) and mem_chain's code
+    if (p.p_flags & PF_X) {  // now math_chain's stub (16 bytes, aligned) and mem_chain's code
       code_segment = true;
       const std::string mem = Section(whole, ".text." + kMem), seg = t.bytes.substr(p.p_offset, p.p_filesz);
-      EXPECT_EQ(seg.substr(0, 32), Section(t.bytes, ".text.$d13"));
+      EXPECT_EQ(seg.substr(0, 16), Section(t.bytes, ".text.$d13"));
       ASSERT_GE(seg.size(), mem.size());
       EXPECT_EQ(seg.substr(seg.size() - mem.size()), mem);
       EXPECT_LE(seg.size(), mem.size() + 128);
@@ -233,7 +233,7 @@ TEST(TrimCubin, DeviceFunctionsGoWithTheirKernel) {
   EXPECT_EQ(k.functions_kept, 2u);  // the kernel and $_Z11uses_helperPfi$_Z6helperfi
   EXPECT_EQ(k.functions_dropped, 1u);
   EXPECT_EQ(Section(k.bytes, ".text." + uses), Section(whole, ".text." + uses));
-  EXPECT_EQ(Section(k.bytes, ".text.$d13"), Section(whole, ".text." + other).substr(0, 32));
+  EXPECT_EQ(Section(k.bytes, ".text.$d13"), Section(whole, ".text." + other).substr(0, 16));
   gpu::Cubin c = gpu::ReadCubin(k.bytes);
   EXPECT_EQ(FunctionSize(c, "$_Z11uses_helperPfi$_Z6helperfi"), FunctionSize(gpu::ReadCubin(whole), "$_Z11uses_helperPfi$_Z6helperfi"));
   ExpectSameRows(gpu::DecodeCubinLines(c).functions.at(uses), gpu::DecodeCubinLines(gpu::ReadCubin(whole)).functions.at(uses));
@@ -244,11 +244,11 @@ TEST(TrimCubin, DeviceFunctionsGoWithTheirKernel) {
   EXPECT_EQ(o.functions_dropped, 2u);
   // The kernel's stub, then its device function's (at 0xa0 in the whole section).
   const std::string code = Section(whole, ".text." + uses);
-  EXPECT_EQ(Section(o.bytes, ".text.$d14"), code.substr(0, 32) + code.substr(0xa0, 32));
+  EXPECT_EQ(Section(o.bytes, ".text.$d14"), code.substr(0, 16) + code.substr(0xa0, 16));
   EXPECT_EQ(Section(o.bytes, ".rela.text.$d14"), "");
   EXPECT_EQ(Section(o.bytes, ".text." + other), Section(whole, ".text." + other));
-  EXPECT_EQ(FunctionSize(gpu::ReadCubin(o.bytes), "$d7"), 32u);
-  EXPECT_EQ(Symbol(o.bytes, "$d7").st_value, 32u);
+  EXPECT_EQ(FunctionSize(gpu::ReadCubin(o.bytes), "$d7"), 16u);
+  EXPECT_EQ(Symbol(o.bytes, "$d7").st_value, 16u);
   EXPECT_EQ(Symbol(o.bytes, "$d14").st_value, 0u);
 }
 

@@ -22,8 +22,8 @@ struct TrimmedCubin {
 // Keeps every section header and every symbol, so the indices that .nv.info, .nv.callgraph,
 // relocations and the code sections' sh_info hold stay valid, and keeps the module-wide
 // sections (line tables, frame info, notes) whole. The code section of each function neither in
-// `keep` nor called (per .nv.callgraph) from one that is keeps only a stub: the first 32 bytes
-// of each of its functions, whose symbols move there (so every function symbol still lies
+// `keep` nor called (per .nv.callgraph) from one that is keeps only a stub: the first instruction
+// (16 bytes; a 32-byte bundle before sm_70) of each of its functions, whose symbols move there (so every function symbol still lies
 // inside its section's bytes with a non-zero size: nvdisasm rejects a cubin otherwise); its
 // relocation sections, constant banks and attributes (.nv.info.<function>) become empty (size
 // 0), and those functions are renamed "$d<symbol index>" in the symbol table and in their sections' names
