@@ -51,10 +51,10 @@ void AddPcSampleFrames(Attribution& a, Cct::Unlocked& u) {
     if (targets.empty()) {
       auto k = a.kernel_nodes.find(*r.function);
       if (k != a.kernel_nodes.end()) {
-        double sum = 0;
+        double sum = 0, heaviest = -1;
         for (auto& [node, w] : k->second) sum += w;
         for (auto& [node, w] : k->second) {
-          if (!targets.empty() && w > targets[original].second * sum) original = targets.size();
+          if (w > heaviest) heaviest = w, original = targets.size();
           targets.emplace_back(node, w / sum);
         }
       }
