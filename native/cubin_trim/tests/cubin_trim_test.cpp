@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <set>
 #include <sstream>
 
 #include "gpu_code/cubin_lines.h"
@@ -167,8 +168,16 @@ TEST(TrimCubin, KeepsSampledCodeAndLinesDropsTheRest) {
   EXPECT_EQ(Section(t.bytes, ".nv.info.$d14"), "");
   EXPECT_EQ(Section(t.bytes, ".nv.info." + kMath), Section(whole, ".nv.info." + kMath));
   EXPECT_EQ(Section(t.bytes, ".nv.constant0." + kMath), Section(whole, ".nv.constant0." + kMath));
-  for (const char* s : {".debug_line", ".nv_debug_line_sass", ".nv.info", ".nv.callgraph", ".symtab", ".debug_frame"})
+  for (const char* s : {".debug_line", ".nv_debug_line_sass", ".nv.info", ".nv.callgraph", ".symtab"})
     EXPECT_EQ(Section(t.bytes, s).size(), Section(whole, s).size()) << s;
+  // Frame info: math_chain's CIE and FDE (0x68 bytes) as they were, mem_chain's gone; its
+  // relocation (the FDE's initial location) still names math_chain at the same place.
+  EXPECT_EQ(Section(t.bytes, ".debug_frame"), Section(whole, ".debug_frame").substr(0, 0x68));
+  EXPECT_EQ(Section(t.bytes, ".rela.debug_frame").size(), sizeof(Elf64_Rela));
+  Elf64_Rela rel;
+  std::memcpy(&rel, Section(t.bytes, ".rela.debug_frame").data(), sizeof rel);
+  EXPECT_EQ(rel.r_offset, 0x44u);
+  EXPECT_EQ(ELF64_R_SYM(rel.r_info), 13u);  // _Z10math_chainPffi
 
   gpu::CubinLines lb = gpu::DecodeCubinLines(before), la = gpu::DecodeCubinLines(after);
   ASSERT_EQ(la.error, "");
@@ -247,6 +256,9 @@ TEST(TrimCubin, DeviceFunctionsGoWithTheirKernel) {
   EXPECT_EQ(Section(o.bytes, ".text.$d14"), code.substr(0, 16) + code.substr(0xa0, 16));
   EXPECT_EQ(Section(o.bytes, ".rela.text.$d14"), "");
   EXPECT_EQ(Section(o.bytes, ".text." + other), Section(whole, ".text." + other));
+  // Frame info: other_kernel's CIE and FDE only; the helper's CIE named its kernel, gone too.
+  EXPECT_EQ(Section(o.bytes, ".debug_frame"), Section(whole, ".debug_frame").substr(0, 0x68));
+  EXPECT_EQ(Section(o.bytes, ".rela.debug_frame").size(), sizeof(Elf64_Rela));
   EXPECT_EQ(FunctionSize(gpu::ReadCubin(o.bytes), "$d7"), 16u);
   EXPECT_EQ(Symbol(o.bytes, "$d7").st_value, 16u);
   EXPECT_EQ(Symbol(o.bytes, "$d14").st_value, 0u);
@@ -283,8 +295,29 @@ TEST(TrimCubin, EveryTrimIsSelfConsistent) {
         while (fgets(buf, sizeof buf, p)) diag += buf;
         EXPECT_EQ(pclose(p), 0) << path << " keeping " << f.name;
       }
-      unlink(tmp);
       EXPECT_EQ(diag, "") << path << " keeping " << f.name;
+      if (access("/usr/bin/llvm-dwarfdump", X_OK) == 0) {
+        // Every FDE points to a CIE that is there, and each kept function has its FDE.
+        std::string frames;
+        if (FILE* p = popen(("/usr/bin/llvm-dwarfdump --debug-frame " + std::string(tmp) + " 2>&1").c_str(), "r")) {
+          char buf[512];
+          while (fgets(buf, sizeof buf, p)) frames += buf;
+          pclose(p);
+        }
+        std::set<std::string> cies;
+        size_t fdes = 0;
+        std::istringstream lines(frames);
+        for (std::string line; std::getline(lines, line);) {
+          if (line.size() > 8 && line.find(" CIE") != std::string::npos) cies.insert(line.substr(0, 8));
+          size_t at = line.find(" FDE cie=");
+          if (at == std::string::npos) continue;
+          ++fdes;
+          EXPECT_TRUE(cies.count(line.substr(at + 9, 8))) << path << " keeping " << f.name << ": " << line;
+        }
+        EXPECT_EQ(frames.find("error:"), std::string::npos) << frames;
+        EXPECT_GE(fdes, t.functions_kept > 1 ? 1u : t.functions_kept) << path << " keeping " << f.name;
+      }
+      unlink(tmp);
     }
   }
   EXPECT_GE(trims, 6u);

@@ -21,7 +21,8 @@ struct TrimmedCubin {
 
 // Keeps every section header and every symbol, so the indices that .nv.info, .nv.callgraph,
 // relocations and the code sections' sh_info hold stay valid, and keeps the module-wide
-// sections (line tables, frame info, notes) whole. The code section of each function neither in
+// sections (line tables, notes) whole, and .debug_frame less the CIEs and FDEs of the functions
+// whose code goes (their relocations with them). The code section of each function neither in
 // `keep` nor called (per .nv.callgraph) from one that is keeps only a stub: the first instruction
 // (16 bytes; a 32-byte bundle before sm_70) of each of its functions, whose symbols move there (so every function symbol still lies
 // inside its section's bytes with a non-zero size: nvdisasm rejects a cubin otherwise); its
