@@ -186,6 +186,32 @@ TEST(GpuProfile, JsonReportHasCudaLinesAndStallSummary) {
   EXPECT_FALSE(plain.contains("gpu_stalls"));
 }
 
+// The runtime's PC detail limit leaves the lightest instructions' samples on their kernel node
+// (fixture made by test/stalls/fold_pc_detail.py): the stall summary's kernel totals are the
+// same as with every instruction itemized; its lines are those of the remaining pc frames.
+TEST(GpuProfile, StallSummaryCountsSamplesOnKernelNodes) {
+  strata::core::ReportOptions ro;
+  auto summary = [&](const std::string& file) {
+    auto p = Profile::Open(kDir + "/" + file);
+    return nlohmann::json::parse(strata::core::JsonReport(*p, p->BuildView(ViewKind::kTopDown, 0), ro))["gpu_stalls"];
+  };
+  auto all = summary("stalls_continuous.strata"), folded = summary("stalls_continuous_detail40.strata");
+  ASSERT_EQ(all.size(), 2u);
+  ASSERT_EQ(folded.size(), 2u);
+  for (size_t k = 0; k < 2; ++k) {
+    EXPECT_EQ(folded[k]["kernel"], all[k]["kernel"]);
+    EXPECT_NEAR(folded[k]["samples"].get<double>(), all[k]["samples"].get<double>(), 1e-6 * all[k]["samples"].get<double>());
+    ASSERT_EQ(folded[k]["reasons"].size(), all[k]["reasons"].size());
+    for (size_t r = 0; r < all[k]["reasons"].size(); ++r) {
+      EXPECT_EQ(folded[k]["reasons"][r]["reason"], all[k]["reasons"][r]["reason"]);
+      EXPECT_NEAR(folded[k]["reasons"][r]["samples"].get<double>(), all[k]["reasons"][r]["samples"].get<double>(),
+                  1e-6 * all[k]["samples"].get<double>());
+    }
+    EXPECT_EQ(folded[k]["lines"][0]["line"], all[k]["lines"][0]["line"]);
+    EXPECT_LE(folded[k]["lines"][0]["samples"].get<double>(), all[k]["lines"][0]["samples"].get<double>());
+  }
+}
+
 TEST(GpuProfile, StallAnalyzerNamesTheCudaLine) {
   auto p = Profile::FromBytes(PcProfile(Code::kListing));
   strata::core::AnalyzeOptions ao;

@@ -1,5 +1,6 @@
 // Aggregates the top-down view: every pc node counts for the nearest kernel above it, by the
-// innermost source line its frame resolved to (gpu_code). Samples per line are `pc_samples`
+// innermost source line its frame resolved to (gpu_code); a kernel node's own stall samples
+// (instructions without a pc frame) count for its totals only. Samples per line are `pc_samples`
 // where present (else the sum of the stall reasons); shares are of stall samples.
 #include "stall_summary.h"
 
@@ -46,6 +47,18 @@ std::vector<KernelStalls> SummarizeStalls(const Profile& profile) {
     const FrameInfo& f = v.frame(i);
     const int32_t parent = v.parent[i];
     kernel_of[i] = f.kind == "kernel" ? int32_t(i) : (parent >= 0 ? kernel_of[size_t(parent)] : -1);
+    if (f.kind == "kernel") {
+      // Samples of instructions the runtime gave no pc frame (its detail limit) are counted on
+      // the kernel node itself: they belong to the kernel's totals, at no line.
+      double stall_sum = 0;
+      for (size_t k : stalls) stall_sum += std::max(0.0, v.metric(i, k).exclusive);
+      if (stall_sum <= 0) continue;
+      Acc& acc = kernels[f.name];
+      for (size_t k : stalls)
+        if (double s = v.metric(i, k).exclusive; s > 0) acc.reasons[metrics[k].name.substr(6)] += s;
+      acc.samples += pc_samples ? v.metric(i, *pc_samples).exclusive : stall_sum;
+      continue;
+    }
     if (f.kind != "pc" || kernel_of[i] < 0) continue;
     Acc& acc = kernels[v.frame(size_t(kernel_of[i])).name];
     auto& line = acc.lines[{f.file, f.line}];

@@ -1,6 +1,7 @@
 // PC samples (cupti/pc_sampling.h) as pc frames below the kernel nodes of their function, with
-// metrics pc_samples and stall_<reason>; the cubins they point into go with the profile.
-// Final drain, aggregator thread.
+// metrics pc_samples and stall_<reason>; the cubins they point into go with the profile. Only
+// the heaviest (kernel node, instruction) pairs get a pc frame (pc_detail.h); the others'
+// samples are counted on the kernel node itself. Final drain, aggregator thread.
 #pragma once
 
 #include "cct/cct.h"

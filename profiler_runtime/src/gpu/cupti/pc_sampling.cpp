@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -14,8 +15,10 @@
 #include <vector>
 
 #include "common/log.h"
+#include "gpu/cupti/cubin_store.h"
 #include "gpu/cupti/cupti_loader.h"
 #include "gpu/cupti/cupti_session.h"
+#include "strata/cubin_trim/cubin_trim.h"
 
 namespace strata::rt::gpu::pcs {
 namespace {
@@ -79,6 +82,15 @@ struct State {
   // busy GPU and CUPTI's parsing of them doubled a GPU-bound run; 2^14 keeps ~1/8 of them at a
   // fraction of the cost (docs/benchmarks.md, "PC sampling period"). 0 = CUPTI's default.
   int period = 14;
+  // CUPTI's hardware buffer, where the GPU writes raw samples for CUPTI's worker thread to
+  // parse. CUPTI's default, 512 MB of host memory, was most of the 0.9 GB that PC sampling added
+  // to ResNet-50 training (1.5 GB without); the memory goal is +10%. It is drained by CUPTI's
+  // thread and at every synchronizing call, so it needs to hold only the samples between two
+  // drains. If it fills, samples are lost: the status line says so and how often, and
+  // bench/pc_sampling_scale.py compares against 512 MB (config pcs-hw512).
+  size_t hw_buffer = size_t(64) << 20;  // STRATA_PC_SAMPLING_HW_BUFFER_MB in bytes
+  size_t detail = 4096;                 // STRATA_PC_SAMPLING_DETAIL; 0: every pair
+  PcDetailNote* detail_note = nullptr;  // what the final drain gave pc frames
   std::string* why = nullptr;  // first failure
   std::vector<std::unique_ptr<Context>>* ctxs = nullptr;
   std::vector<std::string>* stall_names = nullptr;
@@ -86,15 +98,30 @@ struct State {
   std::unordered_set<std::string>* functions = nullptr;
   std::unordered_map<Key, size_t, KeyHash>* index = nullptr;
   std::vector<PcRecord>* records = nullptr;
-  std::unordered_map<uint64_t, std::string>* cubins = nullptr;
+  bool whole_cubins = false;  // STRATA_PC_SAMPLING_CUBINS=whole: no trimming
+  CubinStore* cubins = nullptr;
+  // What the profile carries of the code: modules, functions, bytes (and before trimming).
+  uint64_t code_modules = 0, code_functions = 0, code_bytes = 0, code_loaded_bytes = 0;
+  uint64_t untrimmed = 0;            // modules kept whole because trimming failed
+  uint64_t missing = 0;              // sampled functions not found in their cubin's symbols
+  std::string* trim_problem = nullptr;  // the first such failure
   uint64_t total = 0, dropped = 0, kept = 0, non_user = 0, calls = 0;
-  bool hw_full = false;
+  uint64_t hw_full = 0;  // GetData calls that found the hardware buffer full (samples lost)
   int contexts_on = 0;
+  // Where the time went (ns), CUPTI's part apart from ours: the cost against CUPTI's floor.
+  uint64_t ns_get_data = 0, ns_crc = 0;                 // CUPTI
+  uint64_t ns_process = 0, ns_put_aside = 0, ns_trim = 0;  // Strata
 };
 
 State* NewState() { return new State(); }
 
 namespace {
+
+uint64_t Now() {
+  timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return uint64_t(t.tv_sec) * 1000000000ull + uint64_t(t.tv_nsec);
+}
 
 State& S() { return *CuptiSession::Get()->pc_sampling_state; }
 
@@ -119,11 +146,20 @@ uint32_t StallIdLocked(const char* cupti_name) {
   return id;
 }
 
+// A full hardware buffer loses samples that no count reports (CUPTI hands over zeros for
+// them): said on stderr once and in the status line with how often it happened.
+void NoteHwFullLocked() {
+  if (S().hw_full++ == 0)
+    Log("PC sampling: CUPTI's hardware buffer (%zu MB) is full: samples are being lost; "
+        "STRATA_PC_SAMPLING_HW_BUFFER_MB raises it, STRATA_PC_SAMPLING_PERIOD lowers the rate",
+        S().hw_buffer >> 20);
+}
+
 void ProcessLocked(Context& c, const CUpti_PCSamplingData& d) {
   S().total += d.totalSamples;
   S().dropped += d.droppedSamples;
   S().non_user += d.nonUsrKernelsTotalSamples;
-  if (d.hardwareBufferFull) S().hw_full = true;
+  if (d.hardwareBufferFull) NoteHwFullLocked();
   size_t n = d.totalNumPcs < d.collectNumPcs ? d.totalNumPcs : d.collectNumPcs;
   for (size_t i = 0; i < n; ++i) {
     const CUpti_PCSamplingPCData& p = d.pPcData[i];
@@ -159,14 +195,18 @@ void CollectLocked(CuptiApi* api, Context& c) {
     c.get.data.totalNumPcs = 0;
     c.get.data.remainingNumPcs = 0;
     p.pcSamplingData = &c.get.data;
+    uint64_t t0 = Now();
     CUptiResult r = api->PCSamplingGetData(&p);
+    uint64_t t1 = Now();
+    S().ns_get_data += t1 - t0;
     ++S().calls;
     if (r != CUPTI_SUCCESS) {
-      if (r == CUPTI_ERROR_OUT_OF_MEMORY) S().hw_full = true;
+      if (r == CUPTI_ERROR_OUT_OF_MEMORY) NoteHwFullLocked();
       else Log("PC sampling: cuptiPCSamplingGetData: %s", api->ResultText(r).c_str());
       return;
     }
     ProcessLocked(c, c.get.data);
+    S().ns_process += Now() - t1;
     if (c.get.data.remainingNumPcs == 0) return;
   }
 }
@@ -197,6 +237,8 @@ bool SetAttributes(CuptiApi* api, Context& c, std::vector<uint32_t>& indexes, st
   add(CUPTI_PC_SAMPLING_CONFIGURATION_ATTR_TYPE_ENABLE_START_STOP_CONTROL).attributeData.enableStartStopControlData.enableStartStopControl = 0;
   add(CUPTI_PC_SAMPLING_CONFIGURATION_ATTR_TYPE_OUTPUT_DATA_FORMAT).attributeData.outputDataFormatData.outputDataFormat = CUPTI_PC_SAMPLING_OUTPUT_DATA_FORMAT_PARSED;
   add(CUPTI_PC_SAMPLING_CONFIGURATION_ATTR_TYPE_SAMPLING_DATA_BUFFER).attributeData.samplingDataBufferData.samplingDataBuffer = &c.config.data;
+  if (S().hw_buffer)  // 0: CUPTI's default
+    add(CUPTI_PC_SAMPLING_CONFIGURATION_ATTR_TYPE_HARDWARE_BUFFER_SIZE).attributeData.hardwareBufferSizeData.hardwareBufferSize = S().hw_buffer;
   if (S().period > 0)
     add(CUPTI_PC_SAMPLING_CONFIGURATION_ATTR_TYPE_SAMPLING_PERIOD).attributeData.samplingPeriodData.samplingPeriod = uint32_t(S().period);
   CUpti_PCSamplingConfigurationInfoParams p{};
@@ -233,13 +275,38 @@ bool Configure() {
     }
     S().period = int(n);
   }
+  if (const char* h = getenv("STRATA_PC_SAMPLING_HW_BUFFER_MB"); h && *h) {
+    char* end = nullptr;
+    long mb = strtol(h, &end, 10);
+    if (*end || mb < 0 || mb > 4096) {
+      FailLocked(std::string("bad STRATA_PC_SAMPLING_HW_BUFFER_MB=") + h + " (1..4096; 0: CUPTI's default, 512)");
+      return false;
+    }
+    S().hw_buffer = size_t(mb) << 20;
+  }
+  if (const char* d = getenv("STRATA_PC_SAMPLING_DETAIL"); d && *d) {
+    char* end = nullptr;
+    long n = strtol(d, &end, 10);
+    if (*end || n < 0) {
+      FailLocked(std::string("bad STRATA_PC_SAMPLING_DETAIL=") + d + " (pc frames kept, the heaviest first; 0: all)");
+      return false;
+    }
+    S().detail = size_t(n);
+  }
+  if (const char* c = getenv("STRATA_PC_SAMPLING_CUBINS"); c && *c) {
+    if (strcmp(c, "whole") == 0) S().whole_cubins = true;
+    else if (strcmp(c, "sampled") != 0) {
+      FailLocked(std::string("bad STRATA_PC_SAMPLING_CUBINS=") + c + " (sampled or whole)");
+      return false;
+    }
+  }
   S().ctxs = new std::vector<std::unique_ptr<Context>>();
   S().stall_names = new std::vector<std::string>();
   S().stall_ids = new std::unordered_map<std::string, uint32_t>();
   S().functions = new std::unordered_set<std::string>();
   S().index = new std::unordered_map<Key, size_t, KeyHash>();
   S().records = new std::vector<PcRecord>();
-  S().cubins = new std::unordered_map<uint64_t, std::string>();
+  S().cubins = new CubinStore();
   S().on = true;
   return true;
 }
@@ -321,11 +388,14 @@ void OnModuleLoaded(CuptiApi* api, const void* cubin, size_t size) {
   p.size = sizeof(p);
   p.cubinSize = size;
   p.cubin = cubin;
+  uint64_t t0 = Now();
   if (api->GetCubinCrc(&p) != CUPTI_SUCCESS) return;
+  uint64_t t1 = Now();
   std::lock_guard<std::mutex> lock(S().mu);
   if (!S().on) return;
-  if (!S().cubins->count(p.cubinCrc))
-    S().cubins->emplace(p.cubinCrc, std::string(static_cast<const char*>(cubin), size));
+  S().cubins->Add(p.cubinCrc, cubin, size);
+  S().ns_crc += t1 - t0;
+  S().ns_put_aside += Now() - t1;
 }
 
 void OnContextDestroying(CuptiApi* api, CUcontext ctx) {
@@ -361,11 +431,49 @@ std::vector<std::string> StallNames() {
   return S().stall_names ? *S().stall_names : std::vector<std::string>();
 }
 
-std::string CubinBytes(uint64_t crc) {
+size_t DetailBudget() {
   std::lock_guard<std::mutex> lock(S().mu);
-  if (!S().cubins) return "";
-  auto it = S().cubins->find(crc);
-  return it == S().cubins->end() ? std::string() : it->second;
+  return S().detail;
+}
+
+void NoteDetail(const PcDetailNote& note) {
+  std::lock_guard<std::mutex> lock(S().mu);
+  if (!S().detail_note) S().detail_note = new PcDetailNote();
+  *S().detail_note = note;
+}
+
+std::string SampledCode(uint64_t crc, const std::vector<std::string>& functions) {
+  std::string image;
+  bool whole = false;
+  {
+    std::lock_guard<std::mutex> lock(S().mu);
+    if (!S().cubins) return "";
+    image = S().cubins->Read(crc);
+    whole = S().whole_cubins;
+  }
+  if (image.empty()) return image;
+  // Trimmed outside the lock: CUPTI's callbacks on the program's threads need it meanwhile.
+  cubin_trim::TrimmedCubin t;
+  uint64_t t0 = Now();
+  if (!whole) t = cubin_trim::TrimCubin(image, functions);
+  uint64_t t1 = Now();
+  std::lock_guard<std::mutex> lock(S().mu);
+  ++S().code_modules;
+  S().code_loaded_bytes += image.size();
+  S().ns_trim += t1 - t0;
+  if (!whole && t.error.empty()) {
+    S().code_functions += t.functions_kept;
+    S().missing += t.functions_missing;
+    S().code_bytes += t.bytes.size();
+    return std::move(t.bytes);
+  }
+  if (!whole) {
+    ++S().untrimmed;
+    if (!S().trim_problem) S().trim_problem = new std::string(t.error);
+  }
+  S().code_functions += functions.size();
+  S().code_bytes += image.size();
+  return image;
 }
 
 std::string StatusLine() {
@@ -374,14 +482,43 @@ std::string StatusLine() {
   if (S().why && S().contexts_on == 0) return "not collected: " + *S().why;
   char buf[512];
   snprintf(buf, sizeof(buf),
-           "collected: %s mode, period %s; %llu samples kept (%llu total by CUPTI, %llu dropped, %llu in "
-           "non-user kernels) in %zu cubins loaded, %d contexts, %llu GetData calls%s",
+           "collected: %s mode, period %s%s; %llu samples kept (%llu total by CUPTI, %llu dropped, %llu in "
+           "non-user kernels) in %zu cubins loaded (%.1f MB), %d contexts, %llu GetData calls",
            S().mode == CUPTI_PC_SAMPLING_COLLECTION_MODE_KERNEL_SERIALIZED ? "serialized" : "continuous",
            S().period > 0 ? ("2^" + std::to_string(S().period) + " cycles").c_str() : "CUPTI default",
+           S().hw_buffer ? (", hardware buffer " + std::to_string(S().hw_buffer >> 20) + " MB").c_str() : ", hardware buffer CUPTI's",
            (unsigned long long)S().kept, (unsigned long long)S().total, (unsigned long long)S().dropped,
-           (unsigned long long)S().non_user, S().cubins->size(), S().contexts_on, (unsigned long long)S().calls,
-           S().hw_full ? "; the hardware buffer filled up (samples lost)" : "");
+           (unsigned long long)S().non_user, S().cubins->count(), double(S().cubins->bytes()) / 1e6, S().contexts_on, (unsigned long long)S().calls);
   std::string s = buf;
+  if (S().hw_full)
+    s += "; samples lost: the hardware buffer was full at " + std::to_string(S().hw_full) +
+         " GetData calls (uncounted; STRATA_PC_SAMPLING_HW_BUFFER_MB)";
+  if (const PcDetailNote* d = S().detail_note; d && d->pairs) {
+    // Instructions × kernel call paths: the heaviest have pc frames, the rest count on their kernel.
+    snprintf(buf, sizeof(buf),
+             "; pc frames: %zu of %zu (kernel path, instruction) pairs, %.1f%% of samples; %zu of %zu instructions, "
+             "holding %.1f%% of samples%s",
+             d->pairs_itemized, d->pairs, d->samples > 0 ? 100.0 * d->samples_itemized / d->samples : 100.0,
+             d->sites_itemized, d->sites, d->samples > 0 ? 100.0 * d->site_samples_itemized / d->samples : 100.0,
+             d->pairs_itemized < d->pairs ? " (the rest counted on their kernel nodes; STRATA_PC_SAMPLING_DETAIL)" : "");
+    s += buf;
+  }
+  if (S().code_modules) {
+    // Functions: the sampled ones and their callees (or, kept whole, the sampled ones).
+    snprintf(buf, sizeof(buf), "; code kept: %llu functions of %llu cubins%s, %.2f MB of %.1f MB",
+             (unsigned long long)S().code_functions, (unsigned long long)S().code_modules,
+             S().whole_cubins ? " (whole cubins: STRATA_PC_SAMPLING_CUBINS=whole)" : "",
+             double(S().code_bytes) / 1e6, double(S().code_loaded_bytes) / 1e6);
+    s += buf;
+    if (S().untrimmed) s += "; " + std::to_string(S().untrimmed) + " kept whole (" + *S().trim_problem + ")";
+    if (S().missing) s += "; " + std::to_string(S().missing) + " sampled functions not in their cubin's symbols (no code kept for them)";
+  }
+  snprintf(buf, sizeof(buf),
+           "; time in CUPTI: GetData %.0f ms, cubin CRCs %.0f ms; in Strata: samples %.0f ms, module images "
+           "put aside %.0f ms, code trimmed %.0f ms",
+           S().ns_get_data / 1e6, S().ns_crc / 1e6, S().ns_process / 1e6, S().ns_put_aside / 1e6, S().ns_trim / 1e6);
+  s += buf;
+  if (!S().cubins->Problem().empty()) s += "; " + S().cubins->Problem();
   if (S().why) s += "; " + *S().why;
   return s;
 }

@@ -7,9 +7,20 @@
 //                                          launch's correlation id: exact per call path
 //   STRATA_PC_SAMPLING_PERIOD=N            2^N cycles between samples per SM (5..31; default
 //                                          14; 0 = CUPTI's own default)
+//   STRATA_PC_SAMPLING_HW_BUFFER_MB=N      CUPTI's hardware buffer (default 64 MB: CUPTI's own
+//                                          512 MB was most of the process's memory growth;
+//                                          0 = CUPTI's); when it fills, samples are lost and
+//                                          StatusLine says so
+//   STRATA_PC_SAMPLING_DETAIL=N            (kernel call path, instruction) pairs that get a pc
+//                                          frame of their own, the heaviest first (default
+//                                          4096; 0 = all); the others' samples are counted on
+//                                          their kernel node (gpu/activity/pc_detail.h)
+//   STRATA_PC_SAMPLING_CUBINS=whole        keep whole cubins in the profile (default: sampled,
+//                                          the code of the sampled functions and their callees)
 // Samples are kept per (cubin, function, PC offset, launch) with a count per stall reason, so
-// their memory grows with the code that ran, not with run length. The cubins the samples point
-// into are copied when modules load (only while sampling is on) and written into the profile.
+// their memory grows with the code that ran, not with run length. Module images are put aside
+// as modules load (cubin_store.h: a temporary file, not memory) and, at the end, the ones with
+// samples are cut down to the sampled functions' code (native/cubin_trim) for the profile.
 #pragma once
 
 #include <cupti.h>
@@ -54,8 +65,19 @@ struct PcRecord {
 std::vector<PcRecord> TakeRecords();
 // Short stall reason names by stall id ("long_scoreboard", "wait", ...).
 std::vector<std::string> StallNames();
-// The cubin with this CRC as loaded, or empty.
-std::string CubinBytes(uint64_t crc);
+// The cubin with this CRC cut down to `functions` (mangled names) and their callees, or whole
+// when trimming is off or fails (said in StatusLine); "" when the module was not kept.
+std::string SampledCode(uint64_t crc, const std::vector<std::string>& functions);
+// STRATA_PC_SAMPLING_DETAIL (0: no limit).
+size_t DetailBudget();
+// What the profile gave pc frames (gpu/activity/pc_detail.h), for the status line.
+struct PcDetailNote {
+  size_t pairs = 0, pairs_itemized = 0;  // (kernel node, instruction) pairs
+  size_t sites = 0, sites_itemized = 0;  // instructions
+  double samples = 0, samples_itemized = 0;
+  double site_samples_itemized = 0;  // all samples of the instructions with a pc frame
+};
+void NoteDetail(const PcDetailNote& note);
 // Value of the profile's meta "pc_sampling".
 std::string StatusLine();
 

@@ -139,7 +139,8 @@ static_assert(sizeof(NodeMetricRecord) == 48, "NodeMetricRecord layout");
 // Binary payloads attached to a module, so that a profile analyzed on another machine carries
 // what it needs: GPU code (a cubin) and its disassembly. Optional section; no version change.
 enum class BlobKind : uint32_t {
-  kCubin = 1,        // the ELF bytes of a CUDA module as loaded (ModuleRecord path "cubin:<crc>")
+  kCubin = 1,        // the ELF bytes of a CUDA module as loaded, or cut down to its sampled
+                     // functions' code (native/cubin_trim); ModuleRecord path "cubin:<crc>"
   kSassListing = 2,  // UTF-8 text of `nvdisasm -c -gi` run on the kCubin blob of the same module
   // Superseded by the kRegionLaunches section; profiles written before it carry these (the core
   // converts them on read, native/core/src/regions/legacy_region_blobs.cpp). Not written any more.
