@@ -24,11 +24,15 @@ import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from results_record import print_and_record  # noqa: E402
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 # The same total work split over N threads; each thread computes in a pure-Python loop.
 WORKLOAD = r'''
 import sys, threading, time
+
 nthreads, work = int(sys.argv[1]), int(sys.argv[2])
 stamps = [[] for _ in range(nthreads)]
 def spin(k, n):
@@ -145,10 +149,7 @@ def main():
         *rows,
         "",
     ])
-    print(text)
-    if args.record:
-        with open(os.path.join(ROOT, "docs", "benchmarks.md"), "a") as f:
-            f.write("\n" + text)
+    print_and_record(text, args.record)
     return 0
 
 

@@ -26,6 +26,9 @@ import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from results_record import print_and_record  # noqa: E402
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
@@ -113,10 +116,7 @@ def main():
     for name, meta in metas.items():
         if meta.get("gpu"):
             text += f"\n{name}, meta gpu: {meta['gpu']}\n"
-    print(text)
-    if args.record:
-        with open(os.path.join(ROOT, "docs", "benchmarks.md"), "a") as f:
-            f.write("\n" + text)
+    print_and_record(text, args.record)
     return 0
 
 
