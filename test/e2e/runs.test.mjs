@@ -65,7 +65,14 @@ describe('Strata run processes: tree, each alone, all together (code-server)', {
     const row = S.page.locator('.explorer-folders-view .monaco-list-row', { hasText: 'pipeline' }).first();
     await row.waitFor({ timeout: 20000 });
     await row.click({ button: 'right' });
-    await S.page.locator('.monaco-menu .action-label', { hasText: 'Open Run (all processes)' }).first().click();
+    const item = S.page.locator('.monaco-menu .action-label', { hasText: 'Open Run (all processes)' }).first();
+    await item.waitFor({ state: 'visible', timeout: 10000 });
+    await item.hover();
+    await item.click();
+    // Under load the menu can swallow the click while it is still being laid out: the hovered
+    // item then takes Enter.
+    await S.page.locator('.context-view .monaco-menu').waitFor({ state: 'detached', timeout: 5000 })
+      .catch(() => S.page.keyboard.press('Enter'));
 
     const rows = await waitFor('the processes view rows', async () => {
       const r = await processRows();
@@ -99,6 +106,7 @@ describe('Strata run processes: tree, each alone, all together (code-server)', {
   });
 
   test('(r2) a process of the tree opens its own profile', { skip }, async () => {
+    await S.page.keyboard.press('Escape');  // no menu left open by an earlier step
     const sub = processes.find((p) => / convert$/.test(p.command));
     assert.ok(sub, `the subprocess: ${JSON.stringify(processes.map((p) => p.command))}`);
     await S.page.locator('.pane', { hasText: 'Strata Processes' }).locator('.monaco-list-row', { hasText: `pid ${sub.pid} ` }).first().click();
