@@ -171,16 +171,31 @@ class ProfileImpl final : public Profile {
     view.frame_table = frames_;
     view.frame_function = frame_func_;
     view.metric_count = m;
+    view.primary_metric = primary;
     view.partial = std::move(out.partial);
     view.frame_id.resize(n);
-    view.metric_values.resize(n * m);
+    view.values.resize(n);
+    const bool all_metrics = options.all_metrics || kind == ViewKind::kFlat || options.expand;
+    if (all_metrics) view.metric_values.resize(n * m);
     const Stats empty;
     for (size_t i = 0; i < n; ++i) {
       const uint32_t old = out.order[i];
       view.frame_id[i] = out.frame[old];
       const Stats* ex = out.ExclOf(old, m);
+      if (primary < m) {
+        const Stats& st = ex ? ex[primary] : empty;
+        view.values[i] = NodeValue{out.incl[size_t(old) * m + primary], st.sum, st.count};
+      }
+      if (!all_metrics) continue;
       for (size_t k = 0; k < m; ++k)
         view.metric_values[i * m + k] = (ex ? ex[k] : empty).ToNodeMetric(out.incl[size_t(old) * m + k]);
+    }
+    if (!all_metrics) {
+      // Creation index -> preorder, for the landing of each sampled node.
+      std::vector<uint32_t> pre(n);
+      for (size_t i = 0; i < n; ++i) pre[out.order[i]] = uint32_t(i);
+      view.landing.resize(out.landing.size());
+      for (size_t s = 0; s < out.landing.size(); ++s) view.landing[s] = pre[out.landing[s]];
     }
     if (!out.lines.empty()) {
       // Lines per preorder node, heaviest first.
@@ -206,6 +221,39 @@ class ProfileImpl final : public Profile {
                                view.metric_values.begin() + long((i + 1) * m));
     }
     return view;
+  }
+
+  std::vector<NodeMetric> NodeMetrics(const View& view, size_t node) const override {
+    const size_t m = metrics_.size();
+    std::vector<NodeMetric> out;
+    if (node >= view.size()) return out;
+    if (!view.metric_values.empty()) {
+      out.assign(view.metric_values.begin() + long(node * m), view.metric_values.begin() + long((node + 1) * m));
+      return out;
+    }
+    if (view.landing.size() != sampled_.size())
+      throw Error("node metrics: the view was not built by this profile");
+    // The node's subtree is [node, end) in preorder: a later node is inside it while its parent is.
+    size_t end = node + 1;
+    while (end < view.size() && size_t(view.parent[end]) >= node) ++end;
+    std::vector<Stats> excl(m);
+    std::vector<double> incl(m, 0.0);
+    for (size_t s = 0; s < sampled_.size(); ++s) {
+      const uint32_t at = view.landing[s];
+      if (at < node || at >= end) continue;
+      const Stats* st = excl_.data() + size_t(sampled_[s]) * m;
+      for (size_t k = 0; k < m; ++k) incl[k] += st[k].sum;
+      if (at == node)
+        for (size_t k = 0; k < m; ++k) excl[k].Merge(st[k]);
+    }
+    out.resize(m);
+    for (size_t k = 0; k < m; ++k) out[k] = excl[k].ToNodeMetric(incl[k]);
+    // The metric drawn: exactly the view's numbers (sums above may differ in the last bits).
+    if (view.primary_metric < m && node < view.values.size()) {
+      out[view.primary_metric].inclusive = view.values[node].inclusive;
+      out[view.primary_metric].exclusive = view.values[node].exclusive;
+    }
+    return out;
   }
 
  private:

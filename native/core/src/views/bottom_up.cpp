@@ -178,6 +178,7 @@ ViewOutput BuildBottomUp(const ViewInput& in) {
     for (size_t k = 0; k < m; ++k) out.excl_storage[size_t(slot) * m + k].Merge(st[k]);
   }
   out.excl = out.excl_storage.data();
+  out.landing = std::move(terminal);
   SortPreorder(out, m, p);
   return out;
 }

@@ -137,6 +137,8 @@ ViewOutput BuildTopDown(const ViewInput& in) {
     out.incl = std::move(stored_incl);
     out.excl = in.excl;  // slot = node
   }
+  out.landing.resize(in.sampled_count);
+  for (size_t s = 0; s < in.sampled_count; ++s) out.landing[s] = merged ? view_of[in.sampled[s]] : in.sampled[s];
   // Unmerged, the view's tree is the stored one: its children lists are already built.
   SortPreorder(out, m, in.primary, merged || kids.offset.empty() ? nullptr : &kids);
   return out;

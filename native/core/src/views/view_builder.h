@@ -52,6 +52,9 @@ struct ViewOutput {
   std::vector<Line> lines;
   // Why the view is partial (a bound on its size was reached), one line; empty when complete.
   std::string partial;
+  // Top-down and bottom-up: per sampled stored node (ViewInput::sampled), the view node
+  // (creation index) whose exclusive statistics took its values.
+  std::vector<uint32_t> landing;
 
   static constexpr uint32_t kNoSlot = 0xFFFFFFFFu;
   const Stats* ExclOf(uint32_t node, size_t metric_count) const {

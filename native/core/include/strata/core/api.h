@@ -52,6 +52,13 @@ struct NodeMetric {
   double min = 0, max = 0, mean = 0, std = 0;  // of exclusive values
 };
 
+// One node's values of the metric a view is built by (ViewOptions::primary_metric): what a flame
+// graph draws and orders by.
+struct NodeValue {
+  double inclusive = 0, exclusive = 0;
+  uint64_t count = 0;  // exclusive sample/event count
+};
+
 // A resolved frame: what a user sees. Kind strings: "root", "python", "native", "operator",
 // "gpu_api", "kernel", "pc", "region", "thread", "process" (a run's process, in a merged run view).
 struct FrameInfo {
@@ -90,8 +97,17 @@ struct View {
   // Function identity per frame_table entry: frames of one function (kind, name, and file for
   // Python or module otherwise) share an id; what bottom-up and flat merge by.
   std::shared_ptr<const std::vector<uint32_t>> frame_function;
-  size_t metric_count = 0;
-  std::vector<NodeMetric> metric_values;    // [node * metric_count + metric]
+  size_t metric_count = 0;                  // the profile's metrics
+  size_t primary_metric = 0;                // what `values` are of
+  std::vector<NodeValue> values;            // [node]: always filled
+  // Every metric's statistics per node, [node * metric_count + metric], with
+  // ViewOptions::all_metrics; empty without (Profile::NodeMetrics computes one node's).
+  std::vector<NodeMetric> metric_values;
+  // Without all_metrics (top-down and bottom-up): per sampled stored node, in the order the
+  // profile keeps them, the view node (preorder) whose exclusive statistics hold that node's
+  // values. A view node's inclusive values are those landing in its subtree: what
+  // Profile::NodeMetrics sums on demand instead of keeping every metric of every node.
+  std::vector<uint32_t> landing;
   // How it was built (ViewOptions resolved: never kAuto).
   FrameFilter filter = FrameFilter::kAll;
   bool by_function = false;
@@ -106,7 +122,9 @@ struct View {
 
   size_t size() const { return parent.size(); }
   const FrameInfo& frame(size_t node) const { return (*frame_table)[frame_id[node]]; }
+  // Only with all_metrics (metric_values filled).
   const NodeMetric& metric(size_t node, size_t m) const { return metric_values[node * metric_count + m]; }
+  bool has_all_metrics() const { return !metric_values.empty() || size() == 0 || metric_count == 0; }
 };
 
 struct ViewOptions {
@@ -117,7 +135,53 @@ struct ViewOptions {
   // Top-down: siblings of one function are one node whatever their line (the heaviest line's
   // frame is shown). Bottom-up and flat always merge by function.
   bool by_function = false;
+  // Keep every metric's statistics of every node (View::metric_values). Off, a top-down or
+  // bottom-up view keeps only the primary metric's values (what a viewer draws) and the other
+  // metrics of a node are computed when asked for (Profile::NodeMetrics): a million-node view
+  // of a profile with a dozen metrics then holds tens of megabytes, not gigabytes. A flat view
+  // (one node per function) always keeps them.
+  bool all_metrics = true;
 };
+
+// A part of a view to draw: the subtree of one node down to the nodes a flame graph draws wider
+// than its bound, in preorder. A large view reaches the screen this way, what is visible first,
+// the rest when zoomed into.
+struct SliceBound {
+  double min_value = 0;         // nodes whose inclusive value (View::values) is under it are left out
+  size_t max_nodes = SIZE_MAX;  // at most this many nodes: past it the bound rises
+  size_t whole_up_to = 0;       // a subtree of at most this many nodes is taken whole
+};
+struct ViewSlice {
+  std::vector<uint32_t> node;   // view node ids, ascending (preorder); node[0] is the subtree's root
+  std::vector<int32_t> parent;  // index into `node`; -1 for node[0]
+  std::vector<uint8_t> more;    // 1: some of the node's children are left out
+  // Every left-out child is under it (0: none left out): zoomed in so far that this value is
+  // wider than the bound, the node's part is asked for again with a lower one.
+  double min_value = 0;
+};
+// Throws Error when `root` is not a node of the view.
+ViewSlice SliceView(const View& view, size_t root, const SliceBound& bound);
+
+// The sandwich of one function, from a top-down view: its callers (a tree rooted at the
+// function, each level one caller further out) and its callees (everything it called, merged
+// over all its calls), nodes merged by function (View::frame_function), values of the view's
+// metric. Recursion counts once per path: only the outermost calls of the function are taken.
+// Bounded in nodes and in frames walked (a function called at the end of long paths, a deep
+// recursion): past a bound the rest is left out and `partial` says what, in one line.
+struct SandwichBounds {
+  size_t max_nodes = size_t(1) << 18;          // per tree
+  uint64_t max_steps = uint64_t(1) << 25;      // caller frames walked over all calls
+};
+struct Sandwich {
+  View callers, callees;     // compact top-down views (values, no statistics), the view's frame table
+  size_t calls = 0;          // outermost calls of the function
+  std::string partial;       // why a tree is incomplete; empty when both are whole
+};
+// The sandwich of `function` (an id of View::frame_function: the same in every view of a
+// profile, so a frame picked in a bottom-up view names its function here too). Its root shows the
+// frame of the function's heaviest call; no call: calls 0 and empty trees. Throws Error when the
+// view is not top-down.
+Sandwich BuildSandwich(const View& top_down, uint32_t function, const SandwichBounds& bounds = {});
 
 struct OpenOptions {
   // Folders searched for the modules of a profile recorded elsewhere (another machine, a remote
@@ -151,6 +215,11 @@ class Profile {
   // Throws Error when primary_metric >= metrics().size() (0 is always accepted).
   virtual View BuildView(ViewKind kind, size_t primary_metric = 0) const = 0;
   virtual View BuildView(ViewKind kind, const ViewOptions& options) const = 0;
+
+  // Every metric's statistics at `node` of `view` (a view this profile built): kept in the view
+  // (all_metrics), else computed from its landing (one pass over the sampled nodes); the primary
+  // metric's inclusive and exclusive values are the view's own. Empty for an unknown node.
+  virtual std::vector<NodeMetric> NodeMetrics(const View& view, size_t node) const = 0;
 
   // Sum of the exclusive sample/event counts of `metric` over all nodes (0 when out of range).
   virtual uint64_t total_count(size_t metric = 0) const = 0;
