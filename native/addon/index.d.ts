@@ -6,7 +6,7 @@
 // a TypeError/RangeError synchronously.
 
 // The column shape of a view is the webview protocol's: the extension hands it on unchanged.
-import type { MetricNature, NodeColumns, NodeLine } from '../../webview/src/protocol';
+import type { MetricNature, NodeColumns, NodeLine, PartColumns } from '../../webview/src/protocol';
 
 export type ViewKind = 'top-down' | 'bottom-up' | 'flat';
 
@@ -67,8 +67,50 @@ export interface NodeMetricValues {
   min: number; max: number; mean: number; std: number;   // of the exclusive values
 }
 
-export interface ViewColumns extends NodeColumns {
+/** The part of a view to send first (view()'s `first`): the nodes of at least `minShare` of
+ *  the root's value (a viewer asks for what is over half a pixel at its width), at most
+ *  `maxNodes` (the bound then rises); a view of at most `wholeUpTo` nodes comes whole. */
+export interface FirstPart { minShare: number; maxNodes?: number; wholeUpTo?: number }
+
+/** viewPart()'s bound: the nodes of at least `minValue`, at most `maxNodes`. */
+export interface PartBound { minValue: number; maxNodes?: number }
+
+/** The part under node `root` of a view: node 0 is `root`; `frame` indexes the frame table of
+ *  the view()'s answer for the same view. */
+export interface ViewPart {
   view: ViewKind;
+  root: number;
+  parent: Int32Array;
+  frame: Uint32Array;
+  inclusive: Float64Array;
+  exclusive: Float64Array;
+  count: Float64Array;
+  node: Uint32Array;       // ids in the view
+  more: Uint8Array;        // 1: some children left out, all under minValue
+  minValue: number;
+}
+
+/** The sandwich of one function: callers and callees merged by function, values of the view's
+ *  metric, one frame table (`frames`, `strings`). */
+export interface SandwichColumns {
+  calls: number;           // outermost calls of the function
+  partial?: string;        // what a bound left out, one line
+  metric: string;
+  unit: string;
+  total: number;           // the view's root value
+  strings: string[];
+  frames: NodeColumns['frames'];
+  frameFilter: 'python' | 'all';
+  byFunction: true;
+  callers: Omit<ViewPart, 'view' | 'root' | 'node' | 'more' | 'minValue'>;
+  callees: Omit<ViewPart, 'view' | 'root' | 'node' | 'more' | 'minValue'>;
+}
+
+/** A view (or, with `first`, the part of it to draw first: `node`, `more` and `minValue` are
+ *  then set, see PartColumns). */
+export interface ViewColumns extends NodeColumns, PartColumns {
+  view: ViewKind;
+  nodes: number;         // the whole view's node count
   metric: string;        // name of the metric (metrics()[metricIndex].name; "" if none)
   unit: string;
   metricIndex: number;
@@ -92,8 +134,16 @@ export interface Profile {
   /** Meta entries of the profile (command, how the target ended, host, ...). */
   meta(): Record<string, string>;
   metrics(): MetricInfo[];
-  /** Builds (or returns the cached) view; children ordered by the metric `metricIndex`. */
-  view(kind: ViewKind, metricIndex?: number, options?: ViewOptions): Promise<ViewColumns>;
+  /** Builds (or returns the cached) view; children ordered by the metric `metricIndex`. With
+   *  `first`, only its part to draw first (the nodes wider than a bound). */
+  view(kind: ViewKind, metricIndex?: number, options?: ViewOptions, first?: FirstPart): Promise<ViewColumns>;
+  /** The part under node `nodeId` of the view last built for `kind`; null when that view has no
+   *  such node. */
+  viewPart(kind: ViewKind, nodeId: number, bound: PartBound): Promise<ViewPart | null>;
+  /** The sandwich of the function of node `nodeId` of the view last built for `kind`, made from
+   *  the top-down view of the same metric and frames; null for an unknown node or a function with
+   *  no call there. Bounded: `partial` says what was left out. */
+  sandwich(kind: ViewKind, nodeId: number): Promise<SandwichColumns | null>;
   /** Every metric's statistics at node `nodeId` of the view last built for `kind` and, in a view
    *  by function, the lines merged into it (heaviest first, at most 50; `value` of the view's
    *  metric); null when the node is unknown. */

@@ -16,7 +16,15 @@
 //     'requestDetails' → 'details' (every metric's statistics at one node, and the lines merged
 //     into it in a view by function). Every v5 message is
 //     unchanged; the new fields are optional.
-export const PROTOCOL_VERSION = 6;
+// v7: large views arrive in parts: 'profile' data may be the part of the view wider than half a
+//     pixel (`node`: each node's id in the host's view, `more`: children left out, all under
+//     `minValue`; `nodes`: the whole view's size; `viewId`: which view), and the webview asks for
+//     a node's part when zoomed into it ('requestNodes' → 'nodes'). Node ids in 'openSource',
+//     'requestDetails', 'showRegionTimeline', 'details' and 'highlight' are the host's ids (the
+//     indexes when the data is whole, as before). The sandwich is made by the host
+//     ('requestSandwich' → 'sandwich'); 'progress' while the host opens a profile or builds a
+//     view; 'ready' and 'requestView' carry the graph's `width`. Every v6 message is unchanged.
+export const PROTOCOL_VERSION = 7;
 
 export type ViewName = 'top-down' | 'bottom-up';
 
@@ -94,14 +102,55 @@ export interface NodeColumns {
   exclusive: Float64Array;
 }
 
+/**
+ * v7: nodes of a part of a view, beside NodeColumns: each node's id in the host's view, whether
+ * some of its children were left out, and the bound they are all under. Absent: the whole view,
+ * ids are the indexes.
+ */
+export interface PartColumns {
+  node?: Uint32Array;
+  more?: Uint8Array;       // 1: some children left out (each under minValue)
+  minValue?: number;       // 0 or absent: nothing left out
+}
+
 /** One view of a profile, for the flame graph. */
-export interface FlameData extends NodeColumns {
+export interface FlameData extends NodeColumns, PartColumns {
   view: ViewName;
   metric: string;          // e.g. "cpu_time"
   unit: string;            // e.g. "ns"
   total: number;           // inclusive value of the root
   frameFilter?: FrameFilterName;  // v6: absent = 'all'
   byFunction?: boolean;    // v6: top-down siblings of one function merged (the heaviest line shown)
+  nodes?: number;          // v7: the whole view's node count (absent: parent.length)
+  viewId?: number;         // v7: the host's view these nodes are of ('requestNodes' names it)
+}
+
+/** v7: the part under one node of a view ('nodes'): node 0 is that node; frames index the
+ *  view's frame table (the 'profile' message's). */
+export interface NodePart extends PartColumns {
+  parent: Int32Array;
+  frame: Uint32Array;
+  inclusive: Float64Array;
+  exclusive: Float64Array;
+  node: Uint32Array;
+  more: Uint8Array;
+  minValue: number;
+}
+
+/** v7: the sandwich of one function ('sandwich'): callers and callees as top-down data, one frame
+ *  table; `partial` says what a bound left out. */
+export interface SandwichData {
+  calls: number;           // outermost calls of the function
+  callers: FlameData;
+  callees: FlameData;
+  partial?: string;
+}
+
+/** v7: the host is working (opening a profile, building a view or a sandwich) for `elapsedMs`. */
+export interface Progress {
+  active: boolean;         // false: done (hide it)
+  label: string;           // what, for the user: "Building the bottom-up view"
+  elapsedMs: number;
 }
 
 /** v3: one lane of a decoded region trace (`strata regions --format json`, docs/regions.md). */
@@ -163,6 +212,12 @@ export type HostMessage =
   // v6: the answer to 'requestDetails' (empty `metrics`: the node is unknown).
   | { type: 'details'; node: number; view: ViewName; metrics: NodeMetricValues[]; lines?: NodeLine[] }
   | { type: 'error'; message: string }
+  // v7: the part under node `root` (a host id) of view `viewId`, answering 'requestNodes'.
+  | { type: 'nodes'; viewId: number; root: number; part: NodePart }
+  // v7: the sandwich of the function of node `node` (a host id of view `view`); null data: the
+  // function is not in the view (it was rebuilt).
+  | { type: 'sandwich'; view: ViewName; node: number; data: SandwichData | null }
+  | { type: 'progress'; progress: Progress }
   // A line for the user that is no error: progress while a view is built ("Building the
   // bottom-up view… 2.1 s"), why a view is partial; "" clears it.
   | { type: 'status'; message: string }
@@ -179,9 +234,14 @@ export type HostMessage =
 
 /** webview -> extension */
 export type WebviewMessage =
-  | { type: 'ready'; version: number }
+  | { type: 'ready'; version: number; width?: number }
   | { type: 'openSource'; node: number; view: ViewName }
-  | { type: 'requestView'; view: ViewName; metric: string; frames?: FrameFilterName; byFunction?: boolean }
+  | { type: 'requestView'; view: ViewName; metric: string; frames?: FrameFilterName; byFunction?: boolean; width?: number }
+  // v7: the part of view `viewId` under node `node` (a host id) down to `minValue` (what half a
+  // pixel is worth at the zoom the user reached).
+  | { type: 'requestNodes'; viewId: number; view: ViewName; node: number; minValue: number }
+  // v7: the sandwich of the function of node `node` of the view on screen.
+  | { type: 'requestSandwich'; view: ViewName; node: number }
   // v6: every metric's statistics at `node` of the view on screen (answered with 'details').
   | { type: 'requestDetails'; node: number; view: ViewName }
   // v3 (timeline): open the source line of a region's marker; write the trace as Chrome JSON.

@@ -7,6 +7,8 @@
 #include <napi.h>
 
 #include <algorithm>
+#include <cmath>
+#include <cstdint>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -21,6 +23,7 @@
 #include "promise_worker.h"
 #include "region_calls.h"
 #include "run_calls.h"
+#include "view_calls.h"
 #include "strata/core/analyze.h"
 #include "strata/core/api.h"
 
@@ -38,6 +41,8 @@ class ProfileWrap : public Napi::ObjectWrap<ProfileWrap> {
                            InstanceMethod<&ProfileWrap::Meta>("meta"),
                            InstanceMethod<&ProfileWrap::Metrics>("metrics"),
                            InstanceMethod<&ProfileWrap::ViewMethod>("view"),
+                           InstanceMethod<&ProfileWrap::ViewPartMethod>("viewPart"),
+                           InstanceMethod<&ProfileWrap::SandwichMethod>("sandwich"),
                            InstanceMethod<&ProfileWrap::SourceLocation>("sourceLocation"),
                            InstanceMethod<&ProfileWrap::NodeMetricsMethod>("nodeMetrics"),
                            InstanceMethod<&ProfileWrap::AnalyzeMethod>("analyze"),
@@ -129,7 +134,48 @@ class ProfileWrap : public Napi::ObjectWrap<ProfileWrap> {
     return s;
   }
 
+  // A count argument: a non-negative integer (an absent field: `dflt`).
+  static size_t CountField(Napi::Env env, Napi::Object o, const char* key, size_t dflt, const char* what) {
+    Napi::Value v = o.Get(key);
+    if (v.IsUndefined()) return dflt;
+    const double d = v.IsNumber() ? v.As<Napi::Number>().DoubleValue() : -1;
+    if (!(d >= 0) || d != static_cast<double>(static_cast<int64_t>(d)))
+      throw Napi::RangeError::New(env, std::string(what) + ": " + key + " must be a non-negative integer");
+    return static_cast<size_t>(std::min(d, 1e15));
+  }
+  // A bound value: a finite non-negative number.
+  static double ValueField(Napi::Env env, Napi::Object o, const char* key, const char* what) {
+    Napi::Value v = o.Get(key);
+    const double d = v.IsNumber() ? v.As<Napi::Number>().DoubleValue() : -1;
+    if (!(d >= 0) || !std::isfinite(d)) throw Napi::RangeError::New(env, std::string(what) + ": " + key + " must be a non-negative number");
+    return d;
+  }
+
+  // {minShare, maxNodes?, wholeUpTo?}; absent: nullopt (the whole view).
+  static std::optional<FirstPart> FirstPartArg(const Napi::CallbackInfo& info, size_t i) {
+    if (info.Length() <= i || info[i].IsUndefined() || info[i].IsNull()) return std::nullopt;
+    if (!info[i].IsObject()) throw Napi::TypeError::New(info.Env(), "view: the first part must be an object {minShare, maxNodes?, wholeUpTo?}");
+    Napi::Object o = info[i].As<Napi::Object>();
+    FirstPart p;
+    p.min_share = ValueField(info.Env(), o, "minShare", "view");
+    p.max_nodes = CountField(info.Env(), o, "maxNodes", SIZE_MAX, "view");
+    p.whole_up_to = CountField(info.Env(), o, "wholeUpTo", 0, "view");
+    return p;
+  }
+
+  // {minValue, maxNodes?}.
+  static strata::core::SliceBound PartBoundArg(const Napi::CallbackInfo& info, size_t i) {
+    if (info.Length() <= i || !info[i].IsObject()) throw Napi::TypeError::New(info.Env(), "viewPart: the bound must be an object {minValue, maxNodes?}");
+    Napi::Object o = info[i].As<Napi::Object>();
+    strata::core::SliceBound b;
+    b.min_value = ValueField(info.Env(), o, "minValue", "viewPart");
+    b.max_nodes = CountField(info.Env(), o, "maxNodes", SIZE_MAX, "viewPart");
+    return b;
+  }
+
   Napi::Value ViewMethod(const Napi::CallbackInfo& info);
+  Napi::Value ViewPartMethod(const Napi::CallbackInfo& info);
+  Napi::Value SandwichMethod(const Napi::CallbackInfo& info);
   Napi::Value NodeMetricsMethod(const Napi::CallbackInfo& info);
   Napi::Value SourceLocation(const Napi::CallbackInfo& info);
   Napi::Value AnalyzeMethod(const Napi::CallbackInfo& info);
@@ -182,204 +228,37 @@ class OpenWorker : public PromiseWorker {
 };
 
 // ------------------------------------------------------------------------------------------
-// view(kind, metricIndex)
-
-class ViewWorker : public PromiseWorker {
- public:
-  ViewWorker(Napi::Env env, std::shared_ptr<ProfileState> state, ViewKind kind, size_t metric,
-             std::optional<ProfileState::Shape> shape)
-      : PromiseWorker(env, "strata.view"), state_(std::move(state)), kind_(kind), metric_(metric), shape_(shape) {}
-
- protected:
-  void Run() override {
-    const auto& metrics = state_->profile->metrics();
-    if (metric_ != 0 && metric_ >= metrics.size()) {
-      throw strata::core::Error("metric index " + std::to_string(metric_) + " is out of range (the profile has " +
-                                std::to_string(metrics.size()) + " metrics)");
-    }
-    if (metric_ < metrics.size()) {
-      metric_name_ = metrics[metric_].name;
-      unit_ = metrics[metric_].unit;
-    }
-    // Without options: the Python view for a Python program, lines apart.
-    auto view = state_->GetView(kind_, metric_, shape_ ? shape_ : std::optional<ProfileState::Shape>(ProfileState::Shape{}));
-    python_view_ = view->filter == strata::core::FrameFilter::kPython;
-    by_function_ = view->by_function;
-    partial_ = view->partial;
-    const size_t n = view->size();
-    parent_ = view->parent;
-    frame_.resize(n);
-    inclusive_.resize(n);
-    exclusive_.resize(n);
-    count_.resize(n);
-    // One frame table entry per distinct frame of the view (in order of first use; profile
-    // frames that show the same are one entry); nodes name theirs by index. Each profile frame is
-    // marshalled once.
-    // Indexed by profile frame (a look-up per node: a flat array, not a hash map).
-    constexpr uint32_t kNoEntry = ~0u;
-    std::vector<uint32_t> entry_of_id(view->frame_table ? view->frame_table->size() : 0, kNoEntry);
-    std::map<std::tuple<uint8_t, uint32_t, uint32_t, uint32_t, uint32_t, uint8_t, uint8_t>, uint32_t> entry_of_frame;
-    StringTable strings;
-    for (size_t i = 0; i < n; ++i) {
-      uint32_t& entry_slot = entry_of_id[view->frame_id[i]];
-      if (entry_slot == kNoEntry) {
-        const auto& f = view->frame(i);
-        const int code = strata::core::FrameKindCode(f.kind);
-        const uint8_t flags = f.truncated ? kFrameTruncated : 0;
-        const auto key = std::make_tuple(static_cast<uint8_t>(code < 0 ? 2 : code), strings.Intern(f.name),
-                                         strings.Intern(f.file), f.line, strings.Intern(f.module),
-                                         static_cast<uint8_t>(f.origin), flags);
-        auto [entry, added] = entry_of_frame.try_emplace(key, static_cast<uint32_t>(frame_kind_.size()));
-        if (added) {
-          frame_origin_.push_back(static_cast<uint8_t>(f.origin));
-          frame_flags_.push_back(flags);
-          frame_kind_.push_back(std::get<0>(key));
-          frame_name_.push_back(std::get<1>(key));
-          frame_file_.push_back(std::get<2>(key));
-          frame_line_.push_back(std::get<3>(key));
-          frame_module_.push_back(std::get<4>(key));
-        }
-        entry_slot = entry->second;
-      }
-      frame_[i] = entry_slot;
-      if (metric_ < view->metric_count) {
-        const auto& v = view->metric(i, metric_);
-        inclusive_[i] = v.inclusive;
-        exclusive_[i] = v.exclusive;
-        count_[i] = static_cast<double>(v.count);
-      }
-    }
-    strings_ = strings.strings();
-    total_ = n ? inclusive_[0] : 0.0;
-  }
-
-  Napi::Value Result(Napi::Env env) override {
-    Napi::Object out = Napi::Object::New(env);
-    out.Set("view", strata::core::ViewKindName(kind_));
-    out.Set("metric", metric_name_);
-    out.Set("unit", unit_);
-    out.Set("metricIndex", Napi::Number::New(env, static_cast<double>(metric_)));
-    out.Set("total", Napi::Number::New(env, total_));
-    if (!partial_.empty()) out.Set("partial", partial_);
-    out.Set("strings", StringArray(env, strings_));
-    out.Set("frames", Columns(env, {
-        {"kind", U8Column(env, frame_kind_)},
-        {"name", U32Column(env, frame_name_)},
-        {"file", U32Column(env, frame_file_)},
-        {"line", U32Column(env, frame_line_)},
-        {"module", U32Column(env, frame_module_)},
-        {"origin", U8Column(env, frame_origin_)},
-        {"flags", U8Column(env, frame_flags_)},
-    }));
-    out.Set("frameFilter", python_view_ ? "python" : "all");
-    out.Set("byFunction", Napi::Boolean::New(env, by_function_));
-    out.Set("parent", I32Column(env, parent_));
-    out.Set("frame", U32Column(env, frame_));
-    out.Set("inclusive", F64Column(env, inclusive_));
-    out.Set("exclusive", F64Column(env, exclusive_));
-    out.Set("count", F64Column(env, count_));
-    return out;
-  }
-
- private:
-  std::shared_ptr<ProfileState> state_;
-  // FrameTable.flags bits (webview/src/protocol.ts FrameFlag).
-  static constexpr uint8_t kFrameTruncated = 1;
-  ViewKind kind_;
-  size_t metric_;
-  std::optional<ProfileState::Shape> shape_;
-  bool python_view_ = false, by_function_ = false;
-  std::string metric_name_, unit_, partial_;
-  double total_ = 0;
-  std::vector<std::string> strings_;
-  std::vector<uint8_t> frame_kind_, frame_origin_, frame_flags_;
-  std::vector<uint32_t> frame_name_, frame_file_, frame_line_, frame_module_;
-  std::vector<int32_t> parent_;
-  std::vector<uint32_t> frame_;
-  std::vector<double> inclusive_, exclusive_, count_;
-};
+// view, viewPart, sandwich, nodeMetrics (view_calls.cpp)
 
 Napi::Value ProfileWrap::ViewMethod(const Napi::CallbackInfo& info) {
   auto state = Require(info.Env());
   ViewKind kind = KindArg(info, 0);
   size_t metric = IndexArg(info, 1, "metric index").value_or(0);
-  return Queue(new ViewWorker(info.Env(), std::move(state), kind, metric, ShapeArg(info, 2)));
+  return QueueView(info.Env(), std::move(state), kind, metric, ShapeArg(info, 2), FirstPartArg(info, 3));
 }
 
-// ------------------------------------------------------------------------------------------
-// nodeMetrics(kind, nodeId): every metric's statistics at a node of the view last built for
-// `kind` (what the details pane shows) and, in a view by function, the lines merged into it
-// (heaviest first, at most 50); null for an unknown node.
+Napi::Value ProfileWrap::ViewPartMethod(const Napi::CallbackInfo& info) {
+  auto state = Require(info.Env());
+  ViewKind kind = KindArg(info, 0);
+  auto node = IndexArg(info, 1, "node id");
+  if (!node) throw Napi::TypeError::New(info.Env(), "node id must be a number");
+  return QueueViewPart(info.Env(), std::move(state), kind, *node, PartBoundArg(info, 2));
+}
 
-class NodeMetricsWorker : public PromiseWorker {
- public:
-  NodeMetricsWorker(Napi::Env env, std::shared_ptr<ProfileState> state, ViewKind kind, size_t node)
-      : PromiseWorker(env, "strata.nodeMetrics"), state_(std::move(state)), kind_(kind), node_(node) {}
-
- protected:
-  void Run() override {
-    auto view = state_->GetView(kind_, std::nullopt);
-    if (node_ >= view->size()) return;
-    found_ = true;
-    for (size_t k = 0; k < view->metric_count; ++k) values_.push_back(view->metric(node_, k));
-    if (view->line_offset.size() == view->size() + 1) {
-      constexpr uint32_t kMaxLines = 50;  // the heaviest; the pane is not a report
-      const uint32_t b = view->line_offset[node_], e = std::min(view->line_offset[node_ + 1], b + kMaxLines);
-      for (uint32_t j = b; j < e; ++j) {
-        const auto& f = (*view->frame_table)[view->line_frame[j]];
-        lines_.push_back({f.file, f.line, view->line_value[j]});
-      }
-    }
-  }
-  Napi::Value Result(Napi::Env env) override {
-    if (!found_) return env.Null();
-    const auto& metrics = state_->profile->metrics();
-    Napi::Object result = Napi::Object::New(env);
-    Napi::Array lines = Napi::Array::New(env, lines_.size());
-    for (size_t j = 0; j < lines_.size(); ++j) {
-      Napi::Object l = Napi::Object::New(env);
-      l.Set("file", lines_[j].file);
-      l.Set("line", Napi::Number::New(env, lines_[j].line));
-      l.Set("value", lines_[j].value);
-      lines.Set(static_cast<uint32_t>(j), l);
-    }
-    result.Set("lines", lines);
-    Napi::Array out = Napi::Array::New(env, values_.size());
-    for (size_t k = 0; k < values_.size(); ++k) {
-      const auto& v = values_[k];
-      Napi::Object o = Napi::Object::New(env);
-      o.Set("name", metrics[k].name);
-      o.Set("unit", metrics[k].unit);
-      o.Set("nature", strata::core::MetricNatureName(metrics[k].nature));
-      o.Set("inclusive", v.inclusive);
-      o.Set("exclusive", v.exclusive);
-      o.Set("count", static_cast<double>(v.count));
-      o.Set("min", v.min);
-      o.Set("max", v.max);
-      o.Set("mean", v.mean);
-      o.Set("std", v.std);
-      out.Set(static_cast<uint32_t>(k), o);
-    }
-    result.Set("metrics", out);
-    return result;
-  }
-
- private:
-  struct Line { std::string file; uint32_t line; double value; };
-  std::shared_ptr<ProfileState> state_;
-  ViewKind kind_;
-  size_t node_;
-  bool found_ = false;
-  std::vector<strata::core::NodeMetric> values_;
-  std::vector<Line> lines_;
-};
+Napi::Value ProfileWrap::SandwichMethod(const Napi::CallbackInfo& info) {
+  auto state = Require(info.Env());
+  ViewKind kind = KindArg(info, 0);
+  auto node = IndexArg(info, 1, "node id");
+  if (!node) throw Napi::TypeError::New(info.Env(), "node id must be a number");
+  return QueueSandwich(info.Env(), std::move(state), kind, *node);
+}
 
 Napi::Value ProfileWrap::NodeMetricsMethod(const Napi::CallbackInfo& info) {
   auto state = Require(info.Env());
   ViewKind kind = KindArg(info, 0);
   auto node = IndexArg(info, 1, "node id");
   if (!node) throw Napi::TypeError::New(info.Env(), "node id must be a number");
-  return Queue(new NodeMetricsWorker(info.Env(), std::move(state), kind, *node));
+  return QueueNodeMetrics(info.Env(), std::move(state), kind, *node);
 }
 
 // ------------------------------------------------------------------------------------------
@@ -503,18 +382,8 @@ class AnalyzeWorker : public PromiseWorker {
 
  protected:
   void Run() override {
-    // The viewer's cached top-down view of metric 0 with every frame, lines apart (what the
-    // analyzers read) when there is one: not built twice (and the view the user looks at stays).
-    std::shared_ptr<const View> cached;
-    {
-      std::lock_guard<std::mutex> lock(state_->mu);
-      ProfileState::Shape all;
-      all.filter = strata::core::FrameFilter::kAll;
-      auto it = state_->views.find(ProfileState::Key(static_cast<int>(ViewKind::kTopDown), all));
-      if (it != state_->views.end()) cached = it->second;
-    }
-    auto result = cached ? strata::core::Analyze(*state_->profile, *cached, options_)
-                         : strata::core::Analyze(*state_->profile, options_);
+    // Builds its own view with every metric (the viewer's views keep only the drawn one).
+    auto result = strata::core::Analyze(*state_->profile, options_);
     json_ = strata::core::FindingsJson(result);
   }
   Napi::Value Result(Napi::Env env) override {

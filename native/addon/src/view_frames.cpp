@@ -1,0 +1,60 @@
+// The frame table of a view as columns: every profile frame the view shows marshalled once
+// (a flat array per profile frame, not a hash map per node), frames that show the same (same
+// kind, name, file, line, module, origin and flags) one entry.
+#include "view_frames.h"
+
+#include <map>
+#include <tuple>
+
+#include "promise_worker.h"
+
+namespace strata::addon {
+
+namespace {
+// FrameTable.flags bits (webview/src/protocol.ts FrameFlag).
+constexpr uint8_t kFrameTruncated = 1;
+constexpr uint32_t kNoEntry = ~0u;
+}  // namespace
+
+ViewFrames ViewFrames::Of(const strata::core::View& view) {
+  ViewFrames out;
+  out.entry_of_frame.assign(view.frame_table ? view.frame_table->size() : 0, kNoEntry);
+  std::map<std::tuple<uint8_t, uint32_t, uint32_t, uint32_t, uint32_t, uint8_t, uint8_t>, uint32_t> entry_of_key;
+  StringTable strings;
+  for (size_t i = 0; i < view.size(); ++i) {
+    uint32_t& slot = out.entry_of_frame[view.frame_id[i]];
+    if (slot != kNoEntry) continue;
+    const auto& f = view.frame(i);
+    const int code = strata::core::FrameKindCode(f.kind);
+    const uint8_t flags = f.truncated ? kFrameTruncated : 0;
+    const auto key = std::make_tuple(static_cast<uint8_t>(code < 0 ? 2 : code), strings.Intern(f.name), strings.Intern(f.file), f.line,
+                                     strings.Intern(f.module), static_cast<uint8_t>(f.origin), flags);
+    auto [entry, added] = entry_of_key.try_emplace(key, static_cast<uint32_t>(out.kind.size()));
+    if (added) {
+      out.kind.push_back(std::get<0>(key));
+      out.name.push_back(std::get<1>(key));
+      out.file.push_back(std::get<2>(key));
+      out.line.push_back(std::get<3>(key));
+      out.module.push_back(std::get<4>(key));
+      out.origin.push_back(std::get<5>(key));
+      out.flags.push_back(std::get<6>(key));
+    }
+    slot = entry->second;
+  }
+  out.strings = strings.strings();
+  return out;
+}
+
+Napi::Object ViewFrames::Columns(Napi::Env env) const {
+  return addon::Columns(env, {
+      {"kind", U8Column(env, kind)},
+      {"name", U32Column(env, name)},
+      {"file", U32Column(env, file)},
+      {"line", U32Column(env, line)},
+      {"module", U32Column(env, module)},
+      {"origin", U8Column(env, origin)},
+      {"flags", U8Column(env, flags)},
+  });
+}
+
+}  // namespace strata::addon

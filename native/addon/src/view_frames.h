@@ -1,0 +1,28 @@
+// The frame table of a view as the webview protocol's columns (FrameTable): one entry per
+// distinct frame the view shows, in order of first use, strings interned into one table. Made
+// once per kept view: the view's first part, its later parts and its sandwiches index into it.
+#pragma once
+
+#include <napi.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "strata/core/api.h"
+
+namespace strata::addon {
+
+struct ViewFrames {
+  std::vector<std::string> strings;
+  std::vector<uint8_t> kind, origin, flags;
+  std::vector<uint32_t> name, file, line, module;
+  // Per entry of the view's frame_table (a profile frame): its entry here.
+  std::vector<uint32_t> entry_of_frame;
+
+  static ViewFrames Of(const strata::core::View& view);
+  // {kind, name, file, line, module, origin, flags} columns.
+  Napi::Object Columns(Napi::Env env) const;
+};
+
+}  // namespace strata::addon
