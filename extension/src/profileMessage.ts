@@ -1,8 +1,8 @@
 // Pure conversion of the addon's view columns into the webview protocol's 'profile' message
 // (webview/src/protocol.ts). No vscode import: unit-tested under plain node.
-import type { MetricInfo, ViewColumns, ViewOptions } from '../../native/addon/index';
+import type { MetricInfo, SandwichColumns, ViewColumns, ViewOptions, ViewPart } from '../../native/addon/index';
 import { PROTOCOL_VERSION } from '../../webview/src/protocol';
-import type { FlameData, HostMessage, MetricDescriptor, ViewName, WebviewMessage } from '../../webview/src/protocol';
+import type { FlameData, HostMessage, MetricDescriptor, NodePart, SandwichData, ViewName, WebviewMessage } from '../../webview/src/protocol';
 
 export type ProfileMessage = Extract<HostMessage, { type: 'profile' }>;
 
@@ -51,6 +51,8 @@ export function checkColumns(v: ViewColumns): number {
     ['frames.kind', v.frames?.kind, m], ['frames.name', v.frames?.name, m], ['frames.file', v.frames?.file, m],
     ['frames.line', v.frames?.line, m], ['frames.module', v.frames?.module, m],
   ];
+  if (v.node) cols.push(['node', v.node, n]);
+  if (v.more) cols.push(['more', v.more, n]);
   if (v.frames?.origin) cols.push(['frames.origin', v.frames.origin, m]);
   if (v.frames?.flags) cols.push(['frames.flags', v.frames.flags, m]);
   for (const [k, c, len] of cols) {
@@ -66,9 +68,10 @@ export function checkColumns(v: ViewColumns): number {
   return n;
 }
 
-/** Builds the 'profile' message. The typed arrays are passed as they are (VS Code transfers
- *  ArrayBuffers to the webview without JSON). */
-export function toProfileMessage(view: ViewColumns, metrics: readonly MetricInfo[], title: string): ProfileMessage {
+/** Builds the 'profile' message (`viewId`: which view of the host it is, for its parts). The
+ *  typed arrays are passed as they are (VS Code transfers ArrayBuffers to the webview without
+ *  JSON). */
+export function toProfileMessage(view: ViewColumns, metrics: readonly MetricInfo[], title: string, viewId?: number): ProfileMessage {
   checkColumns(view);
   const viewName: ViewName = view.view === 'bottom-up' ? 'bottom-up' : 'top-down';
   const metric = view.metric || metrics[view.metricIndex]?.name || '';
@@ -87,6 +90,10 @@ export function toProfileMessage(view: ViewColumns, metrics: readonly MetricInfo
     frameFilter: view.frameFilter === 'python' ? 'python' : 'all',
     byFunction: view.byFunction === true,
   };
+  // A part of the view: its nodes' ids, the children left out and their bound.
+  if (view.node && view.more) Object.assign(data, { node: view.node, more: view.more, minValue: view.minValue ?? 0 });
+  if (typeof view.nodes === 'number') data.nodes = view.nodes;
+  if (viewId !== undefined) data.viewId = viewId;
   const metricInfo: MetricDescriptor[] = metrics.map((m) => ({ name: m.name, unit: m.unit, nature: m.nature === 'attribute' ? 'attribute' : 'additive', count: m.count ?? 0 }));
   return { type: 'profile', version: PROTOCOL_VERSION, title, metrics: widthMetrics(metrics, metric), metricInfo, data };
 }
@@ -99,4 +106,27 @@ export function topFrames(view: ViewColumns, limit = 5): string[] {
   }
   out.sort((a, b) => b.value - a.value);
   return out.slice(0, limit).map((x) => x.name);
+}
+
+/** The part under one node ('nodes' message), checked like a view's columns. */
+export function toNodePart(part: ViewPart): NodePart {
+  const n = part.parent.length;
+  for (const [k, c] of [['frame', part.frame], ['inclusive', part.inclusive], ['exclusive', part.exclusive], ['node', part.node], ['more', part.more]] as const) {
+    if (!c || c.length !== n) throw new Error(`view part column "${k}" has ${c ? c.length : 0} entries, expected ${n}`);
+  }
+  if (n === 0 || part.parent[0] !== -1) throw new Error('view part: node 0 is not its root');
+  return { parent: part.parent, frame: part.frame, inclusive: part.inclusive, exclusive: part.exclusive, node: part.node, more: part.more, minValue: part.minValue };
+}
+
+/** The sandwich of a function as the webview's data: two top-down trees over one frame table. */
+export function toSandwichData(sw: SandwichColumns): SandwichData {
+  const tree = (t: SandwichColumns['callers']): FlameData => ({
+    view: 'top-down', metric: sw.metric, unit: sw.unit, total: t.inclusive[0] ?? 0,
+    strings: sw.strings.length > 0 ? sw.strings : [''], frames: sw.frames,
+    parent: t.parent, frame: t.frame, inclusive: t.inclusive, exclusive: t.exclusive,
+    frameFilter: sw.frameFilter === 'python' ? 'python' : 'all', byFunction: true,
+  });
+  const out: SandwichData = { calls: sw.calls, callers: tree(sw.callers), callees: tree(sw.callees) };
+  if (sw.partial) out.partial = sw.partial;
+  return out;
 }

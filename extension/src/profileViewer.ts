@@ -1,17 +1,21 @@
 // The profile viewer: one webview (a panel of ours, or a custom editor for *.strata) showing one
 // profile through the webview app (webview/dist/webview.js). Owns the message exchange:
-// 'ready' → the current 'profile'; 'requestView' → a new view from the addon; 'openSource' →
-// the addon's source location → an editor at that line; 'showRegionTimeline' → strata.showRegionTimeline.
+// 'ready' → the current 'profile'; 'requestView' → a new view from the addon (a large one as the
+// part wider than half a pixel, 'requestNodes' → a node's part when the user zooms into it);
+// 'requestSandwich' → the core's sandwich; 'openSource' → the addon's source location → an editor
+// at that line; 'showRegionTimeline' → strata.showRegionTimeline. Long calls report progress.
 import * as crypto from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { Profile, ViewOptions } from '../../native/addon/index';
 import type { HostMessage, ViewName, WebviewMessage } from '../../webview/src/protocol';
-import { isViewName, metricIndex, profileTitle, toProfileMessage, viewOptions } from './profileMessage';
+import { isViewName, metricIndex, profileTitle, toNodePart, toProfileMessage, toSandwichData, viewOptions } from './profileMessage';
 import { matchProfileFile } from './lineHeatModel';
 import { revealSource } from './revealSource';
 import type { StrataAddon } from './addon';
+import { ViewerProgress } from './viewerProgress';
+import { DEFAULT_WIDTH, PART_NODES, firstPart } from './viewParts';
 
 export interface ViewerState {
   path: string;
@@ -88,7 +92,14 @@ export class ProfileViewer implements vscode.Disposable {
   private metric = 0;
   /** Frames shown and grouping of the view on screen (the webview's toggles). */
   private options: ViewOptions = {};
+  /** Nodes of the whole view shown (the webview may hold a part of them). */
   private nodes = 0;
+  /** Which view the webview shows (its parts name it); the graph's width it last reported. */
+  private viewId = 0;
+  private width = DEFAULT_WIDTH;
+  private readonly progress = new ViewerProgress((p) => {
+    if (this.ready && !this.disposed) void this.panel.webview.postMessage({ type: 'progress', progress: p } satisfies HostMessage);
+  });
   private lastError: string | undefined;
   private lastSource: { file: string; line: number } | null | undefined;
   private readonly subs: vscode.Disposable[] = [];
@@ -153,7 +164,7 @@ export class ProfileViewer implements vscode.Disposable {
   /** Shows an already opened profile (takes ownership) or opens `profilePath`. Rejects with
    *  the core's message when the file is not a valid profile. */
   async load(opened?: Profile): Promise<void> {
-    const profile = opened ?? await this.addon.open(this.profilePath);
+    const profile = opened ?? await this.progress.track(`Opening ${path.basename(this.profilePath)}`, this.addon.open(this.profilePath));
     if (this.disposed) { profile.close(); return; }
     this.profile?.close();
     this.profile = profile;
@@ -170,32 +181,24 @@ export class ProfileViewer implements vscode.Disposable {
     if (!profile) return;
     const seq = ++this.requestSeq;
     const started = Date.now();
-    // The view is built on the addon's worker thread; meanwhile the webview says what is being
-    // built and for how long, and the status bar spins (a 1M-node profile takes seconds).
+    // Built on the addon's worker thread; the webview and the status bar show progress meanwhile.
     const what = `${view} view${metric > 0 ? ` by ${profile.metrics()[metric]?.name ?? ''}` : ''}`;
-    const progress = () => {
-      if (this.disposed || seq !== this.requestSeq || !this.ready) return;
-      void this.panel.webview.postMessage({ type: 'status', message: `Building the ${what}… ${((Date.now() - started) / 1000).toFixed(1)} s` } satisfies HostMessage);
-    };
-    const ticker = setInterval(progress, 500);
-    const building = profile.view(view, metric, options);
-    void vscode.window.withProgress({ location: vscode.ProgressLocation.Window, title: `Strata: building the ${what}` },
-      () => building.catch(() => undefined));
+    const building = this.progress.track(`Building the ${what}`, profile.view(view, metric, options, firstPart(this.width)));
     try {
-      const cols = await building.finally(() => clearInterval(ticker));
+      const cols = await building;
       if (this.disposed || seq !== this.requestSeq) return;
       this.options = options;
-      const msg = toProfileMessage(cols, profile.metrics(), this.title);
+      const msg = toProfileMessage(cols, profile.metrics(), this.title, ++this.viewId);
       const changed = this.view !== view || this.metric !== metric;
       this.view = view;
       this.metric = metric;
-      this.nodes = cols.parent.length;
+      this.nodes = cols.nodes ?? cols.parent.length;
       const files = new Set<string>();
       for (const file of cols.frames.file) if (file) files.add(cols.strings[file]);
       this.files = [...files];
       this.lastError = undefined;
-      this.log.appendLine(`[viewer] ${path.basename(this.profilePath)}: ${view} view, ${cols.parent.length} nodes, ` +
-        `metric ${msg.data.metric || '(none)'}, built in ${Date.now() - started} ms`);
+      this.log.appendLine(`[viewer] ${path.basename(this.profilePath)}: ${view} view, ${this.nodes} nodes` +
+        `${cols.node ? ` (${cols.parent.length} sent first)` : ''}, metric ${msg.data.metric || '(none)'}, built in ${Date.now() - started} ms`);
       this.post(msg);
       // A view too large for memory comes back partial: the webview and a notification say so.
       this.partial = cols.partial;
@@ -228,17 +231,26 @@ export class ProfileViewer implements vscode.Disposable {
       case 'ready':
         // (Re)loaded webview: send what it should show.
         this.ready = true;
+        this.setWidth(m.width);
+        if (this.progress.current) void this.panel.webview.postMessage({ type: 'progress', progress: this.progress.current } satisfies HostMessage);
         if (this.current) void this.panel.webview.postMessage(this.current);
         if (this.current && this.extra) void this.panel.webview.postMessage(this.extra);
         if (this.current && this.sourceLine.file) void this.panel.webview.postMessage({ type: 'highlightSource', ...this.sourceLine } satisfies HostMessage);
         return;
       case 'requestView': {
+        this.setWidth(m.width);
         const view = isViewName(m.view) ? m.view : this.view;
         const metric = this.profile ? metricIndex(this.profile.metrics(), m.metric, this.metric) : 0;
         this.showView(view, metric, viewOptions(m, this.options)).catch((e) =>
           void vscode.window.showErrorMessage(`Strata: ${(e as Error).message}`));
         return;
       }
+      case 'requestNodes':     // v7: the part under a node the user zoomed into
+        void this.postNodes(m);
+        return;
+      case 'requestSandwich':  // v7: the sandwich of a frame's function
+        void this.postSandwich(Number(m.node), isViewName(m.view) ? m.view : this.view);
+        return;
       case 'requestDetails':   // v6: every metric of one node, for the details pane
         void this.postDetails(Number(m.node), isViewName(m.view) ? m.view : this.view);
         return;
@@ -248,6 +260,42 @@ export class ProfileViewer implements vscode.Disposable {
       case 'showRegionTimeline':   // v4: a kernel node with region frames under it
         void this.showRegionTimeline(Number(m.node), isViewName(m.view) ? m.view : this.view, typeof m.kernel === 'string' ? m.kernel : '');
         return;
+    }
+  }
+
+  private setWidth(width: unknown): void {
+    if (typeof width === 'number' && Number.isFinite(width) && width > 0) this.width = width;
+  }
+
+  /** A node's part of the view on screen (a request for an older view is dropped: the webview
+   *  has moved on). */
+  private async postNodes(m: Extract<WebviewMessage, { type: 'requestNodes' }>): Promise<void> {
+    const profile = this.profile;
+    const node = Number(m.node), minValue = Number(m.minValue);
+    if (!profile || m.viewId !== this.viewId || m.view !== this.view || !Number.isInteger(node) || node < 0 ||
+        !(minValue >= 0) || !Number.isFinite(minValue)) return;
+    try {
+      const part = await profile.viewPart(this.view, node, { minValue, maxNodes: PART_NODES });
+      if (!part || this.disposed || m.viewId !== this.viewId || !this.ready) return;
+      void this.panel.webview.postMessage({ type: 'nodes', viewId: m.viewId, root: node, part: toNodePart(part) } satisfies HostMessage);
+    } catch (e) {
+      this.log.appendLine(`[viewer] part of node ${node} failed: ${(e as Error).message}`);
+    }
+  }
+
+  /** The sandwich of the function of `node` (the core builds it, bounded). */
+  private async postSandwich(node: number, view: ViewName): Promise<void> {
+    const profile = this.profile;
+    if (!profile || !Number.isInteger(node) || node <= 0) return;
+    try {
+      const sw = await this.progress.track('Building the sandwich', profile.sandwich(view, node));
+      if (this.disposed || !this.ready) return;
+      if (sw?.partial) this.log.appendLine(`[viewer] ${path.basename(this.profilePath)}: ${sw.partial}`);
+      void this.panel.webview.postMessage({ type: 'sandwich', view, node, data: sw ? toSandwichData(sw) : null } satisfies HostMessage);
+    } catch (e) {
+      const message = (e as Error).message ?? String(e);
+      this.log.appendLine(`[viewer] sandwich of node ${node} failed: ${message}`);
+      if (this.ready && !this.disposed) void this.panel.webview.postMessage({ type: 'error', message: `The sandwich could not be built: ${message}` } satisfies HostMessage);
     }
   }
 

@@ -1,12 +1,13 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { ViewColumns } from '../../native/addon/index';
-import { checkColumns, isViewName, metricIndex, profileTitle, toProfileMessage, topFrames, viewOptions, widthMetrics } from '../src/profileMessage';
+import type { SandwichColumns, ViewColumns, ViewPart } from '../../native/addon/index';
+import { checkColumns, isViewName, metricIndex, profileTitle, toNodePart, toProfileMessage, toSandwichData, topFrames, viewOptions, widthMetrics } from '../src/profileMessage';
+import { PART_NODES, WHOLE_VIEW_NODES, firstPart } from '../src/viewParts';
 import { PROTOCOL_VERSION } from '../../webview/src/protocol';
 
 function columns(over: Partial<ViewColumns> = {}): ViewColumns {
   return {
-    view: 'top-down', metric: 'cpu_time', unit: 'ns', metricIndex: 0, total: 100,
+    view: 'top-down', metric: 'cpu_time', unit: 'ns', metricIndex: 0, total: 100, nodes: 4,
     strings: ['', '<root>', 'train', '/w/a.py', 'matmul', '/w/m.cpp', 'libm.so'],
     frames: {
       kind: Uint8Array.from([0, 1, 2, 1]),
@@ -42,7 +43,7 @@ test('toProfileMessage: columns pass through unchanged, typed', () => {
   assert.equal(d.parent, c.parent);   // no copy
   assert.equal(d.frames, c.frames);
   assert.deepEqual([...d.frame].map((f) => d.strings[d.frames.name[f]]), ['<root>', 'train', 'matmul', 'train']);
-  assert.deepEqual(Object.keys(d).sort(), ['byFunction', 'exclusive', 'frame', 'frameFilter', 'frames', 'inclusive', 'metric', 'parent', 'strings', 'total', 'unit', 'view'].sort());
+  assert.deepEqual(Object.keys(d).sort(), ['byFunction', 'exclusive', 'frame', 'frameFilter', 'frames', 'inclusive', 'metric', 'nodes', 'parent', 'strings', 'total', 'unit', 'view'].sort());
 });
 
 test('toProfileMessage: bottom-up, flat maps to top-down, metric names from the list', () => {
@@ -97,4 +98,49 @@ test('v6: widths only by additive metrics with values; metricInfo, origins and t
   assert.deepEqual(viewOptions({ type: 'requestView', view: 'top-down', metric: 'x', frames: 'all' }, { frames: 'python', byFunction: true }),
     { frames: 'all', byFunction: true });
   assert.deepEqual(viewOptions({ type: 'requestView', view: 'top-down', metric: 'x', frames: 'bogus' as never, byFunction: 'no' as never }, {}), {});
+});
+
+test('v7: a part of a view passes its ids, left-out children, bound, size and view id', () => {
+  const c = columns({ node: Uint32Array.from([0, 5, 9, 12]), more: Uint8Array.from([0, 1, 0, 0]), minValue: 3, nodes: 40 });
+  const d = toProfileMessage(c, metrics, 'p', 7).data;
+  assert.equal(d.node, c.node);
+  assert.equal(d.more, c.more);
+  assert.equal(d.minValue, 3);
+  assert.equal(d.nodes, 40);
+  assert.equal(d.viewId, 7);
+  const whole = toProfileMessage(columns(), metrics, 'p').data;
+  assert.equal(whole.node, undefined);
+  assert.equal(whole.viewId, undefined);
+  assert.throws(() => checkColumns(columns({ node: Uint32Array.from([0, 1]), more: Uint8Array.from([0, 0, 0, 0]) })), /column "node" has 2 entries, expected 4/);
+});
+
+test('v7: a node\'s part and a sandwich become protocol records, checked', () => {
+  const part: ViewPart = {
+    view: 'top-down', root: 5, parent: Int32Array.from([-1, 0]), frame: Uint32Array.from([1, 2]),
+    inclusive: Float64Array.from([10, 4]), exclusive: Float64Array.from([6, 4]), count: Float64Array.from([1, 1]),
+    node: Uint32Array.from([5, 6]), more: Uint8Array.from([1, 0]), minValue: 2,
+  };
+  const p = toNodePart(part);
+  assert.deepEqual([...p.node], [5, 6]);
+  assert.equal(p.minValue, 2);
+  assert.throws(() => toNodePart({ ...part, node: Uint32Array.from([5]) }), /column "node" has 1 entries/);
+  assert.throws(() => toNodePart({ ...part, parent: Int32Array.from([0, 0]) }), /node 0 is not its root/);
+  const tree = { parent: Int32Array.from([-1, 0]), frame: Uint32Array.from([1, 2]), inclusive: Float64Array.from([9, 5]),
+    exclusive: Float64Array.from([4, 5]), count: Float64Array.from([0, 0]) };
+  const sw: SandwichColumns = { calls: 2, partial: 'partial sandwich: …', metric: 'cpu_time', unit: 'ns', total: 100,
+    strings: columns().strings, frames: columns().frames, frameFilter: 'python', byFunction: true, callers: tree, callees: tree };
+  const d = toSandwichData(sw);
+  assert.equal(d.calls, 2);
+  assert.equal(d.partial, 'partial sandwich: …');
+  assert.equal(d.callers.view, 'top-down');
+  assert.equal(d.callees.total, 9);
+  assert.equal(d.callees.frameFilter, 'python');
+  assert.equal(d.callers.byFunction, true);
+});
+
+test('v7: the first part is half a pixel of the graph\'s width; small views whole', () => {
+  assert.deepEqual(firstPart(1000), { minShare: 0.0005, maxNodes: PART_NODES, wholeUpTo: WHOLE_VIEW_NODES });
+  assert.equal(firstPart(Number.NaN).minShare, 0.5 / 1600);
+  assert.equal(firstPart(5).minShare, 0.5 / 1600, 'a width that cannot be right: the default');
+  assert.equal(firstPart(1e9).minShare, 0.5 / 16384);
 });

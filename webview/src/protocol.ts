@@ -148,6 +148,7 @@ export interface SandwichData {
 
 /** v7: the host is working (opening a profile, building a view or a sandwich) for `elapsedMs`. */
 export interface Progress {
+  id: number;              // one per call: calls can overlap (a view, then a sandwich)
   active: boolean;         // false: done (hide it)
   label: string;           // what, for the user: "Building the bottom-up view"
   elapsedMs: number;
