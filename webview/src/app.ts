@@ -1,18 +1,21 @@
 // Wires the parts together: host messages in, toolbar, legend, flame view (or the sandwich of
-// one function), details pane, messages out; keeps what the user set (view, metric, Python view,
-// by function, my code, zoom, search) in the webview state so that a hidden or reopened tab comes
-// back as it was.
+// one function), details pane, progress, messages out; keeps what the user set (view, metric,
+// Python view, by function, my code, zoom, search) in the webview state so that a hidden or
+// reopened tab comes back as it was. A large view arrives in part: the parts zooming needs are
+// asked for and put in place. Messages to the host name nodes by the host's ids.
 import { FrameKind, FrameOrigin, HostMessage, MetricDescriptor, NodeLine, NodeMetricValues, PROTOCOL_VERSION, ViewName } from './protocol';
-import type { FlameData, FrameFilterName } from './protocol';
+import type { FlameData, FrameFilterName, SandwichData } from './protocol';
 import type { HostApi } from './host';
-import { normalizeFlameData } from './model/normalize';
+import { normalizeFlameData, normalizeNodePart } from './model/normalize';
 import type { PathStep } from './model/flameModel';
 import { formatPercent, formatValue, kindName } from './model/format';
-import { buildSandwich } from './model/sandwich';
-import { FlameView } from './view/flameView';
+import { displayName } from './model/frameNames';
+import { LoadedView, loadedView, spliceNodes } from './model/viewParts';
+import { FlameView, NodeNeed } from './view/flameView';
 import { ModeName, Toolbar } from './ui/toolbar';
 import { Tooltip } from './ui/tooltip';
 import { MessageBar } from './ui/message';
+import { ProgressLine } from './ui/progressLine';
 import { DetailsPane } from './ui/detailsPane';
 import { Legend } from './ui/legend';
 import { readTheme, watchTheme } from './ui/theme';
@@ -49,6 +52,7 @@ export class App {
   readonly message: MessageBar;
   readonly details: DetailsPane;
   readonly legend: Legend;
+  readonly progress = new ProgressLine();
   /** The sandwich: callers above, callees below (made on first use). */
   sandwich: { root: HTMLElement; title: HTMLElement; callers: FlameView; callees: FlameView } | null = null;
   private metric = '';
@@ -61,12 +65,18 @@ export class App {
   private byFunction = false;
   private myCode = false;
   private hasPython = false;
-  /** The last top-down data (what the sandwich is made from). */
-  private topDown: FlameData | null = null;
-  private sandwichNode = -1;
+  /** The view on screen as far as the host has sent it. */
+  private loaded: LoadedView | null = null;
+  /** Parts asked for in the view on screen: host id → the bound asked for. */
+  private requested = new Map<number, number>();
+  /** Parts asked for and put in place (tests). */
+  readonly partStats = { requested: 0, received: 0 };
+  /** The sandwich's function: the frame it was asked for (kept in the state). */
+  private sandwichStep: PathStep | null = null;
   private saved: SavedState;
   /** Restore the saved zoom once, on the first profile that matches the saved view. */
   private restorePending = true;
+  /** Node details by the host's node id. */
   private nodeDetails = new Map<number, { metrics: NodeMetricValues[]; lines: NodeLine[] }>();
   private hoverTimer = 0;
   private hoverNode = -1;
@@ -96,15 +106,16 @@ export class App {
       onCrumb: (node) => this.view.zoom(node),
     });
     this.view = new FlameView(readTheme(), tooltip, {
-      openSource: (node) => this.host.postMessage({ type: 'openSource', node, view: this.currentView }),
+      openSource: (node) => this.openSource(node),
       focusChanged: () => this.updateZoomState(),
       viewportChanged: () => this.onViewport(),
       hovered: (node) => this.onHover(node),
       tooltipRows: (node) => this.tooltipRows(node),
+      needNodes: (needs) => this.requestNodes(needs),
     });
     this.details = new DetailsPane({
       zoomTo: (node) => this.view.zoom(node),
-      openSource: (node) => { if (this.view.hasSource(node)) this.host.postMessage({ type: 'openSource', node, view: this.currentView }); },
+      openSource: (node) => { if (this.view.hasSource(node)) this.openSource(node); },
       sandwich: (node) => this.openSandwich(node),
       close: () => { this.details.hide(); this.detailsClosed = true; this.saveState(); },
     });
@@ -115,7 +126,7 @@ export class App {
     this.toolbar.setToggles(null, false, false);
     this.toolbar.setHistory(false, false);
     this.main = el('div', { className: 'strata-main' }, this.view.root);
-    this.appRoot = el('div', { className: 'strata-app' }, this.toolbar.root, this.legend.root, this.message.root, this.main, this.details.root);
+    this.appRoot = el('div', { className: 'strata-app' }, this.toolbar.root, this.legend.root, this.message.root, this.progress.root, this.main, this.details.root);
     container.append(this.appRoot, tooltip.root);
     if (this.view.webglError) this.message.show(`${this.view.webglError} The flame graph cannot be drawn here.`);
     watchTheme((t) => {
@@ -139,9 +150,16 @@ export class App {
         case 'profile': this.setMode('flame'); return this.onProfile(m);
         case 'timeline': return this.onTimeline(m);
         case 'details': return this.onDetails(m);
+        case 'nodes': return this.onNodes(m);
+        case 'sandwich': return this.onSandwich(m);
+        case 'progress': return this.progress.update(m.progress);
         case 'error': return this.message.show(String(m.message ?? 'Unknown error'));
         case 'status': return m.message ? this.message.show(String(m.message), 'info') : this.message.clear();
-        case 'highlight': return this.view.setHighlight(Array.from((m.nodes ?? []) as ArrayLike<number>));
+        case 'highlight': {
+          const model = this.view.model;
+          const ids = Array.from((m.nodes ?? []) as ArrayLike<number>);
+          return this.view.setHighlight(model ? ids.map((id) => model.indexOf(Number(id))).filter((i) => i >= 0) : []);
+        }
         case 'highlightSource':
           this.sourceLine = typeof m.file === 'string' && m.file ? { file: m.file, line: Number(m.line) || 0 } : null;
           return this.applySourceLine();
@@ -176,6 +194,8 @@ export class App {
 
   private onProfile(m: Extract<HostMessage, { type: 'profile' }>): void {
     const data = normalizeFlameData(m.data);
+    this.loaded = loadedView(data);
+    this.requested.clear();
     if (!this.view.webglError) this.message.clear();
     if (typeof m.version === 'number' && m.version > PROTOCOL_VERSION) {
       this.message.show(`This profile uses message protocol v${m.version}; this webview understands v${PROTOCOL_VERSION}. Some data may be missing.`, 'info');
@@ -187,17 +207,17 @@ export class App {
     this.metricInfo = Array.isArray(m.metricInfo) ? m.metricInfo.filter((x) => x && typeof x.name === 'string') : [];
     this.nodeDetails.clear();
     this.hasPython = this.frames === 'python' || Array.prototype.some.call(data.frames.kind, (k: number) => k === FrameKind.Python);
-    if (data.view === 'top-down') this.topDown = data;
     this.toolbar.setMetrics(Array.isArray(m.metrics) ? m.metrics.map(String) : [], data.metric);
     this.toolbar.setTitle(typeof m.title === 'string' ? m.title : '');
-    this.view.setData(data);
+    this.view.setData(data, this.loaded.limit);
     this.updateMyCode();
     this.updateLegend();
     this.search(this.toolbar.search.value);
     this.applySourceLine();
     if (this.restorePending) this.restore(data);
-    if (this.mode === 'sandwich' && data.view === 'top-down') this.openSandwichAt(this.saved.sandwichFrame ?? null);
-    else this.showMode(this.mode === 'sandwich' ? 'sandwich' : data.view);
+    // In the sandwich: the sandwich again, of this view (once the view restore() asked for is in).
+    if (this.mode === 'sandwich') { if (!this.restorePending) this.openSandwichAt(this.sandwichStep ?? this.saved.sandwichFrame ?? null); }
+    else this.showMode(data.view);
     this.refreshDetails();
     this.saveState();
   }
@@ -257,9 +277,47 @@ export class App {
   }
 
   private sandwichFrame(): PathStep | undefined {
+    return this.mode === 'sandwich' && this.sandwichStep ? this.sandwichStep : undefined;
+  }
+
+  // ---- parts of a large view -------------------------------------------------------------
+
+  /** Asks for the parts the drawn graph needs, each once per bound (a part comes back with a
+   *  lower one; asked again only when zoomed four times further). */
+  private requestNodes(needs: NodeNeed[]): void {
     const m = this.view.model;
-    if (this.mode !== 'sandwich' || !m || m.data !== this.topDown || this.sandwichNode <= 0 || this.sandwichNode >= m.n) return undefined;
-    return m.step(this.sandwichNode);
+    const viewId = m?.data.viewId;
+    if (!m || viewId === undefined) return;
+    for (const { node, minValue } of needs) {
+      const id = m.hostId(node);
+      const asked = this.requested.get(id);
+      if (asked !== undefined && minValue >= asked / 4) continue;
+      this.requested.set(id, minValue);
+      this.partStats.requested++;
+      this.host.postMessage({ type: 'requestNodes', viewId, view: m.data.view, node: id, minValue });
+    }
+  }
+
+  private onNodes(m: Extract<HostMessage, { type: 'nodes' }>): void {
+    const cur = this.loaded;
+    const model = this.view.model;
+    if (!cur || !model || model.data !== cur.data || m.viewId !== cur.data.viewId) return;  // of another view
+    const next = spliceNodes(cur, normalizeNodePart(m.part, cur.data.frames.kind.length));
+    if (!next) return;
+    const detailsId = !this.details.root.hidden && this.details.node >= 0 ? model.hostId(this.details.node) : -1;
+    this.loaded = next;
+    this.partStats.received++;
+    this.view.extend(next);
+    this.updateMyCode();
+    this.applySourceLine();
+    this.search(this.toolbar.search.value);
+    const nm = this.view.model!;
+    if (detailsId >= 0 && nm.indexOf(detailsId) >= 0) this.showDetails(nm.indexOf(detailsId));
+  }
+
+  private openSource(node: number): void {
+    const m = this.view.model;
+    if (m && node >= 0 && node < m.n) this.host.postMessage({ type: 'openSource', node: m.hostId(node), view: this.currentView });
   }
 
   /** Outlines the frames at the editor's line (by the file string as recorded and the line),
@@ -287,8 +345,12 @@ export class App {
       type: 'requestView', view, metric,
       frames: opts.frames ?? this.frames,
       byFunction: opts.byFunction ?? this.byFunction,
+      width: Math.round(this.view.width),
     });
   }
+
+  /** The graph's width (CSS px), what the host sends a view's first part for. */
+  get graphWidth(): number { return Math.round(this.view.width); }
 
   private setModeRequest(mode: ModeName): void {
     if (mode === 'sandwich') { this.openSandwich(this.view.model ? this.view.model.focus : 0); return; }
@@ -380,8 +442,8 @@ export class App {
       },
       canOpen: node > 0 && this.view.hasSource(node),
       canSandwich: node > 0,
-    }, this.nodeDetails.get(node)?.metrics ?? null, this.nodeDetails.get(node)?.lines ?? []);
-    if (!this.nodeDetails.has(node)) this.host.postMessage({ type: 'requestDetails', node, view: this.currentView });
+    }, this.nodeDetails.get(m.hostId(node))?.metrics ?? null, this.nodeDetails.get(m.hostId(node))?.lines ?? []);
+    if (!this.nodeDetails.has(m.hostId(node))) this.host.postMessage({ type: 'requestDetails', node: m.hostId(node), view: this.currentView });
     this.saveState();
   }
 
@@ -396,26 +458,33 @@ export class App {
   }
 
   private onDetails(m: Extract<HostMessage, { type: 'details' }>): void {
-    if (m.view !== this.currentView || !Array.isArray(m.metrics)) return;
+    const model = this.view.model;
+    if (m.view !== this.currentView || !Array.isArray(m.metrics) || !model) return;
     if (this.nodeDetails.size >= DETAILS_CACHE) this.nodeDetails.clear();
-    this.nodeDetails.set(Number(m.node), { metrics: m.metrics, lines: Array.isArray(m.lines) ? m.lines.slice(0, 50) : [] });
-    if (this.details.node === m.node && !this.details.root.hidden) this.showDetails(m.node);
-    if (this.hoverNode === m.node) this.view.refreshHover();
+    const id = Number(m.node);
+    this.nodeDetails.set(id, { metrics: m.metrics, lines: Array.isArray(m.lines) ? m.lines.slice(0, 50) : [] });
+    const node = model.indexOf(id);
+    if (node < 0) return;
+    if (this.details.node === node && !this.details.root.hidden) this.showDetails(node);
+    if (this.hoverNode === node) this.view.refreshHover();
   }
 
   private onHover(node: number): void {
     if (node === this.hoverNode) return;
     this.hoverNode = node;
     clearTimeout(this.hoverTimer);
-    if (node <= 0 || this.nodeDetails.has(node)) return;
+    const m = this.view.model;
+    if (node <= 0 || !m || this.nodeDetails.has(m.hostId(node))) return;
+    const id = m.hostId(node);
     this.hoverTimer = window.setTimeout(() => {
-      if (this.hoverNode === node) this.host.postMessage({ type: 'requestDetails', node, view: this.currentView });
+      if (this.hoverNode === node) this.host.postMessage({ type: 'requestDetails', node: id, view: this.currentView });
     }, HOVER_DETAILS_MS);
   }
 
   /** Tooltip rows from the node's details: launches and every attribute as mean (min–max). */
   private tooltipRows(node: number): [string, string][] {
-    const ms = this.nodeDetails.get(node)?.metrics;
+    const m = this.view.model;
+    const ms = m ? this.nodeDetails.get(m.hostId(node))?.metrics : undefined;
     if (!ms) return [];
     const rows: [string, string][] = [];
     const gpu = ms.find((x) => x.name === 'gpu_time');
@@ -431,19 +500,17 @@ export class App {
 
   // ---- sandwich ---------------------------------------------------------------------------
 
+  /** Asks the host for the sandwich of the function of `node` (else of the focused frame's
+   *  heaviest child); it is shown when it comes. */
   private openSandwich(node: number): void {
     const m = this.view.model;
     if (!m) return;
-    if (this.currentView !== 'top-down' || !this.topDown) {
-      // Made from the top-down view: ask for it, with this frame's path to find the function.
-      this.mode = 'sandwich';
-      this.saved.sandwichFrame = m.step(node > 0 ? node : m.focus);
-      this.requestView('top-down', this.metric);
-      return;
-    }
-    this.sandwichNode = node > 0 ? node : this.heaviestChild(m.focus);
+    const at = node > 0 ? node : m.focus > 0 ? m.focus : this.heaviestChild(m.focus);
+    if (at <= 0) return;
     this.mode = 'sandwich';
-    this.renderSandwich();
+    this.sandwichStep = m.step(at);
+    this.host.postMessage({ type: 'requestSandwich', view: this.currentView, node: m.hostId(at) });
+    this.saveState();
   }
 
   private heaviestChild(i: number): number {
@@ -453,8 +520,8 @@ export class App {
     return best;
   }
 
-  /** Opens the sandwich of the function of `frame` (its heaviest node of that name and file in
-   *  the top-down view), else of the focused frame. */
+  /** The sandwich of the function of `frame` (its heaviest node of that name and file in the
+   *  view on screen), else of the focused frame. */
   private openSandwichAt(frame: PathStep | null): void {
     const m = this.view.model;
     if (!m) return;
@@ -465,16 +532,23 @@ export class App {
         if (st.name === frame.name && st.file === frame.file && (node < 0 || m.data.inclusive[i] > m.data.inclusive[node])) node = i;
       }
     }
-    if (node < 0) node = m.focus > 0 ? m.focus : this.heaviestChild(0);
-    this.sandwichNode = node;
-    this.renderSandwich();
+    this.openSandwich(node);
   }
 
-  private renderSandwich(): void {
-    const d = this.topDown;
-    const node = this.sandwichNode;
-    const sw = d && node > 0 ? buildSandwich(d, d.frame[node]) : null;
-    if (!sw) { this.mode = this.currentView; this.showMode(this.currentView); return; }
+  private onSandwich(msg: Extract<HostMessage, { type: 'sandwich' }>): void {
+    if (this.mode !== 'sandwich') return;  // the user left it meanwhile
+    const sw = msg.data;
+    const d = this.view.model?.data;
+    if (!sw || !d) {
+      this.message.show('That function is not in this view any more (it was rebuilt): pick it again.', 'info');
+      this.showMode(this.currentView);
+      return;
+    }
+    this.renderSandwich(sw, d);
+  }
+
+  private renderSandwich(sw: SandwichData, d: FlameData): void {
+    const callersData = normalizeFlameData(sw.callers), calleesData = normalizeFlameData(sw.callees);
     if (!this.sandwich) {
       const callers = new FlameView(readTheme(), this.tooltip, { openSource: () => undefined, focusChanged: () => undefined });
       const callees = new FlameView(readTheme(), this.tooltip, { openSource: () => undefined, focusChanged: () => undefined });
@@ -487,10 +561,13 @@ export class App {
       this.main.append(root);
       this.sandwich = { root, title, callers, callees };
     }
-    const name = this.view.model ? this.view.model.label(node) : '';
-    this.sandwich.title.textContent = `Sandwich of ${name} — ${sw.occurrences} call site${sw.occurrences === 1 ? '' : 's'}, ${formatValue(sw.callees.total, d!.unit)} (${formatPercent(sw.callees.total, d!.inclusive[0])})`;
-    this.sandwich.callers.setData(sw.callers);
-    this.sandwich.callees.setData(sw.callees);
+    this.sandwich.callers.setData(callersData);
+    this.sandwich.callees.setData(calleesData);
+    const f = callersData.frame[0];
+    const name = displayName(callersData.strings[callersData.frames.name[f]] ?? '', callersData.frames.kind[f]);
+    const calls = Number(sw.calls) || 0;
+    this.sandwich.title.textContent = `Sandwich of ${name} — ${calls} call site${calls === 1 ? '' : 's'}, ${formatValue(calleesData.inclusive[0], d.unit)} (${formatPercent(calleesData.inclusive[0], d.total)})`;
+    if (sw.partial) this.message.show(String(sw.partial), 'info');
     this.showMode('sandwich');
     this.saveState();
   }
@@ -516,7 +593,7 @@ export class App {
   private showRegionTimeline(): void {
     const m = this.view.model;
     const kernel = m ? this.regionKernel(m.focus) : '';
-    if (m && kernel) this.host.postMessage({ type: 'showRegionTimeline', node: m.focus, view: this.currentView, kernel });
+    if (m && kernel) this.host.postMessage({ type: 'showRegionTimeline', node: m.hostId(m.focus), view: this.currentView, kernel });
   }
 
   private onKey(e: KeyboardEvent): void {
@@ -564,7 +641,7 @@ export class App {
       this.openSandwich(v.current);
     } else if (e.key === 'Enter') {
       const n = v.current;
-      if (v.hasSource(n)) this.host.postMessage({ type: 'openSource', node: n, view: this.currentView });
+      if (v.hasSource(n)) this.openSource(n);
     } else return;
     e.preventDefault();
   }

@@ -25,7 +25,11 @@ function start(): void {
     stats: () => ({ ...app!.view.stats }),
     redraw: () => app!.view.frame(),
     message: () => app!.message.text,
-    highlighted: () => app!.view.highlightedNodes,
+    // The outlined nodes, by the host's ids.
+    highlighted: () => app!.view.highlightedNodes.map((i) => app!.view.model!.hostId(i)),
+    // Parts of a large view asked for and put in place; the progress line.
+    parts: () => ({ ...app!.partStats }),
+    progress: () => ({ visible: app!.progress.visible, text: app!.progress.text, shown: app!.progress.shown }),
     // v3 timeline mode (tests): stats of the timeline view, where an interval is drawn.
     timeline: () => (app!.timeline ? { ...app!.timeline.view.stats } : null),
     locate: (name: string) => app!.timeline?.locate(name) ?? null,
@@ -39,6 +43,8 @@ function start(): void {
       return {
         view: m.data.view, metric: m.data.metric, frameFilter: m.data.frameFilter ?? 'all', byFunction: !!m.data.byFunction, nodes: m.n,
         maxDepth: m.maxDepth, rootChildren: kids.slice(0, 5).map((c) => m.label(c)),
+        // The host's view: its size, and whether this holds only part of it.
+        viewNodes: m.data.nodes ?? m.n, part: !!m.data.node, viewId: m.data.viewId ?? null,
       };
     },
     // The sandwich on screen (tests): its title and node counts, or null.
@@ -78,7 +84,7 @@ function start(): void {
       return -1;
     },
   };
-  host.postMessage({ type: 'ready', version: PROTOCOL_VERSION });
+  host.postMessage({ type: 'ready', version: PROTOCOL_VERSION, width: app ? app.graphWidth : undefined });
 }
 
 if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', start, { once: true });

@@ -10,6 +10,7 @@ import { startServer, WEBVIEW_DIR } from './server';
 import { decodePng, Image, pixel } from './png';
 import { COLD, HOT, MAIN, ROOT, sampleData } from './fixtures';
 import { PROTOCOL_VERSION } from '../src/protocol';
+import { withoutWidth } from './posted';
 
 const OUT = join(WEBVIEW_DIR, 'test', 'output');
 const CHROMIUM = process.env.STRATA_CHROMIUM ?? '/usr/bin/chromium';
@@ -135,7 +136,7 @@ describe('webview in Chromium', () => {
 
   test('posts ready with the protocol version first', async () => {
     const posted = await h.posted();
-    assert.deepEqual(posted[0], { type: 'ready', version: PROTOCOL_VERSION });
+    assert.deepEqual(withoutWidth(posted[0]), { type: 'ready', version: PROTOCOL_VERSION });
     const stats = await h.page.evaluate(() => (window as any).__strata.stats());
     assert.equal(stats.webgl, true, 'WebGL must be available (SwiftShader)');
     assert.equal(stats.nodes, 4);
@@ -324,9 +325,9 @@ describe('webview in Chromium', () => {
     const n = (await h.posted()).length;
     await h.page.click('button[data-view="bottom-up"]');
     const posted = (await h.posted()).slice(n);
-    assert.deepEqual(posted, [{ type: 'requestView', view: 'bottom-up', metric: 'cpu_time', frames: 'all', byFunction: false }]);
+    assert.deepEqual(posted.map(withoutWidth), [{ type: 'requestView', view: 'bottom-up', metric: 'cpu_time', frames: 'all', byFunction: false }]);
     await h.page.selectOption('.strata-metric', 'wall_time');
-    assert.deepEqual((await h.posted()).at(-1), { type: 'requestView', view: 'top-down', metric: 'wall_time', frames: 'all', byFunction: false });
+    assert.deepEqual(withoutWidth((await h.posted()).at(-1)), { type: 'requestView', view: 'top-down', metric: 'wall_time', frames: 'all', byFunction: false });
     await postSample(h, 'bottom-up');
     assert.equal(await h.page.getAttribute('button[data-view="bottom-up"]', 'aria-pressed'), 'true');
     const box = await h.box();
@@ -465,7 +466,7 @@ describe('robustness', () => {
       await postSample(h);
       const text = await h.page.locator('.strata-message').innerText();
       assert.match(text, /WebGL is not available/);
-      assert.deepEqual((await h.posted())[0], { type: 'ready', version: PROTOCOL_VERSION });
+      assert.deepEqual(withoutWidth((await h.posted())[0]), { type: 'ready', version: PROTOCOL_VERSION });
       assert.deepEqual(h.errors, []);
     } finally { await h.ctx.close(); }
   });
@@ -475,7 +476,7 @@ describe('robustness', () => {
     try {
       const text = await h.page.locator('.strata-message').innerText();
       assert.match(text, /unsafe-eval/);
-      assert.deepEqual((await h.posted())[0], { type: 'ready', version: PROTOCOL_VERSION });
+      assert.deepEqual(withoutWidth((await h.posted())[0]), { type: 'ready', version: PROTOCOL_VERSION });
     } finally { await h.ctx.close(); }
   });
 

@@ -11,6 +11,7 @@ import { chromium, Browser, BrowserContext, Page } from 'playwright-core';
 import { startServer, WEBVIEW_DIR } from './server';
 import { decodePng, pixel } from './png';
 import { LONG_KERNEL, NAV, navData } from './fixtures';
+import { withoutWidth } from './posted';
 
 const OUT = join(WEBVIEW_DIR, 'test', 'output');
 const CHROMIUM = process.env.STRATA_CHROMIUM ?? '/usr/bin/chromium';
@@ -39,6 +40,21 @@ function plain(): Record<string, unknown> {
 const PROFILE = () => ({ type: 'profile', version: 6, title: 'train', metrics: ['cpu_time', 'gpu_time'], data: plain(),
   metricInfo: [{ name: 'cpu_time', unit: 'ns', nature: 'additive', count: 10 }, { name: 'gpu_time', unit: 'ns', nature: 'additive', count: 3 },
     { name: 'grid_size', unit: 'blocks', nature: 'attribute', count: 3 }] });
+
+/** The host's sandwich of forward in navData (what the core makes): callers forward ← train
+ *  (both lines) ← <module>; callees forward (self 200) → kernel 300. */
+const SANDWICH = () => {
+  const d = navData();
+  const tree = (parent: number[], frame: number[], inclusive: number[], exclusive: number[]) => ({
+    view: 'top-down', metric: 'cpu_time', unit: 'ns', total: inclusive[0], strings: d.strings,
+    frames: Object.fromEntries(Object.entries(d.frames).map(([k, v]) => [k, Array.from(v as ArrayLike<number>)])),
+    parent, frame, inclusive, exclusive, frameFilter: 'python', byFunction: true,
+  });
+  return { type: 'sandwich', view: 'top-down', node: NAV.FORWARD, data: {
+    calls: 2, partial: 'partial sandwich: the callees are capped at 1 nodes',
+    callers: tree([-1, 0, 1], [3, 2, 1], [500, 500, 500], [0, 0, 500]),
+    callees: tree([-1, 0], [3, 4], [500, 300], [200, 300]) } };
+};
 
 class H {
   errors: string[] = [];
@@ -204,9 +220,9 @@ describe('flame graph navigation (Chromium)', () => {
     const py = h.page.locator('.strata-python-toggle');
     assert.equal(await py.getAttribute('aria-pressed'), 'true');
     await py.click();
-    assert.deepEqual((await h.posted()).at(-1), { type: 'requestView', view: 'top-down', metric: 'cpu_time', frames: 'all', byFunction: false });
+    assert.deepEqual(withoutWidth((await h.posted()).at(-1)), { type: 'requestView', view: 'top-down', metric: 'cpu_time', frames: 'all', byFunction: false });
     await h.page.locator('.strata-function-toggle').click();
-    assert.deepEqual((await h.posted()).at(-1), { type: 'requestView', view: 'top-down', metric: 'cpu_time', frames: 'python', byFunction: true });
+    assert.deepEqual(withoutWidth((await h.posted()).at(-1)), { type: 'requestView', view: 'top-down', metric: 'cpu_time', frames: 'python', byFunction: true });
     const b = await h.box();
     const before = await h.shot('nav-before-mycode');
     await h.page.locator('.strata-mycode-toggle').click();
@@ -222,37 +238,40 @@ describe('flame graph navigation (Chromium)', () => {
     await h.page.locator('.strata-mycode-toggle').click();
   });
 
-  test('sandwich: callers and callees of one function', async () => {
+  test('sandwich: asked of the host for the frame\'s function; callers and callees shown', async () => {
+    await h.clearPosted();
     const f = await h.at(0.15, 3);
     await h.page.mouse.move(f.x, f.y);
     await h.page.keyboard.press('s');
     await h.settle();
+    assert.deepEqual(noDetails(await h.posted()).at(-1), { type: 'requestSandwich', view: 'top-down', node: NAV.FORWARD });
+    assert.equal(await h.page.evaluate(() => (window as any).__strata.sandwich()), null, 'shown when it comes');
+    await h.post(SANDWICH());
     const sw = await h.page.evaluate(() => (window as any).__strata.sandwich());
     assert.ok(sw, 'the sandwich is shown');
     assert.match(sw.title, /^Sandwich of forward — 2 call sites/);
     assert.deepEqual(sw.callerLabels, ['forward', 'train', '<module>']);
     assert.equal(sw.callees, 2);
     assert.equal(await h.page.locator('.strata-seg[data-view="sandwich"]').getAttribute('aria-pressed'), 'true');
+    assert.match(await h.page.locator('.strata-message').innerText(), /partial sandwich: the callees are capped/, 'a bound says so');
     await h.shot('nav-sandwich');
     await h.page.keyboard.press('Escape');
     await h.settle();
     assert.equal(await h.page.evaluate(() => (window as any).__strata.sandwich()), null);
   });
 
-  test('sandwich from the bottom-up view: asks for the top-down one, then shows it', async () => {
+  test('sandwich from the bottom-up view: the bottom-up node is asked for; a function gone says so', async () => {
     await h.post({ ...PROFILE(), data: { ...plain(), view: 'bottom-up' } });
     await h.clearPosted();
     const f = await h.at(0.15, 3);
     await h.page.mouse.move(f.x, f.y);
     await h.page.keyboard.press('s');
-    assert.deepEqual(noDetails(await h.posted()).at(-1), { type: 'requestView', view: 'top-down', metric: 'cpu_time', frames: 'python', byFunction: false });
+    assert.deepEqual(noDetails(await h.posted()).at(-1), { type: 'requestSandwich', view: 'bottom-up', node: NAV.FORWARD });
+    await h.post({ type: 'sandwich', view: 'bottom-up', node: NAV.FORWARD, data: null });
+    assert.equal(await h.page.evaluate(() => (window as any).__strata.sandwich()), null);
+    assert.match(await h.page.locator('.strata-message').innerText(), /not in this view any more/);
+    assert.equal(await h.page.locator('.strata-seg[data-view="bottom-up"]').getAttribute('aria-pressed'), 'true');
     await h.post(PROFILE());
-    const sw = await h.page.evaluate(() => (window as any).__strata.sandwich());
-    assert.ok(sw, 'the sandwich is shown');
-    assert.match(sw.title, /^Sandwich of forward/);
-    assert.equal((await h.state()).sandwichFrame.name, 'forward');
-    await h.page.keyboard.press('Escape');
-    await h.settle();
   });
 
   test('state is saved for a reopened webview', async () => {
@@ -289,7 +308,7 @@ describe('a reopened webview (Chromium)', () => {
     const h = await H.open(saved);
     await h.post(PROFILE());
     const req = (await h.posted()).filter((m: Posted) => m.type === "requestView");
-    assert.deepEqual(req.at(-1), { type: 'requestView', view: 'top-down', metric: 'gpu_time', frames: 'all', byFunction: true });
+    assert.deepEqual(withoutWidth(req.at(-1)), { type: 'requestView', view: 'top-down', metric: 'gpu_time', frames: 'all', byFunction: true });
     const d = plain();
     await h.post({ ...PROFILE(), data: { ...d, metric: 'gpu_time', frameFilter: 'all', byFunction: true } });
     assert.equal((await h.stats()).focus, NAV.MODULE);

@@ -1,11 +1,10 @@
 // The navigation models without a browser: viewport zoom and pan, zoom history, kernel name
-// folding, the sandwich of a function, origins through normalisation.
+// folding, origins through normalisation.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { FlameModel } from '../src/model/flameModel';
 import { ZoomHistory } from '../src/model/zoomHistory';
 import { MAX_NAME, capText, displayName, foldCxxName } from '../src/model/frameNames';
-import { buildSandwich } from '../src/model/sandwich';
 import { normalizeFlameData } from '../src/model/normalize';
 import { metricRows } from '../src/ui/detailsPane';
 import { FrameKind } from '../src/protocol';
@@ -80,34 +79,6 @@ describe('frame names', () => {
     assert.equal(m.fullName(NAV.KERNEL), LONG_KERNEL);
     assert.equal(m.truncated(NAV.TRUNC), true);
     assert.equal(m.truncated(NAV.KERNEL), false);
-  });
-});
-
-describe('sandwich', () => {
-  test('callers and callees of a function over all its calls', () => {
-    const d = normalizeFlameData(navData());
-    const sw = buildSandwich(d, d.frame[NAV.FORWARD])!;
-    assert.equal(sw.occurrences, 2);
-    // Callers: forward (500) → train (the two lines merged: 500) → <module> (500).
-    assert.equal(sw.callers.parent.length, 3);
-    assert.deepEqual(Array.from(sw.callers.inclusive), [500, 500, 500]);
-    assert.deepEqual(Array.from(sw.callers.exclusive), [0, 0, 500]);
-    assert.equal(d.strings[d.frames.name[sw.callers.frame[1]]], 'train');
-    // Callees: forward (500, self 200) → kernel (300).
-    assert.deepEqual(Array.from(sw.callees.inclusive), [500, 300]);
-    assert.deepEqual(Array.from(sw.callees.exclusive), [200, 300]);
-    assert.equal(buildSandwich({ ...d, view: 'bottom-up' }, 3), null);
-  });
-
-  test('recursion counts once per path', () => {
-    const d = normalizeFlameData({
-      view: 'top-down', metric: 'cpu_time', unit: 'ns', total: 10, strings: ['', 'all', 'f', 'g'],
-      frames: { kind: [0, 1, 1], name: [1, 2, 3], file: [0, 0, 0], line: [0, 1, 2], module: [0, 0, 0] },
-      parent: [-1, 0, 1, 2, 3], frame: [0, 1, 2, 1, 2], inclusive: [10, 10, 8, 5, 5], exclusive: [0, 2, 3, 0, 5],
-    });
-    const sw = buildSandwich(d, 1)!;  // f → g → f → g
-    assert.equal(sw.occurrences, 1);
-    assert.equal(sw.callees.inclusive[0], 10);
   });
 });
 

@@ -1,4 +1,5 @@
-// Layout of one FlameData view, in typed arrays so that 100k+ nodes stay interactive.
+// Layout of one FlameData view (or of the part of it the host has sent: `limit` says which
+// nodes have children left out), in typed arrays so that 100k+ nodes stay interactive.
 // x0/x1 are fractions [0,1] of the focused subtree's width; ancestors of the focus span the
 // full width; nodes outside the focused subtree are not visible. Row = absolute depth
 // (root at row 0, icicle style). A viewport [v0, v1] of that width is what the screen shows
@@ -7,6 +8,7 @@
 import { FrameFlag } from '../protocol';
 import type { FlameData } from '../protocol';
 import { displayName } from './frameNames';
+import { hostId, indexOfHostId } from './viewParts';
 
 /** One frame of a saved path (JSON: the webview state). */
 export interface PathStep { name: string; file: string; line: number }
@@ -34,6 +36,8 @@ export class FlameModel {
   readonly maxDepth: number;
   readonly x0: Float64Array;
   readonly x1: Float64Array;
+  /** Per node: every child the host left out is under this value (0: none left out). */
+  readonly limit: Float64Array;
   private _focus = 0;
   /** The visible part of the focused subtree's width (fractions; v0 < v1). */
   v0 = 0;
@@ -42,9 +46,10 @@ export class FlameModel {
   private lowerStrings: string[] | null = null;
   private labels: (string | undefined)[] | null = null;
 
-  constructor(data: FlameData) {
+  constructor(data: FlameData, limit?: Float64Array) {
     this.data = data;
     const n = (this.n = data.parent.length);
+    this.limit = limit && limit.length === n ? limit : new Float64Array(n);
     const parent = data.parent;
     this.total = data.total > 0 ? data.total : data.inclusive[0];
     const depth = (this.depth = new Int32Array(n));
@@ -73,6 +78,11 @@ export class FlameModel {
   }
 
   get focus(): number { return this._focus; }
+
+  /** The host's id of node i (what messages to the host name it by). */
+  hostId(i: number): number { return hostId(this.data, i); }
+  /** The node with the host's id `id`, or -1 when this data does not have it. */
+  indexOf(id: number): number { return indexOfHostId(this.data, id); }
   /** Root-to-focus path (inclusive). */
   get ancestors(): readonly number[] { return this._ancestors; }
 

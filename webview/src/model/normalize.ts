@@ -2,7 +2,7 @@
 // normally survive structured cloning, but hosts (or tests, or JSON round trips) may send
 // plain arrays or objects with numeric keys ({"0": 1, "1": 2}); all are accepted here.
 // Throws an Error with a readable message when the data cannot be used.
-import type { FlameData, FrameTable, ViewName } from '../protocol';
+import type { FlameData, FrameTable, NodePart, ViewName } from '../protocol';
 
 type NumCtor<T> = { new (n: number): T; from(a: ArrayLike<number>): T };
 
@@ -73,7 +73,7 @@ export function normalizeFlameData(raw: unknown): FlameData {
   for (const c of [frames.name, frames.file, frames.module]) for (let i = 0; i < m; i++) if (c[i] >= ns) c[i] = 0;
   const view: ViewName = r.view === 'bottom-up' ? 'bottom-up' : 'top-down';
   const total = typeof r.total === 'number' && r.total > 0 ? r.total : inclusive[0];
-  return {
+  const out: FlameData = {
     view,
     metric: typeof r.metric === 'string' ? r.metric : '',
     unit: typeof r.unit === 'string' ? r.unit : '',
@@ -82,5 +82,40 @@ export function normalizeFlameData(raw: unknown): FlameData {
     frames, parent, frame, inclusive, exclusive,
     frameFilter: r.frameFilter === 'python' ? 'python' : 'all',
     byFunction: r.byFunction === true,
+  };
+  // v7: a part of the view: the host's ids (ascending, as the host's preorder), children left out.
+  if (r.node !== undefined && r.node !== null) {
+    const node = col(r, 'node', Uint32Array, n, false);
+    for (let i = 1; i < n; i++) if (node[i] <= node[i - 1]) throw new Error(`profile data: node ids must ascend (node ${i})`);
+    out.node = node;
+    out.more = col(r, 'more', Uint8Array, n, true);
+    out.minValue = typeof r.minValue === 'number' && r.minValue > 0 ? r.minValue : 0;
+  }
+  if (typeof r.nodes === 'number' && Number.isInteger(r.nodes) && r.nodes >= n) out.nodes = r.nodes;
+  if (typeof r.viewId === 'number' && Number.isInteger(r.viewId)) out.viewId = r.viewId;
+  return out;
+}
+
+/** A 'nodes' message's part, checked like a view's columns; throws with a readable message. */
+export function normalizeNodePart(raw: unknown, frameCount: number): NodePart {
+  if (!raw || typeof raw !== 'object') throw new Error('view part is missing');
+  const r = raw as Record<string, unknown>;
+  const parent = toTyped(r.parent, Int32Array, 'parent');
+  const n = parent.length;
+  if (n === 0 || parent[0] !== -1) throw new Error('view part: node 0 must be its root');
+  for (let i = 1; i < n; i++) if (parent[i] < 0 || parent[i] >= i) throw new Error(`view part: node ${i} has parent ${parent[i]}`);
+  const col = <T extends ArrayLike<number>>(key: string, ctor: NumCtor<T>): T => {
+    const a = toTyped(r[key], ctor, key);
+    if (a.length !== n) throw new Error(`view part: column "${key}" has ${a.length} entries, expected ${n}`);
+    return a;
+  };
+  const frame = col('frame', Uint32Array);
+  for (let i = 0; i < n; i++) if (frame[i] >= frameCount) throw new Error(`view part: node ${i} names frame ${frame[i]}; the frame table has ${frameCount}`);
+  const node = col('node', Uint32Array);
+  for (let i = 1; i < n; i++) if (node[i] <= node[i - 1]) throw new Error(`view part: node ids must ascend (node ${i})`);
+  return {
+    parent, frame, node,
+    inclusive: col('inclusive', Float64Array), exclusive: col('exclusive', Float64Array), more: col('more', Uint8Array),
+    minValue: typeof r.minValue === 'number' && r.minValue > 0 ? r.minValue : 0,
   };
 }

@@ -29,4 +29,9 @@ export class ZoomHistory {
   forward(): ZoomPlace | null { return this.canForward ? this.places[++this.at] : null; }
 
   reset(): void { this.places = [{ focus: 0, v0: 0, v1: 1 }]; this.at = 0; }
+
+  /** Renames every place's focused node (its data grew: nodes moved); a node gone is the root. */
+  remap(indexOf: (focus: number) => number): void {
+    for (const p of this.places) p.focus = Math.max(0, indexOf(p.focus));
+  }
 }

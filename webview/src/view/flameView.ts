@@ -2,8 +2,11 @@
 // (culling rects narrower than half a pixel, outside the horizontal viewport and rows outside
 // the scrolled viewport), draws them with the WebGL renderer plus a 2D label layer, and handles
 // the pointer: wheel zooms at the pointer (Shift+wheel scrolls rows, a horizontal wheel pans),
-// drag pans, click zooms into a frame; back / forward through the zoom history.
+// drag pans, click zooms into a frame; back / forward through the zoom history. Data the host
+// sent in part: a drawn node whose left-out children would now be wider than half a pixel is
+// reported (needNodes) so that its part is asked for; the part, once in, is drawn in place.
 import type { FlameData } from '../protocol';
+import type { LoadedView } from '../model/viewParts';
 import { FlameModel, SearchResult } from '../model/flameModel';
 import { formatPercent, formatValue, kindName } from '../model/format';
 import { capText } from '../model/frameNames';
@@ -31,7 +34,16 @@ export interface FlameViewHandlers {
   viewportChanged?(): void;
   /** Extra tooltip rows for a node (every metric's statistics, when the app has them). */
   tooltipRows?(node: number): [string, string][];
+  /** Drawn nodes whose left-out children are now wide enough to draw, each with the value half
+   *  a pixel is worth at this zoom (what their parts should go down to). */
+  needNodes?(needs: NodeNeed[]): void;
 }
+
+export interface NodeNeed { node: number; minValue: number }
+/** A part asked for goes this much below half a pixel: the next zoom steps need no new part. */
+const PART_AHEAD = 4;
+/** At most this many parts asked for per frame drawn. */
+const NEEDS_PER_FRAME = 32;
 
 export interface FlameViewStats {
   frames: number;
@@ -99,12 +111,12 @@ export class FlameView {
 
   // ---- data -------------------------------------------------------------------------------
 
-  setData(data: FlameData): void {
+  setData(data: FlameData, limit?: Float64Array): void {
     const prev = this.model;
     const prevPath = prev && prev.data.view === data.view && prev.focus > 0 ? prev.stepsTo(prev.focus) : null;
     const query = this.searchResult?.query ?? '';
     const t0 = performance.now();
-    const m = new FlameModel(data);
+    const m = new FlameModel(data, limit);
     this.model = m;
     this.colors = computeNodeColors(data, this.theme);
     this.highlighted = null;
@@ -119,6 +131,32 @@ export class FlameView {
     this.g.placeholder.hidden = !this.webglError;
     this.tooltip.hide();
     this.h.focusChanged();
+    this.schedule();
+  }
+
+  /** The same view with more of it (a node's part came in): the zoom, the visible part, the
+   *  history and the outline stay where they were (nodes are matched by the host's ids). */
+  extend(v: LoadedView): void {
+    const prev = this.model;
+    if (!prev) { this.setData(v.data, v.limit); return; }
+    const t0 = performance.now();
+    const m = new FlameModel(v.data, v.limit);
+    const at = (i: number) => m.indexOf(prev.hostId(i));
+    const outlined = this.highlighted ? this.highlightedNodes.map(at).filter((i) => i >= 0) : null;
+    m.layout(Math.max(0, at(prev.focus)));
+    m.setViewport(prev.v0, prev.v1);
+    this.history.remap(at);
+    this.model = m;
+    this.colors = computeNodeColors(v.data, this.theme);
+    if (outlined) { const hl = new Uint8Array(m.n); for (const i of outlined) hl[i] = 1; this.highlighted = hl; }
+    this.hovered = this.hovered >= 0 ? at(this.hovered) : -1;
+    this.dimmed = null;
+    this.stats.nodes = m.n;
+    const cap = m.n * 4;
+    this.batch = { rects: new Float32Array(cap), colors: new Uint8Array(cap), count: 0 };
+    const query = this.searchResult?.query ?? '';
+    this.searchResult = query ? m.search(query) : null;
+    this.stats.loadMs = performance.now() - t0;
     this.schedule();
   }
 
@@ -157,6 +195,9 @@ export class FlameView {
     if (any && !anyVisible && zoomOut) { m.layout(0); this.h.focusChanged(); }
     this.schedule();
   }
+
+  /** The graph's width in CSS pixels (what a part's bound is computed for). */
+  get width(): number { return this.g.width || this.root.clientWidth || window.innerWidth; }
 
   /** Ids of the outlined nodes (for tests and the app). */
   get highlightedNodes(): number[] {
@@ -429,6 +470,11 @@ export class FlameView {
     const anc = m.ancestors;
     for (let d = 0; d < anc.length - 1; d++) if (d >= rowTop && d < rowBottom) push(anc[d], 0, W, d, true);
     const f = m.focus, e = end[f];
+    // Pixels per unit of value at this zoom: a node whose left-out children are under limit[i]
+    // needs its part once limit[i] is worth half a pixel.
+    const pxPerValue = m.data.inclusive[f] > 0 ? scale / m.data.inclusive[f] : 0;
+    const limit = m.limit;
+    const needs: NodeNeed[] = [];
     for (let i = f; i < e;) {
       let a = (x0[i] - v0) * scale, b = (x1[i] - v0) * scale;
       const row = depth[i];
@@ -437,9 +483,13 @@ export class FlameView {
       if (a < -1) a = -1;
       if (b > W + 1) b = W + 1;
       if (row >= rowTop) push(i, a, b, row, false);
+      if (limit[i] > 0 && limit[i] * pxPerValue >= MIN_RECT_PX && row + 1 < rowBottom && needs.length < NEEDS_PER_FRAME) {
+        needs.push({ node: i, minValue: MIN_RECT_PX / pxPerValue / PART_AHEAD });
+      }
       i++;
     }
     this.batch.count = k;
     this.labelList = labels;
+    if (needs.length) this.h.needNodes?.(needs);
   }
 }

@@ -1,0 +1,106 @@
+// Chromium test of a large view arriving in parts (protocol v7): the first part is drawn as it
+// is and asks for nothing; zooming into a node whose children were left out asks the host for its
+// part, which is drawn in place (the zoom stays); a part of another view is ignored; node ids to
+// the host are the host's. And the progress line: shown while the host works, the latest call's
+// label and time, hidden when the last call ends.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { chromium, Browser, Page } from 'playwright-core';
+import { startServer } from './server';
+import { PROTOCOL_VERSION } from '../src/protocol';
+
+const CHROMIUM = process.env.STRATA_CHROMIUM ?? '/usr/bin/chromium';
+const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+  '--disable-background-networking', '--disable-component-update', '--disable-sync', '--use-angle=swiftshader', '--enable-unsafe-swiftshader'];
+
+let browser: Browser;
+let server: { url: string; close(): Promise<void> };
+let page: Page;
+const errors: string[] = [];
+
+const post = async (m: unknown) => {
+  await page.evaluate((msg) => (window as any).postToWebview(msg), m as any);
+  await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(() => r(null)))));
+};
+const posted = (): Promise<any[]> => page.evaluate(() => (window as any).__posted.slice());
+const strata = (fn: string): Promise<any> => page.evaluate((f) => (window as any).__strata[f](), fn);
+
+/**
+ * The host's view (ids): 0 root 1e6 ─┬ 1 a 600000 ── 2 b 400000
+ *                                     └ 3 f 390000 ── 4 g 1000 ─┬ 5 h 60
+ *                                                               └ 6 i 30
+ * The first part leaves out g's children (under 100: a tenth of a pixel at this width).
+ */
+const STRINGS = ['', 'all', 'a', 'b', 'f', 'g', 'h', 'i'];
+const FRAMES = { kind: [0, 1, 1, 1, 1, 1, 1], name: [1, 2, 3, 4, 5, 6, 7], file: [0, 0, 0, 0, 0, 0, 0], line: [0, 0, 0, 0, 0, 0, 0], module: [0, 0, 0, 0, 0, 0, 0] };
+const FIRST = {
+  type: 'profile', version: PROTOCOL_VERSION, title: 'big', metrics: ['cpu_time'],
+  data: { view: 'top-down', metric: 'cpu_time', unit: 'ns', total: 1e6, strings: STRINGS, frames: FRAMES,
+    parent: [-1, 0, 1, 0, 3], frame: [0, 1, 2, 3, 4], inclusive: [1e6, 600000, 400000, 390000, 1000],
+    exclusive: [10000, 200000, 400000, 389000, 910], node: [0, 1, 2, 3, 4], more: [0, 0, 0, 0, 1], minValue: 100, nodes: 7, viewId: 5 },
+};
+const PART_OF_G = { parent: [-1, 0, 0], frame: [4, 5, 6], inclusive: [1000, 60, 30], exclusive: [910, 60, 30], node: [4, 5, 6], more: [0, 0, 0], minValue: 0 };
+
+before(async () => {
+  server = await startServer();
+  browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
+  page = await (await browser.newContext({ viewport: { width: 900, height: 400 } })).newPage();
+  page.on('pageerror', (e) => errors.push(e.message));
+  await page.goto(`${server.url}/test/harness.html`);
+  await page.waitForFunction(() => (window as any).__posted?.length > 0);
+});
+
+after(async () => { await browser?.close(); await server?.close(); });
+
+test('the first part is drawn as it is; zooming into left-out children asks for them; the part fills in', async () => {
+  await post(FIRST);
+  const v = await strata('view');
+  assert.equal(v.nodes, 5);
+  assert.equal(v.viewNodes, 7);
+  assert.equal(v.part, true);
+  assert.deepEqual(await strata('parts'), { requested: 0, received: 0 }, 'nothing needed at the first zoom');
+  // Zoom into g (its children: 60 and 30 of 1000, wider than half a pixel once g fills the width).
+  const g = await page.evaluate(() => (window as any).__strata.zoomTo('g'));
+  assert.equal(g, 4);
+  await post({ type: 'nothing' });
+  const asked = (await posted()).filter((m) => m.type === 'requestNodes');
+  assert.equal(asked.length, 1);
+  assert.equal(asked[0].viewId, 5);
+  assert.equal(asked[0].view, 'top-down');
+  assert.equal(asked[0].node, 4, 'the host\'s id of g');
+  assert.ok(asked[0].minValue > 0 && asked[0].minValue < 1000 / 900, `down to under half a pixel: ${asked[0].minValue}`);
+  assert.equal((await strata('stats')).instances, 3, 'root, f and g before the part');
+  // Another view's part is ignored.
+  await post({ type: 'nodes', viewId: 4, root: 4, part: PART_OF_G });
+  assert.equal((await strata('view')).nodes, 5);
+  await post({ type: 'nodes', viewId: 5, root: 4, part: PART_OF_G });
+  const after = await strata('view');
+  assert.equal(after.nodes, 7, 'g\'s children are in');
+  assert.deepEqual(await strata('parts'), { requested: 1, received: 1 });
+  const s = await strata('stats');
+  assert.equal(s.focus, 4, 'still zoomed into g');
+  assert.equal(s.instances, 5, 'root, f, g, then h and i');
+  // Asked once: a redraw does not ask again.
+  await post({ type: 'nothing' });
+  assert.equal((await posted()).filter((m) => m.type === 'requestNodes').length, 1);
+  // Details of a node name it by the host's id.
+  await page.keyboard.press('i');
+  await page.waitForFunction(() => (window as any).__posted.some((m: any) => m.type === 'requestDetails' && m.node === 4));
+  assert.deepEqual(errors, []);
+});
+
+test('progress: shown while a call is under way, the latest label, hidden after the last', async () => {
+  const line = () => page.evaluate(() => { const e = document.querySelector('.strata-progress') as HTMLElement; return e.hidden ? null : e.textContent; });
+  assert.equal(await line(), null);
+  await post({ type: 'progress', progress: { id: 1, active: true, label: 'Opening big.strata', elapsedMs: 0 } });
+  assert.match((await line()) ?? '', /^Opening big\.strata… 0\.0 s/);
+  await post({ type: 'progress', progress: { id: 2, active: true, label: 'Building the sandwich', elapsedMs: 250 } });
+  await post({ type: 'progress', progress: { id: 1, active: false, label: 'Opening big.strata', elapsedMs: 1500 } });
+  assert.match((await line()) ?? '', /^Building the sandwich… 0\.3 s/);
+  await post({ type: 'progress', progress: { id: 2, active: false, label: 'Building the sandwich', elapsedMs: 900 } });
+  assert.equal(await line(), null);
+  const p = await strata('progress');
+  assert.equal(p.visible, false);
+  assert.equal(p.shown, 1);
+  assert.deepEqual(errors, []);
+});
