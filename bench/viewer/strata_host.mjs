@@ -3,7 +3,9 @@
 // extension/src/profileViewer.ts asks for them; each view becomes the webview's 'profile'
 // message (extension/src/profileMessage.ts's shape), served over HTTP as one binary body (typed
 // arrays as raw bytes, as VS Code hands ArrayBuffers to a webview) for the page to fetch.
-// Driven by the benchmark over IPC: {cmd:'open', path} / {cmd:'view', kind} / {cmd:'memory'}.
+// Driven by the benchmark over IPC: {cmd:'open', path} / {cmd:'view', kind, first} / {cmd:'part',
+// kind, node, minValue} (the 'nodes' message a zoom asks for) / {cmd:'memory'}. `first`: the part
+// of a large view to send first, as extension/src/viewParts.ts asks for it.
 import { createServer } from 'node:http';
 import { createRequire } from 'node:module';
 import { readFileSync } from 'node:fs';
@@ -13,6 +15,7 @@ const addon = require(process.env.STRATA_ADDON);
 const PROTOCOL_VERSION = Number(/PROTOCOL_VERSION = (\d+)/.exec(readFileSync(new URL('../../webview/src/protocol.ts', import.meta.url), 'utf8'))[1]);
 
 let profile;
+let viewId = 0;
 let body = Buffer.alloc(0);
 const server = createServer((req, res) => {
   res.writeHead(200, { 'content-type': 'application/octet-stream', 'access-control-allow-origin': '*', 'cache-control': 'no-store' });
@@ -57,7 +60,7 @@ process.on('message', async (m) => {
       process.send({ ok: true, ms: performance.now() - t0, port: server.address().port });
     } else if (m.cmd === 'view') {
       const t0 = performance.now();
-      const cols = await profile.view(m.kind, 0);
+      const cols = await profile.view(m.kind, 0, {}, m.first);
       const t1 = performance.now();
       const metrics = profile.metrics();
       const msg = {
@@ -67,10 +70,19 @@ process.on('message', async (m) => {
           view: cols.view, metric: cols.metric, unit: cols.unit, total: cols.total, strings: cols.strings, frames: cols.frames,
           parent: cols.parent, frame: cols.frame, inclusive: cols.inclusive, exclusive: cols.exclusive,
           frameFilter: cols.frameFilter === 'python' ? 'python' : 'all', byFunction: cols.byFunction === true,
+          ...(cols.node ? { node: cols.node, more: cols.more, minValue: cols.minValue } : {}),
+          nodes: cols.nodes ?? cols.parent.length, viewId: ++viewId,
         },
       };
       body = encode(msg);
-      process.send({ ok: true, viewMs: t1 - t0, encodeMs: performance.now() - t1, nodes: cols.parent.length, bytes: body.length, partial: cols.partial ?? '', ...memory() });
+      process.send({ ok: true, viewMs: t1 - t0, encodeMs: performance.now() - t1, nodes: cols.parent.length, viewNodes: cols.nodes ?? cols.parent.length,
+        bytes: body.length, partial: cols.partial ?? '', ...memory() });
+    } else if (m.cmd === 'part') {
+      const t0 = performance.now();
+      const part = await profile.viewPart(m.kind, m.node, { minValue: m.minValue, maxNodes: 100_000, maxDepth: 128 });
+      body = encode({ type: 'nodes', viewId, root: m.node, part: {
+        parent: part.parent, frame: part.frame, inclusive: part.inclusive, exclusive: part.exclusive, node: part.node, more: part.more, minValue: part.minValue } });
+      process.send({ ok: true, ms: performance.now() - t0, nodes: part.parent.length });
     } else if (m.cmd === 'memory') {
       process.send({ ok: true, ...memory() });
     } else if (m.cmd === 'close') {

@@ -3,13 +3,15 @@
 // "evented" format: each node opens at its start and closes after its inclusive time), so both
 // viewers are given the same data.
 //
-//   strata_synth_profile --shape wide|deep|hostile --nodes N -o OUT.strata [--speedscope OUT.json]
+//   strata_synth_profile --shape wide|deep|hostile --nodes N -o OUT.strata [--speedscope OUT.json] [--metrics K]
 //
 // wide: 5,000 functions calling a few fixed callees, paths up to 40 deep (a real program's
 //       shape); deep: chains that go on with probability 0.99 (depths in the thousands, the
 //       shape that made a bottom-up view blow up); hostile: a small tree whose kernel, function
 //       and file names are HTML, quotes, a 5,000-character template, non-ASCII and newlines.
-// Every node gets a cpu_time sample (1-3 us) so that no node is empty in either viewer.
+// Every node gets a cpu_time sample (1-3 us) so that no node is empty in either viewer; with
+// --metrics K, K metrics in all (the others additive, as many as a GPU profile has: what a view
+// keeping every metric of every node pays for).
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -26,11 +28,12 @@ namespace {
 struct Options {
   std::string shape = "wide";
   size_t nodes = 10000;
+  size_t metrics = 1;
   std::string out, speedscope;
 };
 
 int Usage(const char* why) {
-  std::fprintf(stderr, "strata_synth_profile: %s\nusage: strata_synth_profile --shape wide|deep|hostile --nodes N -o OUT.strata [--speedscope OUT.json]\n", why);
+  std::fprintf(stderr, "strata_synth_profile: %s\nusage: strata_synth_profile --shape wide|deep|hostile --nodes N -o OUT.strata [--speedscope OUT.json] [--metrics K]\n", why);
   return 2;
 }
 
@@ -118,15 +121,19 @@ int main(int argc, char** argv) {
     else if (a == "--nodes") opt.nodes = std::strtoull(value().c_str(), nullptr, 10);
     else if (a == "-o") opt.out = value();
     else if (a == "--speedscope") opt.speedscope = value();
+    else if (a == "--metrics") opt.metrics = std::strtoull(value().c_str(), nullptr, 10);
     else return Usage(("unknown argument " + a).c_str());
   }
   if (opt.out.empty()) return Usage("-o OUT.strata is required");
   if (opt.shape != "wide" && opt.shape != "deep" && opt.shape != "hostile") return Usage("--shape must be wide, deep or hostile");
   if (opt.nodes < 2 || opt.nodes > 50'000'000) return Usage("--nodes must be between 2 and 50000000");
+  if (opt.metrics < 1 || opt.metrics > 64) return Usage("--metrics must be between 1 and 64");
 
   fmt::ProfileWriter w;
   w.Meta("command", "strata_synth_profile --shape " + opt.shape + " --nodes " + std::to_string(opt.nodes));
   const uint32_t cpu = w.Metric("cpu_time", "ns");
+  std::vector<uint32_t> extra;
+  for (size_t k = 1; k < opt.metrics; ++k) extra.push_back(w.Metric("extra_metric_" + std::to_string(k), "ns"));
   Rng rnd;
   std::vector<uint32_t> frames;
   std::vector<std::string> frame_names;  // per writer frame index, for speedscope
@@ -148,6 +155,7 @@ int main(int argc, char** argv) {
     const double v = double(1000 * (1 + rnd() % 3));
     s.Add(v);
     w.AddStats(n, cpu, s);
+    for (uint32_t x : extra) w.AddStats(n, x, s);
     parent.push_back(int32_t(p));
     node_frame.push_back(frames[fn]);
     node_fn.push_back(fn);

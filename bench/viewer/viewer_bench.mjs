@@ -2,17 +2,20 @@
 // Chromium: open → first paint, zoom, view switch and memory, for wide and deep synthetic trees
 // of 10k / 100k / 1M nodes (bench/viewer/synth_profile.cpp, written with the project's writer).
 //
-//   node bench/viewer/viewer_bench.mjs [--sizes 10000,100000,1000000] [--shapes wide,deep] [--no-speedscope] [--record]
-//   (--no-speedscope: Strata's side only, for quick runs; its columns read —)
+//   node bench/viewer/viewer_bench.mjs [--sizes 10000,100000,1000000] [--shapes wide,deep] [--metrics K] [--no-speedscope] [--record]
+//   (--no-speedscope: Strata's side only, for quick runs; its columns read —. --metrics K: K
+//   metrics per node instead of cpu_time alone, as a GPU profile has)
 //
 // Strata: the extension host's part runs in its own Node process (strata_host.mjs: the addon on
 // its worker thread, the 'profile' message as the extension builds it); the page is the real
 // webview bundle (webview/dist/webview.js) under the extension's CSP. First paint = open + view
-// + message encoding + fetch/decode + post → the first frame drawn with the data.
+// + message encoding + fetch/decode + post → the first frame drawn with the data: a view over
+// 50,000 nodes is sent as its part wider than half a pixel, as the extension sends it.
 // speedscope: its npm package's release build (bench/viewer/.deps, see README.md), the same tree
 // as a speedscope "evented" file, loaded by #profileURL=; first paint = navigation → its title
 // names the profile → two animation frames.
-// Zoom: input → the next drawn frame (Strata: a frame zoomed; speedscope: ctrl+wheel). View
+// Zoom: input → the next drawn frame (Strata: a frame zoomed; speedscope: ctrl+wheel); Strata's
+// "filled": until the parts that zoom asked for (requestNodes → the host's 'nodes') are drawn. View
 // switch: Strata top-down → bottom-up (built by the addon); speedscope: Time Order → Left Heavy
 // and → Sandwich (keys 2, 3). Memory: the host process's peak RSS and the page's JS heap.
 // --record appends the table to docs/benchmarks.md with the command, machine and date.
@@ -33,6 +36,7 @@ const sizes = opt('--sizes', '10000,100000,1000000').split(',').map(Number);
 const shapes = opt('--shapes', 'wide,deep').split(',');
 const record = args.includes('--record');
 const withSpeedscope = !args.includes('--no-speedscope');
+const metricCount = Number(opt('--metrics', '1'));
 const CHROMIUM = process.env.STRATA_CHROMIUM || '/usr/bin/chromium';
 const buildDir = path.resolve(repo, process.env.STRATA_BUILD_DIR || 'build');
 
@@ -50,6 +54,7 @@ const missing = [
 ].filter(([p]) => !p).map(([, how]) => how);
 if (missing.length) { console.error(`viewer_bench: missing:\n  ${missing.join('\n  ')}`); process.exit(2); }
 
+const loadAtStart = os.loadavg();
 const work = path.join(os.tmpdir(), `strata-viewer-bench-${process.pid}`);
 mkdirSync(work, { recursive: true });
 
@@ -80,6 +85,8 @@ const browser = await chromium.launch({
   args: ['--no-sandbox', '--disable-gpu', '--use-angle=swiftshader', '--enable-unsafe-swiftshader', '--no-first-run', '--disable-background-networking'],
 });
 const W = 1600, H = 900;
+// What the extension asks for first (extension/src/viewParts.ts firstPart) and for a part.
+const FIRST = { minShare: 0.5 / W, maxNodes: 100_000, maxDepth: 128, wholeUpTo: 50_000 };
 const median = (a) => { const s = [...a].sort((x, y) => x - y); return s[Math.floor(s.length / 2)]; };
 
 async function jsHeapMB(page) {
@@ -128,7 +135,7 @@ async function strataCase(profile) {
   // Not counted: the page's own start (VS Code shows the panel while the profile opens).
   const t1 = performance.now();
   const show = async (kind) => {
-    const built = await host.call({ cmd: 'view', kind });
+    const built = await host.call({ cmd: 'view', kind, first: FIRST });
     const inPage = await page.evaluate(async ({ url, nodes }) => {
       const l = await window.__load(url);
       const before = window.__strata.stats().frames;
@@ -144,16 +151,37 @@ async function strataCase(profile) {
   };
   const td = await show('top-down');
   const firstPaint = opened.ms + (performance.now() - t1);
-  // Zoom: five frames, each time to the next drawn frame.
-  const zooms = [];
+  // Zoom: five frames, each time to the next drawn frame; then until the parts it asked for are in.
+  const zooms = [], fills = [];
+  let partsAsked = 0;
   for (const prefix of ['function_number_1', 'function_number_2', 'function_number_3', 'function_number_4', 'function_number_5']) {
-    zooms.push(await page.evaluate(async (p) => {
+    const asked = await page.evaluate(() => window.__posted.length);
+    const t = performance.now();
+    const ms = await page.evaluate(async (p) => {
       const before = window.__strata.stats().frames;
       const t = performance.now();
       if (window.__strata.zoomTo(p) < 0) return NaN;
       await new Promise((resolve) => { const tick = () => (window.__strata.stats().frames > before ? resolve() : requestAnimationFrame(tick)); requestAnimationFrame(tick); });
       return performance.now() - t;
-    }, prefix));
+    }, prefix);
+    zooms.push(ms);
+    // The extension's part: each requestNodes answered by the host, in turn, until none is new.
+    for (let seen = asked; ;) {
+      const reqs = await page.evaluate((from) => window.__posted.slice(from).filter((m) => m.type === 'requestNodes'), seen);
+      seen = await page.evaluate(() => window.__posted.length);
+      if (!reqs.length) break;
+      for (const r of reqs) {
+        partsAsked++;
+        await host.call({ cmd: 'part', kind: r.view, node: r.node, minValue: r.minValue });
+        await page.evaluate(async (url) => {
+          const l = await window.__load(url);
+          const before = window.__strata.stats().frames;
+          l.post();
+          await new Promise((resolve) => { const tick = () => (window.__strata.stats().frames > before ? resolve() : requestAnimationFrame(tick)); requestAnimationFrame(tick); });
+        }, `http://127.0.0.1:${opened.port}/`);
+      }
+    }
+    if (Number.isFinite(ms)) fills.push(performance.now() - t);
   }
   const s0 = performance.now();
   const bu = await show('bottom-up');
@@ -165,7 +193,8 @@ async function strataCase(profile) {
   await host.call({ cmd: 'close' }).catch(() => undefined);
   return {
     firstPaint, open: opened.ms, view: td.built.viewMs, encode: td.built.encodeMs, fetch: td.inPage.fetchMs + td.inPage.decodeMs,
-    paint: td.inPage.paintMs, nodes: td.built.nodes, zoom: median(zooms.filter(Number.isFinite)), switchMs, buNodes: bu.built.nodes,
+    paint: td.inPage.paintMs, nodes: td.built.nodes, viewNodes: td.built.viewNodes ?? td.built.nodes, zoom: median(zooms.filter(Number.isFinite)),
+    filled: fills.length ? median(fills) : NaN, partsAsked, switchMs, buNodes: bu.built.nodes, buViewNodes: bu.built.viewNodes ?? bu.built.nodes,
     buView: bu.built.viewMs, partial: bu.built.partial, hostPeakMB: mem.peakMB, hostRssMB: mem.rssMB, heapMB: heap, pageRssMB: pageRss, pageStart: t1 - t0 - opened.ms, errors,
   };
 }
@@ -219,7 +248,8 @@ for (const shape of shapes) {
   for (const n of sizes) {
     const prof = path.join(work, `${shape}-${n}.strata`);
     const json = path.join(work, `${shape}-${n}.speedscope.json`);
-    execFileSync(synth, ['--shape', shape, '--nodes', String(n), '-o', prof, ...(withSpeedscope ? ['--speedscope', json] : [])], { stdio: 'ignore' });
+    execFileSync(synth, ['--shape', shape, '--nodes', String(n), '-o', prof, ...(metricCount > 1 ? ['--metrics', String(metricCount)] : []),
+      ...(withSpeedscope ? ['--speedscope', json] : [])], { stdio: 'ignore' });
     const s = await strataCase(prof);
     const ss = withSpeedscope ? await speedscopeCase(json) : { errors: [] };
     const row = { shape, n, s, ss };
@@ -231,10 +261,11 @@ await browser.close();
 server.close();
 
 const f = (x) => (x === undefined || Number.isNaN(x) ? '—' : x >= 100 ? x.toFixed(0) : x.toFixed(1));
+const count = (a, b) => (a === b ? a.toLocaleString('en-US') : `${a.toLocaleString('en-US')} of ${b.toLocaleString('en-US')}`);
 const lines = [
-  '| tree | nodes | Strata first paint ms (open / view / encode / fetch / paint) | speedscope first paint ms (its start) | zoom ms Strata / speedscope | Strata → bottom-up ms (nodes) | speedscope → left heavy / sandwich ms | Strata host peak RSS MB | page RSS MB Strata / speedscope | JS heap MB Strata / speedscope |',
-  '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |',
-  ...rows.map(({ shape, n, s, ss }) => `| ${shape} | ${n.toLocaleString('en-US')} | **${f(s.firstPaint)}** (${f(s.open)} / ${f(s.view)} / ${f(s.encode)} / ${f(s.fetch)} / ${f(s.paint)}) | **${f(ss.firstPaint)}** (${f(ss.boot)}) | ${f(s.zoom)} / ${f(ss.zoom)} | ${f(s.switchMs)} (${s.buNodes.toLocaleString('en-US')}${s.partial ? ', partial' : ''}) | ${f(ss.leftHeavy)} / ${f(ss.sandwich)} | ${f(s.hostPeakMB)} | ${f(s.pageRssMB)} / ${f(ss.pageRssMB)} | ${f(s.heapMB)} / ${f(ss.heapMB)} |`),
+  '| tree | nodes | Strata first paint ms (open / view / encode / fetch / paint) | nodes sent first | speedscope first paint ms (its start) | zoom ms Strata / speedscope | Strata zoom → parts drawn ms (parts) | Strata → bottom-up ms (nodes sent) | speedscope → left heavy / sandwich ms | Strata host peak RSS MB | page RSS MB Strata / speedscope | JS heap MB Strata / speedscope |',
+  '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |',
+  ...rows.map(({ shape, n, s, ss }) => `| ${shape} | ${n.toLocaleString('en-US')} | **${f(s.firstPaint)}** (${f(s.open)} / ${f(s.view)} / ${f(s.encode)} / ${f(s.fetch)} / ${f(s.paint)}) | ${count(s.nodes, s.viewNodes)} | **${f(ss.firstPaint)}** (${f(ss.boot)}) | ${f(s.zoom)} / ${f(ss.zoom)} | ${f(s.filled)} (${s.partsAsked}) | ${f(s.switchMs)} (${count(s.buNodes, s.buViewNodes)}${s.partial ? ', partial' : ''}) | ${f(ss.leftHeavy)} / ${f(ss.sandwich)} | ${f(s.hostPeakMB)} | ${f(s.pageRssMB)} / ${f(ss.pageRssMB)} | ${f(s.heapMB)} / ${f(ss.heapMB)} |`),
 ];
 const errors = rows.flatMap(({ shape, n, s, ss }) => [...s.errors.map((e) => `Strata ${shape} ${n}: ${e}`), ...ss.errors.map((e) => `speedscope ${shape} ${n}: ${e}`)]);
 console.log(lines.join('\n'));
@@ -246,8 +277,8 @@ if (record) {
   appendFileSync(path.join(repo, 'docs/benchmarks.md'), [
     '', `### Viewer at scale vs speedscope (${new Date().toISOString().slice(0, 10)})`, '',
     `\`node bench/viewer/viewer_bench.mjs${args.length ? ` ${args.join(' ')}` : ''}\` on ${cpu}, ${os.cpus().length} cores (shared; load average ` +
-    `${os.loadavg().map((x) => x.toFixed(1)).join(' ')} at the end), ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, ${chromiumVersion} headless ` +
-    '(WebGL through SwiftShader), speedscope 1.25.0. Synthetic trees written by `strata_synth_profile` (one cpu_time sample per node); ' +
+    `${loadAtStart.map((x) => x.toFixed(1)).join(' ')} at the start, ${os.loadavg().map((x) => x.toFixed(1)).join(' ')} at the end), ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, ${chromiumVersion} headless ` +
+    `(WebGL through SwiftShader), speedscope 1.25.0. Synthetic trees written by \`strata_synth_profile\` (${metricCount > 1 ? `${metricCount} metrics` : 'one cpu_time sample'} per node); ` +
     'speedscope gets the same tree as an evented file.', '',
     ...lines, '',
     ...(partial ? [`A partial bottom-up view says why, e.g. "${partial}".`, ''] : []),

@@ -15,7 +15,7 @@ import { matchProfileFile } from './lineHeatModel';
 import { revealSource } from './revealSource';
 import type { StrataAddon } from './addon';
 import { ViewerProgress } from './viewerProgress';
-import { DEFAULT_WIDTH, PART_NODES, firstPart } from './viewParts';
+import { DEFAULT_WIDTH, PART_DEPTH, PART_NODES, firstPart } from './viewParts';
 
 export interface ViewerState {
   path: string;
@@ -275,7 +275,7 @@ export class ProfileViewer implements vscode.Disposable {
     if (!profile || m.viewId !== this.viewId || m.view !== this.view || !Number.isInteger(node) || node < 0 ||
         !(minValue >= 0) || !Number.isFinite(minValue)) return;
     try {
-      const part = await profile.viewPart(this.view, node, { minValue, maxNodes: PART_NODES });
+      const part = await profile.viewPart(this.view, node, { minValue, maxNodes: PART_NODES, maxDepth: PART_DEPTH });
       if (!part || this.disposed || m.viewId !== this.viewId || !this.ready) return;
       void this.panel.webview.postMessage({ type: 'nodes', viewId: m.viewId, root: node, part: toNodePart(part) } satisfies HostMessage);
     } catch (e) {

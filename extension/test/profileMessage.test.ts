@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { SandwichColumns, ViewColumns, ViewPart } from '../../native/addon/index';
 import { checkColumns, isViewName, metricIndex, profileTitle, toNodePart, toProfileMessage, toSandwichData, topFrames, viewOptions, widthMetrics } from '../src/profileMessage';
-import { PART_NODES, WHOLE_VIEW_NODES, firstPart } from '../src/viewParts';
+import { PART_DEPTH, PART_NODES, WHOLE_VIEW_NODES, firstPart } from '../src/viewParts';
 import { PROTOCOL_VERSION } from '../../webview/src/protocol';
 
 function columns(over: Partial<ViewColumns> = {}): ViewColumns {
@@ -139,7 +139,7 @@ test('v7: a node\'s part and a sandwich become protocol records, checked', () =>
 });
 
 test('v7: the first part is half a pixel of the graph\'s width; small views whole', () => {
-  assert.deepEqual(firstPart(1000), { minShare: 0.0005, maxNodes: PART_NODES, wholeUpTo: WHOLE_VIEW_NODES });
+  assert.deepEqual(firstPart(1000), { minShare: 0.0005, maxNodes: PART_NODES, maxDepth: PART_DEPTH, wholeUpTo: WHOLE_VIEW_NODES });
   assert.equal(firstPart(Number.NaN).minShare, 0.5 / 1600);
   assert.equal(firstPart(5).minShare, 0.5 / 1600, 'a width that cannot be right: the default');
   assert.equal(firstPart(1e9).minShare, 0.5 / 16384);

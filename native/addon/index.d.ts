@@ -69,11 +69,13 @@ export interface NodeMetricValues {
 
 /** The part of a view to send first (view()'s `first`): the nodes of at least `minShare` of
  *  the root's value (a viewer asks for what is over half a pixel at its width), at most
- *  `maxNodes` (the bound then rises); a view of at most `wholeUpTo` nodes comes whole. */
-export interface FirstPart { minShare: number; maxNodes?: number; wholeUpTo?: number }
+ *  `maxNodes` (the bound then rises), at most `maxDepth` levels deep (the rows a screen shows);
+ *  a view of at most `wholeUpTo` nodes comes whole. */
+export interface FirstPart { minShare: number; maxNodes?: number; maxDepth?: number; wholeUpTo?: number }
 
-/** viewPart()'s bound: the nodes of at least `minValue`, at most `maxNodes`. */
-export interface PartBound { minValue: number; maxNodes?: number }
+/** viewPart()'s bound: the nodes of at least `minValue`, at most `maxNodes`, `maxDepth` levels
+ *  below the part's root. */
+export interface PartBound { minValue: number; maxNodes?: number; maxDepth?: number }
 
 /** The part under node `root` of a view: node 0 is `root`; `frame` indexes the frame table of
  *  the view()'s answer for the same view. */
@@ -86,7 +88,7 @@ export interface ViewPart {
   exclusive: Float64Array;
   count: Float64Array;
   node: Uint32Array;       // ids in the view
-  more: Uint8Array;        // 1: some children left out, all under minValue
+  more: Uint8Array;        // LeftOut (webview/src/protocol.ts): 1 children under minValue, 2 every child
   minValue: number;
 }
 

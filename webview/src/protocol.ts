@@ -102,15 +102,24 @@ export interface NodeColumns {
   exclusive: Float64Array;
 }
 
+/** v7: what a node of a part of a view lacks (PartColumns.more). */
+export const enum LeftOut {
+  None = 0,
+  /** Children under the part's minValue: needed once that is worth half a pixel. */
+  Narrow = 1,
+  /** Every child, whatever its value (past the rows the part went down to). */
+  Any = 2,
+}
+
 /**
- * v7: nodes of a part of a view, beside NodeColumns: each node's id in the host's view, whether
- * some of its children were left out, and the bound they are all under. Absent: the whole view,
- * ids are the indexes.
+ * v7: nodes of a part of a view, beside NodeColumns: each node's id in the host's view, what it
+ * lacks, and the bound its narrow left-out children are under. Absent: the whole view, ids are
+ * the indexes.
  */
 export interface PartColumns {
   node?: Uint32Array;
-  more?: Uint8Array;       // 1: some children left out (each under minValue)
-  minValue?: number;       // 0 or absent: nothing left out
+  more?: Uint8Array;       // LeftOut per node
+  minValue?: number;       // 0 or absent: nothing narrow left out
 }
 
 /** One view of a profile, for the flame graph. */

@@ -69,6 +69,12 @@ test('a node\'s part replaces its subtree; later nodes move; the layout of what 
   assert.equal(last.data.minValue, 0, 'nothing left out any more');
 });
 
+test('a node whose children were all left out (past the rows sent) is needed at any zoom', () => {
+  const d = firstPart();
+  const v = loadedView({ ...d, more: Uint8Array.from([0, 1, 0, 2, 0, 1]) });
+  assert.deepEqual([...v.limit], [0, 10, 0, 30, 0, 10], 'its own value');
+});
+
 test('a part of another view, or of a node not there, is refused; bad parts throw', () => {
   const v = loadedView(firstPart());
   assert.equal(spliceNodes(v, part({ parent: [-1], frame: [4], inclusive: [1], exclusive: [1], node: [4], more: [0], minValue: 0 })), null, 'node 4 is not here');

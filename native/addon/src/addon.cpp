@@ -151,25 +151,27 @@ class ProfileWrap : public Napi::ObjectWrap<ProfileWrap> {
     return d;
   }
 
-  // {minShare, maxNodes?, wholeUpTo?}; absent: nullopt (the whole view).
+  // {minShare, maxNodes?, maxDepth?, wholeUpTo?}; absent: nullopt (the whole view).
   static std::optional<FirstPart> FirstPartArg(const Napi::CallbackInfo& info, size_t i) {
     if (info.Length() <= i || info[i].IsUndefined() || info[i].IsNull()) return std::nullopt;
-    if (!info[i].IsObject()) throw Napi::TypeError::New(info.Env(), "view: the first part must be an object {minShare, maxNodes?, wholeUpTo?}");
+    if (!info[i].IsObject()) throw Napi::TypeError::New(info.Env(), "view: the first part must be an object {minShare, maxNodes?, maxDepth?, wholeUpTo?}");
     Napi::Object o = info[i].As<Napi::Object>();
     FirstPart p;
     p.min_share = ValueField(info.Env(), o, "minShare", "view");
     p.max_nodes = CountField(info.Env(), o, "maxNodes", SIZE_MAX, "view");
+    p.max_depth = CountField(info.Env(), o, "maxDepth", SIZE_MAX, "view");
     p.whole_up_to = CountField(info.Env(), o, "wholeUpTo", 0, "view");
     return p;
   }
 
-  // {minValue, maxNodes?}.
+  // {minValue, maxNodes?, maxDepth?}.
   static strata::core::SliceBound PartBoundArg(const Napi::CallbackInfo& info, size_t i) {
-    if (info.Length() <= i || !info[i].IsObject()) throw Napi::TypeError::New(info.Env(), "viewPart: the bound must be an object {minValue, maxNodes?}");
+    if (info.Length() <= i || !info[i].IsObject()) throw Napi::TypeError::New(info.Env(), "viewPart: the bound must be an object {minValue, maxNodes?, maxDepth?}");
     Napi::Object o = info[i].As<Napi::Object>();
     strata::core::SliceBound b;
     b.min_value = ValueField(info.Env(), o, "minValue", "viewPart");
     b.max_nodes = CountField(info.Env(), o, "maxNodes", SIZE_MAX, "viewPart");
+    b.max_depth = CountField(info.Env(), o, "maxDepth", SIZE_MAX, "viewPart");
     return b;
   }
 

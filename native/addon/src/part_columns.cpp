@@ -30,7 +30,8 @@ PartColumns PartColumns::Of(const strata::core::View& view, const ViewFrames& fr
   Fill(out, view, frames, slice.node.size(), [&](size_t j) { return slice.node[j]; });
   if (!out.whole) {
     out.node = slice.node;
-    out.more = slice.more;
+    out.more.reserve(slice.more.size());
+    for (strata::core::LeftOut x : slice.more) out.more.push_back(static_cast<uint8_t>(x));
     out.min_value = slice.min_value;
   }
   return out;

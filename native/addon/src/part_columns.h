@@ -18,7 +18,7 @@ struct PartColumns {
   std::vector<int32_t> parent;
   std::vector<uint32_t> frame, node;
   std::vector<double> inclusive, exclusive, count;
-  std::vector<uint8_t> more;
+  std::vector<uint8_t> more;  // strata::core::LeftOut per node (the protocol's LeftOut)
   double min_value = 0;  // every child left out is under it (0: none)
   bool whole = true;     // every node of the view, ids = indexes: no `node` / `more` columns
 

@@ -64,7 +64,7 @@ class ViewWorker : public PromiseWorker {
     nodes_ = view->size();
     total_ = nodes_ ? view->values[0].inclusive : 0.0;
     if (first_ && nodes_) {
-      const strata::core::SliceBound bound{first_->min_share * total_, first_->max_nodes, first_->whole_up_to};
+      const strata::core::SliceBound bound{first_->min_share * total_, first_->max_nodes, first_->max_depth, first_->whole_up_to};
       columns_ = PartColumns::Of(*view, *header_.frames, strata::core::SliceView(*view, 0, bound));
     } else {
       columns_ = PartColumns::Of(*view, *header_.frames);

@@ -14,11 +14,12 @@
 namespace strata::addon {
 
 // The part of a view to send first: the nodes of at least `min_share` of the root's value (a
-// viewer asks for what is over half a pixel at its width), at most `max_nodes`; a view of at
-// most `whole_up_to` nodes goes whole.
+// viewer asks for what is over half a pixel at its width), at most `max_nodes`, `max_depth`
+// levels below the root (the rows of a screen); a view of at most `whole_up_to` nodes goes whole.
 struct FirstPart {
   double min_share = 0;
   size_t max_nodes = SIZE_MAX;
+  size_t max_depth = SIZE_MAX;
   size_t whole_up_to = 0;
 };
 

@@ -79,6 +79,20 @@ test('the first part: nodes wider than the bound, ids in the view; parts fill in
   p.close();
 });
 
+test('a depth bound: nodes at it lack every child (2), below it parts go on', async () => {
+  const p = await addon.open(synthesize('deep', 100_000));
+  const first = await p.view('top-down', 0, {}, { minShare: 0, maxDepth: 20, wholeUpTo: 10 });
+  const depth = new Int32Array(first.parent.length);
+  for (let j = 1; j < first.parent.length; j++) depth[j] = depth[first.parent[j]] + 1;
+  assert.ok(Math.max(...depth) <= 20);
+  const cut = [...first.more.keys()].filter((j) => first.more[j] === 2);
+  assert.ok(cut.length > 0, 'nodes at the depth bound');
+  for (const j of cut) assert.equal(depth[j], 20);
+  const next = await p.viewPart('top-down', first.node[cut[0]], { minValue: 0, maxDepth: 20 });
+  assert.ok(next.parent.length > 1, 'its part goes on below');
+  p.close();
+});
+
 test('a small view comes whole; unknown nodes are null; bad bounds throw', async () => {
   const p = await addon.open(synthesize('deep', 3000));
   const v = await p.view('top-down', 0, {}, { minShare: 0.01, wholeUpTo: 50_000 });

@@ -13,6 +13,7 @@
 
 namespace fmt = strata::format;
 using strata::core::FrameFilter;
+using strata::core::LeftOut;
 using strata::core::NodeMetric;
 using strata::core::Profile;
 using strata::core::SliceBound;
@@ -125,7 +126,8 @@ TEST(LazyViews, SliceKeepsWhatIsWiderThanTheBound) {
   const View v = Build(*p, ViewKind::kTopDown, false);
   ASSERT_GT(v.size(), 10000u);
   const double total = v.values[0].inclusive;
-  for (const SliceBound b : {SliceBound{total / 3200, SIZE_MAX, 0}, SliceBound{0.0, 500, 0}, SliceBound{total / 100000, 2000, 0}}) {
+  for (const SliceBound b : {SliceBound{total / 3200, SIZE_MAX, SIZE_MAX, 0}, SliceBound{0.0, 500, SIZE_MAX, 0},
+                             SliceBound{total / 100000, 2000, SIZE_MAX, 0}}) {
     const ViewSlice s = strata::core::SliceView(v, 0, b);
     ASSERT_FALSE(s.node.empty());
     EXPECT_EQ(s.node[0], 0u);
@@ -155,21 +157,41 @@ TEST(LazyViews, SliceKeepsWhatIsWiderThanTheBound) {
         EXPECT_FALSE(seen_cut[size_t(v.parent[i])]) << "kept child " << i << " after one left out";
       }
     }
-    for (size_t j = 0; j < s.node.size(); ++j) EXPECT_EQ(s.more[j], more[s.node[j]]) << s.node[j];
+    for (size_t j = 0; j < s.node.size(); ++j) {
+      EXPECT_EQ(s.more[j] != LeftOut::kNone, more[s.node[j]] != 0) << s.node[j];
+      EXPECT_NE(s.more[j], LeftOut::kAny) << "no depth bound, additive values";
+    }
   }
   // A node's part, and a small subtree taken whole.
   size_t deep = 0;
   for (size_t i = 1; i < v.size(); ++i)
     if (v.values[i].inclusive < total / 50 && v.values[i].inclusive > total / 500) { deep = i; break; }
   ASSERT_GT(deep, 0u);
-  const ViewSlice part = strata::core::SliceView(v, deep, SliceBound{0.0, SIZE_MAX, 0});
+  const ViewSlice part = strata::core::SliceView(v, deep, SliceBound{0.0, SIZE_MAX, SIZE_MAX, 0});
   EXPECT_EQ(part.node[0], deep);
   EXPECT_EQ(part.parent[0], -1);
   EXPECT_EQ(part.min_value, 0.0) << "nothing left out";
-  for (uint8_t x : part.more) EXPECT_EQ(x, 0);
-  const ViewSlice whole = strata::core::SliceView(v, deep, SliceBound{total, SIZE_MAX, part.node.size()});
+  for (LeftOut x : part.more) EXPECT_EQ(x, LeftOut::kNone);
+  const ViewSlice whole = strata::core::SliceView(v, deep, SliceBound{total, SIZE_MAX, 0, part.node.size()});
   EXPECT_EQ(whole.node, part.node);
   EXPECT_THROW(strata::core::SliceView(v, v.size(), SliceBound{}), strata::core::Error);
+}
+
+// The depth bound: what a screen of rows shows. Nodes at the bound keep no children, marked
+// kAny (their children may be as wide as they are).
+TEST(LazyViews, SliceStopsAtADepth) {
+  constexpr uint32_t kDepth = 2000;
+  auto p = DeepRecursion(kDepth);
+  const View v = Build(*p, ViewKind::kTopDown, false);
+  const ViewSlice s = strata::core::SliceView(v, 0, SliceBound{0.0, SIZE_MAX, 50, 0});
+  ASSERT_EQ(s.node.size(), 51u) << "the root and 50 levels of a chain";
+  EXPECT_EQ(s.more.back(), LeftOut::kAny);
+  for (size_t j = 0; j + 1 < s.node.size(); ++j) EXPECT_EQ(s.more[j], LeftOut::kNone);
+  EXPECT_EQ(s.min_value, 0.0) << "nothing narrow left out";
+  // The part under the last node goes on 50 more levels.
+  const ViewSlice next = strata::core::SliceView(v, s.node.back(), SliceBound{0.0, SIZE_MAX, 50, 0});
+  EXPECT_EQ(next.node.size(), 51u);
+  EXPECT_EQ(next.node[0], s.node.back());
 }
 
 // The sandwich from the core, on a hand-built tree: as speedscope's (and the webview's former

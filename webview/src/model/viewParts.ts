@@ -1,7 +1,9 @@
 // A view that may hold only part of the host's: what it has, and per node the value its left-out
-// children are all under (0: none left out). A node's part from the host replaces its subtree:
+// children are all under (0: none left out; a node whose children were all left out, whatever
+// their size, its own value). A node's part from the host replaces its subtree:
 // the part holds that subtree down to a lower bound. Children come sorted by descending value, so
 // the ones a part adds go after the ones drawn: nothing already on screen moves.
+import { LeftOut } from '../protocol';
 import type { FlameData, NodePart } from '../protocol';
 
 export interface LoadedView {
@@ -10,10 +12,15 @@ export interface LoadedView {
   limit: Float64Array;
 }
 
+/** The value node i's left-out children are under. */
+function limitOf(more: number, minValue: number, inclusive: number): number {
+  return more === LeftOut.Narrow ? minValue : more === LeftOut.Any ? Math.max(inclusive, minValue) : 0;
+}
+
 export function loadedView(data: FlameData): LoadedView {
   const n = data.parent.length;
   const limit = new Float64Array(n);
-  if (data.more && data.minValue) for (let i = 0; i < n; i++) if (data.more[i]) limit[i] = data.minValue;
+  if (data.more) for (let i = 0; i < n; i++) limit[i] = limitOf(data.more[i], data.minValue ?? 0, data.inclusive[i]);
   return { data, limit };
 }
 
@@ -69,7 +76,7 @@ export function spliceNodes(v: LoadedView, part: NodePart): LoadedView | null {
     exclusive[i] = part.exclusive[j];
     node[i] = part.node[j];
     more[i] = part.more[j];
-    limit[i] = part.more[j] ? part.minValue : 0;
+    limit[i] = limitOf(part.more[j], part.minValue, part.inclusive[j]);
   }
   // After it: parents before the subtree keep their index, later ones move with it.
   for (let i = end; i < n; i++) {

@@ -475,6 +475,8 @@ export class FlameView {
     const pxPerValue = m.data.inclusive[f] > 0 ? scale / m.data.inclusive[f] : 0;
     const limit = m.limit;
     const needs: NodeNeed[] = [];
+    // Only the outermost nodes in need: a part goes down their whole subtree.
+    let needUntil = -1;
     for (let i = f; i < e;) {
       let a = (x0[i] - v0) * scale, b = (x1[i] - v0) * scale;
       const row = depth[i];
@@ -483,8 +485,9 @@ export class FlameView {
       if (a < -1) a = -1;
       if (b > W + 1) b = W + 1;
       if (row >= rowTop) push(i, a, b, row, false);
-      if (limit[i] > 0 && limit[i] * pxPerValue >= MIN_RECT_PX && row + 1 < rowBottom && needs.length < NEEDS_PER_FRAME) {
+      if (i >= needUntil && limit[i] > 0 && limit[i] * pxPerValue >= MIN_RECT_PX && row + 1 < rowBottom && needs.length < NEEDS_PER_FRAME) {
         needs.push({ node: i, minValue: MIN_RECT_PX / pxPerValue / PART_AHEAD });
+        needUntil = end[i];
       }
       i++;
     }

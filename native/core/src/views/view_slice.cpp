@@ -23,18 +23,26 @@ ViewSlice SliceView(const View& view, size_t root, const SliceBound& bound) {
   const bool whole = end - root <= bound.whole_up_to;
   double min_value = whole ? 0.0 : bound.min_value;
   const size_t cap = std::max<size_t>(1, bound.max_nodes);
-  // Kept: the root, and every node whose parent is kept and whose value reaches the bound (NaN
-  // never does). Counted first, for the cap.
+  const size_t max_depth = whole ? SIZE_MAX : bound.max_depth;
+  // Levels below the root, for the depth bound (a parent comes before its children).
+  std::vector<uint32_t> depth(max_depth == SIZE_MAX ? 0 : end - root, 0);
+  auto deep = [&](size_t i) {
+    if (depth.empty() || i == root) return false;
+    depth[i - root] = depth[size_t(view.parent[i]) - root] + 1;
+    return depth[i - root] > max_depth;
+  };
+  // Kept: the root, and every node whose parent is kept, within the depth bound, whose value
+  // reaches the bound (NaN never does). Counted first, for the cap.
   std::vector<int32_t> slot(end - root, -1);  // subtree node -> its index in the slice
   slot[0] = 0;
   std::vector<double> reached;
   for (size_t i = root + 1; i < end && !whole; ++i) {
-    if (slot[size_t(view.parent[i]) - root] < 0 || !(view.values[i].inclusive >= min_value)) continue;
+    if (slot[size_t(view.parent[i]) - root] < 0 || deep(i) || !(view.values[i].inclusive >= min_value)) continue;
     slot[i - root] = 0;
     reached.push_back(view.values[i].inclusive);
   }
   // Past the cap only what is above the cap's bound (the (max_nodes - 1)-th largest value) is
-  // kept: ties at it are left out whole, so "left out" always means "not above the bound".
+  // kept: ties at it are left out whole, so a narrow child is always one not above the bound.
   bool capped = false;
   if (!whole && reached.size() + 1 > cap) {
     capped = true;
@@ -47,26 +55,28 @@ ViewSlice SliceView(const View& view, size_t root, const SliceBound& bound) {
   }
   reached = {};
   std::fill(slot.begin(), slot.end(), -1);
-  auto keep = [&](size_t i) {
+  auto narrow = [&](size_t i) {
     const double v = view.values[i].inclusive;
-    return whole || (capped ? v > min_value : v >= min_value);
+    return !whole && !(capped ? v > min_value : v >= min_value);
   };
   ViewSlice out;
+  bool any_narrow = false;
   for (size_t i = root; i < end; ++i) {
     const int32_t p = i == root ? -1 : slot[size_t(view.parent[i]) - root];
     if (i != root) {
       if (p < 0) continue;  // under a node left out
-      // The size check guards values that grow down the tree (never for additive metrics).
-      if (out.node.size() >= std::max(cap, whole ? end - root : 0) || !keep(i)) { out.more[size_t(p)] = 1; continue; }
+      LeftOut& why = out.more[size_t(p)];
+      if (!depth.empty() && depth[i - root] > max_depth) { why = LeftOut::kAny; continue; }
+      if (narrow(i)) { if (why == LeftOut::kNone) why = LeftOut::kNarrow; any_narrow = true; continue; }
+      // Values that grow down the tree (never for additive metrics) could pass the cap.
+      if (!whole && out.node.size() >= cap) { why = LeftOut::kAny; continue; }
     }
     slot[i - root] = int32_t(out.node.size());
     out.node.push_back(uint32_t(i));
     out.parent.push_back(p);
-    out.more.push_back(0);
+    out.more.push_back(LeftOut::kNone);
   }
-  bool any_more = false;
-  for (uint8_t x : out.more) any_more |= x != 0;
-  out.min_value = !any_more ? 0.0 : capped ? std::nextafter(min_value, HUGE_VAL) : min_value;
+  out.min_value = !any_narrow ? 0.0 : capped ? std::nextafter(min_value, HUGE_VAL) : min_value;
   return out;
 }
 

@@ -149,14 +149,21 @@ struct ViewOptions {
 struct SliceBound {
   double min_value = 0;         // nodes whose inclusive value (View::values) is under it are left out
   size_t max_nodes = SIZE_MAX;  // at most this many nodes: past it the bound rises
+  size_t max_depth = SIZE_MAX;  // levels below the root (a screen shows a few dozen rows)
   size_t whole_up_to = 0;       // a subtree of at most this many nodes is taken whole
+};
+// What a node of a slice lacks.
+enum class LeftOut : uint8_t {
+  kNone = 0,
+  kNarrow = 1,  // children under the slice's min_value: needed once that is worth half a pixel
+  kAny = 2,     // every child, whatever its value (past max_depth, or the node cap)
 };
 struct ViewSlice {
   std::vector<uint32_t> node;   // view node ids, ascending (preorder); node[0] is the subtree's root
   std::vector<int32_t> parent;  // index into `node`; -1 for node[0]
-  std::vector<uint8_t> more;    // 1: some of the node's children are left out
-  // Every left-out child is under it (0: none left out): zoomed in so far that this value is
-  // wider than the bound, the node's part is asked for again with a lower one.
+  std::vector<LeftOut> more;    // per node
+  // Every child left out as kNarrow is under it (0: none is): zoomed in so far that this value
+  // is wider than half a pixel, the node's part is asked for with a lower bound.
   double min_value = 0;
 };
 // Throws Error when `root` is not a node of the view.
