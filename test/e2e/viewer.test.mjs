@@ -8,19 +8,26 @@
 //        the frame from the extension (addon nodeMetrics), attributes as mean / min / max;
 //   (v3) the zoom and toggles come back when the tab is hidden and shown again;
 //   (v4) on GPT-2 training (test/fixtures/h100/real_models/gpt2_train.strata, whose runtime marked
-//        its cut stacks) truncated stacks are in the legend, red, and say so in the details.
+//        its cut stacks) truncated stacks are in the legend, red, and say so in the details;
+//   (v5) a million-node profile (strata_synth_profile): the first paint holds only the part wider
+//        than half a pixel, and its top frames are the whole view's; zooming into a frame whose
+//        children were left out asks for them and draws them; a progress line while the bottom-up
+//        view and a sandwich are built, gone after; the sandwich comes from the core.
 // Run: node --test test/e2e/viewer.test.mjs   (see harness.mjs for prerequisites and env)
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { copyFileSync, symlinkSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { copyFileSync, existsSync, symlinkSync } from 'node:fs';
 import path from 'node:path';
 import {
-  S, cli, extId, makeFolders, missingPrerequisites, openFileQuick, openThroughDialog, repo, runCommand, shot, skipReason, sleep,
-  startSession, stopSession, strataFrame, waitFor,
+  S, buildDir, cli, extId, loadAddon, makeFolders, missingPrerequisites, openFileQuick, openThroughDialog, repo, runCommand, shot,
+  skipReason, sleep, startSession, stopSession, strataFrame, waitFor,
 } from './harness.mjs';
 
 const FIXTURE = path.join(repo, 'test/fixtures/h100/real_models/resnet50_train.strata');
 const TRUNCATED = path.join(repo, 'test/fixtures/h100/real_models/gpt2_train.strata');
+const SYNTH = path.join(buildDir, 'bin/strata_synth_profile');
+const BIG = 1_000_000;
 
 describe('Strata flame graph: Python view, navigation, details (code-server)', { timeout: 300_000 }, () => {
   const missing = missingPrerequisites();
@@ -71,7 +78,8 @@ describe('Strata flame graph: Python view, navigation, details (code-server)', {
     await frame.locator('.strata-python-toggle').click();
     const all = await waitFor('every frame', async () => { const v = await viewOf(); return v?.frameFilter === 'all' ? v : null; }, 60000);
     assert.ok(all.rootChildren.includes('_start'), `_start is back: ${JSON.stringify(all.rootChildren)}`);
-    assert.ok(all.nodes > 2 * py.nodes && all.maxDepth > py.maxDepth, `${all.nodes} nodes / ${all.maxDepth} rows vs ${py.nodes} / ${py.maxDepth}`);
+    // Sizes of the whole views (a view over 50,000 nodes arrives as its part wider than half a pixel).
+    assert.ok(all.viewNodes > 2 * py.viewNodes, `${all.viewNodes} nodes vs ${py.viewNodes}`);
     assert.ok((await frame.locator('.strata-legend-item').allInnerTexts()).some((s) => s.includes('Interpreter')));
     await shot('v1-all-frames');
     await frame.locator('.strata-python-toggle').click();
@@ -148,5 +156,63 @@ describe('Strata flame graph: Python view, navigation, details (code-server)', {
     assert.match(crumbs.at(-1), /^<stack truncated: /, `the marker's label is its whole name: ${crumbs.at(-1)}`);
     assert.match(await f.locator('.strata-details-truncated').innerText(), /truncated here: the frames that called it are unknown/);
     await shot('v4-truncated');
+  });
+
+  test('(v5) a million nodes: the first part, parts on zoom, progress while views build', { skip }, async () => {
+    assert.ok(existsSync(SYNTH), `strata_synth_profile not built (${SYNTH})`);
+    const big = path.join(S.ws, 'big.strata');
+    execFileSync(SYNTH, ['--shape', 'wide', '--nodes', String(BIG), '-o', big], { stdio: 'ignore' });
+    // The whole view's top frames, from the addon (the core).
+    const addon = loadAddon();
+    const p = await addon.open(big);
+    const whole = await p.view('top-down', 0);
+    const top = [];
+    for (let i = 1; i < whole.parent.length; i++) if (whole.parent[i] === 0) top.push(i);
+    top.sort((a, b) => whole.inclusive[b] - whole.inclusive[a]);
+    const topNames = top.slice(0, 5).map((i) => whole.strings[whole.frames.name[whole.frame[i]]]);
+    p.close();
+    await runCommand('View: Close All Editors');
+    const f = await openProfile(big);
+    const v = await waitFor('the first part', async () => { const x = await f.evaluate(() => window.__strata.view()); return x?.viewNodes === BIG ? x : null; }, 60000);
+    assert.equal(v.part, true, 'a part of the view, not all of it');
+    assert.ok(v.nodes < 50_000, `${v.nodes} nodes sent first`);
+    assert.deepEqual(v.rootChildren, topNames.map((n) => n), 'the top frames are the whole view\'s');
+    await shot('v5-first-part');
+    // Zoom into a frame (2% of the time at most: 50 times wider zoomed) whose children were left
+    // out: its part is asked for and drawn.
+    const before = await f.evaluate(() => window.__strata.parts());
+    const z = await f.evaluate(() => window.__strata.zoomToLeftOut(0.02));
+    assert.ok(z, 'a frame with children left out');
+    const filled = await waitFor('its part drawn', async () => {
+      const fo = await f.evaluate(() => window.__strata.focused());
+      return fo.node === z.node && fo.subtree > z.subtree ? fo : null;
+    }, 30000).catch(async (e) => {
+      await shot('v5-zoom');
+      throw new Error(`${e.message}: zoomed into ${JSON.stringify(z)}, now ${JSON.stringify(await f.evaluate(() => window.__strata.focused()))}, parts ${JSON.stringify(await f.evaluate(() => window.__strata.parts()))}`);
+    });
+    const after = await f.evaluate(() => window.__strata.parts());
+    assert.ok(after.received > before.received, `parts: ${JSON.stringify(before)} → ${JSON.stringify(after)}`);
+    assert.ok((await f.evaluate(() => window.__strata.view())).nodes > v.nodes);
+    assert.ok((await f.evaluate(() => window.__strata.stats())).focus > 0, 'still zoomed in');
+    await shot('v5-zoomed');
+    assert.ok(filled.subtree > z.subtree, `${z.subtree} → ${filled.subtree} nodes under the frame`);
+    // Progress while the bottom-up view is built, gone once it is drawn.
+    const shown = (await f.evaluate(() => window.__strata.progress())).shown;
+    await f.locator('button[data-view="bottom-up"]').click();
+    await waitFor('the bottom-up view', async () => (await f.evaluate(() => window.__strata.view()))?.view === 'bottom-up', 60000);
+    const pr = await waitFor('progress shown and gone', async () => {
+      const x = await f.evaluate(() => window.__strata.progress());
+      return x.shown > shown && !x.visible ? x : null;
+    }, 30000);
+    assert.equal(pr.visible, false);
+    // The sandwich of a bottom-up frame, from the core, with progress too.
+    await f.evaluate(() => window.__strata.zoomTo('function_number_'));
+    await S.page.keyboard.press('s');
+    const sw = await waitFor('the sandwich', () => f.evaluate(() => window.__strata.sandwich()), 60000);
+    assert.match(sw.title, /^Sandwich of function_number_\d+ — \d+ call sites?/);
+    assert.ok(sw.callees > 0 && sw.callers > 0);
+    await waitFor('progress gone', async () => !(await f.evaluate(() => window.__strata.progress())).visible, 30000);
+    assert.ok((await f.evaluate(() => window.__strata.progress())).shown > pr.shown, 'progress shown for the sandwich');
+    await shot('v5-sandwich');
   });
 });

@@ -76,6 +76,26 @@ function start(): void {
       if (best >= 0) app!.view.zoom(best);
       return best;
     },
+    // Zoom the flame graph to the widest frame of at most `maxShare` of the total whose children
+    // the host left out (tests; a small frame: zoomed into, its left-out children are wide): its
+    // host id and how many nodes its subtree has here, or null when there is none.
+    zoomToLeftOut: (maxShare: number) => {
+      const m = app!.view.model;
+      if (!m) return null;
+      let best = -1;
+      const most = maxShare * m.total;
+      for (let i = 1; i < m.n; i++) {
+        if (m.limit[i] > 0 && m.data.inclusive[i] <= most && (best < 0 || m.data.inclusive[i] > m.data.inclusive[best])) best = i;
+      }
+      if (best < 0) return null;
+      app!.view.zoom(best);
+      return { node: m.hostId(best), subtree: m.end[best] - best };
+    },
+    // The focused frame (tests): its host id and how many nodes its subtree has here.
+    focused: () => {
+      const m = app!.view.model;
+      return m ? { node: m.hostId(m.focus), subtree: m.end[m.focus] - m.focus, name: m.fullName(m.focus) } : null;
+    },
     // Zoom the flame graph to the first frame whose name starts with `prefix` (tests); its index or -1.
     zoomTo: (prefix: string) => {
       const m = app!.view.model;
