@@ -14,8 +14,9 @@
 // speedscope: its npm package's release build (bench/viewer/.deps, see README.md), the same tree
 // as a speedscope "evented" file, loaded by #profileURL=; first paint = navigation → its title
 // names the profile → two animation frames.
-// Zoom: input → the next drawn frame (Strata: a frame zoomed; speedscope: ctrl+wheel); Strata's
-// "filled": until the parts that zoom asked for (requestNodes → the host's 'nodes') are drawn. View
+// Zoom: input → the next drawn frame (Strata: a frame zoomed; speedscope: ctrl+wheel); the parts a
+// Strata zoom asked for (requestNodes → the host's 'nodes'): how many, the host's time to build one
+// and the webview's to put it in place (medians; the round trips of this driver are left out). View
 // switch: Strata top-down → bottom-up (built by the addon); speedscope: Time Order → Left Heavy
 // and → Sandwich (keys 2, 3). Memory: the host process's peak RSS and the page's JS heap.
 // --record appends the table to docs/benchmarks.md with the command, machine and date.
@@ -151,12 +152,11 @@ async function strataCase(profile) {
   };
   const td = await show('top-down');
   const firstPaint = opened.ms + (performance.now() - t1);
-  // Zoom: five frames, each time to the next drawn frame; then until the parts it asked for are in.
-  const zooms = [], fills = [];
+  // Zoom: five frames, each time to the next drawn frame; then the parts each asked for.
+  const zooms = [], partHostMs = [], partPutMs = [];
   let partsAsked = 0;
   for (const prefix of ['function_number_1', 'function_number_2', 'function_number_3', 'function_number_4', 'function_number_5']) {
     const asked = await page.evaluate(() => window.__posted.length);
-    const t = performance.now();
     const ms = await page.evaluate(async (p) => {
       const before = window.__strata.stats().frames;
       const t = performance.now();
@@ -172,16 +172,16 @@ async function strataCase(profile) {
       if (!reqs.length) break;
       for (const r of reqs) {
         partsAsked++;
-        await host.call({ cmd: 'part', kind: r.view, node: r.node, minValue: r.minValue });
-        await page.evaluate(async (url) => {
+        partHostMs.push((await host.call({ cmd: 'part', kind: r.view, node: r.node, minValue: r.minValue })).ms);
+        partPutMs.push(await page.evaluate(async (url) => {
           const l = await window.__load(url);
           const before = window.__strata.stats().frames;
           l.post();
           await new Promise((resolve) => { const tick = () => (window.__strata.stats().frames > before ? resolve() : requestAnimationFrame(tick)); requestAnimationFrame(tick); });
-        }, `http://127.0.0.1:${opened.port}/`);
+          return window.__strata.parts().lastMs;
+        }, `http://127.0.0.1:${opened.port}/`));
       }
     }
-    if (Number.isFinite(ms)) fills.push(performance.now() - t);
   }
   const s0 = performance.now();
   const bu = await show('bottom-up');
@@ -194,7 +194,7 @@ async function strataCase(profile) {
   return {
     firstPaint, open: opened.ms, view: td.built.viewMs, encode: td.built.encodeMs, fetch: td.inPage.fetchMs + td.inPage.decodeMs,
     paint: td.inPage.paintMs, nodes: td.built.nodes, viewNodes: td.built.viewNodes ?? td.built.nodes, zoom: median(zooms.filter(Number.isFinite)),
-    filled: fills.length ? median(fills) : NaN, partsAsked, switchMs, buNodes: bu.built.nodes, buViewNodes: bu.built.viewNodes ?? bu.built.nodes,
+    partsAsked, partHost: partHostMs.length ? median(partHostMs) : NaN, partPut: partPutMs.length ? median(partPutMs) : NaN, switchMs, buNodes: bu.built.nodes, buViewNodes: bu.built.viewNodes ?? bu.built.nodes,
     buView: bu.built.viewMs, partial: bu.built.partial, hostPeakMB: mem.peakMB, hostRssMB: mem.rssMB, heapMB: heap, pageRssMB: pageRss, pageStart: t1 - t0 - opened.ms, errors,
   };
 }
@@ -263,9 +263,9 @@ server.close();
 const f = (x) => (x === undefined || Number.isNaN(x) ? '—' : x >= 100 ? x.toFixed(0) : x.toFixed(1));
 const count = (a, b) => (a === b ? a.toLocaleString('en-US') : `${a.toLocaleString('en-US')} of ${b.toLocaleString('en-US')}`);
 const lines = [
-  '| tree | nodes | Strata first paint ms (open / view / encode / fetch / paint) | nodes sent first | speedscope first paint ms (its start) | zoom ms Strata / speedscope | Strata zoom → parts drawn ms (parts) | Strata → bottom-up ms (nodes sent) | speedscope → left heavy / sandwich ms | Strata host peak RSS MB | page RSS MB Strata / speedscope | JS heap MB Strata / speedscope |',
+  '| tree | nodes | Strata first paint ms (open / view / encode / fetch / paint) | nodes sent first | speedscope first paint ms (its start) | zoom ms Strata / speedscope | Strata parts asked by 5 zooms: host / put in place ms | Strata → bottom-up ms (nodes sent) | speedscope → left heavy / sandwich ms | Strata host peak RSS MB | page RSS MB Strata / speedscope | JS heap MB Strata / speedscope |',
   '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |',
-  ...rows.map(({ shape, n, s, ss }) => `| ${shape} | ${n.toLocaleString('en-US')} | **${f(s.firstPaint)}** (${f(s.open)} / ${f(s.view)} / ${f(s.encode)} / ${f(s.fetch)} / ${f(s.paint)}) | ${count(s.nodes, s.viewNodes)} | **${f(ss.firstPaint)}** (${f(ss.boot)}) | ${f(s.zoom)} / ${f(ss.zoom)} | ${f(s.filled)} (${s.partsAsked}) | ${f(s.switchMs)} (${count(s.buNodes, s.buViewNodes)}${s.partial ? ', partial' : ''}) | ${f(ss.leftHeavy)} / ${f(ss.sandwich)} | ${f(s.hostPeakMB)} | ${f(s.pageRssMB)} / ${f(ss.pageRssMB)} | ${f(s.heapMB)} / ${f(ss.heapMB)} |`),
+  ...rows.map(({ shape, n, s, ss }) => `| ${shape} | ${n.toLocaleString('en-US')} | **${f(s.firstPaint)}** (${f(s.open)} / ${f(s.view)} / ${f(s.encode)} / ${f(s.fetch)} / ${f(s.paint)}) | ${count(s.nodes, s.viewNodes)} | **${f(ss.firstPaint)}** (${f(ss.boot)}) | ${f(s.zoom)} / ${f(ss.zoom)} | ${s.partsAsked}: ${f(s.partHost)} / ${f(s.partPut)} | ${f(s.switchMs)} (${count(s.buNodes, s.buViewNodes)}${s.partial ? ', partial' : ''}) | ${f(ss.leftHeavy)} / ${f(ss.sandwich)} | ${f(s.hostPeakMB)} | ${f(s.pageRssMB)} / ${f(ss.pageRssMB)} | ${f(s.heapMB)} / ${f(ss.heapMB)} |`),
 ];
 const errors = rows.flatMap(({ shape, n, s, ss }) => [...s.errors.map((e) => `Strata ${shape} ${n}: ${e}`), ...ss.errors.map((e) => `speedscope ${shape} ${n}: ${e}`)]);
 console.log(lines.join('\n'));

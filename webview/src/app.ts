@@ -69,8 +69,8 @@ export class App {
   private loaded: LoadedView | null = null;
   /** Parts asked for in the view on screen: host id → the bound asked for. */
   private requested = new Map<number, number>();
-  /** Parts asked for and put in place (tests). */
-  readonly partStats = { requested: 0, received: 0 };
+  /** Parts asked for and put in place, and the time the last one took to put in (tests, bench). */
+  readonly partStats = { requested: 0, received: 0, lastMs: 0 };
   /** The sandwich's function: the frame it was asked for (kept in the state). */
   private sandwichStep: PathStep | null = null;
   private saved: SavedState;
@@ -302,6 +302,7 @@ export class App {
     const cur = this.loaded;
     const model = this.view.model;
     if (!cur || !model || model.data !== cur.data || m.viewId !== cur.data.viewId) return;  // of another view
+    const t0 = performance.now();
     const next = spliceNodes(cur, normalizeNodePart(m.part, cur.data.frames.kind.length));
     if (!next) return;
     const detailsId = !this.details.root.hidden && this.details.node >= 0 ? model.hostId(this.details.node) : -1;
@@ -313,6 +314,7 @@ export class App {
     this.search(this.toolbar.search.value);
     const nm = this.view.model!;
     if (detailsId >= 0 && nm.indexOf(detailsId) >= 0) this.showDetails(nm.indexOf(detailsId));
+    this.partStats.lastMs = performance.now() - t0;
   }
 
   private openSource(node: number): void {

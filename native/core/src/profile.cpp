@@ -86,18 +86,23 @@ class ProfileImpl final : public Profile {
     }
     for (const auto& f : r_.frames())
       if (f.kind == uint32_t(fmt::FrameKind::kPython)) { has_python_ = true; break; }
-    // Dense exclusive statistics and the list of sampled nodes.
+    // Totals and the sampled nodes, each with its first record (the reader checked that the
+    // records are sorted by node, then metric). Dense statistics are made when a view needs them.
     const size_t m = metrics_.size();
-    excl_.assign(r_.nodes().size * m, Stats{});
     totals_.assign(m, 0.0);
     counts_.assign(m, 0);
-    for (const auto& rec : r_.node_metrics()) {
-      Stats& s = excl_[size_t(rec.node) * m + rec.metric];
-      s = Stats{rec.count, rec.sum, rec.min, rec.max, rec.m2, true};
+    const auto recs = r_.node_metrics();
+    for (size_t i = 0; i < recs.size; ++i) {
+      const auto& rec = recs[i];
       totals_[rec.metric] += rec.sum;
       counts_[rec.metric] += rec.count;
-      if (sampled_.empty() || sampled_.back() != rec.node) sampled_.push_back(rec.node);
+      if (sampled_.empty() || sampled_.back() != rec.node) {
+        sampled_.push_back(rec.node);
+        first_record_.push_back(uint32_t(i));
+      }
     }
+    first_record_.push_back(uint32_t(recs.size));
+    metric_stats_.resize(m);
   }
 
   uint32_t version() const override { return r_.version(); }
@@ -139,11 +144,24 @@ class ProfileImpl final : public Profile {
                   std::to_string(metrics_.size()) + " metrics)");
     std::call_once(resolved_once_, [this] { ResolveFrames(); });
 
+    // Every metric's statistics, or (a lean view) the primary metric's alone: a million-node
+    // profile of a dozen metrics holds its dense statistics in hundreds of megabytes.
+    const bool all_metrics = options.all_metrics || kind == ViewKind::kFlat || options.expand;
+    const size_t m = metrics_.size();
+    std::shared_ptr<const std::vector<Stats>> lean;
     detail::ViewInput in;
     in.node_count = r_.nodes().size;
     in.nodes = r_.nodes().data;
-    in.metric_count = metrics_.size();
-    in.excl = excl_.data();
+    if (all_metrics || m == 0) {
+      in.metric_count = m;
+      in.excl = AllStats().data();
+      in.primary = primary;
+    } else {
+      lean = MetricStats(primary);
+      in.metric_count = 1;
+      in.excl = lean->data();
+      in.primary = 0;
+    }
     in.sampled = sampled_.data();
     in.sampled_count = sampled_.size();
     in.node_func = node_func_.data();
@@ -151,7 +169,6 @@ class ProfileImpl final : public Profile {
     in.node_site = options.by_function ? node_func_.data() : node_site_.data();
     if (options.by_function && kind == ViewKind::kTopDown) in.line_site = node_site_.data();
     in.func_count = func_count_;
-    in.primary = primary;
     FrameFilter filter = options.filter;
     if (filter == FrameFilter::kAuto) filter = has_python_ ? FrameFilter::kPython : FrameFilter::kAll;
     if (filter == FrameFilter::kPython && kind != ViewKind::kFlat) in.fold = python_fold_.data();
@@ -166,7 +183,7 @@ class ProfileImpl final : public Profile {
     view.kind = kind;
     view.filter = filter;
     view.by_function = options.by_function && kind == ViewKind::kTopDown;
-    const size_t n = out.order.size(), m = metrics_.size();
+    const size_t n = out.order.size(), mi = in.metric_count, pi = in.primary;
     view.parent = std::move(out.sorted_parent);
     view.frame_table = frames_;
     view.frame_function = frame_func_;
@@ -175,16 +192,15 @@ class ProfileImpl final : public Profile {
     view.partial = std::move(out.partial);
     view.frame_id.resize(n);
     view.values.resize(n);
-    const bool all_metrics = options.all_metrics || kind == ViewKind::kFlat || options.expand;
     if (all_metrics) view.metric_values.resize(n * m);
     const Stats empty;
     for (size_t i = 0; i < n; ++i) {
       const uint32_t old = out.order[i];
       view.frame_id[i] = out.frame[old];
-      const Stats* ex = out.ExclOf(old, m);
-      if (primary < m) {
-        const Stats& st = ex ? ex[primary] : empty;
-        view.values[i] = NodeValue{out.incl[size_t(old) * m + primary], st.sum, st.count};
+      const Stats* ex = out.ExclOf(old, mi);
+      if (pi < mi) {
+        const Stats& st = ex ? ex[pi] : empty;
+        view.values[i] = NodeValue{out.incl[size_t(old) * mi + pi], st.sum, st.count};
       }
       if (!all_metrics) continue;
       for (size_t k = 0; k < m; ++k)
@@ -236,15 +252,18 @@ class ProfileImpl final : public Profile {
     // The node's subtree is [node, end) in preorder: a later node is inside it while its parent is.
     size_t end = node + 1;
     while (end < view.size() && size_t(view.parent[end]) >= node) ++end;
+    // The records of the sampled nodes landing in the subtree (read from the file, not kept).
     std::vector<Stats> excl(m);
     std::vector<double> incl(m, 0.0);
+    const auto recs = r_.node_metrics();
     for (size_t s = 0; s < sampled_.size(); ++s) {
       const uint32_t at = view.landing[s];
       if (at < node || at >= end) continue;
-      const Stats* st = excl_.data() + size_t(sampled_[s]) * m;
-      for (size_t k = 0; k < m; ++k) incl[k] += st[k].sum;
-      if (at == node)
-        for (size_t k = 0; k < m; ++k) excl[k].Merge(st[k]);
+      for (uint32_t j = first_record_[s]; j < first_record_[s + 1]; ++j) {
+        const auto& rec = recs[j];
+        incl[rec.metric] += rec.sum;
+        if (at == node) excl[rec.metric].Merge(Stats{rec.count, rec.sum, rec.min, rec.max, rec.m2, true});
+      }
     }
     out.resize(m);
     for (size_t k = 0; k < m; ++k) out[k] = excl[k].ToNodeMetric(incl[k]);
@@ -257,6 +276,37 @@ class ProfileImpl final : public Profile {
   }
 
  private:
+  // Every metric's exclusive statistics, dense: [node * metric_count + metric] (made once).
+  const std::vector<Stats>& AllStats() const {
+    std::call_once(all_stats_once_, [this] {
+      const size_t m = metrics_.size();
+      excl_.assign(r_.nodes().size * m, Stats{});
+      for (const auto& rec : r_.node_metrics())
+        excl_[size_t(rec.node) * m + rec.metric] = Stats{rec.count, rec.sum, rec.min, rec.max, rec.m2, true};
+    });
+    return excl_;
+  }
+
+  // One metric's exclusive statistics per node (a lean view's input), made when first asked for;
+  // the two used last are kept.
+  std::shared_ptr<const std::vector<Stats>> MetricStats(size_t metric) const {
+    std::lock_guard<std::mutex> lock(metric_stats_mu_);
+    auto& slot = metric_stats_[metric];
+    if (!slot) {
+      auto made = std::make_shared<std::vector<Stats>>(r_.nodes().size);
+      for (const auto& rec : r_.node_metrics())
+        if (rec.metric == metric) (*made)[rec.node] = Stats{rec.count, rec.sum, rec.min, rec.max, rec.m2, true};
+      slot = std::move(made);
+    }
+    metric_stats_used_.erase(std::remove(metric_stats_used_.begin(), metric_stats_used_.end(), metric), metric_stats_used_.end());
+    metric_stats_used_.push_back(metric);
+    while (metric_stats_used_.size() > 2) {
+      metric_stats_[metric_stats_used_.front()].reset();
+      metric_stats_used_.erase(metric_stats_used_.begin());
+    }
+    return slot;
+  }
+
   // Resolves every stored frame once: FrameInfo (symbolized) and a function id per node.
   void ResolveFrames() const {
     const auto frames = r_.frames();
@@ -356,8 +406,13 @@ class ProfileImpl final : public Profile {
   OpenOptions options_;
   fmt::ProfileReader r_;
   std::vector<MetricInfo> metrics_;
-  std::vector<Stats> excl_;
   std::vector<uint32_t> sampled_;
+  std::vector<uint32_t> first_record_;  // per sampled node, its first node-metric record; then the count
+  mutable std::once_flag all_stats_once_;
+  mutable std::vector<Stats> excl_;     // AllStats()
+  mutable std::mutex metric_stats_mu_;
+  mutable std::vector<std::shared_ptr<const std::vector<Stats>>> metric_stats_;  // MetricStats(), by metric
+  mutable std::vector<size_t> metric_stats_used_;
   std::vector<double> totals_;
   std::vector<uint64_t> counts_;
   bool has_python_ = false;
