@@ -148,20 +148,20 @@ class ProfileImpl final : public Profile {
     // profile of a dozen metrics holds its dense statistics in hundreds of megabytes.
     const bool all_metrics = options.all_metrics || kind == ViewKind::kFlat || options.expand;
     const size_t m = metrics_.size();
-    std::shared_ptr<const std::vector<Stats>> lean;
+    std::shared_ptr<const std::vector<Stats>> stats;
     detail::ViewInput in;
     in.node_count = r_.nodes().size;
     in.nodes = r_.nodes().data;
     if (all_metrics || m == 0) {
+      stats = AllStats();
       in.metric_count = m;
-      in.excl = AllStats().data();
       in.primary = primary;
     } else {
-      lean = MetricStats(primary);
+      stats = MetricStats(primary);
       in.metric_count = 1;
-      in.excl = lean->data();
       in.primary = 0;
     }
+    in.excl = stats->data();
     in.sampled = sampled_.data();
     in.sampled_count = sampled_.size();
     in.node_func = node_func_.data();
@@ -276,15 +276,18 @@ class ProfileImpl final : public Profile {
   }
 
  private:
-  // Every metric's exclusive statistics, dense: [node * metric_count + metric] (made once).
-  const std::vector<Stats>& AllStats() const {
-    std::call_once(all_stats_once_, [this] {
-      const size_t m = metrics_.size();
-      excl_.assign(r_.nodes().size * m, Stats{});
-      for (const auto& rec : r_.node_metrics())
-        excl_[size_t(rec.node) * m + rec.metric] = Stats{rec.count, rec.sum, rec.min, rec.max, rec.m2, true};
-    });
-    return excl_;
+  // Every metric's exclusive statistics, dense: [node * metric_count + metric]. Held only while
+  // views being built use it (a viewer's profile would otherwise keep hundreds of megabytes after
+  // the analyzers' one view); views built meanwhile share it.
+  std::shared_ptr<const std::vector<Stats>> AllStats() const {
+    std::lock_guard<std::mutex> lock(metric_stats_mu_);
+    if (auto held = all_stats_.lock()) return held;
+    const size_t m = metrics_.size();
+    auto made = std::make_shared<std::vector<Stats>>(r_.nodes().size * m);
+    for (const auto& rec : r_.node_metrics())
+      (*made)[size_t(rec.node) * m + rec.metric] = Stats{rec.count, rec.sum, rec.min, rec.max, rec.m2, true};
+    all_stats_ = made;
+    return made;
   }
 
   // One metric's exclusive statistics per node (a lean view's input), made when first asked for;
@@ -408,9 +411,8 @@ class ProfileImpl final : public Profile {
   std::vector<MetricInfo> metrics_;
   std::vector<uint32_t> sampled_;
   std::vector<uint32_t> first_record_;  // per sampled node, its first node-metric record; then the count
-  mutable std::once_flag all_stats_once_;
-  mutable std::vector<Stats> excl_;     // AllStats()
   mutable std::mutex metric_stats_mu_;
+  mutable std::weak_ptr<const std::vector<Stats>> all_stats_;  // AllStats()
   mutable std::vector<std::shared_ptr<const std::vector<Stats>>> metric_stats_;  // MetricStats(), by metric
   mutable std::vector<size_t> metric_stats_used_;
   std::vector<double> totals_;
