@@ -1,20 +1,14 @@
 // Chromium test of a large view arriving in parts (protocol v7): the first part is drawn as it
 // is and asks for nothing; zooming into a node whose children were left out asks the host for its
 // part, which is drawn in place (the zoom stays); a part of another view is ignored; node ids to
-// the host are the host's. And the progress line: shown while the host works, the latest call's
-// label and time, hidden when the last call ends.
+// the host are the host's.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { chromium, Browser, Page } from 'playwright-core';
-import { startServer } from './server';
+import type { Page } from 'playwright-core';
+import { HarnessPage, openHarness } from './harnessPage';
 import { PROTOCOL_VERSION } from '../src/protocol';
 
-const CHROMIUM = process.env.STRATA_CHROMIUM ?? '/usr/bin/chromium';
-const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-  '--disable-background-networking', '--disable-component-update', '--disable-sync', '--use-angle=swiftshader', '--enable-unsafe-swiftshader'];
-
-let browser: Browser;
-let server: { url: string; close(): Promise<void> };
+let harness: HarnessPage;
 let page: Page;
 const errors: string[] = [];
 
@@ -41,16 +35,8 @@ const FIRST = {
 };
 const PART_OF_G = { parent: [-1, 0, 0], frame: [4, 5, 6], inclusive: [1000, 60, 30], exclusive: [910, 60, 30], node: [4, 5, 6], more: [0, 0, 0], minValue: 0 };
 
-before(async () => {
-  server = await startServer();
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
-  page = await (await browser.newContext({ viewport: { width: 900, height: 400 } })).newPage();
-  page.on('pageerror', (e) => errors.push(e.message));
-  await page.goto(`${server.url}/test/harness.html`);
-  await page.waitForFunction(() => (window as any).__posted?.length > 0);
-});
-
-after(async () => { await browser?.close(); await server?.close(); });
+before(async () => { harness = await openHarness(900, 400, errors); page = harness.page; });
+after(async () => { await harness?.close(); });
 
 test('the first part is drawn as it is; zooming into left-out children asks for them; the part fills in', async () => {
   await post(FIRST);
@@ -87,21 +73,5 @@ test('the first part is drawn as it is; zooming into left-out children asks for 
   // Details of a node name it by the host's id.
   await page.keyboard.press('i');
   await page.waitForFunction(() => (window as any).__posted.some((m: any) => m.type === 'requestDetails' && m.node === 4));
-  assert.deepEqual(errors, []);
-});
-
-test('progress: shown while a call is under way, the latest label, hidden after the last', async () => {
-  const line = () => page.evaluate(() => { const e = document.querySelector('.strata-progress') as HTMLElement; return e.hidden ? null : e.textContent; });
-  assert.equal(await line(), null);
-  await post({ type: 'progress', progress: { id: 1, active: true, label: 'Opening big.strata', elapsedMs: 0 } });
-  assert.match((await line()) ?? '', /^Opening big\.strata… 0\.0 s/);
-  await post({ type: 'progress', progress: { id: 2, active: true, label: 'Building the sandwich', elapsedMs: 250 } });
-  await post({ type: 'progress', progress: { id: 1, active: false, label: 'Opening big.strata', elapsedMs: 1500 } });
-  assert.match((await line()) ?? '', /^Building the sandwich… 0\.3 s/);
-  await post({ type: 'progress', progress: { id: 2, active: false, label: 'Building the sandwich', elapsedMs: 900 } });
-  assert.equal(await line(), null);
-  const p = await strata('progress');
-  assert.equal(p.visible, false);
-  assert.equal(p.shown, 1);
   assert.deepEqual(errors, []);
 });

@@ -1,20 +1,17 @@
-// Chromium test of the 'status' line (the host's progress while a view builds, and why a view is
-// partial): the real bundle in the harness page. It shows as an info line, a new profile clears
-// it, "" clears it, and a message with markup stays text.
+// Chromium test of the host's lines: 'status' (why a view is partial; any line the host has for
+// the user) shows as an info line, a new profile clears it, "" clears it, and a message with
+// markup stays text; 'progress' (the host opening a profile, building a view or a sandwich) shows
+// while a call is under way, the latest call's label and time, and goes with the last one.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { chromium, Browser, Page } from 'playwright-core';
-import { startServer } from './server';
+import type { Page } from 'playwright-core';
+import { HarnessPage, openHarness } from './harnessPage';
 import { sampleData } from './fixtures';
 import { PROTOCOL_VERSION } from '../src/protocol';
 
-const CHROMIUM = process.env.STRATA_CHROMIUM ?? '/usr/bin/chromium';
-const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-  '--disable-background-networking', '--disable-component-update', '--disable-sync', '--use-angle=swiftshader', '--enable-unsafe-swiftshader'];
-
-let browser: Browser;
-let server: { url: string; close(): Promise<void> };
+let harness: HarnessPage;
 let page: Page;
+const errors: string[] = [];
 
 const post = (m: unknown) => page.evaluate((msg) => (window as any).postToWebview(msg), m as any);
 const banner = () => page.evaluate(() => {
@@ -22,15 +19,8 @@ const banner = () => page.evaluate(() => {
   return el && !el.hidden ? { text: el.textContent ?? '', level: el.dataset.level ?? '', html: el.innerHTML } : null;
 });
 
-before(async () => {
-  server = await startServer();
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
-  page = await (await browser.newContext({ viewport: { width: 800, height: 400 } })).newPage();
-  await page.goto(`${server.url}/test/harness.html`);
-  await page.waitForFunction(() => (window as any).__posted?.length > 0);
-});
-
-after(async () => { await browser?.close(); await server?.close(); });
+before(async () => { harness = await openHarness(800, 400, errors); page = harness.page; });
+after(async () => { await harness?.close(); });
 
 test('status: an info line while a view builds; the view clears it; a partial view\'s reason stays; "" clears', async () => {
   await post({ type: 'status', message: 'Building the bottom-up view… 1.5 s' });
@@ -45,4 +35,20 @@ test('status: an info line while a view builds; the view clears it; a partial vi
   assert.ok(!b?.html.includes('<b>'), 'markup stays text');
   await post({ type: 'status', message: '' });
   assert.equal(await banner(), null);
+});
+
+test('progress: shown while a call is under way, the latest label, hidden after the last', async () => {
+  const line = () => page.evaluate(() => { const e = document.querySelector('.strata-progress') as HTMLElement; return e.hidden ? null : e.textContent; });
+  assert.equal(await line(), null);
+  await post({ type: 'progress', progress: { id: 1, active: true, label: 'Opening big.strata', elapsedMs: 0 } });
+  assert.match((await line()) ?? '', /^Opening big\.strata… 0\.0 s/);
+  await post({ type: 'progress', progress: { id: 2, active: true, label: 'Building the sandwich', elapsedMs: 250 } });
+  await post({ type: 'progress', progress: { id: 1, active: false, label: 'Opening big.strata', elapsedMs: 1500 } });
+  assert.match((await line()) ?? '', /^Building the sandwich… 0\.3 s/);
+  await post({ type: 'progress', progress: { id: 2, active: false, label: 'Building the sandwich', elapsedMs: 900 } });
+  assert.equal(await line(), null);
+  const p = await page.evaluate(() => (window as any).__strata.progress());
+  assert.equal(p.visible, false);
+  assert.equal(p.shown, 1);
+  assert.deepEqual(errors, []);
 });

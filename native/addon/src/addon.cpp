@@ -112,6 +112,13 @@ class ProfileWrap : public Napi::ObjectWrap<ProfileWrap> {
     return static_cast<size_t>(d);
   }
 
+  // A node id (required).
+  static size_t NodeArg(const Napi::CallbackInfo& info, size_t i) {
+    auto node = IndexArg(info, i, "node id");
+    if (!node) throw Napi::TypeError::New(info.Env(), "node id must be a number");
+    return *node;
+  }
+
   // {frames?: 'auto' | 'python' | 'all', byFunction?: boolean}; absent: nullopt (the kind's last).
   static std::optional<ProfileState::Shape> ShapeArg(const Napi::CallbackInfo& info, size_t i) {
     if (info.Length() <= i || info[i].IsUndefined() || info[i].IsNull()) return std::nullopt;
@@ -188,9 +195,7 @@ class ProfileWrap : public Napi::ObjectWrap<ProfileWrap> {
   Napi::Value RegionLaunchesOf(const Napi::CallbackInfo& info) {
     auto state = Require(info.Env());
     ViewKind kind = KindArg(info, 0);
-    auto node = IndexArg(info, 1, "node id");
-    if (!node) throw Napi::TypeError::New(info.Env(), "node id must be a number");
-    return RegionLaunchesOfNode(info.Env(), std::move(state), kind, *node, IndexArg(info, 2, "metric index"));
+    return RegionLaunchesOfNode(info.Env(), std::move(state), kind, NodeArg(info, 1), IndexArg(info, 2, "metric index"));
   }
 
   Napi::Value Close(const Napi::CallbackInfo& info) {
@@ -242,25 +247,19 @@ Napi::Value ProfileWrap::ViewMethod(const Napi::CallbackInfo& info) {
 Napi::Value ProfileWrap::ViewPartMethod(const Napi::CallbackInfo& info) {
   auto state = Require(info.Env());
   ViewKind kind = KindArg(info, 0);
-  auto node = IndexArg(info, 1, "node id");
-  if (!node) throw Napi::TypeError::New(info.Env(), "node id must be a number");
-  return QueueViewPart(info.Env(), std::move(state), kind, *node, PartBoundArg(info, 2));
+  return QueueViewPart(info.Env(), std::move(state), kind, NodeArg(info, 1), PartBoundArg(info, 2));
 }
 
 Napi::Value ProfileWrap::SandwichMethod(const Napi::CallbackInfo& info) {
   auto state = Require(info.Env());
   ViewKind kind = KindArg(info, 0);
-  auto node = IndexArg(info, 1, "node id");
-  if (!node) throw Napi::TypeError::New(info.Env(), "node id must be a number");
-  return QueueSandwich(info.Env(), std::move(state), kind, *node);
+  return QueueSandwich(info.Env(), std::move(state), kind, NodeArg(info, 1));
 }
 
 Napi::Value ProfileWrap::NodeMetricsMethod(const Napi::CallbackInfo& info) {
   auto state = Require(info.Env());
   ViewKind kind = KindArg(info, 0);
-  auto node = IndexArg(info, 1, "node id");
-  if (!node) throw Napi::TypeError::New(info.Env(), "node id must be a number");
-  return QueueNodeMetrics(info.Env(), std::move(state), kind, *node);
+  return QueueNodeMetrics(info.Env(), std::move(state), kind, NodeArg(info, 1));
 }
 
 // ------------------------------------------------------------------------------------------
@@ -302,10 +301,7 @@ class SourceWorker : public PromiseWorker {
 Napi::Value ProfileWrap::SourceLocation(const Napi::CallbackInfo& info) {
   auto state = Require(info.Env());
   ViewKind kind = KindArg(info, 0);
-  auto node = IndexArg(info, 1, "node id");
-  if (!node) throw Napi::TypeError::New(info.Env(), "node id must be a number");
-  auto metric = IndexArg(info, 2, "metric index");
-  return Queue(new SourceWorker(info.Env(), std::move(state), kind, *node, metric));
+  return Queue(new SourceWorker(info.Env(), std::move(state), kind, NodeArg(info, 1), IndexArg(info, 2, "metric index")));
 }
 
 // ------------------------------------------------------------------------------------------

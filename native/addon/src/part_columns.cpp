@@ -23,9 +23,10 @@ void Fill(PartColumns& out, const strata::core::View& view, const ViewFrames& fr
 }
 }  // namespace
 
-PartColumns PartColumns::Of(const strata::core::View& view, const ViewFrames& frames, const strata::core::ViewSlice& slice) {
+PartColumns PartColumns::Of(const strata::core::View& view, const ViewFrames& frames, const strata::core::ViewSlice& slice,
+                            bool with_ids) {
   PartColumns out;
-  out.whole = slice.node.size() == view.size() && slice.min_value == 0;
+  out.whole = !with_ids && slice.node.size() == view.size() && slice.min_value == 0;
   out.parent = slice.parent;
   Fill(out, view, frames, slice.node.size(), [&](size_t j) { return slice.node[j]; });
   if (!out.whole) {

@@ -22,7 +22,10 @@ struct PartColumns {
   double min_value = 0;  // every child left out is under it (0: none)
   bool whole = true;     // every node of the view, ids = indexes: no `node` / `more` columns
 
-  static PartColumns Of(const strata::core::View& view, const ViewFrames& frames, const strata::core::ViewSlice& slice);
+  // `with_ids`: name the nodes also when the slice is the whole view (a part's ids are never
+  // taken for indexes).
+  static PartColumns Of(const strata::core::View& view, const ViewFrames& frames, const strata::core::ViewSlice& slice,
+                        bool with_ids = false);
   // The whole view.
   static PartColumns Of(const strata::core::View& view, const ViewFrames& frames);
   // parent, frame, inclusive, exclusive, count; node, more and minValue unless whole.

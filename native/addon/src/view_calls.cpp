@@ -109,14 +109,7 @@ class ViewPartWorker : public PromiseWorker {
     if (node_ >= view->size()) return;  // not in the view shown (it was rebuilt): null
     found_ = true;
     auto frames = state_->FramesOf(view);
-    columns_ = PartColumns::Of(*view, *frames, strata::core::SliceView(*view, node_, bound_));
-    // A part always names its nodes (its ids are not indexes), also when it is the whole view.
-    if (columns_.whole) {
-      columns_.whole = false;
-      columns_.node.resize(columns_.parent.size());
-      for (size_t i = 0; i < columns_.node.size(); ++i) columns_.node[i] = uint32_t(i);
-      columns_.more.assign(columns_.parent.size(), 0);
-    }
+    columns_ = PartColumns::Of(*view, *frames, strata::core::SliceView(*view, node_, bound_), /*with_ids=*/true);
   }
   Napi::Value Result(Napi::Env env) override {
     if (!found_) return env.Null();

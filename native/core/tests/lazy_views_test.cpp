@@ -12,24 +12,16 @@
 #include "test_util.h"
 
 namespace fmt = strata::format;
-using strata::core::FrameFilter;
-using strata::core::LeftOut;
-using strata::core::NodeMetric;
-using strata::core::Profile;
-using strata::core::SliceBound;
-using strata::core::View;
-using strata::core::ViewKind;
-using strata::core::ViewOptions;
-using strata::core::ViewSlice;
+namespace core = strata::core;
 using strata::test::StatsOf;
 
 namespace {
 
 std::string Fixture(const char* name) { return std::string(STRATA_REAL_MODELS) + "/" + name; }
 
-View Build(const Profile& p, ViewKind kind, bool all_metrics, FrameFilter filter = FrameFilter::kAuto,
+core::View Build(const core::Profile& p, core::ViewKind kind, bool all_metrics, core::FrameFilter filter = core::FrameFilter::kAuto,
            size_t primary = 0, bool by_function = false) {
-  ViewOptions o;
+  core::ViewOptions o;
   o.expand = false;
   o.all_metrics = all_metrics;
   o.filter = filter;
@@ -38,7 +30,7 @@ View Build(const Profile& p, ViewKind kind, bool all_metrics, FrameFilter filter
   return p.BuildView(kind, o);
 }
 
-void ExpectSame(const NodeMetric& want, const NodeMetric& got, const std::string& where) {
+void ExpectSame(const core::NodeMetric& want, const core::NodeMetric& got, const std::string& where) {
   auto near = [](double a, double b) { return std::fabs(a - b) <= 1e-9 * std::max(1.0, std::fabs(a)); };
   EXPECT_TRUE(near(want.inclusive, got.inclusive)) << where << " inclusive " << want.inclusive << " vs " << got.inclusive;
   EXPECT_TRUE(near(want.exclusive, got.exclusive)) << where << " exclusive";
@@ -51,7 +43,7 @@ void ExpectSame(const NodeMetric& want, const NodeMetric& got, const std::string
 
 // A chain `depth` frames deep alternating f and g (mutual recursion) under main, every frame
 // sampled once: its sample paths hold depth^2 / 2 frames, what a whole bottom-up view would be.
-std::unique_ptr<Profile> DeepRecursion(uint32_t depth) {
+std::unique_ptr<core::Profile> DeepRecursion(uint32_t depth) {
   fmt::ProfileWriter w;
   const uint32_t cpu = w.Metric("cpu_time", "ns");
   const uint32_t main_f = w.Frame(fmt::FrameKind::kPython, fmt::kNone, 0, "main", "/src/r.py", 1);
@@ -62,11 +54,11 @@ std::unique_ptr<Profile> DeepRecursion(uint32_t depth) {
     node = w.Child(node, d % 2 ? g : f);
     w.AddStats(node, cpu, StatsOf({1000}));
   }
-  return Profile::FromBytes(w.Serialize());
+  return core::Profile::FromBytes(w.Serialize());
 }
 
 // inclusive = exclusive + children's inclusive, in the values of a view.
-void CheckValueSums(const View& v) {
+void CheckValueSums(const core::View& v) {
   std::vector<double> child(v.size(), 0.0);
   for (size_t i = 1; i < v.size(); ++i) {
     ASSERT_LT(v.parent[i], int32_t(i));
@@ -76,7 +68,7 @@ void CheckValueSums(const View& v) {
     ASSERT_NEAR(v.values[i].inclusive, v.values[i].exclusive + child[i], 1e-6 * std::max(1.0, v.values[i].inclusive)) << i;
 }
 
-uint32_t FunctionOf(const View& v, const std::string& name) {
+uint32_t FunctionOf(const core::View& v, const std::string& name) {
   for (size_t i = 0; i < v.size(); ++i)
     if (v.frame(i).name == name) return (*v.frame_function)[v.frame_id[i]];
   ADD_FAILURE() << "no frame " << name;
@@ -89,15 +81,15 @@ uint32_t FunctionOf(const View& v, const std::string& name) {
 // equals what a view keeping all of them holds: top-down and bottom-up, both frame filters, by
 // function, on a real 13-metric training profile from the H100.
 TEST(LazyViews, NodeMetricsOnDemandEqualTheKeptOnes) {
-  auto p = Profile::Open(Fixture("resnet50_train.strata"));
-  const auto gpu = strata::core::FindMetric(*p, "gpu_time");
+  auto p = core::Profile::Open(Fixture("resnet50_train.strata"));
+  const auto gpu = core::FindMetric(*p, "gpu_time");
   ASSERT_TRUE(gpu);
-  struct Case { ViewKind kind; FrameFilter filter; size_t primary; bool by_function; };
-  for (const Case c : {Case{ViewKind::kTopDown, FrameFilter::kPython, 0, false}, Case{ViewKind::kTopDown, FrameFilter::kAll, *gpu, false},
-                       Case{ViewKind::kTopDown, FrameFilter::kPython, 0, true}, Case{ViewKind::kBottomUp, FrameFilter::kPython, *gpu, false},
-                       Case{ViewKind::kBottomUp, FrameFilter::kAll, 0, false}}) {
-    const View all = Build(*p, c.kind, true, c.filter, c.primary, c.by_function);
-    const View lean = Build(*p, c.kind, false, c.filter, c.primary, c.by_function);
+  struct Case { core::ViewKind kind; core::FrameFilter filter; size_t primary; bool by_function; };
+  for (const Case c : {Case{core::ViewKind::kTopDown, core::FrameFilter::kPython, 0, false}, Case{core::ViewKind::kTopDown, core::FrameFilter::kAll, *gpu, false},
+                       Case{core::ViewKind::kTopDown, core::FrameFilter::kPython, 0, true}, Case{core::ViewKind::kBottomUp, core::FrameFilter::kPython, *gpu, false},
+                       Case{core::ViewKind::kBottomUp, core::FrameFilter::kAll, 0, false}}) {
+    const core::View all = Build(*p, c.kind, true, c.filter, c.primary, c.by_function);
+    const core::View lean = Build(*p, c.kind, false, c.filter, c.primary, c.by_function);
     ASSERT_TRUE(all.has_all_metrics());
     ASSERT_FALSE(lean.has_all_metrics());
     ASSERT_EQ(all.size(), lean.size());
@@ -112,7 +104,7 @@ TEST(LazyViews, NodeMetricsOnDemandEqualTheKeptOnes) {
       const auto got = p->NodeMetrics(lean, i);
       ASSERT_EQ(got.size(), m);
       for (size_t k = 0; k < m; ++k)
-        ExpectSame(all.metric(i, k), got[k], std::string(strata::core::ViewKindName(c.kind)) + " node " + std::to_string(i) + " metric " + p->metrics()[k].name);
+        ExpectSame(all.metric(i, k), got[k], std::string(core::ViewKindName(c.kind)) + " node " + std::to_string(i) + " metric " + p->metrics()[k].name);
     }
     EXPECT_TRUE(p->NodeMetrics(lean, lean.size()).empty()) << "an unknown node has none";
   }
@@ -122,13 +114,13 @@ TEST(LazyViews, NodeMetricsOnDemandEqualTheKeptOnes) {
 // children are a prefix of each node's children, `more` marks exactly the nodes with a child
 // left out, and every child left out is under the reported bound.
 TEST(LazyViews, SliceKeepsWhatIsWiderThanTheBound) {
-  auto p = Profile::Open(Fixture("gpt2_train.strata"));
-  const View v = Build(*p, ViewKind::kTopDown, false);
+  auto p = core::Profile::Open(Fixture("gpt2_train.strata"));
+  const core::View v = Build(*p, core::ViewKind::kTopDown, false);
   ASSERT_GT(v.size(), 10000u);
   const double total = v.values[0].inclusive;
-  for (const SliceBound b : {SliceBound{total / 3200, SIZE_MAX, SIZE_MAX, 0}, SliceBound{0.0, 500, SIZE_MAX, 0},
-                             SliceBound{total / 100000, 2000, SIZE_MAX, 0}}) {
-    const ViewSlice s = strata::core::SliceView(v, 0, b);
+  for (const core::SliceBound b : {core::SliceBound{total / 3200, SIZE_MAX, SIZE_MAX, 0}, core::SliceBound{0.0, 500, SIZE_MAX, 0},
+                             core::SliceBound{total / 100000, 2000, SIZE_MAX, 0}}) {
+    const core::ViewSlice s = core::SliceView(v, 0, b);
     ASSERT_FALSE(s.node.empty());
     EXPECT_EQ(s.node[0], 0u);
     EXPECT_LE(s.node.size(), b.max_nodes);
@@ -158,8 +150,8 @@ TEST(LazyViews, SliceKeepsWhatIsWiderThanTheBound) {
       }
     }
     for (size_t j = 0; j < s.node.size(); ++j) {
-      EXPECT_EQ(s.more[j] != LeftOut::kNone, more[s.node[j]] != 0) << s.node[j];
-      EXPECT_NE(s.more[j], LeftOut::kAny) << "no depth bound, additive values";
+      EXPECT_EQ(s.more[j] != core::LeftOut::kNone, more[s.node[j]] != 0) << s.node[j];
+      EXPECT_NE(s.more[j], core::LeftOut::kAny) << "no depth bound, additive values";
     }
   }
   // A node's part, and a small subtree taken whole.
@@ -167,14 +159,14 @@ TEST(LazyViews, SliceKeepsWhatIsWiderThanTheBound) {
   for (size_t i = 1; i < v.size(); ++i)
     if (v.values[i].inclusive < total / 50 && v.values[i].inclusive > total / 500) { deep = i; break; }
   ASSERT_GT(deep, 0u);
-  const ViewSlice part = strata::core::SliceView(v, deep, SliceBound{0.0, SIZE_MAX, SIZE_MAX, 0});
+  const core::ViewSlice part = core::SliceView(v, deep, core::SliceBound{0.0, SIZE_MAX, SIZE_MAX, 0});
   EXPECT_EQ(part.node[0], deep);
   EXPECT_EQ(part.parent[0], -1);
   EXPECT_EQ(part.min_value, 0.0) << "nothing left out";
-  for (LeftOut x : part.more) EXPECT_EQ(x, LeftOut::kNone);
-  const ViewSlice whole = strata::core::SliceView(v, deep, SliceBound{total, SIZE_MAX, 0, part.node.size()});
+  for (core::LeftOut x : part.more) EXPECT_EQ(x, core::LeftOut::kNone);
+  const core::ViewSlice whole = core::SliceView(v, deep, core::SliceBound{total, SIZE_MAX, 0, part.node.size()});
   EXPECT_EQ(whole.node, part.node);
-  EXPECT_THROW(strata::core::SliceView(v, v.size(), SliceBound{}), strata::core::Error);
+  EXPECT_THROW(core::SliceView(v, v.size(), core::SliceBound{}), core::Error);
 }
 
 // The depth bound: what a screen of rows shows. Nodes at the bound keep no children, marked
@@ -182,14 +174,14 @@ TEST(LazyViews, SliceKeepsWhatIsWiderThanTheBound) {
 TEST(LazyViews, SliceStopsAtADepth) {
   constexpr uint32_t kDepth = 2000;
   auto p = DeepRecursion(kDepth);
-  const View v = Build(*p, ViewKind::kTopDown, false);
-  const ViewSlice s = strata::core::SliceView(v, 0, SliceBound{0.0, SIZE_MAX, 50, 0});
+  const core::View v = Build(*p, core::ViewKind::kTopDown, false);
+  const core::ViewSlice s = core::SliceView(v, 0, core::SliceBound{0.0, SIZE_MAX, 50, 0});
   ASSERT_EQ(s.node.size(), 51u) << "the root and 50 levels of a chain";
-  EXPECT_EQ(s.more.back(), LeftOut::kAny);
-  for (size_t j = 0; j + 1 < s.node.size(); ++j) EXPECT_EQ(s.more[j], LeftOut::kNone);
+  EXPECT_EQ(s.more.back(), core::LeftOut::kAny);
+  for (size_t j = 0; j + 1 < s.node.size(); ++j) EXPECT_EQ(s.more[j], core::LeftOut::kNone);
   EXPECT_EQ(s.min_value, 0.0) << "nothing narrow left out";
   // The part under the last node goes on 50 more levels.
-  const ViewSlice next = strata::core::SliceView(v, s.node.back(), SliceBound{0.0, SIZE_MAX, 50, 0});
+  const core::ViewSlice next = core::SliceView(v, s.node.back(), core::SliceBound{0.0, SIZE_MAX, 50, 0});
   EXPECT_EQ(next.node.size(), 51u);
   EXPECT_EQ(next.node[0], s.node.back());
 }
@@ -212,9 +204,9 @@ TEST(LazyViews, SandwichOfAFunction) {
   w.AddStats(f2, cpu, StatsOf({5}));
   uint32_t r = main_n;
   for (int d = 0; d < 4; ++d) { r = w.Child(r, fr(d % 2 ? "g" : "f", 20 + d % 2)); w.AddStats(r, cpu, StatsOf({1})); }
-  auto p = Profile::FromBytes(w.Serialize());
-  const View v = Build(*p, ViewKind::kTopDown, false);
-  const auto sw = strata::core::BuildSandwich(v, FunctionOf(v, "forward"));
+  auto p = core::Profile::FromBytes(w.Serialize());
+  const core::View v = Build(*p, core::ViewKind::kTopDown, false);
+  const auto sw = core::BuildSandwich(v, FunctionOf(v, "forward"));
   EXPECT_EQ(sw.calls, 2u);
   EXPECT_TRUE(sw.partial.empty());
   ASSERT_EQ(sw.callers.size(), 3u);  // forward ← train (lines merged) ← main
@@ -228,13 +220,13 @@ TEST(LazyViews, SandwichOfAFunction) {
   EXPECT_EQ(sw.callees.frame(1).name, "gemm");
   CheckValueSums(sw.callers);
   CheckValueSums(sw.callees);
-  const auto rec = strata::core::BuildSandwich(v, FunctionOf(v, "f"));
+  const auto rec = core::BuildSandwich(v, FunctionOf(v, "f"));
   EXPECT_EQ(rec.calls, 1u) << "recursion counts once per path";
   EXPECT_EQ(rec.callees.values[0].inclusive, 4);
   EXPECT_EQ(rec.callees.size(), 4u);  // f → g → f → g
   // A function no longer in the view: no calls, empty trees.
-  EXPECT_EQ(strata::core::BuildSandwich(v, 1u << 30).calls, 0u);
-  EXPECT_THROW(strata::core::BuildSandwich(Build(*p, ViewKind::kBottomUp, false), 0), strata::core::Error);
+  EXPECT_EQ(core::BuildSandwich(v, 1u << 30).calls, 0u);
+  EXPECT_THROW(core::BuildSandwich(Build(*p, core::ViewKind::kBottomUp, false), 0), core::Error);
 }
 
 // A deep mutual recursion (300,000 frames, every one sampled): a whole bottom-up view would walk
@@ -244,26 +236,26 @@ TEST(LazyViews, DeepRecursionIsBoundedWithAMessage) {
   constexpr uint32_t kDepth = 300000;
   auto p = DeepRecursion(kDepth);
   const double total = 1000.0 * kDepth;
-  const View bu = Build(*p, ViewKind::kBottomUp, false);
+  const core::View bu = Build(*p, core::ViewKind::kBottomUp, false);
   EXPECT_FALSE(bu.partial.empty());
   EXPECT_NE(bu.partial.find("left out"), std::string::npos) << bu.partial;
   EXPECT_LT(bu.size(), size_t(1) << 25);
   EXPECT_DOUBLE_EQ(bu.values[0].inclusive, total);
   CheckValueSums(bu);
-  const View td = Build(*p, ViewKind::kTopDown, false);
+  const core::View td = Build(*p, core::ViewKind::kTopDown, false);
   EXPECT_EQ(td.size(), kDepth + 2u);
-  const auto sw = strata::core::BuildSandwich(td, FunctionOf(td, "g"));
+  const auto sw = core::BuildSandwich(td, FunctionOf(td, "g"));
   EXPECT_EQ(sw.calls, 1u);
-  EXPECT_LE(sw.callees.size(), strata::core::SandwichBounds{}.max_nodes);
+  EXPECT_LE(sw.callees.size(), core::SandwichBounds{}.max_nodes);
   EXPECT_NE(sw.partial.find("callees are capped"), std::string::npos) << sw.partial;
   EXPECT_DOUBLE_EQ(sw.callees.values[0].inclusive, total - 1000.0);
   CheckValueSums(sw.callees);
   // Callers walked past their budget: the heaviest calls keep theirs.
-  const View td_all = Build(*p, ViewKind::kTopDown, false);
-  strata::core::SandwichBounds tight;
+  const core::View td_all = Build(*p, core::ViewKind::kTopDown, false);
+  core::SandwichBounds tight;
   tight.max_nodes = 100;
   tight.max_steps = 50;
-  const auto cut = strata::core::BuildSandwich(td_all, FunctionOf(td_all, "g"), tight);
+  const auto cut = core::BuildSandwich(td_all, FunctionOf(td_all, "g"), tight);
   EXPECT_LE(cut.callers.size(), 100u);
   EXPECT_LE(cut.callees.size(), 100u);
   EXPECT_NE(cut.partial.find("partial sandwich"), std::string::npos);
@@ -273,14 +265,14 @@ TEST(LazyViews, DeepRecursionIsBoundedWithAMessage) {
 
 // Memory: the view a viewer keeps holds the drawn metric only (a fraction of every metric's).
 TEST(LazyViews, LeanViewHoldsOneMetric) {
-  auto p = Profile::Open(Fixture("resnet50_train.strata"));
+  auto p = core::Profile::Open(Fixture("resnet50_train.strata"));
   ASSERT_GT(p->metrics().size(), 5u);
-  const View all = Build(*p, ViewKind::kTopDown, true);
-  const View lean = Build(*p, ViewKind::kTopDown, false);
+  const core::View all = Build(*p, core::ViewKind::kTopDown, true);
+  const core::View lean = Build(*p, core::ViewKind::kTopDown, false);
   EXPECT_EQ(all.metric_values.size(), all.size() * all.metric_count);
   EXPECT_TRUE(lean.metric_values.empty());
   EXPECT_EQ(lean.values.size(), lean.size());
-  const size_t all_bytes = all.metric_values.size() * sizeof(NodeMetric) + all.values.size() * sizeof(strata::core::NodeValue);
-  const size_t lean_bytes = lean.values.size() * sizeof(strata::core::NodeValue) + lean.landing.size() * sizeof(uint32_t);
+  const size_t all_bytes = all.metric_values.size() * sizeof(core::NodeMetric) + all.values.size() * sizeof(core::NodeValue);
+  const size_t lean_bytes = lean.values.size() * sizeof(core::NodeValue) + lean.landing.size() * sizeof(uint32_t);
   EXPECT_LT(lean_bytes * 10, all_bytes) << lean_bytes << " vs " << all_bytes;
 }
