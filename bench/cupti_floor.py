@@ -2,7 +2,7 @@
 """CUPTI's own cost on a launch-bound program, inside one process, with no Strata at all: HF GPT-2
 decoding (64 tokens, batch 1) or a loop of tiny kernels, timed in phases while this script drives
 libcupti through ctypes the way a tracer does (activity records for kernels, copies, sets and
-synchronizations into 32 MB buffers; no API callbacks). Three runs "before", then four cycles of:
+synchronizations into 32 MB buffers, or the kinds --kinds names; no API callbacks). Three runs "before", then four cycles of:
   on        attached, activity kinds enabled            (CUPTI's floor for tracing)
   off       the same kinds disabled again, buffers flushed (what a closed sampling window costs
             when CUPTI stays attached)
@@ -51,7 +51,8 @@ class Cupti:
     DONE = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_uint32, ctypes.c_void_p, ctypes.c_size_t,
                             ctypes.c_size_t)
 
-    def __init__(self, path):
+    def __init__(self, path, kinds):
+        self.kinds = kinds
         self.lib = ctypes.CDLL(path)
         self.path = path
         self.free, self.owned = [], []
@@ -82,6 +83,8 @@ class Cupti:
     def enable(self, on):
         f = self.lib.cuptiActivityEnable if on else self.lib.cuptiActivityDisable
         for name, k in KINDS.items():
+            if name not in self.kinds:
+                continue
             self.check(f"cuptiActivity{'Enable' if on else 'Disable'}({name})", f(k))
 
     def flush(self):
@@ -128,6 +131,7 @@ def main():
     ap.add_argument("--workload", default="gpt2-decode", choices=["gpt2-decode", "tiny-kernels"])
     ap.add_argument("--tracer", default="cupti", choices=["cupti", "kineto"])
     ap.add_argument("--cupti")
+    ap.add_argument("--kinds", default="kernel,memcpy,memset,sync", help="activity kinds to enable (of kernel, memcpy, memset, sync)")
     ap.add_argument("--json")
     args = ap.parse_args()
     run, unit = (gpt2_decode if args.workload == "gpt2-decode" else tiny_kernels)()
@@ -143,7 +147,7 @@ def main():
         kineto_phases(time_phase)
         report(args, unit, phases, "torch.profiler", 0)
         return
-    cupti = Cupti(find_cupti(args.cupti))
+    cupti = Cupti(find_cupti(args.cupti), args.kinds.split(","))
     for _ in range(4):
         cupti.attach()
         cupti.enable(True)
@@ -168,11 +172,11 @@ def kineto_phases(time_phase):
 def report(args, unit, phases, cupti_path, activity_bytes):
     # Against "finalized" when there is one: it sits beside "on" and "off" in every cycle.
     base = statistics.median(phases.get("finalized", phases["before"]))
-    result = {"workload": args.workload, "tracer": args.tracer, "unit": unit, "cupti": cupti_path,
+    result = {"workload": args.workload, "tracer": args.tracer, "kinds": args.kinds, "unit": unit, "cupti": cupti_path,
               "activity_bytes": activity_bytes,
               "phases": {k: {"median": round(statistics.median(v), 3), "over_base": round(statistics.median(v) / base, 3),
                              "each": [round(x, 3) for x in v]} for k, v in phases.items()}}
-    print(f"{args.workload} ({unit}), {args.tracer}: {cupti_path}, {activity_bytes / 1e6:.1f} MB of activity records; "
+    print(f"{args.workload} ({unit}), {args.tracer} [{args.kinds}]: {cupti_path}, {activity_bytes / 1e6:.1f} MB of activity records; "
           f"ratios to {'finalized' if 'finalized' in phases else 'before'}")
     for k, v in result["phases"].items():
         print(f"  {k:11s} {v['median']:8.3f}  x{v['over_base']:.3f}   each {v['each']}")

@@ -95,6 +95,11 @@ class CuptiSession {
   std::atomic<bool> capture_open{false};
   std::atomic<uint64_t> capture_ranges{0};
   CUpti_SubscriberHandle sub() const { return sub_; }
+  bool Records(CUpti_ActivityKind k) const {
+    for (CUpti_ActivityKind e : enabled_kinds_)
+      if (e == k) return true;
+    return false;
+  }
   GpuJoin join;
   pcs::State* pc_sampling_state;          // cupti/pc_sampling.cpp
   regions::State* region_capture_state;   // cupti/region_capture.cpp
