@@ -590,6 +590,49 @@ TEST(Analyze, RuleFileErrorsNameFileAndLineAndOthersRun) {
   EXPECT_EQ(Of(r, "hotspot").size(), 1u);   // and the built-ins
 }
 
+// A finding without a source line (a kernel without line information, the whole run) is
+// attached to the profile in every format, never to a made-up line 1; merged call paths are
+// printed.
+TEST(AnalyzeOutput, SourcelessFindingsAreAttachedToTheProfile) {
+  AnalysisResult r;
+  Finding kernel;
+  kernel.rule = "hotspot";
+  kernel.severity = "warning";
+  kernel.message = "Kernel `spin` takes 80% of GPU time.";
+  kernel.path = {{"native", "main", "", 0}, {"gpu_api", "cudaLaunchKernel", "", 0}, {"kernel", "spin", "", 0}};
+  Finding whole = kernel;
+  whole.rule = "cpu-latency";
+  whole.path.clear();
+  Finding no_line = kernel;
+  no_line.location = {"native", "main", "/w/app.cu", 0};
+  Finding merged = kernel;
+  merged.location = {"python", "step", "/w/train.py", 30};
+  merged.other_paths = {{{"python", "<module>", "/w/train.py", 12}, {"python", "step", "/w/train.py", 31}}};
+  r.findings = {kernel, whole, no_line, merged};
+  auto sarif = nlohmann::json::parse(strata::core::FindingsSarif(r, "/runs/p.strata"));
+  const auto& results = sarif["runs"][0]["results"];
+  EXPECT_EQ(sarif["runs"][0]["artifacts"][0]["location"]["uri"], "file:///runs/p.strata");
+  for (int i : {0, 1}) {
+    const auto& loc = results[i]["locations"][0];
+    EXPECT_EQ(loc["physicalLocation"]["artifactLocation"]["index"], 0) << loc;
+    EXPECT_EQ(loc["physicalLocation"]["artifactLocation"]["uri"], "file:///runs/p.strata") << loc;
+    EXPECT_FALSE(loc["physicalLocation"].contains("region")) << loc;
+  }
+  EXPECT_EQ(results[0]["locations"][0]["logicalLocations"][0]["name"], "spin");
+  EXPECT_FALSE(results[1]["locations"][0].contains("logicalLocations"));
+  EXPECT_EQ(results[2]["locations"][0]["physicalLocation"]["artifactLocation"]["uri"], "file:///w/app.cu");
+  EXPECT_FALSE(results[2]["locations"][0]["physicalLocation"].contains("region"));  // the file, no line
+  EXPECT_EQ(results[3]["locations"][0]["physicalLocation"]["region"]["startLine"], 30);
+  auto json = nlohmann::json::parse(strata::core::FindingsJson(r, "/runs/p.strata"));
+  EXPECT_EQ(json["profile"], "/runs/p.strata");
+  EXPECT_EQ(json["findings"][0]["location"]["file"], "");
+  EXPECT_EQ(json["findings"][0]["location"]["line"], 0);
+  EXPECT_EQ(json["findings"][3]["other_paths"][0][1]["line"], 31);
+  std::string text = strata::core::FindingsText(r);
+  EXPECT_NE(text.find("warning [hotspot] (no source line)"), std::string::npos) << text;
+  EXPECT_NE(text.find("  also: <module> (train.py:12) > step (train.py:31)"), std::string::npos) << text;
+}
+
 TEST(AnalyzeCli, FormatsAndBadInput) {
   using strata::test::Quote;
   using strata::test::RunShell;
