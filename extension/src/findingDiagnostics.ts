@@ -65,10 +65,14 @@ export function frameText(fr: FindingFrame): string {
   return `${fr.name} (${fr.file.slice(fr.file.lastIndexOf('/') + 1)}:${fr.line})`;
 }
 
-/** A call path by its last frames, where merged paths differ: "… › main (train.py:12) › step (train.py:31)". */
+/** A call path by its last frames, where merged paths differ: "… › main (train.py:12) › step (train.py:31)".
+ *  Frames with a source line stand for the path (the interpreter's and libraries' unnamed native
+ *  frames between them say nothing), and its last frame; all frames where fewer than two have one. */
 export function pathSummary(path: readonly FindingFrame[], last = 3): string {
-  const tail = path.slice(-last).map(frameText).join(' › ');
-  return path.length > last ? `… › ${tail}` : tail;
+  const lined = path.filter((fr, i) => (fr.file && fr.line > 0) || i === path.length - 1);
+  const shown = lined.length >= 2 ? lined : path;
+  const tail = shown.slice(-last).map(frameText).join(' › ');
+  return shown.length > last || shown.length < path.length ? `… › ${tail}` : tail;
 }
 
 /** The deepest frame of a path with a source line here, or undefined. */

@@ -78,10 +78,13 @@ test('findingsToDiagnostics: a long call path gives way to the other paths (at m
   assert.match(d.related[MAX_RELATED - 1].message, /^also on call path 9 of 13: g7 \(b\.py:8\) \(and 4 more\)$/);
 });
 
-test('pathSummary: the last frames of a path', () => {
+test('pathSummary: the last frames of a path, those with a source line first', () => {
   const p = finding.path;
-  assert.equal(pathSummary(p), '<module> (train_loop.py:56) › _start › matmul (matrix_ops.cpp:12)');
-  assert.equal(pathSummary(p, 2), '… › _start › matmul (matrix_ops.cpp:12)');
+  assert.equal(pathSummary(p), '… › <module> (train_loop.py:56) › matmul (matrix_ops.cpp:12)', 'the unnamed native frame left out');
+  assert.equal(pathSummary(p, 1), '… › matmul (matrix_ops.cpp:12)');
+  const native = [{ kind: 'native', name: 'main', file: '', line: 0 }, { kind: 'kernel', name: 'spin', file: '', line: 0 }];
+  assert.equal(pathSummary(native), 'main › spin', 'no lines at all: the frames themselves');
+  assert.equal(pathSummary(finding.path.slice(0, 1)), '<module> (train_loop.py:56)');
 });
 
 test('addonFindings: the addon\'s analyze() when present, else no findings', async () => {
