@@ -25,8 +25,8 @@ std::map<std::string, double> DefaultThresholds() {
 namespace {
 // The time under a DataLoader's next-batch call is the loader's: where data-loader tells it, a CPU
 // hotspot on that path (the dataset's __getitem__, the wait in the queue's poll) and the GPU-idle
-// finding on that path or at the loop line say the same thing with the wrong advice. Done before merging, so
-// that a merged finding does not carry them along.
+// finding on that path or at the loop line say the same thing with the wrong advice. Done before
+// merging, so that a merged finding does not carry them along.
 void LeaveLoaderTimeToItsRule(std::vector<Finding>& findings) {
   std::set<std::pair<std::string, uint32_t>> loops;
   for (const auto& f : findings)
