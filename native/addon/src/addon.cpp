@@ -515,7 +515,7 @@ class AnalyzeWorker : public PromiseWorker {
     }
     auto result = cached ? strata::core::Analyze(*state_->profile, *cached, options_)
                          : strata::core::Analyze(*state_->profile, options_);
-    json_ = strata::core::FindingsJson(result);
+    json_ = strata::core::FindingsJson(result, state_->path);
   }
   Napi::Value Result(Napi::Env env) override {
     Napi::Object json = env.Global().Get("JSON").As<Napi::Object>();
