@@ -30,7 +30,7 @@ mkdir -p "$OUT" "$W" /tmp/strata-unwind && dpkg -x .device/libunwind8_*.deb /tmp
 export LD_LIBRARY_PATH="/tmp/strata-unwind/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 export STRATA_CACHE_DIR=/tmp/strata-cache PYTHONUNBUFFERED=1
 # Nothing starts that could end past END seconds (each run's time limit counted in): under 9 minutes.
-END=510
+END=${CASE_END_S:-510}
 {
   nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
   echo "cores $(nproc); $(date -u +%FT%TZ)"
