@@ -22,6 +22,8 @@ CMD = [os.path.join(HERE, "real_models", "gpt2_generate.py"), "64", "1", "10", "
 CONFIGS = [
     ("none", None),
     ("full", {"STRATA_CAPTURE_RANGE": "cudaProfilerApi"}),
+    # CUPTI left attached between ranges, its activity kinds and callbacks switched off.
+    ("full, attached", {"STRATA_CAPTURE_RANGE": "cudaProfilerApi", "STRATA_GPU_DETACH": "0"}),
 ]
 
 
@@ -41,7 +43,7 @@ def main():
             if extra is not None:
                 env.update(extra)
                 env["LD_PRELOAD"] = os.path.abspath(args.runtime)
-                env["STRATA_OUTPUT"] = os.path.join(args.out, f"capture-{name}.strata")
+                env["STRATA_OUTPUT"] = os.path.join(args.out, f"capture-{name.replace(', ', '-')}.strata")
             p = subprocess.run(pin + [sys.executable] + CMD, env=env, capture_output=True, text=True, timeout=300)
             m = re.search(r"capture on: ([\d.]+) ms/token, off: ([\d.]+) ms/token, before the first start: ([\d.]+)", p.stdout)
             if p.returncode != 0 or not m:

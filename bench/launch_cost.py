@@ -32,9 +32,11 @@ CONFIGS = [
     ("+ call paths", dict(NO_OPS)),
     ("+ operators, no entry traces", {"STRATA_OP_ENTRY_TRACES": "0"}),
     ("+ entry traces (full)", {}),
+    # CUPTI detached between windows (cuptiFinalize), the default.
     ("sampled 10/100", {"STRATA_GPU_SAMPLING": "10/100"}),
-    # CUPTI detached between windows (cuptiFinalize), not only switched off.
-    ("sampled 10/100, detached", {"STRATA_GPU_SAMPLING": "10/100", "STRATA_GPU_SAMPLING_DETACH": "1"}),
+    ("sampled 5/100", {"STRATA_GPU_SAMPLING": "5/100"}),
+    # CUPTI left attached between windows, its kinds and callbacks switched off.
+    ("sampled 10/100, attached", {"STRATA_GPU_SAMPLING": "10/100", "STRATA_GPU_DETACH": "0"}),
     # Nearly always closed: what a closed window still costs.
     ("sampled 1/1000", {"STRATA_GPU_SAMPLING": "1/1000"}),
     # Full, every cached launch path checked against a fresh one (meta gpu counts mismatches).
@@ -43,6 +45,9 @@ CONFIGS = [
 WORKLOADS = {
     "gpt2-decode": ([os.path.join(HERE, "real_models", "gpt2_generate.py"), "64", "1", "5"], r"\(([\d.]+) ms/token\)", "token"),
     "tiny-kernels": ([os.path.join(HERE, "gpu_workloads.py"), "small", "400"], r'"median_step_ms": ([\d.]+)', "step"),
+    # torchvision ResNet-50 training, batch 64: GPU-bound, the first row.
+    "resnet50-train": ([os.path.join(HERE, "pc_sampling_scale.py"), "--child", "--steps", "20"],
+                       r'"median_step_ms": ([\d.]+)', "step"),
 }
 LAUNCHES_PER_UNIT = {"tiny-kernels": 128}  # GPT-2: read from the full profile's meta
 

@@ -10,6 +10,7 @@ kept). Configurations:
                  plugin: samples are taken only at exit), as near CUPTI's own cost as the runtime goes
   pcs            PC sampling as users run it (STRATA_PC_SAMPLING=continuous; CUPTI's hardware
                  buffer 64 MB, the heaviest 4096 (kernel path, instruction) pairs as pc frames)
+  pcs hw128/256  the same with a 128 / 256 MB hardware buffer
   pcs hw512      the same with CUPTI's own hardware buffer, 512 MB
                  (STRATA_PC_SAMPLING_HW_BUFFER_MB=0): how much of the memory is that buffer, and
                  whether 64 MB loses samples (the pc_sampling line says so)
@@ -45,6 +46,8 @@ CONFIGS = {
     "pcs-floor": {"STRATA_PC_SAMPLING": "continuous", "STRATA_GPU_CALLBACKS": "none", **NO_OPS},
     "pcs": {"STRATA_PC_SAMPLING": "continuous"},
     "pcs-hw512": {"STRATA_PC_SAMPLING": "continuous", "STRATA_PC_SAMPLING_HW_BUFFER_MB": "0"},
+    "pcs-hw128": {"STRATA_PC_SAMPLING": "continuous", "STRATA_PC_SAMPLING_HW_BUFFER_MB": "128"},
+    "pcs-hw256": {"STRATA_PC_SAMPLING": "continuous", "STRATA_PC_SAMPLING_HW_BUFFER_MB": "256"},
     "pcs-all": {"STRATA_PC_SAMPLING": "continuous", "STRATA_PC_SAMPLING_DETAIL": "0"},
     "pcs-whole": {"STRATA_PC_SAMPLING": "continuous", "STRATA_PC_SAMPLING_CUBINS": "whole"},
 }

@@ -1,17 +1,20 @@
 """DeepContext's four case studies, rebuilt with random weights and data (nothing downloaded), each
-with the change the analyzers suggest (`--fixed`). NOT YET RUN: prepared for the H100 (issue's
-item 5); run_case_studies.sh records each variant with Strata, prints the findings and the step
-times, and the numbers go to docs/analyzers.md once measured.
+with the change the analyzers suggest (`--fixed`). run_case_studies.sh records each variant with
+Strata, prints the findings and the step times (run on the H100, docs/analyzers.md);
+case_studies_h100.sh measures the advice of the data-loader rule (`--workers N`) and of the
+GEMM hotspot (`--precision`) against the base, alternating.
 
-usage: case_studies.py CASE [--fixed] [--steps N]
+usage: case_studies.py CASE [--fixed] [--steps N] [--workers N] [--precision fp32|tf32|bf16]
 CASE: recommender  embedding-heavy model; base gathers rows with advanced indexing (x[idx]),
                    fixed uses index_select (DeepContext: x1.66 on DLRM)
       unet         small UNet in NCHW with channels_last conversions around the convolutions;
                    fixed converts the model and input once (DeepContext: x1.28)
       loader       a training loop fed by a DataLoader doing CPU work per item, num_workers=0;
-                   fixed uses num_workers = cores and pin_memory (DeepContext: x1.15)
+                   fixed uses num_workers = cores and pin_memory (DeepContext: x1.15);
+                   --workers N: N workers (pin_memory and persistent workers when N > 0)
       transformer  a transformer encoder trained eagerly; fixed wraps it in torch.compile
-                   (DeepContext: x1.06 on Transformer-Big)
+                   (DeepContext: x1.06 on Transformer-Big); --precision: its matrix products in
+                   fp32 (the default), TF32 (set_float32_matmul_precision("high")) or bf16 (autocast)
 Prints one line: "CASE VARIANT step_ms=X" (median of the timed steps after 10 warm-up steps)."""
 import argparse
 import os
@@ -92,34 +95,41 @@ class Items(torch.utils.data.Dataset):
         return img, i % 10
 
 
-def loader(fixed):
-    cores = len(os.sched_getaffinity(0))
-    dl = torch.utils.data.DataLoader(Items(), batch_size=128, num_workers=cores if fixed else 0,
-                                     pin_memory=fixed, persistent_workers=fixed)
+def loader(fixed, workers=None):
+    if workers is None:
+        workers = len(os.sched_getaffinity(0)) if fixed else 0
+    parallel = workers > 0
+    dl = torch.utils.data.DataLoader(Items(), batch_size=128, num_workers=workers,
+                                     pin_memory=parallel, persistent_workers=parallel)
     it = iter(dl)
     model = nn.Sequential(nn.Flatten(), nn.Linear(3 * 64 * 64, 512), nn.ReLU(), nn.Linear(512, 10)).cuda()
     opt = torch.optim.SGD(model.parameters(), lr=1e-3)
 
     def step():
         x, y = next(it)  # CASE_LOAD
-        x, y = x.cuda(non_blocking=fixed), y.cuda(non_blocking=fixed)
+        x, y = x.cuda(non_blocking=parallel), y.cuda(non_blocking=parallel)
         opt.zero_grad(set_to_none=True)
         nn.functional.cross_entropy(model(x), y).backward()
         opt.step()
     return step
 
 
-def transformer(fixed):
+def transformer(fixed, precision="fp32"):
     layer = nn.TransformerEncoderLayer(d_model=1024, nhead=16, dim_feedforward=4096, batch_first=True)
     model = nn.TransformerEncoder(layer, num_layers=6).cuda()
     if fixed:
         model = torch.compile(model)
     x = torch.randn(32, 256, 1024, device="cuda")
     opt = torch.optim.SGD(model.parameters(), lr=1e-4)
+    # TF32: fp32 tensors, the matrix products on tensor cores with a 10-bit mantissa (what the
+    # GEMM hotspot's advice names: torch.set_float32_matmul_precision("high")).
+    torch.set_float32_matmul_precision("high" if precision == "tf32" else "highest")
 
     def step():
         opt.zero_grad(set_to_none=True)
-        model(x).square().mean().backward()  # CASE_MODEL
+        with torch.autocast("cuda", dtype=torch.bfloat16, enabled=precision == "bf16"):
+            loss = model(x).square().mean()  # CASE_MODEL
+        loss.backward()
         opt.step()
     return step
 
@@ -129,9 +139,20 @@ def main():
     ap.add_argument("case", choices=["recommender", "unet", "loader", "transformer"])
     ap.add_argument("--fixed", action="store_true")
     ap.add_argument("--steps", type=int, default=50)
+    ap.add_argument("--workers", type=int, default=None, help="loader: DataLoader num_workers")
+    ap.add_argument("--precision", choices=["fp32", "tf32", "bf16"], default="fp32", help="transformer: matmul precision")
     a = ap.parse_args()
+    if a.workers is not None and (a.case != "loader" or a.workers < 0):
+        ap.error("--workers N (N >= 0) is for the loader case")
+    if a.precision != "fp32" and a.case != "transformer":
+        ap.error("--precision is for the transformer case")
     torch.manual_seed(0)
-    step = globals()[a.case](a.fixed)
+    if a.case == "loader":
+        step = loader(a.fixed, a.workers)
+    elif a.case == "transformer":
+        step = transformer(a.fixed, a.precision)
+    else:
+        step = globals()[a.case](a.fixed)
     for _ in range(10):
         step()
     torch.cuda.synchronize()
@@ -141,7 +162,12 @@ def main():
         step()
         torch.cuda.synchronize()
         times.append((time.perf_counter() - t0) * 1e3)
-    print(f"{a.case} {'fixed' if a.fixed else 'base'} step_ms={statistics.median(times):.3f}")
+    variant = "fixed" if a.fixed else "base"
+    if a.workers is not None:
+        variant = f"workers={a.workers}"
+    if a.precision != "fp32":
+        variant += f" precision={a.precision}"
+    print(f"{a.case} {variant} step_ms={statistics.median(times):.3f}", flush=True)
 
 
 if __name__ == "__main__":

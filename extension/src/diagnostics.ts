@@ -1,11 +1,14 @@
 // Analyzer findings of the open profile as diagnostics ("strata" collection: the Problems view
 // and squiggles on the source lines). The findings come from a FindingsSource (findingDiagnostics.ts:
-// by default the addon's profile.analyze()), configured by the strata.analyze.* settings.
+// by default the addon's profile.analyze()), configured by the strata.analyze.* settings. Every
+// finding, those attached to the profile (no source line here) too, goes to the Strata Findings
+// view through onDidChangeFindings.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { AnalyzeOptions, Findings, Profile } from '../../native/addon/index';
 import { addonFindings, findingsToDiagnostics, type FindingsSource, type PlainDiagnostic } from './findingDiagnostics';
+import { findingTree, type FindingTreeNode } from './findingTree';
 import { findInWorkspace } from './revealSource';
 
 const SEVERITY: Record<PlainDiagnostic['severity'], vscode.DiagnosticSeverity> = {
@@ -34,9 +37,13 @@ export function analyzeOptions(): AnalyzeOptions | undefined {
 
 export class StrataDiagnostics implements vscode.Disposable {
   readonly collection = vscode.languages.createDiagnosticCollection('strata');
+  private readonly findingsChanged = new vscode.EventEmitter<{ profile: string | undefined; nodes: FindingTreeNode[] }>();
+  /** Every finding of the analyzed profile (none: profile undefined), for the Strata Findings view. */
+  readonly onDidChangeFindings = this.findingsChanged.event;
   private seq = 0;
   private shownFor: string | undefined;
   private last: { profile: string; findings: number; errors: string[] } | undefined;
+  private onProfile = 0;
   /** Findings per profile and options: a profile is analyzed once, not on every focus change. */
   private readonly cache = new Map<string, { options: string; findings: Promise<Findings> }>();
   /** Analyzer runs started (for tests: focus changes must not add any). */
@@ -82,18 +89,22 @@ export class StrataDiagnostics implements vscode.Disposable {
     const want = new Set<string>();
     for (const f of doc.findings ?? []) {
       if (f.location?.file) want.add(f.location.file);
-      for (const fr of f.path ?? []) if (fr.file) want.add(fr.file);
+      for (const p of [f.path ?? [], ...(f.other_paths ?? [])]) for (const fr of p) if (fr.file) want.add(fr.file);
     }
     for (const file of want) {
       if (fs.existsSync(file)) resolved.set(file, file);
       else resolved.set(file, (await findInWorkspace(file).catch(() => undefined))?.fsPath);
     }
     if (seq !== this.seq) return;
-    const byFile = findingsToDiagnostics(doc, profilePath, (f) => resolved.get(f));
+    const resolve = (f: string) => resolved.get(f);
+    const byFile = findingsToDiagnostics(doc, profilePath, resolve);
     this.collection.clear();
     for (const [file, list] of byFile) {
       this.collection.set(vscode.Uri.file(file), list.map((d) => toDiagnostic(d)));
     }
+    const nodes = findingTree(doc, profilePath, resolve);
+    this.onProfile = nodes.filter((n) => n.place?.kind === 'profile').length;
+    this.findingsChanged.fire({ profile: profilePath, nodes });
     const errors = doc.errors ?? [];
     this.last = { profile: profilePath, findings: doc.findings?.length ?? 0, errors };
     this.log.appendLine(`[analyze] ${path.basename(profilePath)}: ${doc.findings?.length ?? 0} findings ${fresh ? `in ${Date.now() - started} ms` : '(cached)'}` +
@@ -113,17 +124,27 @@ export class StrataDiagnostics implements vscode.Disposable {
     ++this.seq;
     this.collection.clear();
     this.last = undefined;
+    this.onProfile = 0;
+    this.findingsChanged.fire({ profile: undefined, nodes: [] });
   }
 
-  state(): { profile?: string; findings: number; errors: string[]; files: Record<string, number>; runs: number; cached: string[] } {
+  /** files: diagnostics per source file; related: their related locations (call paths), per
+   *  file; onProfile: findings attached to the profile (no source line here), not in Problems. */
+  state(): { profile?: string; findings: number; errors: string[]; files: Record<string, number>; related: Record<string, number[]>;
+    onProfile: number; runs: number; cached: string[] } {
     const files: Record<string, number> = {};
-    this.collection.forEach((uri, list) => { files[uri.fsPath] = list.length; });
-    return { profile: this.last?.profile, findings: this.last?.findings ?? 0, errors: this.last?.errors ?? [], files,
-      runs: this.runs, cached: [...this.cache.keys()] };
+    const related: Record<string, number[]> = {};
+    this.collection.forEach((uri, list) => {
+      files[uri.fsPath] = list.length;
+      related[uri.fsPath] = list.map((d) => d.relatedInformation?.length ?? 0);
+    });
+    return { profile: this.last?.profile, findings: this.last?.findings ?? 0, errors: this.last?.errors ?? [], files, related,
+      onProfile: this.onProfile, runs: this.runs, cached: [...this.cache.keys()] };
   }
 
   dispose(): void {
     this.collection.dispose();
+    this.findingsChanged.dispose();
   }
 }
 
@@ -132,7 +153,7 @@ function toDiagnostic(d: PlainDiagnostic): vscode.Diagnostic {
   const diag = new vscode.Diagnostic(range, d.message, SEVERITY[d.severity]);
   diag.source = 'strata';
   diag.code = d.code;
-  diag.relatedInformation = d.related.slice(0, 20).map((r) =>
+  diag.relatedInformation = d.related.map((r) =>
     new vscode.DiagnosticRelatedInformation(new vscode.Location(vscode.Uri.file(r.file), new vscode.Position(r.line, 0)), r.message));
   return diag;
 }

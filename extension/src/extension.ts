@@ -1,13 +1,14 @@
 // Strata VS Code extension: activate() registers each feature's module and returns the API the
 // tests use. The features: the profile viewers (profileViewers.ts), what follows the current
-// profile in the editor (profileFeedback.ts: line heat, status bar, diagnostics), running and
-// profiling (runCommands.ts, the `strata` launch type), the Strata Profiles view
+// profile in the editor (profileFeedback.ts: line heat, status bar, diagnostics, the Strata
+// Findings view), running and profiling (runCommands.ts, the `strata` launch type), the Strata Profiles view
 // (profilesTree.ts), a run's processes (runProcessesView.ts) and the in-kernel region timeline
 // (regions/regionTraceCommands.ts).
 import * as fs from 'node:fs';
 import * as vscode from 'vscode';
 import { loadAddon, type StrataAddon } from './addon';
 import type { StrataDiagnostics } from './diagnostics';
+import type { FindingsViewState } from './findingsView';
 import type { LineHeatController } from './lineHeatDecorations';
 import type { ViewerState } from './profileViewer';
 import { registerProfileFeedback } from './profileFeedback';
@@ -26,6 +27,8 @@ export interface StrataApi {
   currentProfile(): string | undefined;
   lineHeat(): ReturnType<LineHeatController['state']>;
   diagnostics(): ReturnType<StrataDiagnostics['state']>;
+  /** The Strata Findings view: every finding of the analyzed profile. */
+  findings(): FindingsViewState;
   profiles(): string[];
   /** The Strata Processes view: the run listed and its processes. */
   runProcesses: RunProcessesApi;
@@ -64,6 +67,7 @@ export function activate(context: vscode.ExtensionContext): StrataApi {
     currentProfile: v.currentProfile,
     lineHeat: () => feedback.lineHeat.state(),
     diagnostics: () => feedback.diagnostics.state(),
+    findings: () => feedback.findings.state(),
     profiles: () => profilesTree.listed(),
     runProcesses: runs,
     openRun: v.openRun,

@@ -1,8 +1,9 @@
 // What follows the "current" profile (the viewer focused last) in the editor: line heat, the
-// status bar item and the analyzers' diagnostics; "Strata: Toggle Line Heat". With several
+// status bar item, the analyzers' diagnostics and the Strata Findings view; "Strata: Toggle Line Heat". With several
 // viewers open, the one the user looked at last wins.
 import * as vscode from 'vscode';
 import { StrataDiagnostics } from './diagnostics';
+import { registerFindingsView, type FindingsView } from './findingsView';
 import { LineHeatController } from './lineHeatDecorations';
 import type { ProfileViewer } from './profileViewer';
 import { ProfileStatusBar } from './profileStatusBar';
@@ -61,9 +62,11 @@ export class ProfileFeedback {
   }
 }
 
-export function registerProfileFeedback(context: vscode.ExtensionContext, log: vscode.OutputChannel): ProfileFeedback {
+export function registerProfileFeedback(context: vscode.ExtensionContext, log: vscode.OutputChannel): ProfileFeedback & { findings: FindingsView } {
   const feedback = new ProfileFeedback(log);
+  const findings = registerFindingsView(context);
   context.subscriptions.push(feedback.lineHeat, feedback.statusBar, feedback.diagnostics,
+    feedback.diagnostics.onDidChangeFindings(({ profile, nodes }) => findings.show(profile, nodes)),
     vscode.commands.registerCommand('strata.toggleLineHeat', () => feedback.toggleLineHeat()));
-  return feedback;
+  return Object.assign(feedback, { findings });
 }

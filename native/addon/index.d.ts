@@ -192,9 +192,12 @@ export interface Finding {
   location: FindingFrame;                 // the source line it is about (file "" when none)
   path: FindingFrame[];                   // call path, root excluded
   evidence: { name: string; value: number; unit: string }[];
+  cause: string;                          // what the rule found ("launch-bound", a kernel's name, ...)
+  other_paths: FindingFrame[][];          // the call paths of the findings merged into this one
 }
 
-export interface Findings { format_version: 1; findings: Finding[]; errors: string[]; }
+/** `profile`: the analyzed file, what a finding without a source line is attached to. */
+export interface Findings { format_version: 1; profile: string; findings: Finding[]; errors: string[]; }
 
 export function open(path: string): Promise<Profile>;
 

@@ -90,4 +90,19 @@ TEST(GpuAbsent, InjectionHeldByAnotherTool) {
   unlink(out.c_str());
 }
 
+// The runtime interposes cudaProfilerStart (capture ranges attach CUPTI again there): the
+// program's call still reaches its libcudart and returns its result, whether that library is in
+// the global scope or only in a plugin's local one (a Python extension's dependencies).
+TEST(GpuAbsent, ProfilerStartReachesTheProgramsCudart) {
+  for (const char* scope : {"global", "local"}) {
+    SCOPED_TRACE(scope);
+    std::string out = Out(std::string("profstart_") + scope);
+    EXPECT_EQ(RunTarget({STRATA_PROFILER_START, scope, STRATA_PROFILER_START_PLUGIN}, {}, false), 0);
+    EXPECT_EQ(RunTarget({STRATA_PROFILER_START, scope, STRATA_PROFILER_START_PLUGIN},
+                        {{"STRATA_OUTPUT", out}, {"STRATA_CAPTURE_RANGE", "cudaProfilerApi"}}, true),
+              0);
+    unlink(out.c_str());
+  }
+}
+
 }  // namespace

@@ -382,7 +382,7 @@ class AnalyzeWorker : public PromiseWorker {
   void Run() override {
     // Builds its own view with every metric (the viewer's views keep only the drawn one).
     auto result = strata::core::Analyze(*state_->profile, options_);
-    json_ = strata::core::FindingsJson(result);
+    json_ = strata::core::FindingsJson(result, state_->path);
   }
   Napi::Value Result(Napi::Env env) override {
     Napi::Object json = env.Global().Get("JSON").As<Napi::Object>();

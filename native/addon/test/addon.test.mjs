@@ -150,6 +150,7 @@ test('analyze(): findings of the recorded profile, rule-file errors, bad thresho
   // The recorded program spends most of its time in inner(): a hotspot at a line of busy.py.
   const all = await p.analyze();
   assert.equal(all.format_version, 1);
+  assert.equal(all.profile, recorded, 'sourceless findings are attached to the analyzed file');
   const hot = all.findings.filter((f) => f.rule === 'hotspot');
   assert.ok(hot.length > 0, JSON.stringify(all));
   // The hottest leaf may be the interpreter's own C code (samples land in x_add or the

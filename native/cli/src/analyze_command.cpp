@@ -34,7 +34,7 @@ int RunAnalyze(const AnalyzeCliOptions& options) {
     }
     auto profile = core::Profile::Open(options.file, open);
     result = core::Analyze(*profile, ao);
-    if (options.format == "json") out = core::FindingsJson(result);
+    if (options.format == "json") out = core::FindingsJson(result, options.file);
     else if (options.format == "sarif") out = core::FindingsSarif(result, options.file);
     else out = core::FindingsText(result);
   } catch (const core::Error& e) {

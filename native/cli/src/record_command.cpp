@@ -19,6 +19,7 @@
 #include <fstream>
 
 #include "commands.h"
+#include "launch_rate_advice.h"
 #include "strata/core/api.h"
 #include "strata/core/run_family.h"
 #include "strata/record_protocol.h"
@@ -367,6 +368,12 @@ int RunRecord(const RecordOptions& options) {
       // SIGKILL, a crashed node: what remains is the last periodic checkpoint.
       double at = std::atof(profile->meta("duration_ns").value_or("0").c_str()) / 1e9;
       std::fprintf(stderr, "strata: the profile is the last checkpoint, written %.1f s into the run\n", at);
+    }
+    bool sampled = !options.gpu_sampling.empty() || !options.capture_range.empty() ||
+                   (getenv("STRATA_GPU_SAMPLING") && *getenv("STRATA_GPU_SAMPLING")) ||
+                   (getenv("STRATA_CAPTURE_RANGE") && *getenv("STRATA_CAPTURE_RANGE"));
+    if (!sampled) {
+      if (auto advice = LaunchRateAdvice(*profile)) std::fprintf(stderr, "strata: %s\n", advice->c_str());
     }
     // A Python the runtime cannot read (meta "python": "3.8.18 (unsupported: ...)", a
     // free-threaded build) leaves its samples without Python frames: say so, last.

@@ -405,6 +405,130 @@ TEST(Analyze, RegionImbalanceTwinBalancedFindsNothing) {
   EXPECT_TRUE(Of(Analyze(*p), "region-imbalance").empty());
 }
 
+// data-loader: a training loop whose main thread loads its batches itself (num_workers=0), and
+// one that waits for its worker processes. Frames as CPython 3.12 names them.
+constexpr const char* kDataLoaderPy = "/venv/lib/python3.12/site-packages/torch/utils/data/dataloader.py";
+constexpr const char* kFetchPy = "/venv/lib/python3.12/site-packages/torch/utils/data/_utils/fetch.py";
+constexpr const char* kCollatePy = "/venv/lib/python3.12/site-packages/torch/utils/data/_utils/collate.py";
+
+// <module>:60 > main:47 (for x, y in loader) > the loader's frames > Items.__getitem__ (train.py:20),
+// and main:49 (the step) with `step_ms` of CPU; with `gpu_ms` > 0 the step launches a kernel.
+std::unique_ptr<Profile> SingleProcessLoader(double load_ms, double step_ms, double gpu_ms,
+                                             const std::vector<std::string>& names = {
+                                                 "_BaseDataLoaderIter.__next__", "_SingleProcessDataLoaderIter._next_data",
+                                                 "_MapDatasetFetcher.fetch"}) {
+  Builder b;
+  b.Metric("cpu_time");
+  if (gpu_ms > 0) b.Metric("gpu_time");
+  b.Meta("cpu_cores", "8");
+  b.Meta("period_ns", "10000000");
+  b.Meta("duration_ns", std::to_string(int64_t((load_ms + step_ms) * 1e6)));
+  uint32_t mod = b.Node(0, K::kPython, "<module>", "/w/train.py", 60);
+  uint32_t loop = b.Node(mod, K::kPython, "main", "/w/train.py", 47);
+  uint32_t next = b.Node(loop, K::kPython, names[0], kDataLoaderPy, 628);
+  uint32_t inner = b.Node(next, K::kPython, names[1], kDataLoaderPy, 671);
+  uint32_t fetch = b.Node(inner, K::kPython, names[2], kFetchPy, 58);
+  uint32_t item = b.Node(fetch, K::kPython, "Items.__getitem__", "/w/train.py", 20);
+  b.Add(b.Node(item, K::kNative, "at::native::flip"), "cpu_time", 1e6, int(load_ms * 0.95));
+  b.Add(b.Node(fetch, K::kPython, "default_collate", kCollatePy, 140), "cpu_time", 1e6, int(load_ms * 0.05));
+  uint32_t step = b.Node(loop, K::kPython, "main", "/w/train.py", 49);
+  b.Add(step, "cpu_time", 1e6, int(step_ms));
+  if (gpu_ms > 0) b.Add(b.Node(b.Node(step, K::kGpuApi, "cudaLaunchKernel"), K::kKernel, "gemm_kernel"), "gpu_time", gpu_ms * 1e6);
+  return b.Build();
+}
+
+TEST(Analyze, DataLoaderWithoutWorkersAtTheLoopLine) {
+  auto r = Analyze(*SingleProcessLoader(600, 400, 0));
+  auto f = Of(r, "data-loader");
+  ASSERT_EQ(f.size(), 1u);
+  EXPECT_EQ(f[0].location.line, 47u);
+  EXPECT_EQ(f[0].severity, "warning");
+  EXPECT_EQ(f[0].cause, "single-process");
+  for (const char* word : {"num_workers=0", "60%", "num_workers=8", "`Items.__getitem__` in train.py 95%", "collating 5.0%"})
+    EXPECT_NE(f[0].message.find(word), std::string::npos) << word << " in: " << f[0].message;
+  EXPECT_EQ(f[0].message.find("pin_memory"), std::string::npos) << "no GPU, no pinned memory: " << f[0].message;
+  EXPECT_EQ(f[0].evidence[0].name, "loader_share");
+  EXPECT_DOUBLE_EQ(f[0].evidence[0].value, 0.6);
+  // The dataset's own time is the loader's: no second finding on __getitem__.
+  for (const auto& h : Of(r, "hotspot")) EXPECT_NE(h.location.line, 20u) << h.message;
+  // Without the rule, the hotspot speaks there again (what the merge left to the rule).
+  AnalyzeOptions o;
+  o.disabled = {"data-loader"};
+  bool item_hotspot = false;
+  for (const auto& h : Of(Analyze(*SingleProcessLoader(600, 400, 0), o), "hotspot")) item_hotspot |= h.location.line == 20;
+  EXPECT_TRUE(item_hotspot);
+}
+
+// CPython before 3.11 names frames without their class: the fetcher tells the single-process loader.
+TEST(Analyze, DataLoaderKnowsBareFrameNames) {
+  auto f = Of(Analyze(*SingleProcessLoader(600, 400, 0, {"__next__", "_next_data", "fetch"})), "data-loader");
+  ASSERT_EQ(f.size(), 1u);
+  EXPECT_EQ(f[0].location.line, 47u);
+  EXPECT_EQ(f[0].cause, "single-process");
+}
+
+TEST(Analyze, DataLoaderTwinCheapItemsFindsNothing) {
+  EXPECT_TRUE(Of(Analyze(*SingleProcessLoader(50, 950, 0)), "data-loader").empty());
+}
+
+// With a GPU step: pinned memory is advised, and the loop's loading is not CPU latency of the line
+// above (its launches) nor the reason the GPU idles (one cause, one finding).
+TEST(Analyze, DataLoaderOnAGpuLoopIsTheOnlyCause) {
+  auto r = Analyze(*SingleProcessLoader(600, 60, 40));
+  auto f = Of(r, "data-loader");
+  ASSERT_EQ(f.size(), 1u);
+  EXPECT_NE(f[0].message.find("pin_memory=True"), std::string::npos) << f[0].message;
+  EXPECT_NE(f[0].message.find("non_blocking=True"), std::string::npos) << f[0].message;
+  for (const auto& c : Of(r, "cpu-latency")) ADD_FAILURE() << c.location.line << ": " << c.message;
+  // Without the rule, cpu-latency blames the launches of the line above the loop.
+  AnalyzeOptions o;
+  o.disabled = {"data-loader"};
+  EXPECT_FALSE(Of(Analyze(*SingleProcessLoader(600, 60, 40), o), "cpu-latency").empty());
+}
+
+// num_workers > 0, recorded in wall time: the main thread's wait is under the loader's frames.
+std::unique_ptr<Profile> WorkerLoader(double wait_ms, double step_ms, const std::string& metric) {
+  Builder b;
+  b.Metric(metric);
+  b.Meta("cpu_cores", "16");
+  b.Meta("period_ns", "10000000");
+  b.Meta("duration_ns", std::to_string(int64_t((wait_ms + step_ms) * 1e6 * (metric == "wall_time" ? 1 : 2))));
+  uint32_t mod = b.Node(0, K::kPython, "<module>", "/w/train.py", 60);
+  uint32_t loop = b.Node(mod, K::kPython, "main", "/w/train.py", 47);
+  uint32_t iter = b.Node(loop, K::kPython, "DataLoader.__iter__", kDataLoaderPy, 435);
+  b.Add(b.Node(iter, K::kNative, "fork"), metric, 1e6, 30);
+  uint32_t next = b.Node(loop, K::kPython, "_BaseDataLoaderIter.__next__", kDataLoaderPy, 628);
+  uint32_t inner = b.Node(next, K::kPython, "_MultiProcessingDataLoaderIter._next_data", kDataLoaderPy, 1316);
+  uint32_t get = b.Node(inner, K::kPython, "_MultiProcessingDataLoaderIter._get_data", kDataLoaderPy, 1282);
+  uint32_t queue = b.Node(get, K::kPython, "Queue.get", "/usr/lib/python3.12/multiprocessing/queues.py", 113);
+  b.Add(b.Node(queue, K::kNative, "__poll"), metric, 1e6, int(wait_ms));
+  b.Add(b.Node(loop, K::kPython, "main", "/w/train.py", 49), metric, 1e6, int(step_ms));
+  return b.Build();
+}
+
+TEST(Analyze, DataLoaderWaitingForWorkers) {
+  auto r = Analyze(*WorkerLoader(500, 470, "wall_time"));
+  auto f = Of(r, "data-loader");
+  ASSERT_EQ(f.size(), 1u);
+  EXPECT_EQ(f[0].location.line, 47u);
+  EXPECT_EQ(f[0].severity, "warning");
+  EXPECT_EQ(f[0].cause, "worker-wait");
+  for (const char* word : {"waits 50% of the steady state", "num_workers=16", "prefetch_factor", "persistent_workers",
+                           "starting them took 3.0% here"})
+    EXPECT_NE(f[0].message.find(word), std::string::npos) << word << " in: " << f[0].message;
+  for (const auto& h : Of(r, "hotspot")) EXPECT_EQ(h.message.find("__poll"), std::string::npos) << h.message;
+  // A CPU-time profile does not see the wait: the main thread's idle time is an estimate, a note.
+  auto cpu = Of(Analyze(*WorkerLoader(5, 470, "cpu_time")), "data-loader");
+  ASSERT_EQ(cpu.size(), 1u);
+  EXPECT_EQ(cpu[0].severity, "note");
+  EXPECT_NE(cpu[0].message.find("off the CPU about"), std::string::npos) << cpu[0].message;
+  EXPECT_EQ(cpu[0].evidence[0].name, "off_cpu_share");
+}
+
+TEST(Analyze, DataLoaderTwinWorkersKeepUpFindsNothing) {
+  EXPECT_TRUE(Of(Analyze(*WorkerLoader(20, 950, "wall_time")), "data-loader").empty());
+}
+
 TEST(Analyze, UnknownThresholdIsAnError) {
   AnalyzeOptions o;
   o.thresholds["hotspot.shares"] = 0.1;
@@ -464,6 +588,49 @@ TEST(Analyze, RuleFileErrorsNameFileAndLineAndOthersRun) {
   EXPECT_NE(r.errors[1].find("unknown metric 'gpu_time'"), std::string::npos) << r.errors[1];
   EXPECT_EQ(Of(r, "ok").size(), 1u);        // the good user rule ran
   EXPECT_EQ(Of(r, "hotspot").size(), 1u);   // and the built-ins
+}
+
+// A finding without a source line (a kernel without line information, the whole run) is
+// attached to the profile in every format, never to a made-up line 1; merged call paths are
+// printed.
+TEST(AnalyzeOutput, SourcelessFindingsAreAttachedToTheProfile) {
+  AnalysisResult r;
+  Finding kernel;
+  kernel.rule = "hotspot";
+  kernel.severity = "warning";
+  kernel.message = "Kernel `spin` takes 80% of GPU time.";
+  kernel.path = {{"native", "main", "", 0}, {"gpu_api", "cudaLaunchKernel", "", 0}, {"kernel", "spin", "", 0}};
+  Finding whole = kernel;
+  whole.rule = "cpu-latency";
+  whole.path.clear();
+  Finding no_line = kernel;
+  no_line.location = {"native", "main", "/w/app.cu", 0};
+  Finding merged = kernel;
+  merged.location = {"python", "step", "/w/train.py", 30};
+  merged.other_paths = {{{"python", "<module>", "/w/train.py", 12}, {"python", "step", "/w/train.py", 31}}};
+  r.findings = {kernel, whole, no_line, merged};
+  auto sarif = nlohmann::json::parse(strata::core::FindingsSarif(r, "/runs/p.strata"));
+  const auto& results = sarif["runs"][0]["results"];
+  EXPECT_EQ(sarif["runs"][0]["artifacts"][0]["location"]["uri"], "file:///runs/p.strata");
+  for (int i : {0, 1}) {
+    const auto& loc = results[i]["locations"][0];
+    EXPECT_EQ(loc["physicalLocation"]["artifactLocation"]["index"], 0) << loc;
+    EXPECT_EQ(loc["physicalLocation"]["artifactLocation"]["uri"], "file:///runs/p.strata") << loc;
+    EXPECT_FALSE(loc["physicalLocation"].contains("region")) << loc;
+  }
+  EXPECT_EQ(results[0]["locations"][0]["logicalLocations"][0]["name"], "spin");
+  EXPECT_FALSE(results[1]["locations"][0].contains("logicalLocations"));
+  EXPECT_EQ(results[2]["locations"][0]["physicalLocation"]["artifactLocation"]["uri"], "file:///w/app.cu");
+  EXPECT_FALSE(results[2]["locations"][0]["physicalLocation"].contains("region"));  // the file, no line
+  EXPECT_EQ(results[3]["locations"][0]["physicalLocation"]["region"]["startLine"], 30);
+  auto json = nlohmann::json::parse(strata::core::FindingsJson(r, "/runs/p.strata"));
+  EXPECT_EQ(json["profile"], "/runs/p.strata");
+  EXPECT_EQ(json["findings"][0]["location"]["file"], "");
+  EXPECT_EQ(json["findings"][0]["location"]["line"], 0);
+  EXPECT_EQ(json["findings"][3]["other_paths"][0][1]["line"], 31);
+  std::string text = strata::core::FindingsText(r);
+  EXPECT_NE(text.find("warning [hotspot] (no source line)"), std::string::npos) << text;
+  EXPECT_NE(text.find("  also: <module> (train.py:12) > step (train.py:31)"), std::string::npos) << text;
 }
 
 TEST(AnalyzeCli, FormatsAndBadInput) {

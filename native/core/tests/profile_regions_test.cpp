@@ -232,8 +232,8 @@ TEST(ProfileRegions, TheNewFormReadsAsTheOldFormConverted) {
     EXPECT_EQ(strata::core::JsonReport(*pa, va, {}), strata::core::JsonReport(*pb, vb, {}));
     EXPECT_EQ(strata::core::TextReport(*pa, va, {}), strata::core::TextReport(*pb, vb, {}));
   }
-  const std::string findings = strata::core::FindingsJson(strata::core::Analyze(*pa));
-  EXPECT_EQ(findings, strata::core::FindingsJson(strata::core::Analyze(*pb)));
+  const std::string findings = strata::core::FindingsJson(strata::core::Analyze(*pa), "");
+  EXPECT_EQ(findings, strata::core::FindingsJson(strata::core::Analyze(*pb), ""));
   auto top = pb->BuildView(strata::core::ViewKind::kTopDown);
   size_t iterations = 0;
   for (size_t i = 0; i < top.size(); ++i) {

@@ -23,7 +23,10 @@ std::string CollectedLine(CuptiSession& session) {
   if (session.api) session.api->ActivityGetNumDroppedRecords(nullptr, 0, &dropped);
   std::string s = "collected: CUPTI " + std::to_string(session.cupti_version) + " (" + session.api->path + "); " +
                   std::to_string(j.kernels) + " kernels, " + std::to_string(j.copies) + " copies, " +
-                  std::to_string(j.sets) + " memsets, " + std::to_string(j.syncs) + " syncs, " +
+                  std::to_string(j.sets) + " memsets, " +
+                  (session.Records(CUPTI_ACTIVITY_KIND_SYNCHRONIZATION)
+                       ? std::to_string(j.syncs) + " syncs, "
+                       : std::string("syncs not recorded (STRATA_GPU_ACTIVITY), ")) +
                   std::to_string(j.api_calls) + " API calls";
   if (j.unattributed) s += ", " + std::to_string(j.unattributed) + " unattributed";
   if (uint64_t n = session.paths.load()) {

@@ -85,11 +85,13 @@ AnalysisContext::AnalysisContext(const Profile& profile, View top_down, bool all
     marks[i] = PhaseMark(known);
   }
   std::vector<uint8_t> fw(table.size(), 0);
+  std::vector<LoaderFrame> loader(table.size(), LoaderFrame::kNone);
   // A file's and a module's part are decided once per run of frames sharing it (a native
   // module's frames, one per address, share the module path).
   const std::string* last_file = nullptr;
   const std::string* last_mod = nullptr;
   uint8_t file_bits = 0, mod_bits = 0;
+  bool data_file = false;  // torch/utils/data: its frames' parts in a DataLoader
   for (size_t i = 0; i < table.size(); ++i) {
     const std::string& file = table[i].file;
     const std::string& mod = table[i].module;
@@ -100,6 +102,7 @@ AnalysisContext::AnalysisContext(const Profile& profile, View top_down, bool all
       if (installed && has("-packages/torch/")) file_bits |= 1;
       if (installed && (has("-packages/jax/") || has("-packages/jaxlib/") || has("-packages/flax/"))) file_bits |= 2;
       if (installed && has("/torch/utils/data/dataloader.py")) file_bits |= 4;
+      data_file = installed && has("/torch/utils/data/");
       last_file = &file;
     }
     if (!last_mod || mod != *last_mod) {
@@ -110,11 +113,13 @@ AnalysisContext::AnalysisContext(const Profile& profile, View top_down, bool all
     }
     fw[i] = file_bits | mod_bits;
     if (frame_kind_[i] == Kind::kOperator && table[i].name.rfind("aten::", 0) == 0) fw[i] |= 1;
+    if (data_file && frame_kind_[i] == Kind::kPython) loader[i] = ClassifyLoaderFrame(table[i].name, file);
   }
   // What every pass reads per node, gathered once per frame and then copied in node order.
   std::vector<NodeFacts> frame_facts(table.size());
   for (size_t i = 0; i < table.size(); ++i)
-    frame_facts[i] = NodeFacts{frame_function[i], frame_kind_[i], frame_user_[i] != 0, frame_backward_[i] != 0, marks[i], fw[i]};
+    frame_facts[i] = NodeFacts{frame_function[i], frame_kind_[i], frame_user_[i] != 0, frame_backward_[i] != 0, marks[i], fw[i],
+                               loader[i]};
   node_.resize(n);
   for (size_t v = 0; v < n; ++v) node_[v] = frame_facts[view_.frame_id[v]];
   // One pass in preorder (a parent's facts are known before its children's): the nearest user

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "data_loader_frames.h"
 #include "run_phases.h"
 #include "strata/core/analyze.h"
 #include "strata/core/api.h"
@@ -66,6 +67,7 @@ class AnalysisContext {
   uint32_t function(size_t n) const { return node_[n].function; }
   size_t function_count() const { return function_count_; }  // function ids are below this
   bool is_backward_op(size_t n) const { return node_[n].backward; }  // autograd backward operator
+  LoaderFrame loader_frame(size_t n) const { return node_[n].loader; }  // PyTorch DataLoader's part
 
   FindingFrame Frame(size_t n) const;
   std::vector<FindingFrame> Path(size_t n) const;  // root excluded
@@ -101,6 +103,7 @@ class AnalysisContext {
     bool user = false, backward = false;
     PhaseMark mark = PhaseMark::kNone;
     uint8_t frameworks = 0;  // 1 torch, 2 JAX, 4 torch's DataLoader
+    LoaderFrame loader = LoaderFrame::kNone;
   };
   std::vector<NodeFacts> node_;
   size_t function_count_ = 0;

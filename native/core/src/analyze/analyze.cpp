@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "analysis_context.h"
+#include "data_loader_frames.h"
 #include "rules/builtin_rules.h"
 #include "strata/core/analyze.h"
 #include "user_rules/rule_eval.h"
@@ -22,7 +23,28 @@ std::map<std::string, double> DefaultThresholds() {
 }
 
 namespace {
-// The location's place in the call path (its deepest occurrence), or path.size().
+// The time under a DataLoader's next-batch call is the loader's: where data-loader tells it, a CPU
+// hotspot on that path (the dataset's __getitem__, the wait in the queue's poll) and the GPU-idle
+// finding on that path or at the loop line say the same thing with the wrong advice. Done before
+// merging, so that a merged finding does not carry them along.
+void LeaveLoaderTimeToItsRule(std::vector<Finding>& findings) {
+  std::set<std::pair<std::string, uint32_t>> loops;
+  for (const auto& f : findings)
+    if (f.rule == "data-loader") loops.insert({f.location.file, f.location.line});
+  if (loops.empty()) return;
+  auto under_loader = [](const Finding& f) {
+    for (const auto& fr : f.path)
+      if (detail::ClassifyLoaderFrame(fr.name, fr.file) == detail::LoaderFrame::kNext) return true;
+    return false;
+  };
+  findings.erase(std::remove_if(findings.begin(), findings.end(), [&](const Finding& f) {
+                   if (f.rule == "hotspot" && f.cause.rfind("gpu_time:", 0) != 0) return under_loader(f);
+                   return f.rule == "cpu-latency" && f.cause == "run" &&
+                          (under_loader(f) || loops.count({f.location.file, f.location.line}) > 0);
+                 }),
+                 findings.end());
+}
+
 // One finding per cause: a rule's findings with the same cause in the same function of the user's
 // code (one line reached over several call paths: a warm-up loop and the timed loop calling one
 // function; several lines of one loop, each launching tiny kernels; a warm-up call and the timed
@@ -140,6 +162,7 @@ AnalysisResult Analyze(const Profile& profile, View top_down, const AnalyzeOptio
     }
   }
   lap("user rules");
+  LeaveLoaderTimeToItsRule(result.findings);
   MergeSameCause(result.findings);
   auto rank = [](const std::string& s) { return s == "error" ? 0 : s == "warning" ? 1 : 2; };
   auto weight = [](const Finding& f) { return f.evidence.empty() ? 0.0 : f.evidence.front().value; };

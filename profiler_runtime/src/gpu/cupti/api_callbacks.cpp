@@ -55,8 +55,8 @@ void HandleApiCallback(CuptiSession* s, CUpti_CallbackDomain domain, CUpti_Callb
 void CUPTIAPI OnApiCallback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void* data) {
   CuptiSession* s = CuptiSession::Get();
   HandleApiCallback(s, domain, cbid, data);
-  // Sampled tracing detaches at an API exit, after this call was handled (CUPTI's advice).
-  if (s->detach_windows && (domain == CUPTI_CB_DOMAIN_RUNTIME_API || domain == CUPTI_CB_DOMAIN_DRIVER_API) &&
+  // Collection switched off detaches at an API exit, after this call was handled (CUPTI's advice).
+  if (s->detach_when_off && (domain == CUPTI_CB_DOMAIN_RUNTIME_API || domain == CUPTI_CB_DOMAIN_DRIVER_API) &&
       static_cast<const CUpti_CallbackData*>(data)->callbackSite == CUPTI_API_EXIT)
     s->DetachIfRequested();
 }
@@ -123,7 +123,9 @@ void HandleApiCallback(CuptiSession* s, CUpti_CallbackDomain domain, CUpti_Callb
   e.api_name = cb->functionName;
   e.role = role;
   s->queue.Push(e, words, n);
-  // PC samples are taken where the program waits anyway (and after each serialized launch).
+  // PC samples are taken where the program waits anyway (and after each serialized launch):
+  // while the GPU is idle the hardware buffer cannot fill during the take. Taken every 20 ms
+  // from a runtime thread instead, the H100 lost most samples to a full 64 MB buffer.
   if (o.pc_sampling && (role == ApiRole::kSync || (o.pc_serialized && (role == ApiRole::kLaunch || role == ApiRole::kGraphLaunch))))
     pcs::Collect(s->api);
   if (o.regions && role == ApiRole::kSync) regions::Harvest(false);

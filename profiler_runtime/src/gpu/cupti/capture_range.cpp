@@ -2,6 +2,7 @@
 
 #include <stdlib.h>
 
+#include <atomic>
 #include <cstring>
 
 #include "common/log.h"
@@ -17,13 +18,29 @@ bool CaptureRangeRequested() {
   return false;
 }
 
-void StartCaptureRange(CuptiSession* s) {
+namespace {
+// Set by the interposer: the program's starts pass through it, so a detach can be undone.
+std::atomic<bool> g_start_interposed{false};
+}  // namespace
+
+void EnableProfilerApiCallbacks(CuptiSession* s) {
   s->api->EnableCallback(1, s->sub(), CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaProfilerStart_v4000);
   s->api->EnableCallback(1, s->sub(), CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaProfilerStop_v4000);
   s->api->EnableCallback(1, s->sub(), CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuProfilerStart);
   s->api->EnableCallback(1, s->sub(), CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuProfilerStop);
+}
+
+void StartCaptureRange(CuptiSession* s) {
+  EnableProfilerApiCallbacks(s);
   s->options.capture_range = true;
-  s->SetTracing(false);
+  s->SetTracing(false);  // attached until the first start shows that starts can reattach
+}
+
+void BeforeProfilerStart() {
+  CuptiSession* s = CuptiSession::Get();
+  if (!s || !s->options.capture_range) return;
+  g_start_interposed.store(true);
+  if (s->detached.load()) s->Reattach();
 }
 
 bool OnProfilerApi(CuptiSession* s, CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const CUpti_CallbackData* cb) {
@@ -36,6 +53,7 @@ bool OnProfilerApi(CuptiSession* s, CUpti_CallbackDomain domain, CUpti_CallbackI
   // Start opens at the call's exit and stop closes at its entry, so neither call itself is
   // recorded (cudaProfilerStart calls cuProfilerStart: the second of each is a no-op).
   if (start && cb->callbackSite == CUPTI_API_EXIT && !s->capture_open.exchange(true)) {
+    if (!s->detach_when_off && g_start_interposed.load() && DetachWanted(s->api)) s->detach_when_off = true;
     s->SetTracing(true);
     s->capture_ranges.fetch_add(1, std::memory_order_relaxed);
   } else if (stop && cb->callbackSite == CUPTI_API_ENTER && s->capture_open.exchange(false)) {
@@ -47,7 +65,8 @@ bool OnProfilerApi(CuptiSession* s, CUpti_CallbackDomain domain, CUpti_CallbackI
 std::string CaptureRangeStatus(const CuptiSession& s) {
   if (!s.options.capture_range) return "";
   return "; captured between cudaProfilerStart and cudaProfilerStop (" + std::to_string(s.capture_ranges.load()) +
-         " ranges; outside them no GPU work is recorded)";
+         " ranges; outside them no GPU work is recorded" +
+         (s.detach_when_off ? ", CUPTI detached: " + std::to_string(s.detaches.load()) + " detaches)" : ")");
 }
 
 }  // namespace strata::rt::gpu

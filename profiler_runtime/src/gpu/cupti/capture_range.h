@@ -4,6 +4,11 @@
 // callbacks, activity kinds, operators: the switch sampled tracing uses) and follows the
 // program's calls; CPU samples are taken all along. Nothing is scaled: what is outside the
 // ranges is simply not in the GPU part of the profile, and the gpu line says so.
+// Outside a range CUPTI is detached (cuptiFinalize) once the program's cudaProfilerStart is
+// known to pass through the runtime's interposer (interpose/cuda_profiler_api.cpp), which then
+// attaches again before the next start: a detached CUPTI sees no API call. A program whose
+// cudart is linked statically calls it past the interposer; CUPTI then stays attached and is
+// switched off instead.
 #pragma once
 
 #include <cupti.h>
@@ -20,6 +25,11 @@ bool CaptureRangeRequested();
 // Enables the profiler API callbacks (never switched off) and switches collection off until
 // the program's first start.
 void StartCaptureRange(CuptiSession* s);
+// Enables the cudaProfilerStart/Stop callbacks (again after an attach).
+void EnableProfilerApiCallbacks(CuptiSession* s);
+// From the interposed cudaProfilerStart / cuProfilerStart, before the real call: attaches
+// CUPTI again if a range's end detached it.
+void BeforeProfilerStart();
 // From the API callback: true when the call was cudaProfilerStart/Stop (handled here).
 bool OnProfilerApi(CuptiSession* s, CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const CUpti_CallbackData* cb);
 // "; captured between cudaProfilerStart and cudaProfilerStop (N ranges)" for the gpu line.

@@ -76,20 +76,30 @@ class CuptiSession {
   // earlier window (its exit callback lost while closed) starts its nesting count afresh.
   std::atomic<uint32_t> trace_epoch{0};
   std::atomic<uint64_t> windows_opened{0};
-  // Sampled tracing can detach CUPTI between windows (cuptiFinalize; STRATA_GPU_SAMPLING_DETACH=1):
-  // on the H100, switching callbacks and activity kinds off left the per-launch cost of having
-  // collected in place. The window thread asks; the next API exit callback detaches (where
-  // CUPTI allows it); the window thread attaches again.
-  bool detach_windows = false;
+  // When collection is switched off (between sampled-tracing windows, outside capture ranges)
+  // CUPTI is detached (cuptiFinalize) unless STRATA_GPU_DETACH=0: on the H100, switching
+  // callbacks and activity kinds off left most of CUPTI's per-launch cost in place (x1.45 on
+  // tiny kernels; after cuptiFinalize x1.02). The switch asks; the next API exit callback
+  // detaches (where CUPTI allows it); the window thread or the program's next
+  // cudaProfilerStart attaches again.
+  bool detach_when_off = false;
   std::atomic<bool> detach_requested{false};
   std::atomic<bool> detached{false};
   std::atomic<uint64_t> detaches{0};
   // From the API exit callback: detaches when asked.
   void DetachIfRequested();
+  // Attaches again after a detach (subscribes, enables what enabled_callbacks_ / enabled_kinds_
+  // list and the capture range's own callbacks); true when attached afterwards.
+  bool Reattach();
   // Capture range (cupti/capture_range.h): inside a cudaProfilerStart..Stop range; ranges opened.
   std::atomic<bool> capture_open{false};
   std::atomic<uint64_t> capture_ranges{0};
   CUpti_SubscriberHandle sub() const { return sub_; }
+  bool Records(CUpti_ActivityKind k) const {
+    for (CUpti_ActivityKind e : enabled_kinds_)
+      if (e == k) return true;
+    return false;
+  }
   GpuJoin join;
   pcs::State* pc_sampling_state;          // cupti/pc_sampling.cpp
   regions::State* region_capture_state;   // cupti/region_capture.cpp
@@ -102,8 +112,7 @@ class CuptiSession {
   static void OnDrain(Aggregator* agg, Cct::Unlocked& u, bool final);
   std::vector<std::pair<CUpti_CallbackDomain, CUpti_CallbackId>> enabled_callbacks_;
   std::vector<CUpti_ActivityKind> enabled_kinds_;
-  // Subscribes and enables what enabled_callbacks_ / enabled_kinds_ list (after a detach).
-  bool Attach();
+  bool ReattachLocked();  // under tracing_mu_
   std::mutex tracing_mu_;
   bool windows_stopped_ = false;  // under tracing_mu_
 
@@ -116,5 +125,9 @@ class CuptiSession {
   std::mutex ignore_mu_;
   std::unordered_set<uint32_t> ignored_;
 };
+
+// Whether switching collection off detaches CUPTI: libcupti has cuptiFinalize and
+// STRATA_GPU_DETACH is not 0.
+bool DetachWanted(const CuptiApi* a);
 
 }  // namespace strata::rt::gpu

@@ -90,9 +90,10 @@ std::optional<StallClass> StallMetricClass(const std::string& metric_name);
 const char* StallClassName(StallClass c);  // "latency", "throughput", "not_a_reason"
 
 // Output formats of `strata analyze`: text for a terminal, JSON (docs/analyzers.md), SARIF 2.1.0
-// (for code-scanning tools and editors).
+// (for code-scanning tools and editors). A finding without a source line is attached to the
+// profile (`profile_path`, "" when unknown), never to a made-up line.
 std::string FindingsText(const AnalysisResult& result);
-std::string FindingsJson(const AnalysisResult& result);
+std::string FindingsJson(const AnalysisResult& result, const std::string& profile_path);
 std::string FindingsSarif(const AnalysisResult& result, const std::string& profile_path);
 
 }  // namespace strata::core

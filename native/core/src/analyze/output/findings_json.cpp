@@ -11,10 +11,12 @@ nlohmann::ordered_json FrameJson(const FindingFrame& f) {
 }
 }  // namespace
 
-std::string FindingsJson(const AnalysisResult& result) {
+std::string FindingsJson(const AnalysisResult& result, const std::string& profile_path) {
   using json = nlohmann::ordered_json;
   json doc;
   doc["format_version"] = 1;
+  // What a finding without a source line (location.file "") is attached to.
+  doc["profile"] = profile_path;
   json findings = json::array();
   for (const auto& f : result.findings) {
     json j;

@@ -8,11 +8,25 @@
 namespace strata::core {
 
 namespace {
+// A source line; a file without a line is the whole file (no region), never a made-up line 1.
 nlohmann::ordered_json Location(const FindingFrame& f, const std::string& text) {
   nlohmann::ordered_json loc;
-  loc["physicalLocation"] = {{"artifactLocation", {{"uri", f.file.empty() ? std::string("unknown") : "file://" + f.file}}},
-                             {"region", {{"startLine", f.line ? f.line : 1}}}};
+  nlohmann::ordered_json physical = {{"artifactLocation", {{"uri", "file://" + f.file}}}};
+  if (f.line) physical["region"] = {{"startLine", f.line}};
+  loc["physicalLocation"] = std::move(physical);
   if (!text.empty()) loc["message"] = {{"text", text}};
+  return loc;
+}
+
+// A finding with no source line is about the profile itself (a kernel without line information,
+// the whole run): it points at the profile (artifact 0) with no region, and names the frame it is
+// about as a logical location.
+nlohmann::ordered_json ProfileLocation(const Finding& f, const std::string& profile_path) {
+  nlohmann::ordered_json loc;
+  loc["physicalLocation"] = {{"artifactLocation", {{"uri", "file://" + profile_path}, {"index", 0}}}};
+  if (!f.path.empty())
+    loc["logicalLocations"] = nlohmann::ordered_json::array({{{"name", f.path.back().name}, {"kind", "function"}}});
+  loc["message"] = {{"text", f.path.empty() ? "the whole profile (no source line)" : "no source line"}};
   return loc;
 }
 }  // namespace
@@ -28,7 +42,7 @@ std::string FindingsSarif(const AnalysisResult& result, const std::string& profi
     r["level"] = f.severity;
     r["message"] = {{"text", f.message}};
     json locs = json::array();
-    if (!f.location.file.empty()) locs.push_back(Location(f.location, ""));
+    locs.push_back(f.location.file.empty() ? ProfileLocation(f, profile_path) : Location(f.location, ""));
     r["locations"] = std::move(locs);
     json steps = json::array();
     for (const auto& p : f.path)

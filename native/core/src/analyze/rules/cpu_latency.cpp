@@ -79,6 +79,13 @@ void CpuLatency(const AnalysisContext& cx, const RuleParams& p, std::vector<Find
   const size_t main = cx.main_thread();
   const double main_cpu = main ? cx.Incl(main, *cpu) : cx.Total(*cpu);
   if (main_cpu <= 0) return;
+  // Time under a DataLoader's next-batch call is loading, not driving the GPU: the data-loader
+  // rule judges it, so a line's CPU time here leaves it out (per node: the loader time below it).
+  std::vector<double> loading(cx.uses_torch_dataloader() ? n : 0, 0.0);
+  for (size_t v = loading.size(); v-- > 1;) {
+    if (cx.loader_frame(v) == LoaderFrame::kNext) loading[v] = cx.Incl(v, *cpu);
+    loading[size_t(cx.parent(v))] += loading[v];
+  }
   // (1) deepest user lines with the imbalance.
   std::vector<char> sub(n, 0);
   std::vector<std::pair<std::string, uint32_t>> flagged;  // (1)'s lines: (2) does not repeat them
@@ -88,7 +95,7 @@ void CpuLatency(const AnalysisContext& cx, const RuleParams& p, std::vector<Find
       continue;
     }
     const FrameInfo& f = cx.frame(v);
-    double c = cx.Incl(v, *cpu), g = cx.Incl(v, *gpu);
+    double c = cx.Incl(v, *cpu) - (loading.empty() ? 0.0 : loading[v]), g = cx.Incl(v, *gpu);
     bool hit = g > 0 && c >= p["min_share"] * main_cpu && c >= p["ratio"] * g && c >= cx.min_cpu_ns();
     if (hit) sub[size_t(cx.parent(v))] = 1;
     if (!hit) continue;

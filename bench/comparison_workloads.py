@@ -1,0 +1,141 @@
+"""The workloads of bench/profiler_comparison.py, one process each, timed under one profiler.
+usage: comparison_workloads.py WORKLOAD PROFILER STEPS TRACE_DIR
+WORKLOAD: resnet50-train | gpt2-train | gpt2-decode | tiny-kernels | jax-train
+PROFILER: none (also what Strata runs under: it is preloaded by the parent) | torch-profiler |
+          torch-profiler-stacks | proton
+Runs warm-up steps, then STEPS timed steps with the profiler active from the first warm-up step
+to the end (as a user profiles a run), then writes the profiler's trace into TRACE_DIR (what a
+user pays to get it). Prints one JSON line: the median step time (per token for gpt2-decode) and
+the seconds the trace took to write."""
+import json
+import os
+import statistics
+import sys
+import time
+
+WARMUP = 3
+
+
+def resnet50_train():
+    import torch
+    import torchvision
+    model = torchvision.models.resnet50().cuda()
+    opt = torch.optim.SGD(model.parameters(), lr=1e-3)
+    x = torch.randn(64, 3, 224, 224, device="cuda")
+    y = torch.randint(0, 1000, (64,), device="cuda")
+
+    def step():
+        opt.zero_grad(set_to_none=True)
+        torch.nn.functional.cross_entropy(model(x), y).backward()
+        opt.step()
+    return step, 1
+
+
+def gpt2_train():
+    import torch
+    from transformers import GPT2Config, GPT2LMHeadModel
+    model = GPT2LMHeadModel(GPT2Config()).cuda()
+    opt = torch.optim.SGD(model.parameters(), lr=1e-4)
+    ids = torch.randint(0, 50000, (8, 512), device="cuda")
+
+    def step():
+        opt.zero_grad(set_to_none=True)
+        model(ids, labels=ids).loss.backward()
+        opt.step()
+    return step, 1
+
+
+def gpt2_decode():
+    import torch
+    from transformers import GPT2Config, GPT2LMHeadModel
+    model = GPT2LMHeadModel(GPT2Config()).cuda().eval()
+    ids = torch.randint(0, 50000, (1, 16), device="cuda")
+    tokens = 32
+
+    def step():
+        with torch.no_grad():
+            model.generate(ids, max_new_tokens=tokens, min_new_tokens=tokens, do_sample=False, pad_token_id=0)
+    return step, tokens
+
+
+def tiny_kernels():
+    import torch
+    y = torch.zeros(256, device="cuda")
+
+    def step():
+        nonlocal y
+        for _ in range(64):
+            y = y * 1.0001 + 0.5
+    return step, 1
+
+
+def jax_train():
+    import jax
+    import jax.numpy as jnp
+    import optax
+    from flax import linen as nn
+
+    class Mlp(nn.Module):
+        @nn.compact
+        def __call__(self, x):
+            for width in (1024, 1024, 1024):
+                x = nn.relu(nn.Dense(width)(x))
+            return nn.Dense(10)(x)
+
+    model, tx = Mlp(), optax.adam(1e-3)
+    x = jnp.ones((256, 784))
+    y = jnp.zeros((256,), dtype=jnp.int32)
+    params = model.init(jax.random.PRNGKey(0), x)
+    state = [params, tx.init(params)]
+
+    @jax.jit
+    def update(params, opt_state):
+        def loss(p):
+            return optax.softmax_cross_entropy_with_integer_labels(model.apply(p, x), y).mean()
+        grads = jax.grad(loss)(params)
+        updates, opt_state = tx.update(grads, opt_state, params)
+        return optax.apply_updates(params, updates), opt_state
+
+    def step():
+        state[0], state[1] = update(state[0], state[1])
+        jax.block_until_ready(state[0])
+    return step, 1
+
+
+WORKLOADS = {"resnet50-train": resnet50_train, "gpt2-train": gpt2_train, "gpt2-decode": gpt2_decode,
+             "tiny-kernels": tiny_kernels, "jax-train": jax_train}
+
+
+def main():
+    workload, profiler, steps, trace_dir = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
+    step, per = WORKLOADS[workload]()
+    sync = (lambda: None) if workload == "jax-train" else __import__("torch").cuda.synchronize
+    stop = None
+    if profiler in ("torch-profiler", "torch-profiler-stacks"):
+        import torch
+        prof = torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CPU, torch.profiler.ProfilerActivity.CUDA],
+                                      with_stack=profiler.endswith("stacks"))
+        prof.start()
+
+        def stop():
+            prof.stop()
+            prof.export_chrome_trace(os.path.join(trace_dir, "trace.json"))
+    elif profiler == "proton":
+        import triton.profiler as proton
+        proton.start(os.path.join(trace_dir, "proton"), backend="cupti")
+        stop = proton.finalize
+    times = []
+    for i in range(WARMUP + steps):
+        t0 = time.perf_counter()
+        step()
+        sync()
+        if i >= WARMUP:
+            times.append((time.perf_counter() - t0) * 1e3 / per)
+    t0 = time.perf_counter()
+    if stop:
+        stop()
+    print(json.dumps({"median_step_ms": statistics.median(times), "trace_write_s": time.perf_counter() - t0}), flush=True)
+
+
+if __name__ == "__main__":
+    main()

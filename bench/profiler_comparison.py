@@ -1,0 +1,130 @@
+#!/usr/bin/env python3
+"""Strata beside the profilers users already run, on the GPU machine: no profiler,
+torch.profiler (CPU and CUDA activities, with and without stacks), Proton's CUPTI mode, Strata
+full and Strata sampled (10/100), on ResNet-50 and GPT-2 training, GPT-2 decoding, a loop of tiny
+kernels and a JAX/flax training step (bench/comparison_workloads.py; torch.profiler and Proton
+are not run on JAX). Per round every configuration runs once, in order, each in its own process;
+several rounds. Per configuration: the median over rounds of the median step time (ms per token
+for decoding), the peak host RSS of the process (wait4) and the size of what it wrote (trace or
+profile), each also as a ratio to no profiler.
+Separate processes on the lent machine vary by up to x2 in speed (docs/benchmarks.md): read the
+ratios with the unprofiled rounds' own spread, which is printed.
+  python3 bench/profiler_comparison.py --runtime .device/rt-E/libstrata_runtime.so --out DIR
+      [--workloads a,b] [--configs a,b] [--rounds 3] [--cpus 2-5] [--record]
+(LD_LIBRARY_PATH must reach libunwind; STRATA_CACHE_DIR may hold the operator plugin.)"""
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+
+from results_record import print_and_record
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+STEPS = {"resnet50-train": 20, "gpt2-train": 10, "gpt2-decode": 5, "tiny-kernels": 200, "jax-train": 50}
+UNIT = {"gpt2-decode": "ms/token"}
+CONFIGS = {  # name: (profiler inside the process, Strata's environment or None)
+    "none": ("none", None),
+    "torch.profiler": ("torch-profiler", None),
+    "torch.profiler-stacks": ("torch-profiler-stacks", None),
+    "proton-cupti": ("proton", None),
+    "strata": ("none", {}),
+    "strata-sampled-10/100": ("none", {"STRATA_GPU_SAMPLING": "10/100"}),
+}
+TORCH_ONLY = {"torch.profiler", "torch.profiler-stacks", "proton-cupti"}
+
+
+def dir_mb(path):
+    return sum(os.path.getsize(os.path.join(d, f)) for d, _, fs in os.walk(path) for f in fs) / 1e6
+
+
+def run_once(workload, config, runtime, pin, timeout):
+    profiler, strata_env = CONFIGS[config]
+    trace_dir = tempfile.mkdtemp(prefix="cmp-")
+    env = dict(os.environ, PYTHONUNBUFFERED="1", PYTHONHASHSEED="0")
+    if strata_env is not None:
+        env.update(strata_env, LD_PRELOAD=runtime, STRATA_OUTPUT=os.path.join(trace_dir, "profile.strata"))
+    cmd = pin + [sys.executable, os.path.join(HERE, "comparison_workloads.py"), workload, profiler,
+                 str(STEPS[workload]), trace_dir]
+    out_path = os.path.join(trace_dir, "stdout")
+    with open(out_path, "w") as out, open(os.path.join(trace_dir, "stderr"), "w") as err:
+        p = subprocess.Popen(cmd, env=env, stdout=out, stderr=err)
+        killer = threading.Timer(timeout, p.kill)  # a hung run fails, the others go on
+        killer.start()
+        try:
+            _, status, usage = os.wait4(p.pid, 0)
+        finally:
+            killer.cancel()
+    text = open(out_path).read()
+    lines = [l for l in text.splitlines() if l.startswith("{")]
+    ok = os.waitstatus_to_exitcode(status) == 0 and lines
+    result = {"error": open(os.path.join(trace_dir, "stderr")).read()[-400:]} if not ok else json.loads(lines[-1])
+    os.remove(out_path)
+    os.remove(os.path.join(trace_dir, "stderr"))
+    result["peak_rss_mb"] = usage.ru_maxrss / 1024
+    result["output_mb"] = dir_mb(trace_dir)
+    shutil.rmtree(trace_dir, ignore_errors=True)
+    return result
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--runtime", required=True)
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--workloads", default=",".join(STEPS))
+    ap.add_argument("--configs", default=",".join(CONFIGS), help="names separated by ','")
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--cpus", help="pin every run to these CPUs (taskset list)")
+    ap.add_argument("--timeout", type=int, default=300)
+    ap.add_argument("--record", action="store_true", help="append the table to docs/benchmarks.md")
+    args = ap.parse_args()
+    configs = [c for c in args.configs.split(",") if c]
+    for c in configs:
+        if c not in CONFIGS:
+            raise SystemExit(f"profiler_comparison: unknown configuration {c!r} ({', '.join(CONFIGS)})")
+    if "none" not in configs:
+        configs.insert(0, "none")
+    os.makedirs(args.out, exist_ok=True)
+    runtime = os.path.abspath(args.runtime)
+    pin = ["taskset", "-c", args.cpus] if args.cpus else []
+    results = {}
+    for w in args.workloads.split(","):
+        if w not in STEPS:
+            raise SystemExit(f"profiler_comparison: unknown workload {w!r} ({', '.join(STEPS)})")
+        names = [c for c in configs if not (w == "jax-train" and c in TORCH_ONLY)]
+        runs = {c: [] for c in names}
+        for r in range(args.rounds):
+            for c in names:
+                res = run_once(w, c, runtime, pin, args.timeout)
+                runs[c].append(res)
+                print(f"{w} round {r} {c}: {json.dumps(res)}", flush=True)
+        results[w] = runs
+        with open(os.path.join(args.out, "profiler_comparison.json"), "w") as f:
+            json.dump(results, f, indent=1)
+    lines = []
+    for w, runs in results.items():
+        def med(c, key):
+            vals = [x[key] for x in runs[c] if key in x]
+            return statistics.median(vals) if vals else None
+        base_t, base_m = med("none", "median_step_ms"), med("none", "peak_rss_mb")
+        spread = [x["median_step_ms"] for x in runs["none"] if "median_step_ms" in x]
+        lines.append(f"\n{w} ({UNIT.get(w, 'ms/step')}; unprofiled rounds {', '.join(f'{v:.2f}' for v in spread)})")
+        lines.append(f"| configuration | step | × none | peak RSS MB | × none | written MB |")
+        lines.append("| --- | --- | --- | --- | --- | --- |")
+        for c, v in runs.items():
+            t, m, o = med(c, "median_step_ms"), med(c, "peak_rss_mb"), med(c, "output_mb")
+            failed = sum("error" in x for x in v)
+            if t is None or base_t is None:
+                lines.append(f"| {c} | failed ({v[-1].get('error', '')[-120:].strip()!r}) | | | | |")
+                continue
+            lines.append(f"| {c} | {t:.2f} | ×{t / base_t:.2f} | {m:.0f} | ×{m / base_m:.2f} | {o:.1f} |"
+                         + (f" ({failed} of {len(v)} runs failed)" if failed else ""))
+    print_and_record("\n".join(lines), args.record)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,24 @@
+#include "launch_rate_advice.h"
+
+#include <cstdio>
+#include <cstdlib>
+
+namespace strata::cli {
+
+std::optional<std::string> LaunchRateAdvice(const core::Profile& profile, const LaunchRateThresholds& t) {
+  std::optional<size_t> gpu_time = core::FindMetric(profile, "gpu_time");
+  std::optional<std::string> duration = profile.meta("duration_ns");
+  if (!gpu_time || !duration) return std::nullopt;
+  double seconds = std::atof(duration->c_str()) / 1e9;
+  double operations = double(profile.total_count(*gpu_time));
+  if (seconds <= 0 || operations <= 0 || operations < t.min_operations || operations / seconds < t.min_per_second) return std::nullopt;
+  char line[400];
+  std::snprintf(line, sizeof(line),
+                "%.0f GPU operations in %.1f s (%.0f a second): tracing every launch costs most on "
+                "launch-bound programs; --gpu-sampling 10/100 traces 10 ms of every 100 ms (scaled), "
+                "--capture-range cudaProfilerApi only what the program brackets",
+                operations, seconds, operations / seconds);
+  return std::string(line);
+}
+
+}  // namespace strata::cli
