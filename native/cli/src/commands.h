@@ -58,6 +58,14 @@ struct RegionsOptions {
 };
 int RunRegions(const RegionsOptions& options);
 
+struct ExportOptions {
+  std::string file;                 // the profile
+  std::string format;               // pprof | speedscope | chrome (core::ParseExportFormat)
+  std::string output;               // written atomically
+  std::vector<std::string> symbol_paths;
+};
+int RunExport(const ExportOptions& options);
+
 struct SassOptions {
   std::string file;                 // the profile
   std::string nvdisasm;             // "" = core::FindNvdisasm()

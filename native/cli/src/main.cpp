@@ -138,6 +138,15 @@ int main(int argc, char** argv) {
   sass->add_option("--nvdisasm", sas.nvdisasm,
                    "nvdisasm to run (default: $STRATA_NVDISASM, PATH, $CUDA_HOME/bin, /usr/local/cuda/bin)");
 
+  ExportOptions exp;
+  CLI::App* export_cmd = app.add_subcommand("export", "Write a profile's calling context tree for another tool");
+  export_cmd->add_option("file", exp.file, "Profile file")->required();
+  // Not checked with IsMember here: the core names the known formats in its one-line error.
+  export_cmd->add_option("--format", exp.format, "pprof (gzipped profile.proto), speedscope (JSON) or chrome")
+      ->required();
+  export_cmd->add_option("-o,--output", exp.output, "File to write (atomically)")->required();
+  export_cmd->add_option("--symbol-path", exp.symbol_paths, "As for report")->check(CLI::ExistingDirectory);
+
   // `strata record [options] -- CMD ARGS...`: everything after the first -- is the target's,
   // split off here (CLI11's handling of -- with prefix commands is not faithful).
   std::vector<std::string> after_dashes;
@@ -159,7 +168,7 @@ int main(int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    std::string where = record->parsed() ? " record" : report->parsed() ? " report" : analyze->parsed() ? " analyze" : regions->parsed() ? " regions" : sass->parsed() ? " sass" : "";
+    std::string where = record->parsed() ? " record" : report->parsed() ? " report" : analyze->parsed() ? " analyze" : regions->parsed() ? " regions" : sass->parsed() ? " sass" : export_cmd->parsed() ? " export" : "";
     std::fprintf(stderr, "strata: %s (see 'strata%s --help')\n", e.what(), where.c_str());
     return kExitUsage;
   }
@@ -193,6 +202,7 @@ int main(int argc, char** argv) {
       return RunRegions(reg);
     }
     if (sass->parsed()) return RunSass(sas);
+    if (export_cmd->parsed()) return RunExport(exp);
     return RunReport(rep);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "strata: %s\n", e.what());
