@@ -13,7 +13,6 @@
 #include <string_view>
 #include <unordered_map>
 
-#include "atomic_write.h"
 #include "rewrite.h"
 #include "strata/core/api.h"
 #include "strata/format/layout.h"
@@ -41,6 +40,38 @@ std::vector<unsigned char> detail::ReadProfileBytes(const std::string& path) {
   ::close(fd);
   return bytes;
 }
+
+namespace {
+
+void WriteAtomically(const std::string& path, const std::vector<unsigned char>& bytes, mode_t mode) {
+  std::string tmp = path + ".tmp." + std::to_string(::getpid());
+  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode & 0777);
+  if (fd < 0) throw Error("cannot write profile " + path + ": " + std::strerror(errno));
+  size_t done = 0;
+  while (done < bytes.size()) {
+    ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      int e = n < 0 ? errno : ENOSPC;
+      ::close(fd);
+      ::unlink(tmp.c_str());
+      throw Error("cannot write profile " + path + ": " + std::strerror(e));
+    }
+    done += size_t(n);
+  }
+  if (::fsync(fd) != 0 || ::close(fd) != 0) {
+    int e = errno;
+    ::unlink(tmp.c_str());
+    throw Error("cannot write profile " + path + ": " + std::strerror(e));
+  }
+  if (::rename(tmp.c_str(), path.c_str()) != 0) {
+    int e = errno;
+    ::unlink(tmp.c_str());
+    throw Error("cannot write profile " + path + ": " + std::strerror(e));
+  }
+}
+
+}  // namespace
 
 void RewriteProfileMeta(const std::string& path,
                         const std::vector<std::pair<std::string, std::string>>& entries) {
@@ -134,7 +165,7 @@ void detail::RewriteProfile(const std::string& path,
   h.section_count = uint32_t(table.size());
   h.checksum = fmt::Fnv1a(out.data() + sizeof(fmt::FileHeader), out.size() - sizeof(fmt::FileHeader));
   std::memcpy(out.data(), &h, sizeof h);
-  WriteFileAtomically(path, out.data(), out.size(), mode, "profile");
+  WriteAtomically(path, out, mode);
 }
 
 }  // namespace strata::core

@@ -79,7 +79,7 @@ std::string TempPath(const std::string& name) {
   return ::testing::TempDir() + "/strata_export_" + std::to_string(::getpid()) + "_" + name;
 }
 
-std::string Run(const std::string& command, int* status) {
+std::string RunShell(const std::string& command, int* status) {
   std::string out;
   FILE* p = ::popen(command.c_str(), "r");
   if (!p) return out;
@@ -148,7 +148,7 @@ TEST(SpeedscopeExport, TotalsAndCallPathsPerMetric) {
 
 TEST(PprofExport, DecodedByProtobufKeepsTotalsAndCallPaths) {
   int status = 0;
-  Run("protoc --version >/dev/null 2>&1 && /usr/bin/python3 -c 'import google.protobuf' 2>/dev/null", &status);
+  RunShell("protoc --version >/dev/null 2>&1 && /usr/bin/python3 -c 'import google.protobuf' 2>/dev/null", &status);
   if (status != 0) GTEST_SKIP() << "needs protoc and Python's protobuf (Debian: protobuf-compiler python3-protobuf)";
 
   for (const std::string& fixture : kFixtures) {
@@ -156,7 +156,7 @@ TEST(PprofExport, DecodedByProtobufKeepsTotalsAndCallPaths) {
     auto profile = Profile::Open(fixture);
     const std::string out = TempPath("p.pb.gz");
     ExportProfileToFile(*profile, ExportFormat::kPprof, out);
-    const std::string text = Run("/usr/bin/python3 " STRATA_INTEROP_TESTS "/decode_pprof.py " + out, &status);
+    const std::string text = RunShell("/usr/bin/python3 " STRATA_INTEROP_TESTS "/decode_pprof.py " + out, &status);
     std::remove(out.c_str());
     ASSERT_EQ(status, 0) << text;
     const json decoded = json::parse(text);
@@ -229,19 +229,19 @@ TEST(ExportErrors, OneLineAndNothingWritten) {
 TEST(ExportCli, WritesAndRejectsWithOneLine) {
   int status = 0;
   const std::string out = TempPath("cli.speedscope.json");
-  std::string err = Run(std::string(STRATA_CLI) + " export " + kFixtures[2] + " --format speedscope -o " + out + " 2>&1", &status);
+  std::string err = RunShell(std::string(STRATA_CLI) + " export " + kFixtures[2] + " --format speedscope -o " + out + " 2>&1", &status);
   EXPECT_EQ(WEXITSTATUS(status), 0) << err;
   EXPECT_TRUE(json::parse(std::ifstream(out)).contains("profiles"));
   std::remove(out.c_str());
 
-  err = Run(std::string(STRATA_CLI) + " export " + kFixtures[2] + " --format svg -o " + out + " 2>&1", &status);
+  err = RunShell(std::string(STRATA_CLI) + " export " + kFixtures[2] + " --format svg -o " + out + " 2>&1", &status);
   EXPECT_EQ(WEXITSTATUS(status), 2);
   EXPECT_EQ(err, "strata export: unknown export format 'svg' (pprof, speedscope or chrome)\n");
   EXPECT_FALSE(FileExists(out));
 
   const std::string bad = TempPath("bad.strata");
   { std::ofstream(bad) << "not a profile"; }
-  err = Run(std::string(STRATA_CLI) + " export " + bad + " --format pprof -o " + out + " 2>&1", &status);
+  err = RunShell(std::string(STRATA_CLI) + " export " + bad + " --format pprof -o " + out + " 2>&1", &status);
   EXPECT_EQ(WEXITSTATUS(status), 1);
   EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 1) << err;
   EXPECT_FALSE(FileExists(out));

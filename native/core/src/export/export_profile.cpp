@@ -1,7 +1,5 @@
 // strata/core/export.h: picks the format's writer and writes its bytes atomically.
-#include <sys/stat.h>
-
-#include "../atomic_write.h"
+#include "strata/format/writer.h"
 #include "pprof_export.h"
 #include "speedscope_export.h"
 #include "strata/core/export.h"
@@ -40,7 +38,9 @@ std::string ExportProfile(const Profile& profile, ExportFormat format) {
 
 void ExportProfileToFile(const Profile& profile, ExportFormat format, const std::string& path) {
   const std::string bytes = ExportProfile(profile, format);
-  detail::WriteFileAtomically(path, bytes.data(), bytes.size(), 0644, std::string(ExportFormatName(format)) + " export");
+  std::string error;
+  if (!strata::format::WriteFileAtomically(path, std::vector<unsigned char>(bytes.begin(), bytes.end()), &error))
+    throw Error(error);
 }
 
 }  // namespace strata::core
