@@ -66,6 +66,12 @@ struct ExportOptions {
 };
 int RunExport(const ExportOptions& options);
 
+struct ImportOptions {
+  std::string trace;                // a PyTorch-profiler (Kineto) Chrome trace
+  std::string output;               // the profile, written atomically
+};
+int RunImport(const ImportOptions& options);
+
 struct SassOptions {
   std::string file;                 // the profile
   std::string nvdisasm;             // "" = core::FindNvdisasm()

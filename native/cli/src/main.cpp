@@ -147,6 +147,11 @@ int main(int argc, char** argv) {
   export_cmd->add_option("-o,--output", exp.output, "File to write (atomically)")->required();
   export_cmd->add_option("--symbol-path", exp.symbol_paths, "As for report")->check(CLI::ExistingDirectory);
 
+  ImportOptions imp;
+  CLI::App* import_cmd = app.add_subcommand("import", "Turn a PyTorch-profiler (Kineto) trace into a Strata profile");
+  import_cmd->add_option("trace", imp.trace, "The trace (.json) torch.profiler exported")->required();
+  import_cmd->add_option("-o,--output", imp.output, "Profile to write (atomically)")->required();
+
   // `strata record [options] -- CMD ARGS...`: everything after the first -- is the target's,
   // split off here (CLI11's handling of -- with prefix commands is not faithful).
   std::vector<std::string> after_dashes;
@@ -168,7 +173,7 @@ int main(int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    std::string where = record->parsed() ? " record" : report->parsed() ? " report" : analyze->parsed() ? " analyze" : regions->parsed() ? " regions" : sass->parsed() ? " sass" : export_cmd->parsed() ? " export" : "";
+    std::string where = record->parsed() ? " record" : report->parsed() ? " report" : analyze->parsed() ? " analyze" : regions->parsed() ? " regions" : sass->parsed() ? " sass" : export_cmd->parsed() ? " export" : import_cmd->parsed() ? " import" : "";
     std::fprintf(stderr, "strata: %s (see 'strata%s --help')\n", e.what(), where.c_str());
     return kExitUsage;
   }
@@ -203,6 +208,7 @@ int main(int argc, char** argv) {
     }
     if (sass->parsed()) return RunSass(sas);
     if (export_cmd->parsed()) return RunExport(exp);
+    if (import_cmd->parsed()) return RunImport(imp);
     return RunReport(rep);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "strata: %s\n", e.what());
