@@ -72,6 +72,14 @@ struct ImportOptions {
 };
 int RunImport(const ImportOptions& options);
 
+struct DiffOptions {
+  std::string a, b;                 // the runs before and after
+  std::string metric;               // "" = the first additive metric both have
+  long limit = 20;                  // rows shown; 0: all
+  std::vector<std::string> symbol_paths;
+};
+int RunDiff(const DiffOptions& options);
+
 struct SassOptions {
   std::string file;                 // the profile
   std::string nvdisasm;             // "" = core::FindNvdisasm()

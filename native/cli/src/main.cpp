@@ -152,6 +152,14 @@ int main(int argc, char** argv) {
   import_cmd->add_option("trace", imp.trace, "The trace (.json) torch.profiler exported")->required();
   import_cmd->add_option("-o,--output", imp.output, "Profile to write (atomically)")->required();
 
+  DiffOptions dif;
+  CLI::App* diff_cmd = app.add_subcommand("diff", "Compare two runs: the call paths whose time grew or shrank most");
+  diff_cmd->add_option("a", dif.a, "The profile before")->required();
+  diff_cmd->add_option("b", dif.b, "The profile after")->required();
+  diff_cmd->add_option("--metric", dif.metric, "Metric to compare (default: the first additive metric both have)");
+  diff_cmd->add_option("--limit", dif.limit, "Rows to show (0: all)")->check(kNonNegative);
+  diff_cmd->add_option("--symbol-path", dif.symbol_paths, "As for report")->check(CLI::ExistingDirectory);
+
   // `strata record [options] -- CMD ARGS...`: everything after the first -- is the target's,
   // split off here (CLI11's handling of -- with prefix commands is not faithful).
   std::vector<std::string> after_dashes;
@@ -173,7 +181,7 @@ int main(int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    std::string where = record->parsed() ? " record" : report->parsed() ? " report" : analyze->parsed() ? " analyze" : regions->parsed() ? " regions" : sass->parsed() ? " sass" : export_cmd->parsed() ? " export" : import_cmd->parsed() ? " import" : "";
+    std::string where = record->parsed() ? " record" : report->parsed() ? " report" : analyze->parsed() ? " analyze" : regions->parsed() ? " regions" : sass->parsed() ? " sass" : export_cmd->parsed() ? " export" : import_cmd->parsed() ? " import" : diff_cmd->parsed() ? " diff" : "";
     std::fprintf(stderr, "strata: %s (see 'strata%s --help')\n", e.what(), where.c_str());
     return kExitUsage;
   }
@@ -209,6 +217,7 @@ int main(int argc, char** argv) {
     if (sass->parsed()) return RunSass(sas);
     if (export_cmd->parsed()) return RunExport(exp);
     if (import_cmd->parsed()) return RunImport(imp);
+    if (diff_cmd->parsed()) return RunDiff(dif);
     return RunReport(rep);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "strata: %s\n", e.what());
