@@ -2,7 +2,11 @@
 // indexing, then index_select: test/analyzers/workloads/index_backward.py): the change comes first
 // and leads to the changed line; totals hold; bad pairs get one line.
 #include <gtest/gtest.h>
+#include <sys/wait.h>
 
+#include <cstdio>
+
+#include <algorithm>
 #include <cmath>
 #include <string>
 
@@ -82,6 +86,24 @@ TEST(ProfileDiff, BadPairsAreOneLine) {
   }
   EXPECT_THROW(DiffProfiles(*a, *a, "grid_size"), Error);    // an attribute
   EXPECT_THROW(DiffProfiles(*a, *other, "gpu_time"), Error);  // missing from one
+}
+
+TEST(ProfileDiff, CliPrintsTheTableOrOneLine) {
+  auto run = [](const std::string& args, std::string* out) {
+    FILE* p = ::popen((std::string(STRATA_CLI) + " diff " + args + " 2>&1").c_str(), "r");
+    char buf[4096];
+    size_t n;
+    out->clear();
+    while ((n = std::fread(buf, 1, sizeof buf, p)) > 0) out->append(buf, n);
+    return WEXITSTATUS(::pclose(p));
+  };
+  std::string out;
+  EXPECT_EQ(run(kBefore + " " + kAfter + " --metric gpu_time --limit 2", &out), 0) << out;
+  EXPECT_EQ(out.rfind("diff of gpu_time (ns): A ", 0), 0u) << out;
+  EXPECT_NE(out.find("index_backward.py:24"), std::string::npos) << out;
+  EXPECT_EQ(run(kBefore + " " STRATA_FIXTURES "/h100/py312_split.strata", &out), 1);
+  EXPECT_EQ(out.rfind("strata diff: no call path", 0), 0u) << out;
+  EXPECT_EQ(std::count(out.begin(), out.end(), '\n'), 1) << out;
 }
 
 }  // namespace
