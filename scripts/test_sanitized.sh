@@ -2,9 +2,10 @@
 # C++ suites built with ASan + UBSan (-DSTRATA_SANITIZE=ON) in a build dir of their own and run
 # through ctest: format, region decoder, the runtime's unit tests (CCT, rings, line tables,
 # Python frame walks and names, placement maps) and the core's suites (reader, views, symbolizer,
-# reports, analyzers, regions, runs, exports, imports and diffs, the CLI's commands). The runtime's real-program tests preload
-# libstrata_runtime.so into programs that are not built with ASan, so they run in the normal
-# build only. Any report fails the test (halt_on_error, no UBSan recovery).
+# reports, analyzers, regions, runs, exports, imports and diffs, the CLI's commands). The
+# runtime's real-program tests preload libstrata_runtime.so into programs that are not built
+# with ASan, so they run in the normal build only. Any report fails the test (halt_on_error,
+# no UBSan recovery).
 # To fit CI (2 cores): -O1 (what ASan recommends) with line tables only (-g1: sanitizer stack
 # traces keep file:line; full DWARF of LLVM-heavy objects was most of the compile time) and
 # the shared libLLVM (no static LLVM link per test binary). STRATA_SANITIZE_CORE=0 leaves the
