@@ -61,14 +61,14 @@ TEST(KinetoImport, TotalsPerMetric) {
 TEST(KinetoImport, KernelsUnderTheirLaunchesOperatorsAndPythonLines) {
   auto profile = Imported();
   const auto by_path = InclusiveByPath(*profile, *FindMetric(*profile, "gpu_time"));
-  const std::vector<std::string> step = {"thread 100", "<module>", "step"};
+  const std::vector<std::string> step = {"thread 100", "<module>", "ProfilerStep", "step"};
   auto under_step = [&](std::vector<std::string> rest) {
     std::vector<std::string> p = step;
     p.insert(p.end(), rest.begin(), rest.end());
     auto it = by_path.find(p);
     return it == by_path.end() ? -1.0 : it->second;
   };
-  // Both steps' kernels merge on one call path.
+  // Both steps' kernels merge on one call path, ProfilerStep#1 and #2 being one frame.
   EXPECT_DOUBLE_EQ(under_step({"aten::mm", "cudaLaunchKernel", "ampere_sgemm_64x32_sliced1x4_nn"}), 60000);
   EXPECT_DOUBLE_EQ(under_step({"aten::add"}), 10000);
   EXPECT_DOUBLE_EQ(under_step({"aten::copy_", "cudaMemcpyAsync", "Memcpy DtoH (Device -> Pageable)"}), 12000);
@@ -81,6 +81,7 @@ TEST(KinetoImport, KernelsUnderTheirLaunchesOperatorsAndPythonLines) {
   options.filter = FrameFilter::kAll;
   const View view = profile->BuildView(ViewKind::kTopDown, options);
   bool step_seen = false;
+  size_t profiler_steps = 0;
   for (size_t i = 1; i < view.size(); ++i) {
     const FrameInfo& f = view.frame(i);
     if (f.name == "step") {
@@ -90,10 +91,12 @@ TEST(KinetoImport, KernelsUnderTheirLaunchesOperatorsAndPythonLines) {
       EXPECT_EQ(f.line, 12u);
     }
     if (f.name == "aten::mm") EXPECT_EQ(f.kind, "operator");
+    if (f.name.rfind("ProfilerStep", 0) == 0) ++profiler_steps;
     if (f.name == "cudaLaunchKernel") EXPECT_EQ(f.kind, "gpu_api");
     if (f.name == "stray_kernel") EXPECT_EQ(f.kind, "kernel");
   }
   EXPECT_TRUE(step_seen);
+  EXPECT_EQ(profiler_steps, 1u);
 }
 
 TEST(KinetoImport, BadInputIsOneLine) {

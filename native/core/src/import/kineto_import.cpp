@@ -34,6 +34,16 @@ PythonSite ParsePythonSite(const std::string& text) {
   return {text.substr(close + 3), text.substr(0, open), uint32_t(std::stoul(digits))};
 }
 
+// torch.profiler's schedule wraps each step in "ProfilerStep#N": one frame for every step, so
+// that the steps' identical call paths add up instead of splitting N ways.
+std::string OperatorName(const std::string& name) {
+  static const std::string kStep = "ProfilerStep#";
+  if (name.size() > kStep.size() && name.compare(0, kStep.size(), kStep) == 0 &&
+      std::all_of(name.begin() + long(kStep.size()), name.end(), [](char c) { return c >= '0' && c <= '9'; }))
+    return "ProfilerStep";
+  return name;
+}
+
 fmt::MetricStats One(double value) {
   fmt::MetricStats s;
   s.Add(value);
@@ -60,7 +70,8 @@ std::vector<unsigned char> KinetoTraceToProfile(const std::string& text, const s
         const PythonSite site = ParsePythonSite(e.name);
         return w.Frame(fmt::FrameKind::kPython, fmt::kNone, 0, site.name, site.file, site.line);
       }
-      case KinetoEventKind::kOperator: return w.Frame(fmt::FrameKind::kOperator, fmt::kNone, 0, e.name, "", 0);
+      case KinetoEventKind::kOperator:
+        return w.Frame(fmt::FrameKind::kOperator, fmt::kNone, 0, OperatorName(e.name), "", 0);
       case KinetoEventKind::kRuntime: return w.Frame(fmt::FrameKind::kGpuApi, fmt::kNone, 0, e.name, "", 0);
       case KinetoEventKind::kGpu: break;
     }
