@@ -12,6 +12,7 @@
 
 #include "strata/core/api.h"
 #include "strata/core/profile_diff.h"
+#include "test_util.h"
 
 namespace strata::core {
 namespace {
@@ -89,21 +90,15 @@ TEST(ProfileDiff, BadPairsAreOneLine) {
 }
 
 TEST(ProfileDiff, CliPrintsTheTableOrOneLine) {
-  auto run = [](const std::string& args, std::string* out) {
-    FILE* p = ::popen((std::string(STRATA_CLI) + " diff " + args + " 2>&1").c_str(), "r");
-    char buf[4096];
-    size_t n;
-    out->clear();
-    while ((n = std::fread(buf, 1, sizeof buf, p)) > 0) out->append(buf, n);
-    return WEXITSTATUS(::pclose(p));
-  };
-  std::string out;
-  EXPECT_EQ(run(kBefore + " " + kAfter + " --metric gpu_time --limit 2", &out), 0) << out;
-  EXPECT_EQ(out.rfind("diff of gpu_time (ns): A ", 0), 0u) << out;
-  EXPECT_NE(out.find("index_backward.py:24"), std::string::npos) << out;
-  EXPECT_EQ(run(kBefore + " " STRATA_FIXTURES "/h100/py312_split.strata", &out), 1);
-  EXPECT_EQ(out.rfind("strata diff: no call path", 0), 0u) << out;
-  EXPECT_EQ(std::count(out.begin(), out.end(), '\n'), 1) << out;
+  auto run = [](const std::string& args) { return test::RunShell(std::string(STRATA_CLI) + " diff " + args); };
+  test::RunResult r = run(kBefore + " " + kAfter + " --metric gpu_time --limit 2");
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out.rfind("diff of gpu_time (ns): A ", 0), 0u) << r.out;
+  EXPECT_NE(r.out.find("index_backward.py:24"), std::string::npos) << r.out;
+  r = run(kBefore + " " STRATA_FIXTURES "/h100/py312_split.strata");
+  EXPECT_EQ(r.status, 1);
+  EXPECT_EQ(r.err.rfind("strata diff: no call path", 0), 0u) << r.err;
+  EXPECT_EQ(test::CountLines(r.err), 1u) << r.err;
 }
 
 }  // namespace

@@ -20,6 +20,7 @@
 
 #include "strata/core/api.h"
 #include "strata/core/export.h"
+#include "test_util.h"
 
 namespace strata::core {
 namespace {
@@ -79,17 +80,6 @@ std::string TempPath(const std::string& name) {
   return ::testing::TempDir() + "/strata_export_" + std::to_string(::getpid()) + "_" + name;
 }
 
-std::string RunShell(const std::string& command, int* status) {
-  std::string out;
-  FILE* p = ::popen(command.c_str(), "r");
-  if (!p) return out;
-  char buf[1 << 16];
-  size_t n;
-  while ((n = std::fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
-  *status = ::pclose(p);
-  return out;
-}
-
 bool FileExists(const std::string& path) {
   struct stat st;
   return ::stat(path.c_str(), &st) == 0;
@@ -147,19 +137,17 @@ TEST(SpeedscopeExport, TotalsAndCallPathsPerMetric) {
 }
 
 TEST(PprofExport, DecodedByProtobufKeepsTotalsAndCallPaths) {
-  int status = 0;
-  RunShell("protoc --version >/dev/null 2>&1 && /usr/bin/python3 -c 'import google.protobuf' 2>/dev/null", &status);
-  if (status != 0) GTEST_SKIP() << "needs protoc and Python's protobuf (Debian: protobuf-compiler python3-protobuf)";
+  if (test::RunShell("protoc --version && /usr/bin/python3 -c 'import google.protobuf'").status != 0) GTEST_SKIP() << "needs protoc and Python's protobuf (Debian: protobuf-compiler python3-protobuf)";
 
   for (const std::string& fixture : kFixtures) {
     SCOPED_TRACE(fixture);
     auto profile = Profile::Open(fixture);
     const std::string out = TempPath("p.pb.gz");
     ExportProfileToFile(*profile, ExportFormat::kPprof, out);
-    const std::string text = RunShell("/usr/bin/python3 " STRATA_INTEROP_TESTS "/decode_pprof.py " + out, &status);
+    const test::RunResult run = test::RunShell("/usr/bin/python3 " STRATA_INTEROP_TESTS "/decode_pprof.py " + out);
     std::remove(out.c_str());
-    ASSERT_EQ(status, 0) << text;
-    const json decoded = json::parse(text);
+    ASSERT_EQ(run.status, 0) << run.err;
+    const json decoded = json::parse(run.out);
 
     const std::vector<size_t> metrics = AdditiveMetrics(*profile);
     ASSERT_EQ(decoded.at("sample_types").size(), metrics.size());
@@ -227,23 +215,22 @@ TEST(ExportErrors, OneLineAndNothingWritten) {
 }
 
 TEST(ExportCli, WritesAndRejectsWithOneLine) {
-  int status = 0;
   const std::string out = TempPath("cli.speedscope.json");
-  std::string err = RunShell(std::string(STRATA_CLI) + " export " + kFixtures[2] + " --format speedscope -o " + out + " 2>&1", &status);
-  EXPECT_EQ(WEXITSTATUS(status), 0) << err;
+  test::RunResult r = test::RunShell(std::string(STRATA_CLI) + " export " + kFixtures[2] + " --format speedscope -o " + out);
+  EXPECT_EQ(r.status, 0) << r.err;
   EXPECT_TRUE(json::parse(std::ifstream(out)).contains("profiles"));
   std::remove(out.c_str());
 
-  err = RunShell(std::string(STRATA_CLI) + " export " + kFixtures[2] + " --format svg -o " + out + " 2>&1", &status);
-  EXPECT_EQ(WEXITSTATUS(status), 2);
-  EXPECT_EQ(err, "strata export: unknown export format 'svg' (pprof, speedscope or chrome)\n");
+  r = test::RunShell(std::string(STRATA_CLI) + " export " + kFixtures[2] + " --format svg -o " + out);
+  EXPECT_EQ(r.status, 2);
+  EXPECT_EQ(r.err, "strata export: unknown export format 'svg' (pprof, speedscope or chrome)\n");
   EXPECT_FALSE(FileExists(out));
 
   const std::string bad = TempPath("bad.strata");
   { std::ofstream(bad) << "not a profile"; }
-  err = RunShell(std::string(STRATA_CLI) + " export " + bad + " --format pprof -o " + out + " 2>&1", &status);
-  EXPECT_EQ(WEXITSTATUS(status), 1);
-  EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 1) << err;
+  r = test::RunShell(std::string(STRATA_CLI) + " export " + bad + " --format pprof -o " + out);
+  EXPECT_EQ(r.status, 1);
+  EXPECT_EQ(test::CountLines(r.err), 1u) << r.err;
   EXPECT_FALSE(FileExists(out));
   std::remove(bad.c_str());
 }

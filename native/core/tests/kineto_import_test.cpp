@@ -15,17 +15,12 @@
 
 #include "strata/core/api.h"
 #include "strata/core/kineto_import.h"
+#include "test_util.h"
 
 namespace strata::core {
 namespace {
 
 const std::string kTrace = STRATA_FIXTURES "/kineto/train_step.json";
-
-std::string ReadText(const std::string& path) {
-  std::stringstream s;
-  s << std::ifstream(path).rdbuf();
-  return s.str();
-}
 
 // Inclusive value of `metric` per call path (names, outermost first, the root left out).
 std::map<std::vector<std::string>, double> InclusiveByPath(const Profile& profile, size_t metric) {
@@ -44,7 +39,7 @@ std::map<std::vector<std::string>, double> InclusiveByPath(const Profile& profil
 }
 
 std::unique_ptr<Profile> Imported() {
-  return Profile::FromBytes(KinetoTraceToProfile(ReadText(kTrace), kTrace));
+  return Profile::FromBytes(KinetoTraceToProfile(test::ReadText(kTrace), kTrace));
 }
 
 TEST(KinetoImport, TotalsPerMetric) {
@@ -119,23 +114,16 @@ TEST(KinetoImport, BadInputIsOneLine) {
 TEST(KinetoImport, CliWritesAProfileOrNothing) {
   const std::string dir = ::testing::TempDir();
   const std::string out = dir + "/strata_kineto_" + std::to_string(::getpid()) + ".strata";
-  auto run = [](const std::string& cmd, std::string* err) {
-    FILE* p = ::popen((cmd + " 2>&1").c_str(), "r");
-    char buf[4096];
-    size_t n;
-    err->clear();
-    while ((n = std::fread(buf, 1, sizeof buf, p)) > 0) err->append(buf, n);
-    return WEXITSTATUS(::pclose(p));
-  };
-  std::string err;
-  EXPECT_EQ(run(std::string(STRATA_CLI) + " import " + kTrace + " -o " + out, &err), 0) << err;
+  test::RunResult r = test::RunShell(std::string(STRATA_CLI) + " import " + kTrace + " -o " + out);
+  EXPECT_EQ(r.status, 0) << r.err;
   EXPECT_GT(Profile::Open(out)->total(*FindMetric(*Profile::Open(out), "gpu_time")), 0);
   std::remove(out.c_str());
 
   const std::string bad = dir + "/strata_kineto_bad_" + std::to_string(::getpid()) + ".json";
   { std::ofstream(bad) << "[]"; }
-  EXPECT_EQ(run(std::string(STRATA_CLI) + " import " + bad + " -o " + out, &err), 1);
-  EXPECT_EQ(err, "strata: " + bad + ": not a Kineto trace: no traceEvents array (a PyTorch-profiler trace is an object with one)\n");
+  r = test::RunShell(std::string(STRATA_CLI) + " import " + bad + " -o " + out);
+  EXPECT_EQ(r.status, 1);
+  EXPECT_EQ(r.err, "strata: " + bad + ": not a Kineto trace: no traceEvents array (a PyTorch-profiler trace is an object with one)\n");
   struct stat st;
   EXPECT_NE(::stat(out.c_str(), &st), 0);
   std::remove(bad.c_str());
