@@ -6,8 +6,8 @@ cd "$(dirname "$0")/.."
 
 pkgs=(build-essential cmake ninja-build pkg-config git
       libunwind-dev llvm-14-dev clang-14 libclang-rt-14-dev libfuzzer-14-dev
-      nlohmann-json3-dev libcli11-dev libgtest-dev
-      python3 python3-dev
+      nlohmann-json3-dev libcli11-dev libgtest-dev zlib1g-dev
+      python3 python3-dev protobuf-compiler python3-protobuf
       python3-torch libtorch-dev
       chromium openssh-server
       libkrb5-dev libx11-dev libxkbfile-dev libsecret-1-dev ripgrep)

@@ -2,9 +2,10 @@
 # C++ suites built with ASan + UBSan (-DSTRATA_SANITIZE=ON) in a build dir of their own and run
 # through ctest: format, region decoder, the runtime's unit tests (CCT, rings, line tables,
 # Python frame walks and names, placement maps) and the core's suites (reader, views, symbolizer,
-# reports, analyzers, regions, runs, the CLI's commands). The runtime's real-program tests preload
-# libstrata_runtime.so into programs that are not built with ASan, so they run in the normal
-# build only. Any report fails the test (halt_on_error, no UBSan recovery).
+# reports, analyzers, regions, runs, exports, imports and diffs, the CLI's commands). The
+# runtime's real-program tests preload libstrata_runtime.so into programs that are not built
+# with ASan, so they run in the normal build only. Any report fails the test (halt_on_error,
+# no UBSan recovery).
 # To fit CI (2 cores): -O1 (what ASan recommends) with line tables only (-g1: sanitizer stack
 # traces keep file:line; full DWARF of LLVM-heavy objects was most of the compile time) and
 # the shared libLLVM (no static LLVM link per test binary). STRATA_SANITIZE_CORE=0 leaves the
@@ -22,7 +23,8 @@ cmake -S . -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSTRATA_SANITIZ
 targets=(strata_format_tests strata_region_decoder_tests strata_runtime_tests)
 suites='format|region_decoder'
 if [ "${STRATA_SANITIZE_CORE:-1}" = 1 ]; then
-  targets+=(strata_core_tests strata_regions_tests strata_proton_import_tests strata_runs_tests strata_view_tests)
+  targets+=(strata_core_tests strata_regions_tests strata_proton_import_tests strata_runs_tests strata_view_tests
+            strata_interop_tests)
   suites="$suites|core"
 fi
 cmake --build "$dir" -j "$jobs" --target "${targets[@]}"

@@ -58,6 +58,28 @@ struct RegionsOptions {
 };
 int RunRegions(const RegionsOptions& options);
 
+struct ExportOptions {
+  std::string file;                 // the profile
+  std::string format;               // pprof | speedscope | chrome (core::ParseExportFormat)
+  std::string output;               // written atomically
+  std::vector<std::string> symbol_paths;
+};
+int RunExport(const ExportOptions& options);
+
+struct ImportOptions {
+  std::string trace;                // a PyTorch-profiler (Kineto) Chrome trace
+  std::string output;               // the profile, written atomically
+};
+int RunImport(const ImportOptions& options);
+
+struct DiffOptions {
+  std::string a, b;                 // the runs before and after
+  std::string metric;               // "" = the first additive metric both have
+  long limit = 20;                  // rows shown; 0: all
+  std::vector<std::string> symbol_paths;
+};
+int RunDiff(const DiffOptions& options);
+
 struct SassOptions {
   std::string file;                 // the profile
   std::string nvdisasm;             // "" = core::FindNvdisasm()

@@ -138,6 +138,28 @@ int main(int argc, char** argv) {
   sass->add_option("--nvdisasm", sas.nvdisasm,
                    "nvdisasm to run (default: $STRATA_NVDISASM, PATH, $CUDA_HOME/bin, /usr/local/cuda/bin)");
 
+  ExportOptions exp;
+  CLI::App* export_cmd = app.add_subcommand("export", "Write a profile's calling context tree for another tool");
+  export_cmd->add_option("file", exp.file, "Profile file")->required();
+  // Not checked with IsMember here: the core names the known formats in its one-line error.
+  export_cmd->add_option("--format", exp.format, "pprof (gzipped profile.proto), speedscope (JSON) or chrome")
+      ->required();
+  export_cmd->add_option("-o,--output", exp.output, "File to write (atomically)")->required();
+  export_cmd->add_option("--symbol-path", exp.symbol_paths, "As for report")->check(CLI::ExistingDirectory);
+
+  ImportOptions imp;
+  CLI::App* import_cmd = app.add_subcommand("import", "Turn a PyTorch-profiler (Kineto) trace into a Strata profile");
+  import_cmd->add_option("trace", imp.trace, "The trace (.json) torch.profiler exported")->required();
+  import_cmd->add_option("-o,--output", imp.output, "Profile to write (atomically)")->required();
+
+  DiffOptions dif;
+  CLI::App* diff_cmd = app.add_subcommand("diff", "Compare two runs: the call paths whose time grew or shrank most");
+  diff_cmd->add_option("a", dif.a, "The profile before")->required();
+  diff_cmd->add_option("b", dif.b, "The profile after")->required();
+  diff_cmd->add_option("--metric", dif.metric, "Metric to compare (default: the first additive metric both have)");
+  diff_cmd->add_option("--limit", dif.limit, "Rows to show (0: all)")->check(kNonNegative);
+  diff_cmd->add_option("--symbol-path", dif.symbol_paths, "As for report")->check(CLI::ExistingDirectory);
+
   // `strata record [options] -- CMD ARGS...`: everything after the first -- is the target's,
   // split off here (CLI11's handling of -- with prefix commands is not faithful).
   std::vector<std::string> after_dashes;
@@ -159,7 +181,7 @@ int main(int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    std::string where = record->parsed() ? " record" : report->parsed() ? " report" : analyze->parsed() ? " analyze" : regions->parsed() ? " regions" : sass->parsed() ? " sass" : "";
+    std::string where = record->parsed() ? " record" : report->parsed() ? " report" : analyze->parsed() ? " analyze" : regions->parsed() ? " regions" : sass->parsed() ? " sass" : export_cmd->parsed() ? " export" : import_cmd->parsed() ? " import" : diff_cmd->parsed() ? " diff" : "";
     std::fprintf(stderr, "strata: %s (see 'strata%s --help')\n", e.what(), where.c_str());
     return kExitUsage;
   }
@@ -193,6 +215,9 @@ int main(int argc, char** argv) {
       return RunRegions(reg);
     }
     if (sass->parsed()) return RunSass(sas);
+    if (export_cmd->parsed()) return RunExport(exp);
+    if (import_cmd->parsed()) return RunImport(imp);
+    if (diff_cmd->parsed()) return RunDiff(dif);
     return RunReport(rep);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "strata: %s\n", e.what());

@@ -1,0 +1,21 @@
+// strata import: a PyTorch-profiler (Kineto) trace as a Strata profile (the core converts it).
+#include <cstdio>
+
+#include "commands.h"
+#include "strata/core/api.h"
+#include "strata/core/kineto_import.h"
+
+namespace strata::cli {
+
+int RunImport(const ImportOptions& options) {
+  try {
+    core::ImportKinetoTrace(options.trace, options.output);
+  } catch (const core::Error& e) {
+    std::fprintf(stderr, "strata: %s: %s\n", options.trace.c_str(), e.what());
+    return kExitError;
+  }
+  std::fprintf(stderr, "strata: wrote %s\n", options.output.c_str());
+  return 0;
+}
+
+}  // namespace strata::cli

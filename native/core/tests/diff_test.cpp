@@ -1,0 +1,105 @@
+// strata diff on two real H100 runs of one workload before and after an optimization (advanced
+// indexing, then index_select: test/analyzers/workloads/index_backward.py): the change comes first
+// and leads to the changed line; totals hold; bad pairs get one line.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <cstdio>
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+#include "strata/core/api.h"
+#include "strata/core/profile_diff.h"
+#include "test_util.h"
+
+namespace strata::core {
+namespace {
+
+const std::string kBefore = STRATA_FIXTURES "/h100/analyzers/index_backward.strata";
+const std::string kAfter = STRATA_FIXTURES "/h100/analyzers/index_backward_twin.strata";
+
+// The innermost frame of the user's own code on a path.
+const FrameInfo* UserLine(const DiffRow& row) {
+  for (size_t k = row.path.size(); k-- > 0;)
+    if (row.path[k].origin == FrameOrigin::kUser && !row.path[k].file.empty()) return &row.path[k];
+  return nullptr;
+}
+
+bool EndsWith(const std::string& s, const std::string& tail) {
+  return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
+}
+
+TEST(ProfileDiff, AnOptimizationNamesTheChangedLineFirst) {
+  auto a = Profile::Open(kBefore), b = Profile::Open(kAfter);
+  const ProfileDiff diff = DiffProfiles(*a, *b, "gpu_time");
+  ASSERT_GE(diff.rows.size(), 2u);
+  EXPECT_GT(diff.common_paths, 0u);
+
+  // The scatter backward of weight[idx] (line 24) is gone; index_select's backward (line 22) is new.
+  const DiffRow& first = diff.rows[0];
+  EXPECT_NE(first.path.back().name.find("indexing_backward_kernel"), std::string::npos) << first.path.back().name;
+  EXPECT_GT(first.a, 0);
+  EXPECT_EQ(first.b, 0);
+  const FrameInfo* line = UserLine(first);
+  ASSERT_NE(line, nullptr);
+  EXPECT_TRUE(EndsWith(line->file, "index_backward.py")) << line->file;
+  EXPECT_EQ(line->line, 24u);
+
+  const DiffRow& second = diff.rows[1];
+  EXPECT_EQ(second.a, 0);
+  EXPECT_GT(second.b, 0);
+  ASSERT_NE(UserLine(second), nullptr);
+  EXPECT_EQ(UserLine(second)->line, 22u);
+
+  // Every self value is in exactly one row.
+  double sum_a = 0, sum_b = 0;
+  for (const DiffRow& r : diff.rows) {
+    sum_a += r.a;
+    sum_b += r.b;
+  }
+  EXPECT_NEAR(sum_a, a->total(*FindMetric(*a, "gpu_time")), 1e-6 * sum_a);
+  EXPECT_NEAR(sum_b, b->total(*FindMetric(*b, "gpu_time")), 1e-6 * sum_b);
+  EXPECT_DOUBLE_EQ(diff.total_a, a->total(*FindMetric(*a, "gpu_time")));
+
+  const std::string text = DiffText(diff, 1);
+  EXPECT_NE(text.find("index_backward.py:24"), std::string::npos) << text;
+  EXPECT_EQ(text.find("index_backward.py:22"), std::string::npos) << "limit 1 shows one row";
+}
+
+TEST(ProfileDiff, AProfileAgainstItselfChangesNothing) {
+  auto a = Profile::Open(kBefore), b = Profile::Open(kBefore);
+  const ProfileDiff diff = DiffProfiles(*a, *b);
+  EXPECT_EQ(diff.metric.name, a->metrics()[0].name);
+  EXPECT_EQ(diff.common_paths, diff.rows.size());
+  for (const DiffRow& r : diff.rows) EXPECT_EQ(r.change(), 0);
+}
+
+TEST(ProfileDiff, BadPairsAreOneLine) {
+  auto a = Profile::Open(kBefore);
+  auto other = Profile::Open(STRATA_FIXTURES "/h100/py312_split.strata");
+  try {
+    DiffProfiles(*a, *other);
+    FAIL() << "compared two different programs";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("no call path"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(DiffProfiles(*a, *a, "grid_size"), Error);    // an attribute
+  EXPECT_THROW(DiffProfiles(*a, *other, "gpu_time"), Error);  // missing from one
+}
+
+TEST(ProfileDiff, CliPrintsTheTableOrOneLine) {
+  auto run = [](const std::string& args) { return test::RunShell(std::string(STRATA_CLI) + " diff " + args); };
+  test::RunResult r = run(kBefore + " " + kAfter + " --metric gpu_time --limit 2");
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out.rfind("diff of gpu_time (ns): A ", 0), 0u) << r.out;
+  EXPECT_NE(r.out.find("index_backward.py:24"), std::string::npos) << r.out;
+  r = run(kBefore + " " STRATA_FIXTURES "/h100/py312_split.strata");
+  EXPECT_EQ(r.status, 1);
+  EXPECT_EQ(r.err.rfind("strata diff: no call path", 0), 0u) << r.err;
+  EXPECT_EQ(test::CountLines(r.err), 1u) << r.err;
+}
+
+}  // namespace
+}  // namespace strata::core
