@@ -15,8 +15,11 @@ missing=()
 for p in "${pkgs[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
 if [ ${#missing[@]} -gt 0 ]; then
   echo "strata: installing Debian packages: ${missing[*]}"
-  apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+  # From apt's cache first (machines without a network have the .debs there), else fetched.
+  if ! DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends --no-download "${missing[@]}" >/dev/null 2>&1; then
+    apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+  fi
 fi
 
 command -v node >/dev/null || { echo "strata: Node.js 20 is required (node not found)" >&2; exit 1; }
