@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# PC sampling with the collector thread against CUPTI's floor (ResNet-50 training), and GPT-2
+# PC sampling against CUPTI's floor (ResNet-50 training; first run with a collector thread, since
+# reverted: docs/benchmarks.md), and GPT-2
 # decoding under sampled tracing at two duty cycles, on the GPU machine:
 #   STRATA_RUNTIME=.device/rt-E/libstrata_runtime.so bash bench/collector_sampled_h100.sh "$OUT"
 # Carry .device/rt-E, .device/pcs (runtime, libunwind.so.8, pc_sampling_scale.py) and
