@@ -56,7 +56,7 @@ void CUPTIAPI OnApiCallback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId
   CuptiSession* s = CuptiSession::Get();
   HandleApiCallback(s, domain, cbid, data);
   // Collection switched off detaches at an API exit, after this call was handled (CUPTI's advice).
-  if (s->detach_when_off && (domain == CUPTI_CB_DOMAIN_RUNTIME_API || domain == CUPTI_CB_DOMAIN_DRIVER_API) &&
+  if (s->detach_when_off.load(std::memory_order_relaxed) && (domain == CUPTI_CB_DOMAIN_RUNTIME_API || domain == CUPTI_CB_DOMAIN_DRIVER_API) &&
       static_cast<const CUpti_CallbackData*>(data)->callbackSite == CUPTI_API_EXIT)
     s->DetachIfRequested();
 }

@@ -53,7 +53,7 @@ bool OnProfilerApi(CuptiSession* s, CUpti_CallbackDomain domain, CUpti_CallbackI
   // Start opens at the call's exit and stop closes at its entry, so neither call itself is
   // recorded (cudaProfilerStart calls cuProfilerStart: the second of each is a no-op).
   if (start && cb->callbackSite == CUPTI_API_EXIT && !s->capture_open.exchange(true)) {
-    if (!s->detach_when_off && g_start_interposed.load() && DetachWanted(s->api)) s->detach_when_off = true;
+    if (!s->detach_when_off.load() && g_start_interposed.load() && DetachWanted(s->api)) s->detach_when_off.store(true);
     s->SetTracing(true);
     s->capture_ranges.fetch_add(1, std::memory_order_relaxed);
   } else if (stop && cb->callbackSite == CUPTI_API_ENTER && s->capture_open.exchange(false)) {
@@ -66,7 +66,7 @@ std::string CaptureRangeStatus(const CuptiSession& s) {
   if (!s.options.capture_range) return "";
   return "; captured between cudaProfilerStart and cudaProfilerStop (" + std::to_string(s.capture_ranges.load()) +
          " ranges; outside them no GPU work is recorded" +
-         (s.detach_when_off ? ", CUPTI detached: " + std::to_string(s.detaches.load()) + " detaches)" : ")");
+         (s.detach_when_off.load() ? ", CUPTI detached: " + std::to_string(s.detaches.load()) + " detaches)" : ")");
 }
 
 }  // namespace strata::rt::gpu

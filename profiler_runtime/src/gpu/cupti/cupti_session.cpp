@@ -140,7 +140,7 @@ void CuptiSession::Start() {
     if (!a->ActivityDisable) no = "cuptiActivityDisable is missing";
     else if (options.pc_sampling || options.regions) no = "PC sampling and regions need every launch";
     else if (!StartTraceWindows(this)) no = "its thread could not be started";
-    detach_when_off = no.empty() && DetachWanted(a);
+    detach_when_off.store(no.empty() && DetachWanted(a));
     if (!no.empty()) {
       Log("sampled GPU tracing off (%s): tracing every launch", no.c_str());
       options.windows = TraceWindowConfig{};
@@ -160,7 +160,7 @@ void CuptiSession::SetTracing(bool on) {
   std::lock_guard<std::mutex> lock(tracing_mu_);
   if (windows_stopped_) return;
   ops::SetOperatorsEnabled(on);
-  if (detach_when_off) {
+  if (detach_when_off.load()) {
     if (!on) {
       detach_requested.store(true);
       return;

@@ -82,7 +82,9 @@ class CuptiSession {
   // tiny kernels; after cuptiFinalize x1.02). The switch asks; the next API exit callback
   // detaches (where CUPTI allows it); the window thread or the program's next
   // cudaProfilerStart attaches again.
-  bool detach_when_off = false;
+  // Atomic: a capture range turns it on at the program's first start, while other threads'
+  // API callbacks read it.
+  std::atomic<bool> detach_when_off{false};
   std::atomic<bool> detach_requested{false};
   std::atomic<bool> detached{false};
   std::atomic<uint64_t> detaches{0};

@@ -56,7 +56,7 @@ std::string TraceWindowsStatus(const CuptiSession& s) {
            "; sampled tracing: windows of %u ms every %u ms (%llu opened%s%llu); gpu_time, sync_time, bytes and "
            "API time scaled x%.3g, counts as observed",
            c.on_ms, c.period_ms, static_cast<unsigned long long>(s.windows_opened.load()),
-           s.detach_when_off ? ", CUPTI detached between them: " : ", detaches: ",
+           s.detach_when_off.load() ? ", CUPTI detached between them: " : ", detaches: ",
            static_cast<unsigned long long>(s.detaches.load()), c.Scale());
   return buf;
 }
