@@ -1,5 +1,6 @@
 #include "gpu/api/launch_path_cache.h"
 
+#include <dlfcn.h>
 #include <pthread.h>
 
 #include <atomic>
@@ -191,16 +192,25 @@ const char* WordKind(uint64_t w) {
   return "other";
 }
 
-// Verify mode: where the first few cached paths part from the full ones (leaf first), to tell a
-// wrong key from two encodings of one path.
+const char* ModuleOf(uint64_t w) {
+  Dl_info info;
+  if (!IsNativeWord(w) || !dladdr(reinterpret_cast<void*>(uintptr_t(w)), &info) || !info.dli_fname) return "-";
+  const char* slash = strrchr(info.dli_fname, '/');
+  return slash ? slash + 1 : info.dli_fname;
+}
+
+// Verify mode: where the first few cached paths part from the full ones, counted from the root
+// (words are leaf first): a difference only among the innermost frames of Strata, CUPTI and the
+// CUDA runtime is dropped when the path joins the tree; one in the framework's frames is not.
 void LogMismatch(const uint64_t* cached, int cn, const uint64_t* full, int fn) {
   static std::atomic<int> logged{0};
   if (logged.fetch_add(1, std::memory_order_relaxed) >= 8) return;
-  int i = 0;
-  while (i < cn && i < fn && cached[i] == full[i]) ++i;
-  Log("path cache verify: cached %d words, full %d; first difference at %d: %s %llx vs %s %llx", cn, fn, i,
-      i < cn ? WordKind(cached[i]) : "end", i < cn ? (unsigned long long)cached[i] : 0ull,
-      i < fn ? WordKind(full[i]) : "end", i < fn ? (unsigned long long)full[i] : 0ull);
+  int r = 0;
+  while (r < cn && r < fn && cached[cn - 1 - r] == full[fn - 1 - r]) ++r;
+  int ci = cn - 1 - r, fi = fn - 1 - r;  // the rootmost differing words (-1: none left)
+  Log("path cache verify: cached %d words, full %d; same from the root for %d; then %s %s %llx vs %s %s %llx", cn, fn, r,
+      ci >= 0 ? WordKind(cached[ci]) : "end", ci >= 0 ? ModuleOf(cached[ci]) : "", ci >= 0 ? (unsigned long long)cached[ci] : 0ull,
+      fi >= 0 ? WordKind(full[fi]) : "end", fi >= 0 ? ModuleOf(full[fi]) : "", fi >= 0 ? (unsigned long long)full[fi] : 0ull);
 }
 
 int LaunchPathOfThisThread(ThreadSlot* slot, uint64_t* out, int max) {
