@@ -43,6 +43,8 @@ export interface SavedState {
 
 /** Hover details are fetched after the pointer rests this long (ms). */
 const HOVER_DETAILS_MS = 120;
+/** The background fill stops once the webview holds this many nodes. */
+const FILL_MAX_NODES = 40_000;
 /** Node details kept per view (a cache for tooltips). */
 const DETAILS_CACHE = 512;
 
@@ -315,6 +317,8 @@ export class App {
   /** Background fill: the parts a zoom into the widest drawn frames would need, asked for while
    *  nothing else is (one round at a time), so that the zoom finds them in place. */
   private fillNodes(needs: NodeNeed[]): void {
+    // Bounded: a part put in place rebuilds the model of every node held.
+    if ((this.loaded?.data.parent.length ?? 0) >= FILL_MAX_NODES) return;
     // A request the host leaves unanswered (a part of a view it rebuilt) holds the fill 2 s at most.
     if ((this.inFlight > 0 && performance.now() - this.askedAt < 2000) || this.arrived.length) return;
     this.inFlight = 0;

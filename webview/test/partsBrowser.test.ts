@@ -100,8 +100,8 @@ test('background fill: the widest frames\' parts are asked for before a zoom nee
   assert.equal(asked.length, 1, 'a alone: d has nothing left out');
   assert.equal(asked[0].node, 1);
   assert.equal(asked[0].viewId, 9);
-  // Down to half a pixel once zoomed into a (its value over the width), and past it.
-  assert.ok(asked[0].minValue > 0 && asked[0].minValue <= (0.5 * 900000) / 900, `${asked[0].minValue}`);
+  // Down to half a pixel once zoomed into a (its value over the graph's width).
+  assert.ok(asked[0].minValue > 0 && asked[0].minValue <= (0.5 * 900000) / 800, `${asked[0].minValue}`);
   assert.equal((await strata('parts')).filled, 1);
   await post({ type: 'nodes', viewId: 9, root: 1, part: PART_OF_A });
   assert.equal((await strata('view')).nodes, 5, 'a\'s children are in');

@@ -497,8 +497,9 @@ export class FlameView {
         needs.push({ node: i, minValue: MIN_RECT_PX / pxPerValue / PART_AHEAD });
         needUntil = end[i];
       } else if (limit[i] > 0 && b - a >= FILL_MIN_PX && i !== f && row >= rowTop) {
-        // Zoomed into, node i would span the width: half a pixel is then worth inclusive / W.
-        fills.push({ node: i, minValue: (MIN_RECT_PX * m.data.inclusive[i]) / W / PART_AHEAD, px: b - a });
+        // Zoomed into, node i would span the width: half a pixel is then worth inclusive / W (no
+        // further: every node the fill adds makes each later part's putting in place slower).
+        fills.push({ node: i, minValue: (MIN_RECT_PX * m.data.inclusive[i]) / W, px: b - a });
       }
       i++;
     }
