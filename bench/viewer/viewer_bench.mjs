@@ -114,6 +114,8 @@ function startHost() {
   const child = fork(path.join(here, 'strata_host.mjs'), [], { env: { ...process.env, STRATA_ADDON: addon }, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   const queue = [];
   child.on('message', (m) => queue.shift()?.(m));
+  // A host that dies (a crash in the addon) fails the call that waited on it, never a hang.
+  child.on('exit', (code, signal) => { for (const r of queue.splice(0)) r({ ok: false, error: `the host exited (code ${code}, signal ${signal})` }); });
   const call = (m) => new Promise((resolve, reject) => {
     queue.push((r) => (r.ok ? resolve(r) : reject(new Error(r.error))));
     child.send(m);
@@ -172,9 +174,11 @@ async function strataCase(profile) {
         for (const url of list) loads.push(await window.__load(url));
         const before = window.__strata.parts().received;
         for (const l of loads) l.post();
-        await new Promise((resolve) => { const tick = () => (window.__strata.parts().received > before ? resolve() : requestAnimationFrame(tick)); requestAnimationFrame(tick); });
+        // Parts of subtrees a part of the same batch left out are dropped: then none comes in.
+        const t = performance.now();
+        await new Promise((resolve) => { const tick = () => (window.__strata.parts().received > before || performance.now() - t > 2000 ? resolve() : requestAnimationFrame(tick)); requestAnimationFrame(tick); });
         await new Promise((r) => requestAnimationFrame(r));
-        return window.__strata.parts().lastMs;
+        return window.__strata.parts().received > before ? window.__strata.parts().lastMs : NaN;
       }, urls));
     }
     return out;
@@ -205,7 +209,7 @@ async function strataCase(profile) {
     const got = await answer(asked);
     partsAsked += needed;
     partHostMs.push(...got.hostMs);
-    partPutMs.push(...got.putMs);
+    partPutMs.push(...got.putMs.filter(Number.isFinite));
     zoomsWithParts.push(ms + (needed ? got.hostMs.slice(0, needed).reduce((a, b) => a + b, 0) + (got.putMs[0] ?? 0) : 0));
   }
   const s0 = performance.now();
