@@ -328,15 +328,19 @@ class ProfileImpl final : public Profile {
     // order (a folded node's statistics join its parent's, its sum is inside the parent's already).
     const auto nodes = r_.nodes();
     const auto recs = r_.node_metrics();
-    // Per sampled node, its record of the metric (records are sorted by node, then metric).
-    auto record_of = [&](size_t s) -> const fmt::NodeMetricRecord* {
-      for (uint32_t j = first_record_[s]; j < first_record_[s + 1]; ++j)
-        if (recs[j].metric == metric) return &recs[j];
-      return nullptr;
-    };
+    // Per sampled node, its record of the metric (records are sorted by node, then metric),
+    // found once: the file's records are read once per column.
+    constexpr uint32_t kNoRecord = ~0u;
+    std::vector<uint32_t> record(sampled_.size(), kNoRecord);
     std::vector<double> stored_incl(n, 0.0);
     for (size_t s = 0; s < sampled_.size(); ++s)
-      if (const auto* rec = record_of(s)) stored_incl[sampled_[s]] = rec->sum;
+      for (uint32_t j = first_record_[s]; j < first_record_[s + 1]; ++j)
+        if (recs[j].metric == metric) {
+          record[s] = j;
+          stored_incl[sampled_[s]] = recs[j].sum;
+          break;
+        }
+    auto record_of = [&](size_t s) -> const fmt::NodeMetricRecord* { return record[s] == kNoRecord ? nullptr : &recs[record[s]]; };
     for (size_t i = n; i-- > 1;) stored_incl[nodes[i].parent] += stored_incl[i];
     const uint8_t* fold = view.filter == FrameFilter::kPython ? python_fold_.data() : nullptr;
     std::vector<double> incl(vn, 0.0);
