@@ -1,7 +1,8 @@
 // Benchmark (not a test): the core's side of opening a profile in the viewer, without Node or a
 // browser: open, the first top-down view (frames resolved once), the same view again, its part
 // wider than half a pixel of a 1600-pixel graph and 128 rows deep (what the viewer sends first),
-// bottom-up.
+// the same part from the view in parts (BeginTopDown: before the view is whole) and the rest of
+// that view (what the addon fills in the background), bottom-up.
 // What the addon's worker thread spends before the webview gets its columns.
 // Usage: build/bin/strata_view_bench PROFILE [--repeat 5]   (strata_synth_profile writes one)
 // Each figure is wall ms with the thread's CPU ms beside it: on a shared machine the wall time
@@ -48,6 +49,7 @@ int main(int argc, char** argv) {
   options.all_metrics = false;
   options.filter = core::FrameFilter::kAuto;
   std::vector<double> open_ms, first_ms, top_ms, slice_ms, bottom_ms, open_cpu, first_cpu, top_cpu, slice_cpu, bottom_cpu;
+  std::vector<double> parts_ms, parts_cpu, rest_ms, rest_cpu;
   size_t nodes = 0, top_nodes = 0, slice_nodes = 0, bottom_nodes = 0;
   for (int r = 0; r < repeat; ++r) {
     auto t0 = Clock::now();
@@ -65,6 +67,21 @@ int main(int argc, char** argv) {
     const core::ViewSlice slice = core::SliceView(again, 0, bound);
     auto t3s = Clock::now();
     const double c3s = CpuMs();
+    auto parts = profile->BeginTopDown(options);
+    const core::ViewPart part = parts->Part(0, bound);
+    auto t3p = Clock::now();
+    const double c3p = CpuMs();
+    parts->Whole();
+    auto t3w = Clock::now();
+    const double c3w = CpuMs();
+    parts.reset();
+    if (part.slice.node != slice.node) { std::fprintf(stderr, "view_bench: the part from the parts differs\n"); return 1; }
+    parts_ms.push_back(Ms(t3p - t3s));
+    parts_cpu.push_back(c3p - c3s);
+    rest_ms.push_back(Ms(t3w - t3p));
+    rest_cpu.push_back(c3w - c3p);
+    const auto t3b = Clock::now();
+    const double c3b = CpuMs();
     core::View bottom = profile->BuildView(core::ViewKind::kBottomUp, options);
     auto t4 = Clock::now();
     const double c4 = CpuMs();
@@ -72,21 +89,22 @@ int main(int argc, char** argv) {
     first_cpu.push_back(c2 - c1);
     top_cpu.push_back(c3 - c2);
     slice_cpu.push_back(c3s - c3);
-    bottom_cpu.push_back(c4 - c3s);
+    bottom_cpu.push_back(c4 - c3b);
     open_ms.push_back(Ms(t1 - t0));
     first_ms.push_back(Ms(t2 - t1));
     top_ms.push_back(Ms(t3 - t2));
     slice_ms.push_back(Ms(t3s - t3));
-    bottom_ms.push_back(Ms(t4 - t3s));
+    bottom_ms.push_back(Ms(t4 - t3b));
     nodes = profile->node_count();
     top_nodes = again.size();
     slice_nodes = slice.node.size();
     bottom_nodes = bottom.size();
   }
   std::printf("%s — %s, median of %d\n", path, BenchStamp().c_str(), repeat);
-  std::printf("| stored nodes | open ms (cpu) | first top-down ms (cpu; frames resolved) | top-down ms (cpu) | top-down nodes | first part ms (cpu) | first part nodes | bottom-up ms (cpu) | bottom-up nodes |\n");
-  std::printf("| %zu | %.1f (%.1f) | %.1f (%.1f) | %.1f (%.1f) | %zu | %.1f (%.1f) | %zu | %.1f (%.1f) | %zu |\n", nodes, Median(open_ms),
+  std::printf("| stored nodes | open ms (cpu) | first top-down ms (cpu; frames resolved) | top-down ms (cpu) | top-down nodes | first part ms (cpu) | first part nodes | in parts: first part ms (cpu) | in parts: the rest ms (cpu) | bottom-up ms (cpu) | bottom-up nodes |\n");
+  std::printf("| %zu | %.1f (%.1f) | %.1f (%.1f) | %.1f (%.1f) | %zu | %.1f (%.1f) | %zu | %.1f (%.1f) | %.1f (%.1f) | %.1f (%.1f) | %zu |\n", nodes, Median(open_ms),
               Median(open_cpu), Median(first_ms), Median(first_cpu), Median(top_ms), Median(top_cpu), top_nodes,
-              Median(slice_ms), Median(slice_cpu), slice_nodes, Median(bottom_ms), Median(bottom_cpu), bottom_nodes);
+              Median(slice_ms), Median(slice_cpu), slice_nodes, Median(parts_ms), Median(parts_cpu), Median(rest_ms),
+              Median(rest_cpu), Median(bottom_ms), Median(bottom_cpu), bottom_nodes);
   return 0;
 }

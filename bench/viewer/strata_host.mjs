@@ -16,9 +16,14 @@ const PROTOCOL_VERSION = Number(/PROTOCOL_VERSION = (\d+)/.exec(readFileSync(new
 
 let profile;
 let viewId = 0;
+// The last view's message at /, each part's at /part/N (several can wait to be fetched).
 let body = Buffer.alloc(0);
+const partBodies = new Map();
+let partSeq = 0;
 const server = createServer((req, res) => {
   res.writeHead(200, { 'content-type': 'application/octet-stream', 'access-control-allow-origin': '*', 'cache-control': 'no-store' });
+  const part = /^\/part\/(\d+)$/.exec(req.url ?? '');
+  if (part) { res.end(partBodies.get(part[1]) ?? Buffer.alloc(0)); partBodies.delete(part[1]); return; }
   res.end(body);
 });
 await new Promise((r) => server.listen(0, '127.0.0.1', r));
@@ -80,9 +85,10 @@ process.on('message', async (m) => {
     } else if (m.cmd === 'part') {
       const t0 = performance.now();
       const part = await profile.viewPart(m.kind, m.node, { minValue: m.minValue, maxNodes: 100_000, maxDepth: 128 });
-      body = encode({ type: 'nodes', viewId, root: m.node, part: {
-        parent: part.parent, frame: part.frame, inclusive: part.inclusive, exclusive: part.exclusive, node: part.node, more: part.more, minValue: part.minValue } });
-      process.send({ ok: true, ms: performance.now() - t0, nodes: part.parent.length });
+      const id = String(++partSeq);
+      partBodies.set(id, encode({ type: 'nodes', viewId, root: m.node, part: {
+        parent: part.parent, frame: part.frame, inclusive: part.inclusive, exclusive: part.exclusive, node: part.node, more: part.more, minValue: part.minValue } }));
+      process.send({ ok: true, ms: performance.now() - t0, nodes: part.parent.length, url: `http://127.0.0.1:${server.address().port}/part/${id}` });
     } else if (m.cmd === 'memory') {
       process.send({ ok: true, ...memory() });
     } else if (m.cmd === 'close') {

@@ -114,6 +114,8 @@ function startHost() {
   const child = fork(path.join(here, 'strata_host.mjs'), [], { env: { ...process.env, STRATA_ADDON: addon }, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   const queue = [];
   child.on('message', (m) => queue.shift()?.(m));
+  // A host that dies (a crash in the addon) fails the call that waited on it, never a hang.
+  child.on('exit', (code, signal) => { for (const r of queue.splice(0)) r({ ok: false, error: `the host exited (code ${code}, signal ${signal})` }); });
   const call = (m) => new Promise((resolve, reject) => {
     queue.push((r) => (r.ok ? resolve(r) : reject(new Error(r.error))));
     child.send(m);
@@ -152,8 +154,43 @@ async function strataCase(profile) {
   };
   const td = await show('top-down');
   const firstPaint = opened.ms + (performance.now() - t1);
+  // The host's requestNodes answers, as the extension gives them: each part built by the host,
+  // then posted; the page puts what came in place together. Until the page asks for none.
+  const answer = async (from) => {
+    const out = { asked: 0, hostMs: [], putMs: [] };
+    for (let seen = from; ;) {
+      const reqs = await page.evaluate((f) => window.__posted.slice(f).filter((m) => m.type === 'requestNodes'), seen);
+      seen = await page.evaluate(() => window.__posted.length);
+      if (!reqs.length) break;
+      const urls = [];
+      for (const r of reqs) {
+        out.asked++;
+        const part = await host.call({ cmd: 'part', kind: r.view, node: r.node, minValue: r.minValue });
+        out.hostMs.push(part.ms);
+        urls.push(part.url);
+      }
+      out.putMs.push(await page.evaluate(async (list) => {
+        const loads = [];
+        for (const url of list) loads.push(await window.__load(url));
+        const before = window.__strata.parts().received;
+        for (const l of loads) l.post();
+        // Parts of subtrees a part of the same batch left out are dropped: then none comes in.
+        const t = performance.now();
+        await new Promise((resolve) => { const tick = () => (window.__strata.parts().received > before || performance.now() - t > 2000 ? resolve() : requestAnimationFrame(tick)); requestAnimationFrame(tick); });
+        await new Promise((r) => requestAnimationFrame(r));
+        return window.__strata.parts().received > before ? window.__strata.parts().lastMs : NaN;
+      }, urls));
+    }
+    return out;
+  };
+  // Background fill: what the page asks for on its own after the first paint (the widest
+  // frames' parts), answered until it asks for none.
+  const f0 = performance.now();
+  await new Promise((r) => setTimeout(r, 50));
+  const fill = await answer(0);
+  const fillMs = performance.now() - f0;
   // Zoom: five frames, each time to the next drawn frame; then the parts each asked for.
-  const zooms = [], partHostMs = [], partPutMs = [];
+  const zooms = [], zoomsWithParts = [], partHostMs = [], partPutMs = [];
   let partsAsked = 0;
   for (const prefix of ['function_number_1', 'function_number_2', 'function_number_3', 'function_number_4', 'function_number_5']) {
     const asked = await page.evaluate(() => window.__posted.length);
@@ -165,23 +202,15 @@ async function strataCase(profile) {
       return performance.now() - t;
     }, prefix);
     zooms.push(ms);
-    // The extension's part: each requestNodes answered by the host, in turn, until none is new.
-    for (let seen = asked; ;) {
-      const reqs = await page.evaluate((from) => window.__posted.slice(from).filter((m) => m.type === 'requestNodes'), seen);
-      seen = await page.evaluate(() => window.__posted.length);
-      if (!reqs.length) break;
-      for (const r of reqs) {
-        partsAsked++;
-        partHostMs.push((await host.call({ cmd: 'part', kind: r.view, node: r.node, minValue: r.minValue })).ms);
-        partPutMs.push(await page.evaluate(async (url) => {
-          const l = await window.__load(url);
-          const before = window.__strata.stats().frames;
-          l.post();
-          await new Promise((resolve) => { const tick = () => (window.__strata.stats().frames > before ? resolve() : requestAnimationFrame(tick)); requestAnimationFrame(tick); });
-          return window.__strata.parts().lastMs;
-        }, `http://127.0.0.1:${opened.port}/`));
-      }
-    }
+    // The parts this zoom needs now (the fill's are asked for once the zoom's are in; they are
+    // left out here): the zoom's frame plus the host's time and the page's to put them in place
+    // (this driver's round trips left out).
+    const needed = await page.evaluate((from) => window.__posted.slice(from).filter((m) => m.type === 'requestNodes').length, asked);
+    const got = await answer(asked);
+    partsAsked += needed;
+    partHostMs.push(...got.hostMs);
+    partPutMs.push(...got.putMs.filter(Number.isFinite));
+    zoomsWithParts.push(ms + (needed ? got.hostMs.slice(0, needed).reduce((a, b) => a + b, 0) + (got.putMs[0] ?? 0) : 0));
   }
   const s0 = performance.now();
   const bu = await show('bottom-up');
@@ -194,6 +223,7 @@ async function strataCase(profile) {
   return {
     firstPaint, open: opened.ms, view: td.built.viewMs, encode: td.built.encodeMs, fetch: td.inPage.fetchMs + td.inPage.decodeMs,
     paint: td.inPage.paintMs, nodes: td.built.nodes, viewNodes: td.built.viewNodes ?? td.built.nodes, zoom: median(zooms.filter(Number.isFinite)),
+    zoomWithParts: Math.max(...zoomsWithParts.filter(Number.isFinite)), fillAsked: fill.asked, fillMs,
     partsAsked, partHost: partHostMs.length ? median(partHostMs) : NaN, partPut: partPutMs.length ? median(partPutMs) : NaN, switchMs, buNodes: bu.built.nodes, buViewNodes: bu.built.viewNodes ?? bu.built.nodes,
     buView: bu.built.viewMs, partial: bu.built.partial, hostPeakMB: mem.peakMB, hostRssMB: mem.rssMB, heapMB: heap, pageRssMB: pageRss, pageStart: t1 - t0 - opened.ms, errors,
   };
@@ -250,9 +280,10 @@ for (const shape of shapes) {
     const json = path.join(work, `${shape}-${n}.speedscope.json`);
     execFileSync(synth, ['--shape', shape, '--nodes', String(n), '-o', prof, ...(metricCount > 1 ? ['--metrics', String(metricCount)] : []),
       ...(withSpeedscope ? ['--speedscope', json] : [])], { stdio: 'ignore' });
+    const load = os.loadavg()[0];
     const s = await strataCase(prof);
     const ss = withSpeedscope ? await speedscopeCase(json) : { errors: [] };
-    const row = { shape, n, s, ss };
+    const row = { shape, n, s, ss, load };
     rows.push(row);
     console.log(JSON.stringify(row));
   }
@@ -263,9 +294,9 @@ server.close();
 const f = (x) => (x === undefined || Number.isNaN(x) ? '—' : x >= 100 ? x.toFixed(0) : x.toFixed(1));
 const count = (a, b) => (a === b ? a.toLocaleString('en-US') : `${a.toLocaleString('en-US')} of ${b.toLocaleString('en-US')}`);
 const lines = [
-  '| tree | nodes | Strata first paint ms (open / view / encode / fetch / paint) | nodes sent first | speedscope first paint ms (its start) | zoom ms Strata / speedscope | Strata parts asked by 5 zooms: host / put in place ms | Strata → bottom-up ms (nodes sent) | speedscope → left heavy / sandwich ms | Strata host peak RSS MB | page RSS MB Strata / speedscope | JS heap MB Strata / speedscope |',
-  '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |',
-  ...rows.map(({ shape, n, s, ss }) => `| ${shape} | ${n.toLocaleString('en-US')} | **${f(s.firstPaint)}** (${f(s.open)} / ${f(s.view)} / ${f(s.encode)} / ${f(s.fetch)} / ${f(s.paint)}) | ${count(s.nodes, s.viewNodes)} | **${f(ss.firstPaint)}** (${f(ss.boot)}) | ${f(s.zoom)} / ${f(ss.zoom)} | ${s.partsAsked}: ${f(s.partHost)} / ${f(s.partPut)} | ${f(s.switchMs)} (${count(s.buNodes, s.buViewNodes)}${s.partial ? ', partial' : ''}) | ${f(ss.leftHeavy)} / ${f(ss.sandwich)} | ${f(s.hostPeakMB)} | ${f(s.pageRssMB)} / ${f(ss.pageRssMB)} | ${f(s.heapMB)} / ${f(ss.heapMB)} |`),
+  '| tree | nodes | load (1 min) | Strata first paint ms (open / view / encode / fetch / paint) | nodes sent first | speedscope first paint ms (its start) | Strata background fill: parts / ms | zoom ms Strata / speedscope | Strata zoom with the parts it needs, slowest of 5, ms | Strata parts asked by 5 zooms: host / put in place ms | Strata → bottom-up ms (nodes sent) | speedscope → left heavy / sandwich ms | Strata host peak RSS MB | page RSS MB Strata / speedscope | JS heap MB Strata / speedscope |',
+  '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |',
+  ...rows.map(({ shape, n, s, ss, load }) => `| ${shape} | ${n.toLocaleString('en-US')} | ${load.toFixed(1)} | **${f(s.firstPaint)}** (${f(s.open)} / ${f(s.view)} / ${f(s.encode)} / ${f(s.fetch)} / ${f(s.paint)}) | ${count(s.nodes, s.viewNodes)} | **${f(ss.firstPaint)}** (${f(ss.boot)}) | ${s.fillAsked} / ${f(s.fillMs)} | ${f(s.zoom)} / ${f(ss.zoom)} | ${f(s.zoomWithParts)} | ${s.partsAsked}: ${f(s.partHost)} / ${f(s.partPut)} | ${f(s.switchMs)} (${count(s.buNodes, s.buViewNodes)}${s.partial ? ', partial' : ''}) | ${f(ss.leftHeavy)} / ${f(ss.sandwich)} | ${f(s.hostPeakMB)} | ${f(s.pageRssMB)} / ${f(ss.pageRssMB)} | ${f(s.heapMB)} / ${f(ss.heapMB)} |`),
 ];
 const errors = rows.flatMap(({ shape, n, s, ss }) => [...s.errors.map((e) => `Strata ${shape} ${n}: ${e}`), ...ss.errors.map((e) => `speedscope ${shape} ${n}: ${e}`)]);
 console.log(lines.join('\n'));

@@ -52,6 +52,21 @@ void Exercise(std::vector<unsigned char> bytes) {
     } catch (const Error&) {
     }
   }
+  // A lean top-down view's metrics at every node, and the view in parts before it is whole.
+  try {
+    ViewOptions lean;
+    lean.expand = false;
+    lean.all_metrics = false;
+    View view = profile->BuildView(ViewKind::kTopDown, lean);
+    for (size_t k = 0; k < profile->metrics().size() && k < 4; ++k) profile->MetricColumn(view, k);
+    auto parts = profile->BeginTopDown(lean);
+    if (parts->size()) {
+      const auto first = parts->Part(0, strata::core::SliceBound{0, 64, 8, 0});
+      for (size_t j = 1; j < first.slice.node.size() && j < 4; ++j) parts->Part(first.slice.node[j], strata::core::SliceBound{});
+      parts->Whole();
+    }
+  } catch (const Error&) {
+  }
 }
 
 }  // namespace

@@ -12,7 +12,8 @@
 //   (v5) a million-node profile (strata_synth_profile): the first paint holds only the part wider
 //        than half a pixel, and its top frames are the whole view's; zooming into a frame whose
 //        children were left out asks for them and draws them; a progress line while the bottom-up
-//        view and a sandwich are built, gone after; the sandwich comes from the core.
+//        view and a sandwich are built, gone after; the sandwich comes from the core; with no zoom,
+//        the background fill asks for the widest frames' parts and puts them in place.
 // Run: node --test test/e2e/viewer.test.mjs   (see harness.mjs for prerequisites and env)
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -178,6 +179,14 @@ describe('Strata flame graph: Python view, navigation, details (code-server)', {
     assert.ok(v.nodes < 50_000, `${v.nodes} nodes sent first`);
     assert.deepEqual(v.rootChildren, topNames.map((n) => n), 'the top frames are the whole view\'s');
     await shot('v5-first-part');
+    // The background fill: with no zoom, the parts of the widest frames are asked for and put in
+    // place (the host answers them from the view in parts or, once filled, from the whole view).
+    const fill = await waitFor('the background fill', async () => {
+      const x = await f.evaluate(() => window.__strata.parts());
+      return x.filled > 0 && x.received > 0 ? x : null;
+    }, 60000);
+    assert.ok((await f.evaluate(() => window.__strata.view())).nodes > v.nodes, `the fill added nodes: ${JSON.stringify(fill)}`);
+    assert.deepEqual((await f.evaluate(() => window.__strata.view())).rootChildren, v.rootChildren, 'nothing drawn moved');
     // Zoom into a frame (2% of the time at most: 50 times wider zoomed) whose children were left
     // out: its part is asked for and drawn.
     const before = await f.evaluate(() => window.__strata.parts());

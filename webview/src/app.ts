@@ -43,6 +43,8 @@ export interface SavedState {
 
 /** Hover details are fetched after the pointer rests this long (ms). */
 const HOVER_DETAILS_MS = 120;
+/** The background fill stops once the webview holds this many nodes. */
+const FILL_MAX_NODES = 40_000;
 /** Node details kept per view (a cache for tooltips). */
 const DETAILS_CACHE = 512;
 
@@ -70,7 +72,13 @@ export class App {
   /** Parts asked for in the view on screen: host id → the bound asked for. */
   private requested = new Map<number, number>();
   /** Parts asked for and put in place, and the time the last one took to put in (tests, bench). */
-  readonly partStats = { requested: 0, received: 0, lastMs: 0 };
+  readonly partStats = { requested: 0, received: 0, lastMs: 0, filled: 0 };
+  /** Parts asked for and not yet in (the background fill waits for none). */
+  private inFlight = 0;
+  /** Parts that came in, put in place together when the page is next free. */
+  private arrived: Extract<HostMessage, { type: 'nodes' }>[] = [];
+  private placing = 0;
+  private askedAt = 0;
   /** The sandwich's function: the frame it was asked for (kept in the state). */
   private sandwichStep: PathStep | null = null;
   private saved: SavedState;
@@ -112,6 +120,7 @@ export class App {
       hovered: (node) => this.onHover(node),
       tooltipRows: (node) => this.tooltipRows(node),
       needNodes: (needs) => this.requestNodes(needs),
+      fillNodes: (needs) => this.fillNodes(needs),
     });
     this.details = new DetailsPane({
       zoomTo: (node) => this.view.zoom(node),
@@ -196,6 +205,8 @@ export class App {
     const data = normalizeFlameData(m.data);
     this.loaded = loadedView(data);
     this.requested.clear();
+    this.inFlight = 0;
+    this.arrived = [];
     if (!this.view.webglError) this.message.clear();
     if (typeof m.version === 'number' && m.version > PROTOCOL_VERSION) {
       this.message.show(`This profile uses message protocol v${m.version}; this webview understands v${PROTOCOL_VERSION}. Some data may be missing.`, 'info');
@@ -284,30 +295,62 @@ export class App {
 
   /** Asks for the parts the drawn graph needs, each once per bound (a part comes back with a
    *  lower one; asked again only when zoomed four times further). */
-  private requestNodes(needs: NodeNeed[]): void {
+  private requestNodes(needs: NodeNeed[]): number {
     const m = this.view.model;
     const viewId = m?.data.viewId;
-    if (!m || viewId === undefined) return;
+    if (!m || viewId === undefined) return 0;
+    let asked = 0;
     for (const { node, minValue } of needs) {
       const id = m.hostId(node);
-      const asked = this.requested.get(id);
-      if (asked !== undefined && minValue >= asked / 4) continue;
+      const before = this.requested.get(id);
+      if (before !== undefined && minValue >= before / 4) continue;
       this.requested.set(id, minValue);
       this.partStats.requested++;
+      this.inFlight++;
+      this.askedAt = performance.now();
+      asked++;
       this.host.postMessage({ type: 'requestNodes', viewId, view: m.data.view, node: id, minValue });
     }
+    return asked;
+  }
+
+  /** Background fill: the parts a zoom into the widest drawn frames would need, asked for while
+   *  nothing else is (one round at a time), so that the zoom finds them in place. */
+  private fillNodes(needs: NodeNeed[]): void {
+    // Bounded: a part put in place rebuilds the model of every node held.
+    if ((this.loaded?.data.parent.length ?? 0) >= FILL_MAX_NODES) return;
+    // A request the host leaves unanswered (a part of a view it rebuilt) holds the fill 2 s at most.
+    if ((this.inFlight > 0 && performance.now() - this.askedAt < 2000) || this.arrived.length) return;
+    this.inFlight = 0;
+    this.partStats.filled += this.requestNodes(needs);
   }
 
   private onNodes(m: Extract<HostMessage, { type: 'nodes' }>): void {
+    this.inFlight = Math.max(0, this.inFlight - 1);
+    // Put in place together, after the messages that came with it: one model rebuild per batch.
+    this.arrived.push(m);
+    if (!this.placing) this.placing = window.setTimeout(() => this.placeArrived(), 0);
+  }
+
+  private placeArrived(): void {
+    this.placing = 0;
+    const batch = this.arrived;
+    this.arrived = [];
     const cur = this.loaded;
     const model = this.view.model;
-    if (!cur || !model || model.data !== cur.data || m.viewId !== cur.data.viewId) return;  // of another view
+    if (!cur || !model || model.data !== cur.data) return;
     const t0 = performance.now();
-    const next = spliceNodes(cur, normalizeNodePart(m.part, cur.data.frames.kind.length));
-    if (!next) return;
+    let next: LoadedView = cur;
+    let placed = 0;
+    for (const m of batch) {
+      if (m.viewId !== cur.data.viewId) continue;  // of another view
+      const spliced = spliceNodes(next, normalizeNodePart(m.part, cur.data.frames.kind.length));
+      if (spliced) { next = spliced; placed++; }
+    }
+    if (!placed) return;
     const detailsId = !this.details.root.hidden && this.details.node >= 0 ? model.hostId(this.details.node) : -1;
     this.loaded = next;
-    this.partStats.received++;
+    this.partStats.received += placed;
     this.view.extend(next);
     this.updateMyCode();
     this.applySourceLine();

@@ -38,6 +38,31 @@ PartColumns PartColumns::Of(const strata::core::View& view, const ViewFrames& fr
   return out;
 }
 
+PartColumns PartColumns::Of(const strata::core::ViewPart& part, const ViewFrames& frames, size_t view_size, bool with_ids) {
+  PartColumns out;
+  const auto& slice = part.slice;
+  out.whole = !with_ids && slice.node.size() == view_size && slice.min_value == 0;
+  out.parent = slice.parent;
+  const size_t n = slice.node.size();
+  out.frame.resize(n);
+  out.inclusive.resize(n);
+  out.exclusive.resize(n);
+  out.count.resize(n);
+  for (size_t j = 0; j < n; ++j) {
+    out.frame[j] = frames.entry_of_frame[part.frame_id[j]];
+    out.inclusive[j] = part.values[j].inclusive;
+    out.exclusive[j] = part.values[j].exclusive;
+    out.count[j] = static_cast<double>(part.values[j].count);
+  }
+  if (!out.whole) {
+    out.node = slice.node;
+    out.more.reserve(slice.more.size());
+    for (strata::core::LeftOut x : slice.more) out.more.push_back(static_cast<uint8_t>(x));
+    out.min_value = slice.min_value;
+  }
+  return out;
+}
+
 PartColumns PartColumns::Of(const strata::core::View& view, const ViewFrames& frames) {
   PartColumns out;
   out.parent = view.parent;

@@ -26,6 +26,8 @@ struct PartColumns {
   // taken for indexes).
   static PartColumns Of(const strata::core::View& view, const ViewFrames& frames, const strata::core::ViewSlice& slice,
                         bool with_ids = false);
+  // A part with its nodes' frames and values (a view sent in parts); `view_size`: the view's nodes.
+  static PartColumns Of(const strata::core::ViewPart& part, const ViewFrames& frames, size_t view_size, bool with_ids = false);
   // The whole view.
   static PartColumns Of(const strata::core::View& view, const ViewFrames& frames);
   // parent, frame, inclusive, exclusive, count; node, more and minValue unless whole.

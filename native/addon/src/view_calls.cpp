@@ -22,14 +22,15 @@ struct ViewHeader {
   bool python_view = false, by_function = false;
   std::shared_ptr<const ViewFrames> frames;
 
-  void Fill(const ProfileState& state, const View& view) {
+  void Fill(const ProfileState& state, const View& view) { Fill(state, view.primary_metric, view.filter, view.by_function); }
+  void Fill(const ProfileState& state, size_t primary, strata::core::FrameFilter filter, bool grouped) {
     const auto& metrics = state.profile->metrics();
-    if (view.primary_metric < metrics.size()) {
-      metric = metrics[view.primary_metric].name;
-      unit = metrics[view.primary_metric].unit;
+    if (primary < metrics.size()) {
+      metric = metrics[primary].name;
+      unit = metrics[primary].unit;
     }
-    python_view = view.filter == strata::core::FrameFilter::kPython;
-    by_function = view.by_function;
+    python_view = filter == strata::core::FrameFilter::kPython;
+    by_function = grouped;
   }
   void Set(Napi::Env env, Napi::Object out) const {
     out.Set("metric", metric);
@@ -39,6 +40,29 @@ struct ViewHeader {
     out.Set("frameFilter", python_view ? "python" : "all");
     out.Set("byFunction", Napi::Boolean::New(env, by_function));
   }
+};
+
+// ---- the rest of a view sent in parts, built on the thread pool once its first part is sent
+
+class FillWorker : public Napi::AsyncWorker {
+ public:
+  FillWorker(Napi::Env env, std::shared_ptr<ProfileState> state, std::shared_ptr<strata::core::TopDownParts> parts)
+      : Napi::AsyncWorker(env, "strata.fill"), state_(std::move(state)), parts_(std::move(parts)) {}
+
+ protected:
+  void Execute() override {
+    try {
+      state_->Fill(parts_);
+    } catch (...) {
+      // Asked for again by the next call that needs the whole view, which reports the error.
+    }
+  }
+  void OnOK() override {}
+  void OnError(const Napi::Error&) override {}
+
+ private:
+  std::shared_ptr<ProfileState> state_;
+  std::shared_ptr<strata::core::TopDownParts> parts_;
 };
 
 // ---- view(kind, metric, options[, first])
@@ -56,8 +80,27 @@ class ViewWorker : public PromiseWorker {
       throw strata::core::Error("metric index " + std::to_string(metric_) + " is out of range (the profile has " +
                                 std::to_string(metrics.size()) + " metrics)");
     }
-    // Without options: the Python view for a Python program, lines apart.
-    auto view = state_->GetView(kind_, metric_, shape_ ? shape_ : std::optional<ProfileState::Shape>(ProfileState::Shape{}));
+    ProfileState::Shape shape = shape_ ? *shape_ : ProfileState::Shape{};  // the Python view for a Python program, lines apart
+    shape.metric = metric_;
+    if (kind_ == ViewKind::kTopDown && first_) {
+      // Its first part before the whole view: the rest is filled in the background after this
+      // answer (FillWorker), and a part asked for meanwhile comes from the parts.
+      std::shared_ptr<const ViewFrames> frames;
+      parts_ = state_->GetParts(shape, &frames);
+      if (parts_) {
+        header_.Fill(*state_, parts_->primary_metric(), parts_->filter(), parts_->by_function());
+        header_.frames = frames;
+        nodes_ = parts_->size();
+        if (nodes_) {
+          const strata::core::ViewPart root = parts_->Part(0, strata::core::SliceBound{0, SIZE_MAX, 0, 0});  // the root alone
+          total_ = root.values[0].inclusive;
+          const strata::core::SliceBound bound{first_->min_share * total_, first_->max_nodes, first_->max_depth, first_->whole_up_to};
+          columns_ = PartColumns::Of(parts_->Part(0, bound), *frames, nodes_);
+        }
+        return;
+      }
+    }
+    auto view = state_->GetView(kind_, metric_, shape);
     header_.Fill(*state_, *view);
     header_.frames = state_->FramesOf(view);
     partial_ = view->partial;
@@ -72,6 +115,7 @@ class ViewWorker : public PromiseWorker {
   }
 
   Napi::Value Result(Napi::Env env) override {
+    if (parts_ && !parts_->has_whole()) (new FillWorker(env, state_, parts_))->Queue();
     Napi::Object out = Napi::Object::New(env);
     out.Set("view", strata::core::ViewKindName(kind_));
     out.Set("metricIndex", Napi::Number::New(env, static_cast<double>(metric_)));
@@ -89,6 +133,7 @@ class ViewWorker : public PromiseWorker {
   size_t metric_;
   std::optional<ProfileState::Shape> shape_;
   std::optional<FirstPart> first_;
+  std::shared_ptr<strata::core::TopDownParts> parts_;
   ViewHeader header_;
   std::string partial_;
   size_t nodes_ = 0;
@@ -105,6 +150,17 @@ class ViewPartWorker : public PromiseWorker {
 
  protected:
   void Run() override {
+    // The view shown in parts, until it is whole: its parts without waiting for the fill.
+    if (kind_ == ViewKind::kTopDown) {
+      std::shared_ptr<const ViewFrames> frames;
+      auto parts = state_->ShownParts(&frames);
+      if (parts) {
+        if (node_ >= parts->size()) return;
+        found_ = true;
+        columns_ = PartColumns::Of(parts->Part(node_, bound_), *frames, parts->size(), /*with_ids=*/true);
+        return;
+      }
+    }
     auto view = state_->GetView(kind_, std::nullopt);
     if (node_ >= view->size()) return;  // not in the view shown (it was rebuilt): null
     found_ = true;

@@ -17,14 +17,21 @@ constexpr uint32_t kNoEntry = ~0u;
 }  // namespace
 
 ViewFrames ViewFrames::Of(const strata::core::View& view) {
+  static const std::vector<strata::core::FrameInfo> none;
+  return Of(view.frame_table ? *view.frame_table : none, view.frame_id);
+}
+
+ViewFrames ViewFrames::Of(const std::vector<strata::core::FrameInfo>& table, const std::vector<uint32_t>& frames_shown) {
   ViewFrames out;
-  out.entry_of_frame.assign(view.frame_table ? view.frame_table->size() : 0, kNoEntry);
+  out.entry_of_frame.assign(table.size(), kNoEntry);
+  std::vector<uint8_t> shown(table.size(), 0);
+  for (uint32_t f : frames_shown) shown[f] = 1;
   std::map<std::tuple<uint8_t, uint32_t, uint32_t, uint32_t, uint32_t, uint8_t, uint8_t>, uint32_t> entry_of_key;
   StringTable strings;
-  for (size_t i = 0; i < view.size(); ++i) {
-    uint32_t& slot = out.entry_of_frame[view.frame_id[i]];
-    if (slot != kNoEntry) continue;
-    const auto& f = view.frame(i);
+  for (size_t i = 0; i < table.size(); ++i) {
+    if (!shown[i]) continue;
+    uint32_t& slot = out.entry_of_frame[i];
+    const auto& f = table[i];
     const int code = strata::core::FrameKindCode(f.kind);
     const uint8_t flags = f.truncated ? kFrameTruncated : 0;
     const auto key = std::make_tuple(static_cast<uint8_t>(code < 0 ? 2 : code), strings.Intern(f.name), strings.Intern(f.file), f.line,

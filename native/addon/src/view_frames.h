@@ -20,7 +20,10 @@ struct ViewFrames {
   // Per entry of the view's frame_table (a profile frame): its entry here.
   std::vector<uint32_t> entry_of_frame;
 
+  // Entries in frame-table order of the frames shown (whatever order the nodes come in: a view
+  // sent in parts has the same table before and after it is whole).
   static ViewFrames Of(const strata::core::View& view);
+  static ViewFrames Of(const std::vector<strata::core::FrameInfo>& table, const std::vector<uint32_t>& frames_shown);
   // {kind, name, file, line, module, origin, flags} columns.
   Napi::Object Columns(Napi::Env env) const;
 };

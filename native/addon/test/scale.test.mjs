@@ -137,6 +137,34 @@ test('the first part: nodes wider than the bound, ids in the view; parts fill in
   p.close();
 });
 
+test('a top-down view sent in parts before it is whole: the same first part, parts, frame table and view', async () => {
+  const file = synthesize('wide', 200_000);
+  const FIRST = { minShare: 0.5 / 1600, maxNodes: 100_000, maxDepth: 128, wholeUpTo: 1000 };
+  const cols = (c) => ({ ...c, parent: [...c.parent], frame: [...c.frame], inclusive: [...c.inclusive], exclusive: [...c.exclusive],
+    count: [...c.count], node: c.node && [...c.node], more: c.more && [...c.more],
+    frames: c.frames && Object.fromEntries(Object.entries(c.frames).map(([k, v]) => [k, [...v]])) });
+  // Reference: the whole view built first, its parts cut from it.
+  const ref = await addon.open(file);
+  const whole = await ref.view('top-down', 0);
+  const want = await ref.view('top-down', 0, {}, FIRST);
+  // In parts: the first part before the view is whole, parts asked for at once (the fill runs).
+  const p = await addon.open(file);
+  const first = await p.view('top-down', 0, {}, FIRST);
+  assert.deepEqual(cols(first), cols(want));
+  const asked = [];
+  for (let j = 0; j < first.parent.length && asked.length < 20; j++) if (first.more[j]) asked.push(first.node[j]);
+  assert.ok(asked.length > 0);
+  const parts = await Promise.all(asked.map((id) => p.viewPart('top-down', id, { minValue: first.minValue / 16, maxNodes: 100_000, maxDepth: 128 })));
+  for (let i = 0; i < asked.length; i++)
+    assert.deepEqual(cols(parts[i]), cols(await ref.viewPart('top-down', asked[i], { minValue: first.minValue / 16, maxNodes: 100_000, maxDepth: 128 })));
+  // The whole view, once filled (or built now), is the reference's.
+  assert.deepEqual(cols(await p.view('top-down', 0)), cols(whole));
+  // Details need the whole view: they wait for it and are the reference's.
+  assert.deepEqual(await p.nodeMetrics('top-down', asked[0]), await ref.nodeMetrics('top-down', asked[0]));
+  p.close();
+  ref.close();
+});
+
 test('a depth bound: nodes at it lack every child (2), below it parts go on', async () => {
   const p = await addon.open(synthesize('deep', 100_000));
   const first = await p.view('top-down', 0, {}, { minShare: 0, maxDepth: 20, wholeUpTo: 10 });

@@ -22,6 +22,7 @@
 #include "symbolize/module_locator.h"
 #include "symbolize/symbolizer.h"
 #include "views/frame_origin.h"
+#include "views/top_down_parts.h"
 #include "views/view_builder.h"
 
 namespace strata::core {
@@ -138,30 +139,57 @@ class ProfileImpl final : public Profile {
   }
 
   View BuildView(ViewKind kind, const ViewOptions& options) const override {
+    Prepared in = Prepare(kind, options);
+    detail::ViewOutput out;
+    switch (kind) {
+      case ViewKind::kTopDown: out = detail::BuildTopDown(in.in); break;
+      case ViewKind::kBottomUp: out = detail::BuildBottomUp(in.in); break;
+      case ViewKind::kFlat: out = detail::BuildFlat(in.in); break;
+    }
+    return Finish(in, std::move(out));
+  }
+
+  std::unique_ptr<TopDownParts> BeginTopDown(const ViewOptions& options) const override;
+  std::shared_ptr<const std::vector<FrameInfo>> FrameTable() const { return frames_; }
+  std::shared_ptr<const std::vector<uint32_t>> FrameFunction() const { return frame_func_; }
+
+  // What a view is built from: the algorithms' input and what keeps it alive, and the options
+  // resolved.
+  struct Prepared {
+    ViewKind kind = ViewKind::kTopDown;
+    ViewOptions options;
+    FrameFilter filter = FrameFilter::kAll;
+    bool all_metrics = true;
+    std::shared_ptr<const std::vector<Stats>> stats;
+    detail::ViewInput in;
+  };
+
+  Prepared Prepare(ViewKind kind, const ViewOptions& options) const {
     const size_t primary = options.primary_metric;
     if (primary != 0 && primary >= metrics_.size())
       throw Error("metric index " + std::to_string(primary) + " out of range (the profile has " +
                   std::to_string(metrics_.size()) + " metrics)");
     std::call_once(resolved_once_, [this] { ResolveFrames(); });
-
+    Prepared p;
+    p.kind = kind;
+    p.options = options;
     // Every metric's statistics, or (a lean view) the primary metric's alone: a million-node
     // profile of a dozen metrics holds its dense statistics in hundreds of megabytes.
-    const bool all_metrics = options.all_metrics || kind == ViewKind::kFlat || options.expand;
+    p.all_metrics = options.all_metrics || kind == ViewKind::kFlat || options.expand;
     const size_t m = metrics_.size();
-    std::shared_ptr<const std::vector<Stats>> stats;
-    detail::ViewInput in;
+    detail::ViewInput& in = p.in;
     in.node_count = r_.nodes().size;
     in.nodes = r_.nodes().data;
-    if (all_metrics || m == 0) {
-      stats = AllStats();
+    if (p.all_metrics || m == 0) {
+      p.stats = AllStats();
       in.metric_count = m;
       in.primary = primary;
     } else {
-      stats = MetricStats(primary);
+      p.stats = MetricStats(primary);
       in.metric_count = 1;
       in.primary = 0;
     }
-    in.excl = stats->data();
+    in.excl = p.stats->data();
     in.sampled = sampled_.data();
     in.sampled_count = sampled_.size();
     in.node_func = node_func_.data();
@@ -169,19 +197,22 @@ class ProfileImpl final : public Profile {
     in.node_site = options.by_function ? node_func_.data() : node_site_.data();
     if (options.by_function && kind == ViewKind::kTopDown) in.line_site = node_site_.data();
     in.func_count = func_count_;
-    FrameFilter filter = options.filter;
-    if (filter == FrameFilter::kAuto) filter = has_python_ ? FrameFilter::kPython : FrameFilter::kAll;
-    if (filter == FrameFilter::kPython && kind != ViewKind::kFlat) in.fold = python_fold_.data();
-    detail::ViewOutput out;
-    switch (kind) {
-      case ViewKind::kTopDown: out = detail::BuildTopDown(in); break;
-      case ViewKind::kBottomUp: out = detail::BuildBottomUp(in); break;
-      case ViewKind::kFlat: out = detail::BuildFlat(in); break;
-    }
+    p.filter = options.filter;
+    if (p.filter == FrameFilter::kAuto) p.filter = has_python_ ? FrameFilter::kPython : FrameFilter::kAll;
+    if (p.filter == FrameFilter::kPython && kind != ViewKind::kFlat) in.fold = python_fold_.data();
+    return p;
+  }
 
+  // The algorithms' output (sorted in preorder) as a View.
+  View Finish(const Prepared& prepared, detail::ViewOutput out) const {
+    const ViewKind kind = prepared.kind;
+    const ViewOptions& options = prepared.options;
+    const detail::ViewInput& in = prepared.in;
+    const bool all_metrics = prepared.all_metrics;
+    const size_t m = metrics_.size(), primary = options.primary_metric;
     View view;
     view.kind = kind;
-    view.filter = filter;
+    view.filter = prepared.filter;
     view.by_function = options.by_function && kind == ViewKind::kTopDown;
     const size_t n = out.order.size(), mi = in.metric_count, pi = in.primary;
     view.parent = std::move(out.sorted_parent);
@@ -207,11 +238,12 @@ class ProfileImpl final : public Profile {
         view.metric_values[i * m + k] = (ex ? ex[k] : empty).ToNodeMetric(out.incl[size_t(old) * m + k]);
     }
     if (!all_metrics) {
-      // Creation index -> preorder, for the landing of each sampled node.
+      // Creation index -> preorder, for the landing of each stored node.
       std::vector<uint32_t> pre(n);
       for (size_t i = 0; i < n; ++i) pre[out.order[i]] = uint32_t(i);
       view.landing.resize(out.landing.size());
-      for (size_t s = 0; s < out.landing.size(); ++s) view.landing[s] = pre[out.landing[s]];
+      for (size_t s = 0; s < out.landing.size(); ++s)
+        view.landing[s] = out.landing[s] == detail::ViewOutput::kNoSlot ? UINT32_MAX : pre[out.landing[s]];
     }
     if (!out.lines.empty()) {
       // Lines per preorder node, heaviest first.
@@ -247,7 +279,7 @@ class ProfileImpl final : public Profile {
       out.assign(view.metric_values.begin() + long(node * m), view.metric_values.begin() + long((node + 1) * m));
       return out;
     }
-    if (view.landing.size() != sampled_.size())
+    if (view.landing.size() != r_.nodes().size)
       throw Error("node metrics: the view was not built by this profile");
     // The node's subtree is [node, end) in preorder: a later node is inside it while its parent is.
     size_t end = node + 1;
@@ -257,7 +289,7 @@ class ProfileImpl final : public Profile {
     std::vector<double> incl(m, 0.0);
     const auto recs = r_.node_metrics();
     for (size_t s = 0; s < sampled_.size(); ++s) {
-      const uint32_t at = view.landing[s];
+      const uint32_t at = view.landing[sampled_[s]];
       if (at < node || at >= end) continue;
       for (uint32_t j = first_record_[s]; j < first_record_[s + 1]; ++j) {
         const auto& rec = recs[j];
@@ -272,6 +304,58 @@ class ProfileImpl final : public Profile {
       out[view.primary_metric].inclusive = view.values[node].inclusive;
       out[view.primary_metric].exclusive = view.values[node].exclusive;
     }
+    return out;
+  }
+
+  std::vector<NodeMetric> MetricColumn(const View& view, size_t metric) const override {
+    const size_t m = metrics_.size(), vn = view.size();
+    if (metric >= m)
+      throw Error("metric index " + std::to_string(metric) + " out of range (the profile has " + std::to_string(m) +
+                  " metrics)");
+    std::vector<NodeMetric> out;
+    if (!view.metric_values.empty()) {
+      out.reserve(vn);
+      for (size_t i = 0; i < vn; ++i) out.push_back(view.metric(i, metric));
+      return out;
+    }
+    if (vn == 0) return out;
+    const size_t n = r_.nodes().size;
+    if (view.kind != ViewKind::kTopDown) throw Error("metric column: a lean " + std::string(ViewKindName(view.kind)) + " view");
+    if (view.landing.size() != n) throw Error("metric column: the view was not built by this profile");
+    std::call_once(resolved_once_, [this] { ResolveFrames(); });
+    // As BuildTopDown does per metric: the stored tree's inclusive sums (children into parents,
+    // last node first), then per view node the stored nodes' sums and statistics added in stored
+    // order (a folded node's statistics join its parent's, its sum is inside the parent's already).
+    const auto nodes = r_.nodes();
+    const auto recs = r_.node_metrics();
+    // Per sampled node, its record of the metric (records are sorted by node, then metric),
+    // found once: the file's records are read once per column.
+    constexpr uint32_t kNoRecord = ~0u;
+    std::vector<uint32_t> record(sampled_.size(), kNoRecord);
+    std::vector<double> stored_incl(n, 0.0);
+    for (size_t s = 0; s < sampled_.size(); ++s)
+      for (uint32_t j = first_record_[s]; j < first_record_[s + 1]; ++j)
+        if (recs[j].metric == metric) {
+          record[s] = j;
+          stored_incl[sampled_[s]] = recs[j].sum;
+          break;
+        }
+    auto record_of = [&](size_t s) -> const fmt::NodeMetricRecord* { return record[s] == kNoRecord ? nullptr : &recs[record[s]]; };
+    for (size_t i = n; i-- > 1;) stored_incl[nodes[i].parent] += stored_incl[i];
+    const uint8_t* fold = view.filter == FrameFilter::kPython ? python_fold_.data() : nullptr;
+    std::vector<double> incl(vn, 0.0);
+    std::vector<Stats> view_excl(vn);
+    for (size_t i = 0, s = 0; i < n; ++i) {
+      const uint32_t v = view.landing[i];
+      if (v >= vn) throw Error("metric column: the view was not built by this profile");
+      if (s < sampled_.size() && sampled_[s] == i) {
+        if (const auto* rec = record_of(s)) view_excl[v].Merge(Stats{rec->count, rec->sum, rec->min, rec->max, rec->m2, true});
+        ++s;
+      }
+      if (!(fold && fold[i])) incl[v] += stored_incl[i];
+    }
+    out.resize(vn);
+    for (size_t v = 0; v < vn; ++v) out[v] = view_excl[v].ToNodeMetric(incl[v]);
     return out;
   }
 
@@ -427,6 +511,89 @@ class ProfileImpl final : public Profile {
   mutable size_t func_count_ = 0;
   mutable std::shared_ptr<const std::vector<uint32_t>> frame_func_;
 };
+
+// The parts first, the view when asked for (TopDownParts).
+class TopDownPartsImpl final : public TopDownParts {
+ public:
+  TopDownPartsImpl(const ProfileImpl& profile, ProfileImpl::Prepared prepared)
+      : profile_(profile), prepared_(std::move(prepared)) {
+    detail::Children kids;
+    detail::ViewOutput tree = detail::BuildTopDownTree(prepared_.in, &kids);
+    frames_shown_ = tree.frame;
+    size_ = tree.parent.size();
+    parts_.emplace(std::move(tree), std::move(kids), prepared_.in.metric_count, prepared_.in.primary);
+    frame_table_ = profile_.FrameTable();
+    frame_function_ = profile_.FrameFunction();
+  }
+
+  size_t size() const override { return size_; }
+
+  ViewPart Part(size_t root, const SliceBound& bound) override {
+    if (auto whole = Built()) return CutViewPart(*whole, root, bound);
+    std::unique_lock<std::mutex> lock(parts_mu_);
+    if (!parts_) {  // made whole meanwhile
+      lock.unlock();
+      return CutViewPart(*Built(), root, bound);
+    }
+    return parts_->Part(root, bound);
+  }
+
+  std::shared_ptr<const View> Whole() override {
+    std::lock_guard<std::mutex> building(build_mu_);
+    if (auto whole = Built()) return whole;
+    // Sorted from a copy, so that parts asked for meanwhile are cut without waiting.
+    detail::Children kids;
+    detail::ViewOutput tree;
+    size_t m, p;
+    {
+      std::lock_guard<std::mutex> lock(parts_mu_);
+      tree = parts_->CopyTree(&kids);
+      m = parts_->metric_count();
+      p = parts_->primary();
+    }
+    detail::SortPreorder(tree, m, p, kids.offset.empty() ? nullptr : &kids);
+    kids = detail::Children{};
+    auto made = std::make_shared<const View>(profile_.Finish(prepared_, std::move(tree)));
+    {
+      std::lock_guard<std::mutex> lock(whole_mu_);
+      whole_ = made;
+    }
+    std::lock_guard<std::mutex> lock(parts_mu_);
+    parts_.reset();
+    prepared_.stats.reset();
+    return made;
+  }
+
+  bool has_whole() const override { return Built() != nullptr; }
+  const std::vector<uint32_t>& frames_shown() const override { return frames_shown_; }
+  std::shared_ptr<const std::vector<FrameInfo>> frame_table() const override { return frame_table_; }
+  std::shared_ptr<const std::vector<uint32_t>> frame_function() const override { return frame_function_; }
+  size_t primary_metric() const override { return prepared_.options.primary_metric; }
+  FrameFilter filter() const override { return prepared_.filter; }
+  bool by_function() const override { return prepared_.options.by_function; }
+
+ private:
+  const ProfileImpl& profile_;
+  ProfileImpl::Prepared prepared_;
+  size_t size_ = 0;
+  std::vector<uint32_t> frames_shown_;
+  std::shared_ptr<const std::vector<FrameInfo>> frame_table_;
+  std::shared_ptr<const std::vector<uint32_t>> frame_function_;
+  std::shared_ptr<const View> Built() const {
+    std::lock_guard<std::mutex> lock(whole_mu_);
+    return whole_;
+  }
+
+  std::mutex build_mu_;             // one build of the whole view
+  mutable std::mutex parts_mu_;     // parts_ (cutting a part sorts children in place)
+  mutable std::mutex whole_mu_;     // whole_
+  std::optional<detail::TopDownTreeParts> parts_;
+  std::shared_ptr<const View> whole_;
+};
+
+std::unique_ptr<TopDownParts> ProfileImpl::BeginTopDown(const ViewOptions& options) const {
+  return std::make_unique<TopDownPartsImpl>(*this, Prepare(ViewKind::kTopDown, options));
+}
 
 }  // namespace
 

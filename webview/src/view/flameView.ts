@@ -37,6 +37,10 @@ export interface FlameViewHandlers {
   /** Drawn nodes whose left-out children are now wide enough to draw, each with the value half
    *  a pixel is worth at this zoom (what their parts should go down to). */
   needNodes?(needs: NodeNeed[]): void;
+  /** Drawn nodes a zoom into them would need the part of (each with the value half a pixel is
+   *  worth once zoomed into it): asked for in the background, widest first, when nothing is
+   *  needed now. */
+  fillNodes?(needs: NodeNeed[]): void;
 }
 
 export interface NodeNeed { node: number; minValue: number }
@@ -44,6 +48,9 @@ export interface NodeNeed { node: number; minValue: number }
 const PART_AHEAD = 4;
 /** At most this many parts asked for per frame drawn. */
 const NEEDS_PER_FRAME = 32;
+/** Background fill: nodes at least this wide (px), a user zooms into; at most this many a frame. */
+const FILL_MIN_PX = 16;
+const FILLS_PER_FRAME = 16;
 
 export interface FlameViewStats {
   frames: number;
@@ -475,6 +482,7 @@ export class FlameView {
     const pxPerValue = m.data.inclusive[f] > 0 ? scale / m.data.inclusive[f] : 0;
     const limit = m.limit;
     const needs: NodeNeed[] = [];
+    const fills: { node: number; minValue: number; px: number }[] = [];
     // Only the outermost nodes in need: a part goes down their whole subtree.
     let needUntil = -1;
     for (let i = f; i < e;) {
@@ -488,11 +496,19 @@ export class FlameView {
       if (i >= needUntil && limit[i] > 0 && limit[i] * pxPerValue >= MIN_RECT_PX && row + 1 < rowBottom && needs.length < NEEDS_PER_FRAME) {
         needs.push({ node: i, minValue: MIN_RECT_PX / pxPerValue / PART_AHEAD });
         needUntil = end[i];
+      } else if (limit[i] > 0 && b - a >= FILL_MIN_PX && i !== f && row >= rowTop) {
+        // Zoomed into, node i would span the width: half a pixel is then worth inclusive / W (no
+        // further: every node the fill adds makes each later part's putting in place slower).
+        fills.push({ node: i, minValue: (MIN_RECT_PX * m.data.inclusive[i]) / W, px: b - a });
       }
       i++;
     }
     this.batch.count = k;
     this.labelList = labels;
     if (needs.length) this.h.needNodes?.(needs);
+    else if (fills.length) {
+      fills.sort((x, y) => y.px - x.px);
+      this.h.fillNodes?.(fills.slice(0, FILLS_PER_FRAME).map(({ node, minValue }) => ({ node, minValue })));
+    }
   }
 }

@@ -178,7 +178,7 @@ AnalysisContext::AnalysisContext(const Profile& profile, View top_down, bool all
       int8_t& launch = launch_call[view_.frame_id[v]];
       if (launch < 0) launch = table[view_.frame_id[v]].name.find("Launch") != std::string::npos;
       if (launch) {
-        const NodeMetric& m = view_.metric(v, *api);
+        const NodeMetric m = metric(v, *api);
         loading[v] = m.count > 0 && m.exclusive / double(m.count) > 1e6;
       }
     }
@@ -201,7 +201,7 @@ AnalysisContext::AnalysisContext(const Profile& profile, View top_down, bool all
     for (size_t c = 1; c < n; c = end_[c]) {
       bool user = false;
       for (size_t d = c; d < end_[c] && !user; ++d) user = IsUserFrame(d);
-      if (user && view_.metric(c, *cpu).inclusive > best) { best = view_.metric(c, *cpu).inclusive; main_thread_ = c; }
+      if (user && metric(c, *cpu).inclusive > best) { best = metric(c, *cpu).inclusive; main_thread_ = c; }
     }
     if (auto period = profile_.meta("period_ns")) {
       try { min_cpu_ns_ = 10 * std::stod(*period); } catch (...) { min_cpu_ns_ = 0; }
@@ -213,8 +213,23 @@ AnalysisContext::AnalysisContext(const Profile& profile, View top_down, bool all
     if (main_thread_ && run_ns > 0 && best > 0)
       judged_wall_ns_ = run_ns * std::min(1.0, Incl(main_thread_, *cpu) / best);
   }
-  totals_.resize(profile.metrics().size());
-  for (size_t k = 0; k < totals_.size(); ++k) totals_[k] = n ? view_.metric(0, k).inclusive : 0;
+}
+
+const std::vector<NodeMetric>& AnalysisContext::column(size_t k) const {
+  if (!columns_used_.empty() && columns_used_.back() == k) return columns_[k];  // read node after node
+  if (columns_.size() != profile_.metrics().size()) columns_.resize(profile_.metrics().size());
+  columns_used_.erase(std::remove(columns_used_.begin(), columns_used_.end(), k), columns_used_.end());
+  columns_used_.push_back(k);
+  if (columns_[k].size() != size()) {
+    // At least four (a rule reads two or three metrics per node), else what 256 MB hold.
+    const size_t budget = std::max<size_t>(4, (size_t(256) << 20) / std::max<size_t>(1, size() * sizeof(NodeMetric)));
+    while (columns_used_.size() > budget) {
+      std::vector<NodeMetric>().swap(columns_[columns_used_.front()]);
+      columns_used_.erase(columns_used_.begin());
+    }
+    columns_[k] = profile_.MetricColumn(view_, k);
+  }
+  return columns_[k];
 }
 
 const std::vector<double>& AnalysisContext::judged_incl(size_t k) const {

@@ -1,6 +1,9 @@
 // What every rule reads: the profile's top-down view (compact form, primary metric 0) with the
 // derived arrays the rules share (subtree ranges, metric indices by name, totals), and helpers
-// that turn a node into a Finding's frames and source location.
+// that turn a node into a Finding's frames and source location. The view may keep its primary
+// metric alone: a metric the rules read is then computed for every node when first read
+// (Profile::MetricColumn, the same values), and a few such columns are kept, not every metric of
+// every node (a dozen metrics of a million nodes are most of a gigabyte).
 #pragma once
 
 #include <optional>
@@ -33,11 +36,11 @@ class AnalysisContext {
   // Preorder: the subtree of n is [n, subtree_end(n)).
   size_t subtree_end(size_t n) const { return end_[n]; }
   const FrameInfo& frame(size_t n) const { return view_.frame(n); }
-  const NodeMetric& metric(size_t n, size_t k) const { return view_.metric(n, k); }
+  NodeMetric metric(size_t n, size_t k) const { return view_.has_all_metrics() ? view_.metric(n, k) : column(k)[n]; }
 
   std::optional<size_t> metric_index(const std::string& name) const;
   const std::vector<MetricInfo>& metrics() const { return profile_.metrics(); }
-  double total(size_t k) const { return totals_[k]; }  // every phase
+  double total(size_t k) const { return size() ? metric(0, k).inclusive : 0.0; }  // every phase
   // The phase of a node's call path, and the metrics restricted to the phases judged (the steady
   // state unless all_phases): what the rules read.
   Phase phase(size_t n) const { return phase_[n]; }
@@ -91,7 +94,11 @@ class AnalysisContext {
   View view_;
   std::string profile_path_;
   std::vector<size_t> end_;
-  std::vector<double> totals_;
+  // A lean view's metrics, each computed for every node when first read; the ones read last are
+  // kept within a memory budget (a column of a million nodes is 56 MB).
+  const std::vector<NodeMetric>& column(size_t k) const;
+  mutable std::vector<std::vector<NodeMetric>> columns_;  // by metric (empty: not kept)
+  mutable std::vector<size_t> columns_used_;  // least recently read first
   std::vector<Kind> frame_kind_;       // per frame_table entry
   std::vector<char> frame_backward_;   // per frame_table entry
   std::vector<char> frame_user_;       // per frame_table entry

@@ -119,6 +119,7 @@ AnalysisResult Analyze(const Profile& profile, const AnalyzeOptions& options) {
   ViewOptions vo;
   vo.primary_metric = 0;
   vo.expand = false;  // the rules read the compact form
+  vo.all_metrics = false;  // and each metric they read when they read it (AnalysisContext)
   return Analyze(profile, profile.BuildView(ViewKind::kTopDown, vo), options);
 }
 

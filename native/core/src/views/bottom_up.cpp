@@ -178,7 +178,8 @@ ViewOutput BuildBottomUp(const ViewInput& in) {
     for (size_t k = 0; k < m; ++k) out.excl_storage[size_t(slot) * m + k].Merge(st[k]);
   }
   out.excl = out.excl_storage.data();
-  out.landing = std::move(terminal);
+  out.landing.assign(in.node_count, ViewOutput::kNoSlot);
+  for (size_t s = 0; s < in.sampled_count; ++s) out.landing[in.sampled[s]] = terminal[s];
   SortPreorder(out, m, p);
   return out;
 }

@@ -15,11 +15,13 @@ LineTotals SumLines(const Profile& profile, const std::vector<size_t>& metrics) 
     if (m >= profile.metrics().size())
       throw Error("metric index " + std::to_string(m) + " is out of range (the profile has " +
                   std::to_string(profile.metrics().size()) + " metrics)");
+  // A lean view, each metric read at every node in turn (Profile::MetricColumn: the values an
+  // all-metrics view holds), so that a dozen metrics of a million nodes are never all held.
   ViewOptions options;
   options.expand = false;
+  options.all_metrics = false;
   const View view = profile.BuildView(ViewKind::kTopDown, options);
   LineTotals out;
-  for (size_t m : metrics) out.totals.push_back(view.size() && m < view.metric_count ? view.metric(0, m).inclusive : 0.0);
   const auto& table = *view.frame_table;
   // Frames of one (file, line) share one key; the file strings compare by value.
   std::map<std::pair<std::string, uint32_t>, size_t> keys;
@@ -44,19 +46,11 @@ LineTotals SumLines(const Profile& profile, const std::vector<size_t>& metrics) 
     frame_backward[f] = digits || nm.rfind("autograd::engine::evaluate_function", 0) == 0;
     any_backward = any_backward || frame_backward[f];
   }
-  std::vector<double> backward;  // [node * k_count + j]
-  if (any_backward && k_count) {
-    backward.assign(view.size() * k_count, 0.0);
-    for (size_t i = view.size(); i-- > 1;) {
-      double* b = backward.data() + i * k_count;
-      if (frame_backward[view.frame_id[i]])
-        for (size_t j = 0; j < k_count; ++j) b[j] = view.metric(i, metrics[j]).inclusive;
-      double* pb = backward.data() + size_t(view.parent[i]) * k_count;
-      for (size_t j = 0; j < k_count; ++j) pb[j] += b[j];
-    }
-  }
+  // The nodes that count for their line (the outermost frame of the line on their path), each
+  // with its line's entry.
   std::vector<size_t> open(keys.size(), 0);     // nodes of the current path on each key
   std::vector<size_t> line_index(keys.size(), SIZE_MAX);
+  std::vector<std::pair<uint32_t, uint32_t>> counted;  // (node, entry of out.lines), ascending node
   std::vector<size_t> stack;
   for (size_t i = 1; i < view.size(); ++i) {
     const size_t parent = size_t(view.parent[i]);
@@ -74,10 +68,24 @@ LineTotals SumLines(const Profile& profile, const std::vector<size_t>& metrics) 
       line_index[k] = out.lines.size();
       out.lines.push_back({fi.file, fi.line, std::vector<double>(k_count, 0.0), std::vector<double>(k_count, 0.0)});
     }
-    auto& line = out.lines[line_index[k]];
-    for (size_t j = 0; j < k_count; ++j) line.values[j] += view.metric(i, metrics[j]).inclusive;
-    if (!backward.empty())
-      for (size_t j = 0; j < k_count; ++j) line.backward[j] += backward[i * k_count + j];
+    counted.push_back({uint32_t(i), uint32_t(line_index[k])});
+  }
+  std::vector<double> backward;  // per node, of the metric being summed
+  for (size_t j = 0; j < k_count; ++j) {
+    const std::vector<NodeMetric> column = view.size() ? profile.MetricColumn(view, metrics[j]) : std::vector<NodeMetric>{};
+    out.totals.push_back(view.size() ? column[0].inclusive : 0.0);
+    if (any_backward) {
+      backward.assign(view.size(), 0.0);
+      for (size_t i = view.size(); i-- > 1;) {
+        if (frame_backward[view.frame_id[i]]) backward[i] = column[i].inclusive;
+        backward[size_t(view.parent[i])] += backward[i];
+      }
+    }
+    for (const auto& [i, entry] : counted) {
+      auto& line = out.lines[entry];
+      line.values[j] += column[i].inclusive;
+      if (any_backward) line.backward[j] += backward[i];
+    }
   }
   return out;
 }

@@ -13,6 +13,13 @@
 namespace strata::core::detail {
 
 ViewOutput BuildTopDown(const ViewInput& in) {
+  Children kids;
+  ViewOutput out = BuildTopDownTree(in, &kids);
+  SortPreorder(out, in.metric_count, in.primary, kids.offset.empty() ? nullptr : &kids);
+  return out;
+}
+
+ViewOutput BuildTopDownTree(const ViewInput& in, Children* tree_children) {
   ViewOutput out;
   const size_t n = in.node_count, m = in.metric_count;
   std::vector<double> stored_incl = StoredInclusive(in);
@@ -137,10 +144,16 @@ ViewOutput BuildTopDown(const ViewInput& in) {
     out.incl = std::move(stored_incl);
     out.excl = in.excl;  // slot = node
   }
-  out.landing.resize(in.sampled_count);
-  for (size_t s = 0; s < in.sampled_count; ++s) out.landing[s] = merged ? view_of[in.sampled[s]] : in.sampled[s];
+  // Every stored node's view node (a folded one's is its parent's): what a metric's values per
+  // view node are computed from later (Profile::MetricColumn, Profile::NodeMetrics).
+  if (merged) {
+    out.landing = std::move(view_of);
+  } else {
+    out.landing.resize(n);
+    for (size_t i = 0; i < n; ++i) out.landing[i] = uint32_t(i);
+  }
   // Unmerged, the view's tree is the stored one: its children lists are already built.
-  SortPreorder(out, m, in.primary, merged || kids.offset.empty() ? nullptr : &kids);
+  if (!merged && !kids.offset.empty()) *tree_children = std::move(kids);
   return out;
 }
 

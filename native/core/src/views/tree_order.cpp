@@ -43,6 +43,20 @@ std::vector<double> StoredInclusive(const ViewInput& in) {
   return incl;
 }
 
+void SortChildrenOf(Children& c, size_t node, const double* incl, size_t metric_count, size_t primary,
+                    std::vector<std::pair<double, uint32_t>>& keyed) {
+  const uint32_t b = c.offset[node], e = c.offset[node + 1];
+  if (e - b < 2 || metric_count == 0) return;
+  // Each child's key read once, in list order (independent loads overlap), then sorted with
+  // its id: sorting by reading the keys through ids would wait on a miss per comparison.
+  keyed.clear();
+  for (uint32_t j = b; j < e; ++j) keyed.push_back({Key(incl[size_t(c.child[j]) * metric_count + primary]), c.child[j]});
+  std::sort(keyed.begin(), keyed.end(), [](const auto& x, const auto& y) {
+    return x.first > y.first || (x.first == y.first && x.second < y.second);
+  });
+  for (uint32_t j = b; j < e; ++j) c.child[j] = keyed[j - b].second;
+}
+
 void SortPreorder(ViewOutput& out, size_t metric_count, size_t primary, Children* children) {
   const size_t n = out.parent.size();
   if (n == 0) return;
@@ -50,20 +64,8 @@ void SortPreorder(ViewOutput& out, size_t metric_count, size_t primary, Children
   if (!children) built = BuildChildren(out.parent.data(), n);
   Children& c = children ? *children : built;
   if (metric_count > 0) {
-    // Each child's key read once, in list order (independent loads overlap), then sorted with
-    // its id: sorting by reading the keys through ids would wait on a miss per comparison.
-    const double* incl = out.incl.data();
     std::vector<std::pair<double, uint32_t>> keyed;
-    for (size_t i = 0; i < n; ++i) {
-      const uint32_t b = c.offset[i], e = c.offset[i + 1];
-      if (e - b < 2) continue;
-      keyed.clear();
-      for (uint32_t j = b; j < e; ++j) keyed.push_back({Key(incl[size_t(c.child[j]) * metric_count + primary]), c.child[j]});
-      std::sort(keyed.begin(), keyed.end(), [](const auto& x, const auto& y) {
-        return x.first > y.first || (x.first == y.first && x.second < y.second);
-      });
-      for (uint32_t j = b; j < e; ++j) c.child[j] = keyed[j - b].second;
-    }
+    for (size_t i = 0; i < n; ++i) SortChildrenOf(c, i, out.incl.data(), metric_count, primary, keyed);
   }
   // Preorder positions without walking the tree (a walk waits on one cache miss after another
   // over a million nodes): a node's first child follows it, each next child follows the

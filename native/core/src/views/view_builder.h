@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "../stats.h"
@@ -52,8 +53,8 @@ struct ViewOutput {
   std::vector<Line> lines;
   // Why the view is partial (a bound on its size was reached), one line; empty when complete.
   std::string partial;
-  // Top-down and bottom-up: per sampled stored node (ViewInput::sampled), the view node
-  // (creation index) whose exclusive statistics took its values.
+  // Top-down and bottom-up: per stored node, the view node (creation index) whose exclusive
+  // statistics took its values (kNoSlot: none; bottom-up, a node without values).
   std::vector<uint32_t> landing;
 
   static constexpr uint32_t kNoSlot = 0xFFFFFFFFu;
@@ -64,6 +65,11 @@ struct ViewOutput {
 };
 
 ViewOutput BuildTopDown(const ViewInput& in);
+// The top-down view's tree in creation order, before SortPreorder (order and sorted_parent
+// empty). `tree_children`: its children lists when they were built on the way (left empty
+// otherwise).
+struct Children;
+ViewOutput BuildTopDownTree(const ViewInput& in, Children* tree_children);
 ViewOutput BuildBottomUp(const ViewInput& in);
 ViewOutput BuildFlat(const ViewInput& in);
 
@@ -77,6 +83,11 @@ struct Children {
 };
 Children BuildChildren(const int32_t* parent, size_t n);
 Children BuildChildren(const format::NodeRecord* nodes, size_t n);
+
+// Sorts `node`'s children in the view's order: descending inclusive value of `primary` (NaN
+// last), ties in creation order. `keyed`: scratch.
+void SortChildrenOf(Children& c, size_t node, const double* incl, size_t metric_count, size_t primary,
+                    std::vector<std::pair<double, uint32_t>>& keyed);
 
 // Computes out.order / out.sorted_parent: preorder with children in descending inclusive
 // value of `primary` (ties: creation order). `children`: out.parent's children lists when the

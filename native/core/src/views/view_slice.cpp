@@ -81,3 +81,19 @@ ViewSlice SliceView(const View& view, size_t root, const SliceBound& bound) {
 }
 
 }  // namespace strata::core
+
+namespace strata::core {
+
+ViewPart CutViewPart(const View& view, size_t root, const SliceBound& bound) {
+  ViewPart part;
+  part.slice = SliceView(view, root, bound);
+  part.frame_id.reserve(part.slice.node.size());
+  part.values.reserve(part.slice.node.size());
+  for (uint32_t i : part.slice.node) {
+    part.frame_id.push_back(view.frame_id[i]);
+    part.values.push_back(view.values[i]);
+  }
+  return part;
+}
+
+}  // namespace strata::core

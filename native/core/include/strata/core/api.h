@@ -103,10 +103,11 @@ struct View {
   // Every metric's statistics per node, [node * metric_count + metric], with
   // ViewOptions::all_metrics; empty without (Profile::NodeMetrics computes one node's).
   std::vector<NodeMetric> metric_values;
-  // Without all_metrics (top-down and bottom-up): per sampled stored node, in the order the
-  // profile keeps them, the view node (preorder) whose exclusive statistics hold that node's
-  // values. A view node's inclusive values are those landing in its subtree: what
-  // Profile::NodeMetrics sums on demand instead of keeping every metric of every node.
+  // Without all_metrics (top-down and bottom-up): per stored node, the view node (preorder)
+  // whose exclusive statistics hold that node's values (UINT32_MAX: none, a bottom-up view's
+  // node without values; top-down, a folded node's is its parent's). A view node's inclusive
+  // values are those landing in its subtree: what Profile::NodeMetrics sums on demand instead of
+  // keeping every metric of every node (and Profile::MetricColumn, a metric at every node).
   std::vector<uint32_t> landing;
   // How it was built (ViewOptions resolved: never kAuto).
   FrameFilter filter = FrameFilter::kAll;
@@ -168,6 +169,39 @@ struct ViewSlice {
 };
 // Throws Error when `root` is not a node of the view.
 ViewSlice SliceView(const View& view, size_t root, const SliceBound& bound);
+// A slice with what a flame graph draws of each of its nodes.
+struct ViewPart {
+  ViewSlice slice;
+  std::vector<uint32_t> frame_id;  // per slice node: its entry of the view's frame table
+  std::vector<NodeValue> values;   // per slice node
+};
+// SliceView with the nodes' frames and values.
+ViewPart CutViewPart(const View& view, size_t root, const SliceBound& bound);
+
+// A top-down view whose parts come before the whole of it (Profile::BeginTopDown): a part is cut
+// from the stored tree merged by call site directly, the preorder ids of the nodes cut computed
+// on the way; sorting every node's children and the preorder arrays of the whole view (most of
+// building it) wait for View(). Every part and the view are BuildView's and CutViewPart's, bit
+// for bit. Thread-safe.
+class TopDownParts {
+ public:
+  virtual ~TopDownParts() = default;
+  virtual size_t size() const = 0;  // nodes of the view
+  // CutViewPart(View(), root, bound). `root`: 0, or a node of an earlier part (any node once the
+  // view is built); Error otherwise.
+  virtual ViewPart Part(size_t root, const SliceBound& bound) = 0;
+  // The whole view, built on the first call (later calls, and parts, then read it).
+  virtual std::shared_ptr<const View> Whole() = 0;
+  virtual bool has_whole() const = 0;
+  // What the view shows before it is whole: the frames of its nodes (entries of the profile's
+  // frame table, in no order, repeated), the frame table and function ids, how it was built.
+  virtual const std::vector<uint32_t>& frames_shown() const = 0;
+  virtual std::shared_ptr<const std::vector<FrameInfo>> frame_table() const = 0;
+  virtual std::shared_ptr<const std::vector<uint32_t>> frame_function() const = 0;
+  virtual size_t primary_metric() const = 0;
+  virtual FrameFilter filter() const = 0;
+  virtual bool by_function() const = 0;
+};
 
 // The sandwich of one function, from a top-down view: its callers (a tree rooted at the
 // function, each level one caller further out) and its callees (everything it called, merged
@@ -222,11 +256,18 @@ class Profile {
   // Throws Error when primary_metric >= metrics().size() (0 is always accepted).
   virtual View BuildView(ViewKind kind, size_t primary_metric = 0) const = 0;
   virtual View BuildView(ViewKind kind, const ViewOptions& options) const = 0;
+  // The top-down view of `options`, parts first (TopDownParts). Throws as BuildView does.
+  virtual std::unique_ptr<TopDownParts> BeginTopDown(const ViewOptions& options) const = 0;
 
   // Every metric's statistics at `node` of `view` (a view this profile built): kept in the view
   // (all_metrics), else computed from its landing (one pass over the sampled nodes); the primary
   // metric's inclusive and exclusive values are the view's own. Empty for an unknown node.
   virtual std::vector<NodeMetric> NodeMetrics(const View& view, size_t node) const = 0;
+  // One metric's statistics at every node of a top-down `view` this profile built, in preorder:
+  // bit for bit what a view built with all_metrics holds (the same sums in the same order), for
+  // readers of a few metrics at every node (the analyzers) without every metric of every node.
+  // Throws Error for a metric out of range, a view of another profile or a lean bottom-up view.
+  virtual std::vector<NodeMetric> MetricColumn(const View& view, size_t metric) const = 0;
 
   // Sum of the exclusive sample/event counts of `metric` over all nodes (0 when out of range).
   virtual uint64_t total_count(size_t metric = 0) const = 0;

@@ -65,14 +65,22 @@ void Stall(const AnalysisContext& cx, const RuleParams& p, std::vector<Finding>&
       reasons.push_back(k);
   }
   if (!gpu || reasons.empty() || cx.Total(*gpu) <= 0) return;
-  for (size_t v = 1; v < cx.size(); ++v) {
-    if (cx.kind(v) != Kind::kKernel) continue;
+  // The kernels heavy enough to judge, and their samples per reason: read reason by reason (a
+  // metric at every node is computed once, not once per kernel).
+  std::vector<size_t> kernels;
+  for (size_t v = 1; v < cx.size(); ++v)
+    if (cx.kind(v) == Kind::kKernel && !(cx.Incl(v, *gpu) / cx.Total(*gpu) < p["min_share"])) kernels.push_back(v);
+  std::vector<double> samples(kernels.size() * reasons.size());
+  for (size_t r = 0; r < reasons.size(); ++r)
+    for (size_t i = 0; i < kernels.size(); ++i) samples[i * reasons.size() + r] = cx.metric(kernels[i], reasons[r]).inclusive;
+  for (size_t i = 0; i < kernels.size(); ++i) {
+    const size_t v = kernels[i];
     double share = cx.Incl(v, *gpu) / cx.Total(*gpu);
-    if (share < p["min_share"]) continue;
     double all = 0, latency = 0, best = 0;
     size_t reason = reasons[0];
-    for (size_t k : reasons) {
-      double s = cx.metric(v, k).inclusive;
+    for (size_t r = 0; r < reasons.size(); ++r) {
+      const size_t k = reasons[r];
+      double s = samples[i * reasons.size() + r];
       all += s;
       if (StallReason(cx.metrics()[k].name.substr(6)).kind != StallClass::kLatency) continue;
       latency += s;
