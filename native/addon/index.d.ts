@@ -36,6 +36,10 @@ export interface LineTotalsColumns {
   /** The part of values[k] under autograd backward operators (backward kernels the runtime
    *  placed under their forward's line). */
   backward: Float64Array[];
+  /** The part of values[k] from fused kernels computing the line (a torch.compile kernel's time
+   *  counts on every line it fuses, also where the line is not on its call path; never twice on
+   *  one line). Absent from addons built before it. */
+  fused?: Float64Array[];
   totals: number[];
 }
 

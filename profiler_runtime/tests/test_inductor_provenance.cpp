@@ -7,10 +7,14 @@
 
 #include <cstdio>
 #include <fstream>
+#include <iterator>
 #include <sstream>
 #include <string>
 
+#include "cct/cct.h"
+#include "gpu/placement/inductor_path.h"
 #include "gpu/placement/inductor_provenance.h"
+#include "strata/format/reader.h"
 
 namespace ind = strata::rt::gpu::inductor;
 
@@ -54,6 +58,18 @@ void WriteWrappers(const std::string& root) {
 }
 
 }  // namespace
+
+// The recorded log and wrappers, read as the placement reads them (wrappers written under `root`).
+ind::Provenance ReadRecorded(const std::string& root) {
+  WriteWrappers(root);
+  std::string log = Replace(Gunzip(kDir + "/provenance_torch_trace.log.gz"), kRecordedCache, root + "/");
+  ind::Provenance p;
+  p.AddLog(log, "log");
+  return p;
+}
+
+const char* kFwd = "/iz/cizkytcri6dgcm6v672wtlj6cfhnwcpxzfodktvi3wxtyt74liud.py";
+const char* kBwd = "/2y/c2ylyngxh2k2b7gw3utugxp3antcj5w36p32luxxcgbe2472daq3.py";
 
 TEST(InductorProvenance, CallHandlesFollowTheirComments) {
   std::string text =
@@ -167,6 +183,64 @@ TEST(InductorProvenance, RecordedForwardAndBackwardGraphs) {
     EXPECT_EQ(fn->file.substr(fn->file.rfind('/') + 1), "inductor_probe.py");
   }
   EXPECT_EQ(p.CompiledFunction(root + "/not/a/wrapper.py"), nullptr);
+  std::string cleanup = "rm -rf '" + root + "'";
+  EXPECT_EQ(system(cleanup.c_str()), 0);
+}
+
+TEST(InductorPath, FusedKernelCarriesItsLinesAsATypedList) {
+  char tmpl[] = "/tmp/strata-ind-XXXXXX";
+  ASSERT_NE(mkdtemp(tmpl), nullptr);
+  std::string root = tmpl;
+  ind::Provenance p = ReadRecorded(root);
+  const auto* fused = p.Find(root + kFwd, 125);  // relu(y) * 2.0 + x with the addmm's bias: lines 20, 19
+  const auto* mm = p.Find(root + kFwd, 119);
+  ASSERT_NE(fused, nullptr);
+  ASSERT_NE(mm, nullptr);
+  auto lines = ind::FusedLines(*fused);
+  ASSERT_EQ(lines.size(), 2u);
+  EXPECT_EQ(lines[0].line, 20u);
+  EXPECT_EQ(lines[1].line, 19u);
+  EXPECT_EQ(lines[1].function, "forward");
+  EXPECT_EQ(lines[0].file.substr(lines[0].file.rfind('/') + 1), "inductor_probe.py");
+  EXPECT_EQ(ind::FusedLines(*mm).size(), 1u);
+
+  strata::rt::Cct cct;
+  uint32_t gpu = cct.Metric("gpu_time", "ns");
+  cct.Locked([&](strata::rt::Cct&, strata::rt::Cct::Unlocked u) {
+    for (const auto* t : {fused, mm}) {
+      std::vector<uint32_t> ids;
+      ind::AppendPlacedFrames(u, *t, &ids);
+      // Placed twice (two launches): one node, one frame.
+      std::vector<uint32_t> again;
+      ind::AppendPlacedFrames(u, *t, &again);
+      EXPECT_EQ(ids, again);
+      u.AddAt(u.Node(ids.data(), ids.size()), gpu, 1000);
+    }
+  });
+  std::string out = root + "/fused.strata";
+  std::string error;
+  ASSERT_TRUE(cct.Write(out, {}, &error)) << error;
+  std::ifstream in(out, std::ios::binary);
+  std::vector<unsigned char> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  auto r = strata::format::ProfileReader::Parse(bytes.data(), bytes.size());
+  ASSERT_EQ(r.frame_source_list_count(), 1u);
+  const auto list = r.frame_source_list(0);
+  const auto& frame = r.frames()[list.frame];
+  EXPECT_EQ(frame.kind, uint32_t(strata::format::FrameKind::kOperator));
+  EXPECT_EQ(r.string(frame.name), "fused (2 lines)");
+  EXPECT_EQ(r.string(frame.file), "");  // no location on the frame itself: the list is the record
+  ASSERT_EQ(list.lines.size, 2u);
+  EXPECT_EQ(list.lines[0].line, 20u);
+  EXPECT_EQ(list.lines[1].line, 19u);
+  EXPECT_EQ(r.string(list.lines[0].function), "forward");
+  // The fused frame sits below the first trace's frame (line 20), and nothing is named "fuses".
+  for (const auto& n : r.nodes()) {
+    if (n.frame != list.frame) continue;
+    const auto& parent = r.frames()[r.nodes()[n.parent].frame];
+    EXPECT_EQ(parent.kind, uint32_t(strata::format::FrameKind::kPython));
+    EXPECT_EQ(parent.line, 20u);
+  }
+  for (const auto& f : r.frames()) EXPECT_EQ(std::string(r.string(f.name)).rfind("fuses", 0), std::string::npos);
   std::string cleanup = "rm -rf '" + root + "'";
   EXPECT_EQ(system(cleanup.c_str()), 0);
 }

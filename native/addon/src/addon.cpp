@@ -321,10 +321,12 @@ class LineTotalsWorker : public PromiseWorker {
     }
     values_.assign(metrics_.size(), std::vector<double>(totals_.lines.size()));
     backward_.assign(metrics_.size(), std::vector<double>(totals_.lines.size()));
+    fused_.assign(metrics_.size(), std::vector<double>(totals_.lines.size()));
     for (size_t i = 0; i < totals_.lines.size(); ++i)
       for (size_t k = 0; k < metrics_.size(); ++k) {
         values_[k][i] = totals_.lines[i].values[k];
         backward_[k][i] = totals_.lines[i].backward[k];
+        fused_[k][i] = totals_.lines[i].fused[k];
       }
   }
   Napi::Value Result(Napi::Env env) override {
@@ -334,14 +336,17 @@ class LineTotalsWorker : public PromiseWorker {
     out.Set("line", U32Column(env, line_));
     Napi::Array values = Napi::Array::New(env, metrics_.size());
     Napi::Array backward = Napi::Array::New(env, metrics_.size());
+    Napi::Array fused = Napi::Array::New(env, metrics_.size());
     Napi::Array totals = Napi::Array::New(env, metrics_.size());
     for (size_t k = 0; k < metrics_.size(); ++k) {
       values.Set(uint32_t(k), F64Column(env, values_[k]));
       backward.Set(uint32_t(k), F64Column(env, backward_[k]));
+      fused.Set(uint32_t(k), F64Column(env, fused_[k]));
       totals.Set(uint32_t(k), Napi::Number::New(env, totals_.totals[k]));
     }
     out.Set("values", values);
     out.Set("backward", backward);
+    out.Set("fused", fused);
     out.Set("totals", totals);
     return out;
   }
@@ -352,7 +357,7 @@ class LineTotalsWorker : public PromiseWorker {
   strata::core::LineTotals totals_;
   StringTable strings_;
   std::vector<uint32_t> file_, line_;
-  std::vector<std::vector<double>> values_, backward_;
+  std::vector<std::vector<double>> values_, backward_, fused_;
 };
 
 Napi::Value ProfileWrap::LineTotalsMethod(const Napi::CallbackInfo& info) {

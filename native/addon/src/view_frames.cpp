@@ -18,8 +18,10 @@ constexpr uint32_t kNoEntry = ~0u;
 
 ViewFrames ViewFrames::Of(const strata::core::View& view) {
   ViewFrames out;
+  out.fused_offset.push_back(0);
   out.entry_of_frame.assign(view.frame_table ? view.frame_table->size() : 0, kNoEntry);
-  std::map<std::tuple<uint8_t, uint32_t, uint32_t, uint32_t, uint32_t, uint8_t, uint8_t>, uint32_t> entry_of_key;
+  // The last field: a fused kernel's frame is an entry of its own (its profile frame), whatever its name.
+  std::map<std::tuple<uint8_t, uint32_t, uint32_t, uint32_t, uint32_t, uint8_t, uint8_t, uint32_t>, uint32_t> entry_of_key;
   StringTable strings;
   for (size_t i = 0; i < view.size(); ++i) {
     uint32_t& slot = out.entry_of_frame[view.frame_id[i]];
@@ -28,7 +30,8 @@ ViewFrames ViewFrames::Of(const strata::core::View& view) {
     const int code = strata::core::FrameKindCode(f.kind);
     const uint8_t flags = f.truncated ? kFrameTruncated : 0;
     const auto key = std::make_tuple(static_cast<uint8_t>(code < 0 ? 2 : code), strings.Intern(f.name), strings.Intern(f.file), f.line,
-                                     strings.Intern(f.module), static_cast<uint8_t>(f.origin), flags);
+                                     strings.Intern(f.module), static_cast<uint8_t>(f.origin), flags,
+                                     f.fused_lines.empty() ? kNoEntry : view.frame_id[i]);
     auto [entry, added] = entry_of_key.try_emplace(key, static_cast<uint32_t>(out.kind.size()));
     if (added) {
       out.kind.push_back(std::get<0>(key));
@@ -38,6 +41,12 @@ ViewFrames ViewFrames::Of(const strata::core::View& view) {
       out.module.push_back(std::get<4>(key));
       out.origin.push_back(std::get<5>(key));
       out.flags.push_back(std::get<6>(key));
+      for (const strata::core::SourceLine& l : f.fused_lines) {
+        out.fused_file.push_back(strings.Intern(l.file));
+        out.fused_function.push_back(strings.Intern(l.function));
+        out.fused_line.push_back(l.line);
+      }
+      out.fused_offset.push_back(static_cast<uint32_t>(out.fused_line.size()));
     }
     slot = entry->second;
   }
@@ -46,6 +55,20 @@ ViewFrames ViewFrames::Of(const strata::core::View& view) {
 }
 
 Napi::Object ViewFrames::Columns(Napi::Env env) const {
+  if (!fused_line.empty())
+    return addon::Columns(env, {
+        {"kind", U8Column(env, kind)},
+        {"name", U32Column(env, name)},
+        {"file", U32Column(env, file)},
+        {"line", U32Column(env, line)},
+        {"module", U32Column(env, module)},
+        {"origin", U8Column(env, origin)},
+        {"flags", U8Column(env, flags)},
+        {"fusedOffset", U32Column(env, fused_offset)},
+        {"fusedFile", U32Column(env, fused_file)},
+        {"fusedFunction", U32Column(env, fused_function)},
+        {"fusedLine", U32Column(env, fused_line)},
+    });
   return addon::Columns(env, {
       {"kind", U8Column(env, kind)},
       {"name", U32Column(env, name)},

@@ -1,5 +1,6 @@
 // Line totals (SumLines in strata/core/api.h): one compact top-down view, walked once for every
 // metric asked for.
+#include <algorithm>
 #include <cstdint>
 #include <map>
 #include <string>
@@ -21,13 +22,26 @@ LineTotals SumLines(const Profile& profile, const std::vector<size_t>& metrics) 
   LineTotals out;
   for (size_t m : metrics) out.totals.push_back(view.size() && m < view.metric_count ? view.metric(0, m).inclusive : 0.0);
   const auto& table = *view.frame_table;
-  // Frames of one (file, line) share one key; the file strings compare by value.
+  // Frames of one (file, line) share one key; the file strings compare by value. A frame opens
+  // its own line's key; a fused kernel's frame opens the keys of every line it fuses.
   std::map<std::pair<std::string, uint32_t>, size_t> keys;
-  std::vector<size_t> frame_key(table.size(), SIZE_MAX);
+  std::vector<std::pair<std::string, uint32_t>> key_line;
+  auto key_of = [&](const std::string& file, uint32_t line) {
+    auto [it, fresh] = keys.try_emplace({file, line}, keys.size());
+    if (fresh) key_line.emplace_back(file, line);
+    return it->second;
+  };
+  std::vector<std::vector<size_t>> frame_keys(table.size());
+  std::vector<char> frame_fused(table.size(), 0);
   for (size_t f = 0; f < table.size(); ++f) {
     const FrameInfo& fi = table[f];
-    if (fi.file.empty() || fi.line == 0) continue;
-    frame_key[f] = keys.try_emplace({fi.file, fi.line}, keys.size()).first->second;
+    if (!fi.file.empty() && fi.line != 0) frame_keys[f].push_back(key_of(fi.file, fi.line));
+    for (const SourceLine& l : fi.fused_lines) {
+      if (l.file.empty() || l.line == 0) continue;
+      const size_t k = key_of(l.file, l.line);
+      if (std::find(frame_keys[f].begin(), frame_keys[f].end(), k) == frame_keys[f].end()) frame_keys[f].push_back(k);
+      frame_fused[f] = 1;
+    }
   }
   // Backward part: per node, the inclusive values of the outermost backward operators in its
   // subtree (children follow their parent in preorder: a reverse walk sums them upwards).
@@ -55,29 +69,45 @@ LineTotals SumLines(const Profile& profile, const std::vector<size_t>& metrics) 
       for (size_t j = 0; j < k_count; ++j) pb[j] += b[j];
     }
   }
-  std::vector<size_t> open(keys.size(), 0);     // nodes of the current path on each key
+  std::vector<size_t> open(keys.size(), 0);        // nodes of the current path on each key
+  std::vector<size_t> open_fused(keys.size(), 0);  // fused frames of the current path on each key
   std::vector<size_t> line_index(keys.size(), SIZE_MAX);
   std::vector<size_t> stack;
+  auto line_at = [&](size_t k) -> LineTotals::Line& {
+    if (line_index[k] == SIZE_MAX) {
+      line_index[k] = out.lines.size();
+      out.lines.push_back({key_line[k].first, key_line[k].second, std::vector<double>(k_count, 0.0),
+                           std::vector<double>(k_count, 0.0), std::vector<double>(k_count, 0.0)});
+    }
+    return out.lines[line_index[k]];
+  };
   for (size_t i = 1; i < view.size(); ++i) {
     const size_t parent = size_t(view.parent[i]);
     while (!stack.empty() && stack.back() != parent) {
-      const size_t k = frame_key[view.frame_id[stack.back()]];
-      if (k != SIZE_MAX) --open[k];
+      const uint32_t f = view.frame_id[stack.back()];
+      for (size_t k : frame_keys[f]) {
+        --open[k];
+        if (frame_fused[f]) --open_fused[k];
+      }
       stack.pop_back();
     }
     stack.push_back(i);
-    const size_t k = frame_key[view.frame_id[i]];
-    if (k == SIZE_MAX) continue;
-    if (open[k]++ > 0) continue;  // an outer frame of this path already counted this line
-    if (line_index[k] == SIZE_MAX) {
-      const FrameInfo& fi = view.frame(i);
-      line_index[k] = out.lines.size();
-      out.lines.push_back({fi.file, fi.line, std::vector<double>(k_count, 0.0), std::vector<double>(k_count, 0.0)});
+    const uint32_t f = view.frame_id[i];
+    for (size_t k : frame_keys[f]) {
+      // An outer frame of this path already counted this line: not again (recursion, or a
+      // fused kernel placed under one of the lines it fuses).
+      const bool count = open[k]++ == 0;
+      const bool fused = frame_fused[f] && open_fused[k]++ == 0;
+      if (!count && !fused) continue;
+      auto& line = line_at(k);
+      for (size_t j = 0; j < k_count; ++j) {
+        const double v = view.metric(i, metrics[j]).inclusive;
+        if (count) line.values[j] += v;
+        if (fused) line.fused[j] += v;
+      }
+      if (count && !backward.empty())
+        for (size_t j = 0; j < k_count; ++j) line.backward[j] += backward[i * k_count + j];
     }
-    auto& line = out.lines[line_index[k]];
-    for (size_t j = 0; j < k_count; ++j) line.values[j] += view.metric(i, metrics[j]).inclusive;
-    if (!backward.empty())
-      for (size_t j = 0; j < k_count; ++j) line.backward[j] += backward[i * k_count + j];
   }
   return out;
 }
