@@ -268,14 +268,25 @@ Napi::Value ProfileWrap::NodeMetricsMethod(const Napi::CallbackInfo& info) {
 class SourceWorker : public PromiseWorker {
  public:
   SourceWorker(Napi::Env env, std::shared_ptr<ProfileState> state, ViewKind kind, size_t node,
-               std::optional<size_t> metric)
-      : PromiseWorker(env, "strata.sourceLocation"), state_(std::move(state)), kind_(kind), node_(node), metric_(metric) {}
+               std::optional<size_t> metric, std::optional<size_t> fused_line)
+      : PromiseWorker(env, "strata.sourceLocation"), state_(std::move(state)), kind_(kind), node_(node), metric_(metric),
+        fused_line_(fused_line) {}
 
  protected:
   void Run() override {
     auto view = state_->GetView(kind_, metric_);
     if (node_ >= view->size()) return;  // unknown node: null
     const auto& f = view->frame(node_);
+    if (fused_line_) {  // one of the lines a fused kernel computes
+      if (*fused_line_ >= f.fused_lines.size() || f.fused_lines[*fused_line_].file.empty()) return;
+      const strata::core::SourceLine& l = f.fused_lines[*fused_line_];
+      frame_ = strata::core::FrameInfo{};
+      frame_->kind = "python";
+      frame_->name = l.function;
+      frame_->file = l.file;
+      frame_->line = l.line;
+      return;
+    }
     if (f.file.empty()) return;  // nothing to open: null
     frame_ = f;
   }
@@ -295,13 +306,15 @@ class SourceWorker : public PromiseWorker {
   ViewKind kind_;
   size_t node_;
   std::optional<size_t> metric_;
+  std::optional<size_t> fused_line_;
   std::optional<strata::core::FrameInfo> frame_;
 };
 
 Napi::Value ProfileWrap::SourceLocation(const Napi::CallbackInfo& info) {
   auto state = Require(info.Env());
   ViewKind kind = KindArg(info, 0);
-  return Queue(new SourceWorker(info.Env(), std::move(state), kind, NodeArg(info, 1), IndexArg(info, 2, "metric index")));
+  return Queue(new SourceWorker(info.Env(), std::move(state), kind, NodeArg(info, 1), IndexArg(info, 2, "metric index"),
+                                IndexArg(info, 3, "fused line index")));
 }
 
 // ------------------------------------------------------------------------------------------
