@@ -328,8 +328,8 @@ export class App {
       : { type: 'openSource', node: m.hostId(node), view: this.currentView, fusedLine });
   }
 
-  /** Outlines the frames at the editor's line (by the file string as recorded and the line),
-   *  without zooming: the graph must not move while the user types. */
+  /** Outlines the frames at the editor's line (by the file string as recorded and the line; a
+   *  fused kernel's frame at each line it fuses), without zooming: the graph must not move while the user types. */
   private applySourceLine(): void {
     const d = this.view.model?.data;
     if (!d) return;
@@ -341,6 +341,15 @@ export class App {
         const { frames } = d;
         const atLine = new Uint8Array(frames.file.length);
         for (let f = 0; f < atLine.length; f++) atLine[f] = frames.file[f] === fileIdx && frames.line[f] === sl.line ? 1 : 0;
+        // A fused kernel's frame is at every line it fuses.
+        const off = frames.fusedOffset;
+        if (off && frames.fusedFile && frames.fusedLine) {
+          for (let f = 0; f < atLine.length; f++) {
+            for (let k = off[f]; k < off[f + 1] && !atLine[f]; k++) {
+              if (frames.fusedFile[k] === fileIdx && frames.fusedLine[k] === sl.line) atLine[f] = 1;
+            }
+          }
+        }
         for (let i = 1; i < d.parent.length; i++) if (atLine[d.frame[i]]) nodes.push(i);
       }
     }

@@ -87,4 +87,15 @@ describe('details pane of a fused kernel (Chromium)', () => {
     const posted = await page.evaluate(() => (window as any).__posted.slice());
     assert.deepEqual(posted.filter((m: any) => m.type === 'openSource'), [{ type: 'openSource', node: 2, view: 'top-down', fusedLine: 1 }]);
   });
+
+  test('the editor\'s cursor on a fused line outlines the fused frame', async () => {
+    const highlighted = () => page.evaluate(() => (window as any).__strata.highlighted());
+    await page.evaluate((m) => (window as any).postToWebview(m), { type: 'highlightSource', file: '/ws/n.py', line: 7 } as any);
+    await page.waitForFunction(() => (window as any).__strata.highlighted().length > 0);
+    assert.deepEqual(await highlighted(), [2]);
+    // m.py:20: the forward frame's own line and the fused one's.
+    await page.evaluate((m) => (window as any).postToWebview(m), { type: 'highlightSource', file: '/ws/m.py', line: 20 } as any);
+    await page.waitForFunction(() => (window as any).__strata.highlighted().length === 2);
+    assert.deepEqual(await highlighted(), [1, 2]);
+  });
 });
