@@ -195,6 +195,7 @@ export class ProfileViewer implements vscode.Disposable {
       this.nodes = cols.nodes ?? cols.parent.length;
       const files = new Set<string>();
       for (const file of cols.frames.file) if (file) files.add(cols.strings[file]);
+      for (const file of cols.frames.fusedFile ?? []) if (file) files.add(cols.strings[file]);   // a fused kernel's lines
       this.files = [...files];
       this.lastError = undefined;
       this.log.appendLine(`[viewer] ${path.basename(this.profilePath)}: ${view} view, ${this.nodes} nodes` +

@@ -102,6 +102,16 @@ TEST(FusedLines, Cli) {
   auto t = RunShell(std::string(STRATA_CLI) + " report " + strata::test::Quote(kFixture));
   ASSERT_EQ(t.status, 0) << t.err;
   EXPECT_NE(t.out.find("fuses inductor_probe.py:20 forward, inductor_probe.py:19 forward"), std::string::npos) << t.out;
+  // Exports: formats of names, files and lines only; the fused frame's name says its lines.
+  const std::string dir = strata::test::TempDir();
+  auto e = RunShell(std::string(STRATA_CLI) + " export " + strata::test::Quote(kFixture) + " --format speedscope -o " +
+                    strata::test::Quote(dir + "/s.json"));
+  ASSERT_EQ(e.status, 0) << e.err;
+  const auto ss = nlohmann::json::parse(strata::test::ReadText(dir + "/s.json"));
+  size_t named = 0;
+  for (const auto& f : ss["shared"]["frames"]) named += f["name"] == "fused (2 lines): inductor_probe.py:20, inductor_probe.py:19";
+  EXPECT_EQ(named, 1u);
+  std::system(("rm -rf " + strata::test::Quote(dir)).c_str());
 }
 
 TEST(FusedLines, DiffKeepsFusedGroupsApartAndMatchesThemAcrossRuns) {
