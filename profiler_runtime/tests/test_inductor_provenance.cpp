@@ -289,7 +289,7 @@ TEST(InductorPath, RecordedProvenanceFixture) {
     }
   });
   EXPECT_EQ(placed, 4u);         // forward: mm, fused pointwise; backward: reduction, mm (the bias gradient has no trace)
-  EXPECT_EQ(fused_kernels, 1u);  // the forward's relu * 2 + x with the addmm's bias
+  EXPECT_EQ(fused_kernels, 2u);  // the forward's relu * 2 + x with the addmm's bias; the backward's reduction
   std::string out = root + "/fused_from_provenance.strata";
   std::string error;
   ASSERT_TRUE(cct.Write(out, {{"command", "python3 bench/real_models/inductor_probe.py OUT (placed from its recorded provenance)"}}, &error)) << error;
