@@ -121,6 +121,27 @@ TEST(FusedLines, DiffKeepsFusedGroupsApartAndMatchesThemAcrossRuns) {
   const auto d = strata::core::DiffProfiles(*a, *b);
   EXPECT_EQ(d.common_paths, 4u);  // the same run twice: every kernel's path matched
   for (const auto& row : d.rows) EXPECT_DOUBLE_EQ(row.a, row.b);
+  // Two fused groups of one name under one line are two paths, whose lines tell them apart.
+  auto run = [](double second) {
+    namespace fmt = strata::format;
+    fmt::ProfileWriter w;
+    const uint32_t gpu = w.Metric("gpu_time", "ns");
+    const uint32_t fwd = w.Child(0, w.Frame(fmt::FrameKind::kPython, fmt::kNone, 0, "forward", "/m.py", 20));
+    const uint32_t k = w.Frame(fmt::FrameKind::kKernel, fmt::kNone, 0, "triton_0", "", 0);
+    auto group = [&](uint32_t l1, uint32_t l2) {
+      return w.Child(w.Child(fwd, w.Frame(fmt::FrameKind::kOperator, fmt::kNone, 0, "fused (2 lines)", "", 0, 0,
+                                          fmt::SourceLinesRole::kFused, {{"/m.py", "forward", l1}, {"/m.py", "forward", l2}})), k);
+    };
+    w.AddStats(group(20, 19), gpu, strata::test::StatsOf({10}));
+    w.AddStats(group(21, 22), gpu, strata::test::StatsOf({second}));
+    return Profile::FromBytes(w.Serialize());
+  };
+  auto ra = run(5), rb = run(7);
+  const auto g = strata::core::DiffProfiles(*ra, *rb);
+  EXPECT_EQ(g.common_paths, 2u);
+  ASSERT_FALSE(g.rows.empty());
+  EXPECT_DOUBLE_EQ(g.rows[0].change(), 2);
+  EXPECT_EQ(g.rows[0].path[1].fused_lines[0].line, 21u);
 }
 
 TEST(FusedLines, MergedRunKeepsTheLines) {
