@@ -64,8 +64,8 @@ describe('Strata: a fused kernel\'s lines (code-server)', { timeout: 240_000 }, 
     }, 30000).catch(async (e) => { await shot('fused-no-heat'); throw e; });
     // Line 19: its own kernels (5 µs) and the two fused ones (5 µs) placed under line 20; line 20:
     // those fused kernels alone.
-    assert.ok(heat.some((s) => /gpu 10\.0 µs \(5\.00 µs fused\)/.test(s)), JSON.stringify(heat));
-    assert.ok(heat.some((s) => /gpu 5\.00 µs \(all fused\)/.test(s)), JSON.stringify(heat));
+    assert.ok(heat.some((s) => /gpu 10\.0 [uµ]s \(5\.00 [uµ]s fused\)/.test(s)), JSON.stringify(heat));
+    assert.ok(heat.some((s) => /gpu 5\.00 [uµ]s \(all fused\)/.test(s)), JSON.stringify(heat));
     await shot('fused-line-heat');
   });
 });
