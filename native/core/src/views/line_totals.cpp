@@ -31,18 +31,28 @@ LineTotals SumLines(const Profile& profile, const std::vector<size_t>& metrics) 
     if (fresh) key_line.emplace_back(file, line);
     return it->second;
   };
-  std::vector<std::vector<size_t>> frame_keys(table.size());
-  std::vector<char> frame_fused(table.size(), 0);
+  // Per frame its own line's key, and (CSR, only fused frames have any) the keys of the other
+  // lines it fuses: 12 bytes a frame, a profile's frame table can be millions long.
+  std::vector<size_t> frame_key(table.size(), SIZE_MAX);
+  std::vector<uint32_t> fused_offset(table.size() + 1, 0);
+  std::vector<size_t> fused_key;
   for (size_t f = 0; f < table.size(); ++f) {
     const FrameInfo& fi = table[f];
-    if (!fi.file.empty() && fi.line != 0) frame_keys[f].push_back(key_of(fi.file, fi.line));
+    if (!fi.file.empty() && fi.line != 0) frame_key[f] = key_of(fi.file, fi.line);
     for (const SourceLine& l : fi.fused_lines) {
       if (l.file.empty() || l.line == 0) continue;
       const size_t k = key_of(l.file, l.line);
-      if (std::find(frame_keys[f].begin(), frame_keys[f].end(), k) == frame_keys[f].end()) frame_keys[f].push_back(k);
-      frame_fused[f] = 1;
+      if (k != frame_key[f] && std::find(fused_key.begin() + fused_offset[f], fused_key.end(), k) == fused_key.end())
+        fused_key.push_back(k);
     }
+    fused_offset[f + 1] = uint32_t(fused_key.size());
   }
+  const auto fused_frame = [&](uint32_t f) { return fused_offset[f + 1] > fused_offset[f]; };
+  // Calls fn(key) for every key frame `f` opens.
+  const auto for_keys = [&](uint32_t f, auto&& fn) {
+    if (frame_key[f] != SIZE_MAX) fn(frame_key[f]);
+    for (uint32_t x = fused_offset[f]; x < fused_offset[f + 1]; ++x) fn(fused_key[x]);
+  };
   // Backward part: per node, the inclusive values of the outermost backward operators in its
   // subtree (children follow their parent in preorder: a reverse walk sums them upwards).
   const size_t k_count = metrics.size();
@@ -85,20 +95,22 @@ LineTotals SumLines(const Profile& profile, const std::vector<size_t>& metrics) 
     const size_t parent = size_t(view.parent[i]);
     while (!stack.empty() && stack.back() != parent) {
       const uint32_t f = view.frame_id[stack.back()];
-      for (size_t k : frame_keys[f]) {
+      const bool fused = fused_frame(f);
+      for_keys(f, [&](size_t k) {
         --open[k];
-        if (frame_fused[f]) --open_fused[k];
-      }
+        if (fused) --open_fused[k];
+      });
       stack.pop_back();
     }
     stack.push_back(i);
     const uint32_t f = view.frame_id[i];
-    for (size_t k : frame_keys[f]) {
+    const bool is_fused = fused_frame(f);
+    for_keys(f, [&](size_t k) {
       // An outer frame of this path already counted this line: not again (recursion, or a
       // fused kernel placed under one of the lines it fuses).
       const bool count = open[k]++ == 0;
-      const bool fused = frame_fused[f] && open_fused[k]++ == 0;
-      if (!count && !fused) continue;
+      const bool fused = is_fused && open_fused[k]++ == 0;
+      if (!count && !fused) return;
       auto& line = line_at(k);
       for (size_t j = 0; j < k_count; ++j) {
         const double v = view.metric(i, metrics[j]).inclusive;
@@ -107,7 +119,7 @@ LineTotals SumLines(const Profile& profile, const std::vector<size_t>& metrics) 
       }
       if (count && !backward.empty())
         for (size_t j = 0; j < k_count; ++j) line.backward[j] += backward[i * k_count + j];
-    }
+    });
   }
   return out;
 }
