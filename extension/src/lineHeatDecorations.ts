@@ -128,9 +128,10 @@ export class LineHeatController implements vscode.Disposable {
         const b = Math.min(BUCKETS - 1, Math.floor(Math.sqrt(Math.max(0, info.share)) * BUCKETS));
         // Recorded paths are text, never markdown: escaped (a file named "[x](command:...)").
         const hover = new vscode.MarkdownString(`**Strata** — ${markdownText(recorded)}:${line}` +
-          (info.shading ? ` — shaded by ${info.shading}` : '') + `\n\n| metric | value | share | backward |\n| --- | --- | --- | --- |\n` +
+          (info.shading ? ` — shaded by ${info.shading}` : '') + `\n\n| metric | value | share | backward | fused |\n| --- | --- | --- | --- | --- |\n` +
           info.values.map((v) => `| ${v.metric}${v.metric === info.shading ? ' ▮' : ''} | ${formatEditorValue(v.value, v.unit)} | ${(v.share * 100).toFixed(1)}% | ` +
-            `${v.backward > 0 ? formatEditorValue(v.backward, v.unit) : ''} |`).join('\n'));
+            `${v.backward > 0 ? formatEditorValue(v.backward, v.unit) : ''} | ${v.fused > 0 ? formatEditorValue(v.fused, v.unit) : ''} |`).join('\n') +
+          (info.values.some((v) => v.fused > 0) ? '\n\nfused: the time of torch.compile kernels that compute this line together with others' : ''));
         hover.isTrusted = false;
         hover.supportHtml = false;
         perBucket[b].push({
@@ -159,8 +160,10 @@ async function computeHeat(profile: Profile, names: string[]): Promise<LineHeat>
   const cols = await profile.lineTotals(idx);
   const lines = lineTotalsByMetric(cols);
   const backward = lineTotalsByMetric(cols, 'backward');
+  const fused = lineTotalsByMetric(cols, 'fused');
   return new LineHeat(idx.map((m, k): MetricHeat => ({
     metric: metrics[m].name, unit: metrics[m].unit, total: cols.totals[k], lines: lines[k], backward: backward[k],
+    fused: fused[k],
   })));
 }
 

@@ -8,8 +8,9 @@ import { formatEditorValue } from '../../webview/src/model/format';
 export type LineTotals = Map<string, Map<number, number>>;
 
 /** The addon's line totals, one map per metric asked for (in that order); `part` picks the
- *  backward part (under autograd backward operators) instead of the whole value. */
-export function lineTotalsByMetric(cols: LineTotalsColumns, part: 'values' | 'backward' = 'values'): LineTotals[] {
+ *  backward part (under autograd backward operators) or the fused part (fused kernels computing
+ *  the line) instead of the whole value. */
+export function lineTotalsByMetric(cols: LineTotalsColumns, part: 'values' | 'backward' | 'fused' = 'values'): LineTotals[] {
   return (cols[part] ?? []).map((values) => {
     const out: LineTotals = new Map();
     for (let i = 0; i < cols.file.length; i++) {
@@ -30,6 +31,9 @@ export interface MetricHeat {
   /** The part of `lines` under autograd backward operators: backward kernels the runtime put
    *  under their forward's line. */
   backward?: LineTotals;
+  /** The part of `lines` from fused kernels that compute the line (torch.compile): a fused
+   *  kernel's time shows on every line it fuses. */
+  fused?: LineTotals;
 }
 
 const isStall = (m: string): boolean => m.startsWith('stall_');
@@ -51,10 +55,12 @@ export function heatMetrics(metrics: readonly Pick<MetricInfo, 'name' | 'stall'>
 export interface LineInfo {
   share: number;                              // of the shading metric's total, 0..1
   /** Short, so that it is not clipped at the editor's edge: the shading metric (its backward
-   *  part labelled), the other times, the top stall. "▮ 12.3% gpu 1.2 s (0.9 s backward) · cpu 30 ms" */
+   *  and fused parts labelled), the other times, the top stall.
+   *  "▮ 12.3% gpu 1.2 s (0.9 s backward) (0.4 s fused) · cpu 30 ms" */
   text: string;
-  /** Every metric of the line (the hover's table); `backward`: the part under backward operators. */
-  values: { metric: string; value: number; unit: string; share: number; backward: number }[];
+  /** Every metric of the line (the hover's table); `backward`: the part under backward operators;
+   *  `fused`: the part from fused kernels computing this line. */
+  values: { metric: string; value: number; unit: string; share: number; backward: number; fused: number }[];
   topStall?: string;                          // reason, without "stall_"
   /** The metric whose share shades the line. */
   shading?: string;
@@ -116,7 +122,8 @@ export class LineHeat {
         if (!top || v > top.value) top = { reason: m.metric.slice('stall_'.length), value: v };
       }
       const backward = m.backward?.get(file)?.get(line) ?? 0;
-      values.push({ metric: m.metric, value: v, unit: m.unit, share: m.total > 0 ? v / m.total : 0, backward });
+      const fused = m.fused?.get(file)?.get(line) ?? 0;
+      values.push({ metric: m.metric, value: v, unit: m.unit, share: m.total > 0 ? v / m.total : 0, backward, fused });
     }
     const times = values.filter((v) => !isStall(v.metric));
     if (times.length === 0) return undefined;
@@ -127,7 +134,8 @@ export class LineHeat {
     if (!primary && !times.some((v) => TIMES.has(v.metric))) return undefined;
     const share = primary?.share ?? 0;
     const part = (v: LineInfo['values'][number]) => `${SHORT[v.metric] ?? v.metric} ${formatEditorValue(v.value, v.unit)}` +
-      (v.backward > 0 ? ` (${v.backward >= v.value ? 'all' : formatEditorValue(v.backward, v.unit)} backward)` : '');
+      (v.backward > 0 ? ` (${v.backward >= v.value ? 'all' : formatEditorValue(v.backward, v.unit)} backward)` : '') +
+      (v.fused > 0 ? ` (${v.fused >= v.value ? 'all' : formatEditorValue(v.fused, v.unit)} fused)` : '');
     // Inline: the shading metric first, then the other times; PC samples only where they shade.
     const rest = times.filter((v) => v !== primary && TIMES.has(v.metric));
     const parts = [...(primary ? [primary] : []), ...rest].map(part);

@@ -55,6 +55,7 @@ export function checkColumns(v: ViewColumns): number {
   if (v.more) cols.push(['more', v.more, n]);
   if (v.frames?.origin) cols.push(['frames.origin', v.frames.origin, m]);
   if (v.frames?.flags) cols.push(['frames.flags', v.frames.flags, m]);
+  if (v.frames?.fusedOffset) cols.push(['frames.fusedOffset', v.frames.fusedOffset, m + 1]);
   for (const [k, c, len] of cols) {
     if (!c || c.length !== len) throw new Error(`view column "${k}" has ${c ? c.length : 0} entries, expected ${len}`);
   }

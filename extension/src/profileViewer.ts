@@ -195,6 +195,7 @@ export class ProfileViewer implements vscode.Disposable {
       this.nodes = cols.nodes ?? cols.parent.length;
       const files = new Set<string>();
       for (const file of cols.frames.file) if (file) files.add(cols.strings[file]);
+      for (const file of cols.frames.fusedFile ?? []) if (file) files.add(cols.strings[file]);   // a fused kernel's lines
       this.files = [...files];
       this.lastError = undefined;
       this.log.appendLine(`[viewer] ${path.basename(this.profilePath)}: ${view} view, ${this.nodes} nodes` +
@@ -255,7 +256,8 @@ export class ProfileViewer implements vscode.Disposable {
         void this.postDetails(Number(m.node), isViewName(m.view) ? m.view : this.view);
         return;
       case 'openSource':
-        void this.openSource(Number(m.node), isViewName(m.view) ? m.view : this.view);
+        void this.openSource(Number(m.node), isViewName(m.view) ? m.view : this.view,
+          Number.isInteger(m.fusedLine) && Number(m.fusedLine) >= 0 ? Number(m.fusedLine) : undefined);
         return;
       case 'showRegionTimeline':   // v4: a kernel node with region frames under it
         void this.showRegionTimeline(Number(m.node), isViewName(m.view) ? m.view : this.view, typeof m.kernel === 'string' ? m.kernel : '');
@@ -329,7 +331,8 @@ export class ProfileViewer implements vscode.Disposable {
     }
   }
 
-  private async openSource(node: number, view: ViewName): Promise<void> {
+  /** Opens the node's source, or (`fusedLine`) one of the lines its fused kernel computes. */
+  private async openSource(node: number, view: ViewName, fusedLine?: number): Promise<void> {
     const profile = this.profile;
     if (!profile || !Number.isInteger(node) || node < 0) return;
     if (view === this.view && node >= this.nodes) {
@@ -339,9 +342,10 @@ export class ProfileViewer implements vscode.Disposable {
       return;
     }
     try {
-      const loc = await profile.sourceLocation(view, node, view === this.view ? this.metric : undefined);
+      const loc = await profile.sourceLocation(view, node, view === this.view ? this.metric : undefined, fusedLine);
       this.lastSource = loc ? { file: loc.file, line: loc.line } : null;
-      this.log.appendLine(`[viewer] open source of node ${node} (${view}): ${loc ? `${loc.file}:${loc.line}` : 'none'}`);
+      this.log.appendLine(`[viewer] open source of node ${node} (${view})${fusedLine !== undefined ? ` fused line ${fusedLine}` : ''}: ` +
+        `${loc ? `${loc.file}:${loc.line}` : 'none'}`);
       await revealSource(loc);
     } catch (e) {
       void vscode.window.showErrorMessage(`Strata: cannot open the source: ${(e as Error).message}`);

@@ -106,6 +106,23 @@ test('LineHeat: shading follows the chosen metric; backward GPU time on the forw
   assert.equal(api.withMetric('api_time').describe('/w/train.py', 40)!.text, '▮ 50.0% api_time 500 ms');
 });
 
+test('LineHeat: a fused kernel\'s GPU time shows on every line it fuses, labelled fused', () => {
+  const t = lineTotalsByMetric({
+    strings: ['', '/w/m.py'], file: Uint32Array.from([1, 1]), line: Uint32Array.from([20, 19]),
+    values: [Float64Array.from([14, 15])], backward: [Float64Array.from([0, 0])], fused: [Float64Array.from([14, 10])], totals: [19],
+  }, 'fused');
+  assert.equal(t[0].get('/w/m.py')!.get(19), 10);
+  // An addon of before the fused part: no map, no label.
+  assert.deepEqual(lineTotalsByMetric({ strings: [''], file: new Uint32Array(0), line: new Uint32Array(0), values: [new Float64Array(0)],
+    backward: [new Float64Array(0)], totals: [0] }, 'fused'), []);
+  const at = (entries: [number, number][]) => new Map([['/w/m.py', new Map(entries)]]);
+  const heat = new LineHeat([{ metric: 'gpu_time', unit: 'ns', total: 19e6, lines: at([[20, 14e6], [19, 15e6], [7, 10e6]]),
+    fused: at([[20, 14e6], [19, 10e6], [7, 10e6]]) }], 'gpu_time');
+  assert.equal(heat.describe('/w/m.py', 19)!.text, '▮ 78.9% gpu 15.0 ms (10.0 ms fused)');
+  assert.equal(heat.describe('/w/m.py', 20)!.text, '▮ 73.7% gpu 14.0 ms (all fused)');
+  assert.equal(heat.describe('/w/m.py', 7)!.values[0].fused, 10e6);
+});
+
 test('markdownText: recorded paths cannot become links, HTML or tables in the hover', () => {
   assert.equal(markdownText('/w/[x](command:rm).py'), '/w/\\[x\\]\\(command:rm\\)\\.py');
   assert.equal(markdownText('<img src=x onerror=alert(1)>'), '\\<img src=x onerror=alert\\(1\\)\\>');

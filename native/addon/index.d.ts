@@ -36,6 +36,10 @@ export interface LineTotalsColumns {
   /** The part of values[k] under autograd backward operators (backward kernels the runtime
    *  placed under their forward's line). */
   backward: Float64Array[];
+  /** The part of values[k] from fused kernels computing the line (a torch.compile kernel's time
+   *  counts on every line it fuses, also where the line is not on its call path; never twice on
+   *  one line). Absent from addons built before it. */
+  fused?: Float64Array[];
   totals: number[];
 }
 
@@ -152,9 +156,11 @@ export interface Profile {
   nodeMetrics(kind: ViewKind, nodeId: number): Promise<{ metrics: NodeMetricValues[]; lines: NodeLine[] } | null>;
   /**
    * Source of node `nodeId` of a view (the one built for `metricIndex`, default: the metric of
-   * the latest view(kind, ...) call). null when the node is unknown or has no source file.
+   * the latest view(kind, ...) call). null when the node is unknown or has no source file. With
+   * `fusedLine`: line `fusedLine` of the lines the node's fused kernel computes (kind "python",
+   * name its function); null when the frame has no such line.
    */
-  sourceLocation(kind: ViewKind, nodeId: number, metricIndex?: number): Promise<SourceLocation | null>;
+  sourceLocation(kind: ViewKind, nodeId: number, metricIndex?: number, fusedLine?: number): Promise<SourceLocation | null>;
   /**
    * Runs the analyzers (built-in rules, plus rule files) and resolves to the findings document
    * of docs/analyzers.md. Rule-file errors are in `errors` (the other rules still ran); an

@@ -5,12 +5,19 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
+#include <iterator>
+#include <map>
 #include <sstream>
 #include <string>
 
+#include "cct/cct.h"
+#include "gpu/placement/inductor_path.h"
 #include "gpu/placement/inductor_provenance.h"
+#include "strata/format/reader.h"
 
 namespace ind = strata::rt::gpu::inductor;
 
@@ -54,6 +61,18 @@ void WriteWrappers(const std::string& root) {
 }
 
 }  // namespace
+
+// The recorded log and wrappers, read as the placement reads them (wrappers written under `root`).
+ind::Provenance ReadRecorded(const std::string& root) {
+  WriteWrappers(root);
+  std::string log = Replace(Gunzip(kDir + "/provenance_torch_trace.log.gz"), kRecordedCache, root + "/");
+  ind::Provenance p;
+  p.AddLog(log, "log");
+  return p;
+}
+
+const char* kFwd = "/iz/cizkytcri6dgcm6v672wtlj6cfhnwcpxzfodktvi3wxtyt74liud.py";
+const char* kBwd = "/2y/c2ylyngxh2k2b7gw3utugxp3antcj5w36p32luxxcgbe2472daq3.py";
 
 TEST(InductorProvenance, CallHandlesFollowTheirComments) {
   std::string text =
@@ -167,6 +186,126 @@ TEST(InductorProvenance, RecordedForwardAndBackwardGraphs) {
     EXPECT_EQ(fn->file.substr(fn->file.rfind('/') + 1), "inductor_probe.py");
   }
   EXPECT_EQ(p.CompiledFunction(root + "/not/a/wrapper.py"), nullptr);
+  std::string cleanup = "rm -rf '" + root + "'";
+  EXPECT_EQ(system(cleanup.c_str()), 0);
+}
+
+TEST(InductorPath, FusedKernelCarriesItsLinesAsATypedList) {
+  char tmpl[] = "/tmp/strata-ind-XXXXXX";
+  ASSERT_NE(mkdtemp(tmpl), nullptr);
+  std::string root = tmpl;
+  ind::Provenance p = ReadRecorded(root);
+  const auto* fused = p.Find(root + kFwd, 125);  // relu(y) * 2.0 + x with the addmm's bias: lines 20, 19
+  const auto* mm = p.Find(root + kFwd, 119);
+  ASSERT_NE(fused, nullptr);
+  ASSERT_NE(mm, nullptr);
+  auto lines = ind::FusedLines(*fused);
+  ASSERT_EQ(lines.size(), 2u);
+  EXPECT_EQ(lines[0].line, 20u);
+  EXPECT_EQ(lines[1].line, 19u);
+  EXPECT_EQ(lines[1].function, "forward");
+  EXPECT_EQ(lines[0].file.substr(lines[0].file.rfind('/') + 1), "inductor_probe.py");
+  EXPECT_EQ(ind::FusedLines(*mm).size(), 1u);
+
+  strata::rt::Cct cct;
+  uint32_t gpu = cct.Metric("gpu_time", "ns");
+  cct.Locked([&](strata::rt::Cct&, strata::rt::Cct::Unlocked u) {
+    for (const auto* t : {fused, mm}) {
+      std::vector<uint32_t> ids;
+      ind::AppendPlacedFrames(u, *t, &ids);
+      // Placed twice (two launches): one node, one frame.
+      std::vector<uint32_t> again;
+      ind::AppendPlacedFrames(u, *t, &again);
+      EXPECT_EQ(ids, again);
+      u.AddAt(u.Node(ids.data(), ids.size()), gpu, 1000);
+    }
+  });
+  std::string out = root + "/fused.strata";
+  std::string error;
+  ASSERT_TRUE(cct.Write(out, {}, &error)) << error;
+  std::ifstream in(out, std::ios::binary);
+  std::vector<unsigned char> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  auto r = strata::format::ProfileReader::Parse(bytes.data(), bytes.size());
+  ASSERT_EQ(r.frame_source_list_count(), 1u);
+  const auto list = r.frame_source_list(0);
+  const auto& frame = r.frames()[list.frame];
+  EXPECT_EQ(frame.kind, uint32_t(strata::format::FrameKind::kOperator));
+  EXPECT_EQ(r.string(frame.name), "fused (2 lines)");
+  EXPECT_EQ(r.string(frame.file), "");  // no location on the frame itself: the list is the record
+  ASSERT_EQ(list.lines.size, 2u);
+  EXPECT_EQ(list.lines[0].line, 20u);
+  EXPECT_EQ(list.lines[1].line, 19u);
+  EXPECT_EQ(r.string(list.lines[0].function), "forward");
+  // The fused frame sits below the first trace's frame (line 20), and nothing is named "fuses".
+  for (const auto& n : r.nodes()) {
+    if (n.frame != list.frame) continue;
+    const auto& parent = r.frames()[r.nodes()[n.parent].frame];
+    EXPECT_EQ(parent.kind, uint32_t(strata::format::FrameKind::kPython));
+    EXPECT_EQ(parent.line, 20u);
+  }
+  for (const auto& f : r.frames()) EXPECT_EQ(std::string(r.string(f.name)).rfind("fuses", 0), std::string::npos);
+  std::string cleanup = "rm -rf '" + root + "'";
+  EXPECT_EQ(system(cleanup.c_str()), 0);
+}
+
+// The committed fixture test/fixtures/h100/inductor/fused_from_provenance.strata is this
+// profile: every kernel call of the recorded forward and backward wrappers that Inductor traced,
+// placed as the runtime places it (inductor_path.h) below <module> ▸ main ▸ Runner.call at the
+// wrapper's call line, above a gpu_api and a kernel frame named by the call's handle, with an
+// invented gpu_time (1 µs times the call's rank). Written through the runtime's CCT; the test
+// checks that the committed file is what this writes (all but the header's time and checksum).
+// Regenerate: STRATA_WRITE_FIXTURE=1 ctest --test-dir build -R InductorPath.RecordedProvenanceFixture
+TEST(InductorPath, RecordedProvenanceFixture) {
+  char tmpl[] = "/tmp/strata-ind-XXXXXX";
+  ASSERT_NE(mkdtemp(tmpl), nullptr);
+  std::string root = tmpl;
+  ind::Provenance p = ReadRecorded(root);
+  strata::rt::Cct cct;
+  uint32_t gpu = cct.Metric("gpu_time", "ns");
+  const std::string probe = "/work/main/bench/real_models/inductor_probe.py";
+  size_t placed = 0, fused_kernels = 0;
+  cct.Locked([&](strata::rt::Cct&, strata::rt::Cct::Unlocked u) {
+    const uint32_t module = u.Frame(strata::format::FrameKind::kPython, strata::format::kNone, 0, "<module>", probe, 51);
+    const uint32_t main_f = u.Frame(strata::format::FrameKind::kPython, strata::format::kNone, 0, "main", probe, 38);
+    const uint32_t launch = u.Frame(strata::format::FrameKind::kGpuApi, strata::format::kNone, 0, "cuLaunchKernel", "", 0);
+    for (const char* w : {kFwd, kBwd}) {
+      std::ifstream in(root + w);
+      std::stringstream text;
+      text << in.rdbuf();
+      std::map<uint32_t, std::string> calls;  // ordered by line: a stable fixture
+      for (const auto& [line, handle] : ind::Provenance::CallHandles(text.str())) calls.emplace(line, handle);
+      for (const auto& [line, handle] : calls) {
+        const auto* traces = p.Find(root + w, line);
+        if (!traces) continue;
+        std::vector<uint32_t> ids{module, main_f,
+                                  u.Frame(strata::format::FrameKind::kPython, strata::format::kNone, 0, "Runner.call",
+                                          std::string(kRecordedCache).substr(0, kRecordedCache.size() - 1) + w, line)};
+        ind::AppendPlacedFrames(u, *traces, &ids);
+        fused_kernels += ind::FusedLines(*traces).size() > 1;
+        ids.push_back(launch);
+        ids.push_back(u.Frame(strata::format::FrameKind::kKernel, strata::format::kNone, 0, handle.substr(0, handle.rfind(':')), "", 0));
+        u.AddAt(u.Node(ids.data(), ids.size()), gpu, 1000.0 * double(++placed));
+      }
+    }
+  });
+  EXPECT_EQ(placed, 4u);         // forward: mm, fused pointwise; backward: reduction, mm (the bias gradient has no trace)
+  EXPECT_EQ(fused_kernels, 2u);  // the forward's relu * 2 + x with the addmm's bias; the backward's reduction
+  std::string out = root + "/fused_from_provenance.strata";
+  std::string error;
+  ASSERT_TRUE(cct.Write(out, {{"command", "python3 bench/real_models/inductor_probe.py OUT (placed from its recorded provenance)"}}, &error)) << error;
+  auto read = [](const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    return std::vector<unsigned char>((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  };
+  const std::string committed = kDir + "/fused_from_provenance.strata";
+  if (getenv("STRATA_WRITE_FIXTURE")) {
+    std::string copy = "cp '" + out + "' '" + committed + "'";
+    ASSERT_EQ(system(copy.c_str()), 0);
+  }
+  std::vector<unsigned char> made = read(out), kept = read(committed);
+  ASSERT_EQ(made.size(), kept.size()) << "the committed fixture is not what this test writes (regenerate: see above)";
+  // Bytes after the header are the content; the header's time and checksum differ per write.
+  EXPECT_TRUE(std::equal(made.begin() + 64, made.end(), kept.begin() + 64)) << "the committed fixture differs from what this test writes";
   std::string cleanup = "rm -rf '" + root + "'";
   EXPECT_EQ(system(cleanup.c_str()), 0);
 }

@@ -66,6 +66,25 @@ TEST(XlaHloMap, JitStepFusionsMapToPythonLines) {
   EXPECT_TRUE(m.Find("gemm_fusion_dot").empty());  // autotuning candidates are not in the dump
 }
 
+// A fusion computes the lines of every instruction it fuses: jit_step's input_reduce_fusion
+// (fused_reduce) holds the dot's reduction (line 11), the gelu (12) and the square and sum (13),
+// in the computation's order, each once; input_reduce_fusion.1 (fused_reduce.1) only the sum.
+TEST(XlaHloMap, FusionsListTheLinesTheyFuse) {
+  x::HloMap m;
+  m.ScanDir(kDir);
+  const x::HloKernel* k = One(m, "input_reduce_fusion", 256, 256);
+  ASSERT_NE(k, nullptr);
+  std::string lines;
+  for (const auto& f : k->fused) lines += (lines.empty() ? "" : " ") + f.function + ":" + std::to_string(f.line);
+  EXPECT_EQ(lines, "step:11 step:12 step:13");
+  EXPECT_EQ(k->fused[0].file, "/work/main/test/gpu/jax_step.py");
+  const x::HloKernel* last = One(m, "input_reduce_fusion_1");
+  ASSERT_NE(last, nullptr);
+  ASSERT_EQ(last->fused.size(), 1u);
+  EXPECT_EQ(last->fused[0].line, 13u);
+  for (const auto& kk : m.Kernels()) EXPECT_TRUE(kk.library ? kk.fused.empty() : true) << kk.instruction;
+}
+
 TEST(XlaHloMap, SameFusionNameInTwoModulesSplitByLaunchDims) {
   x::HloMap m;
   m.ScanDir(kDir);

@@ -17,6 +17,7 @@ import { Tooltip } from './ui/tooltip';
 import { MessageBar } from './ui/message';
 import { ProgressLine } from './ui/progressLine';
 import { DetailsPane } from './ui/detailsPane';
+import { fusedLinesOf } from './model/fusedLines';
 import { Legend } from './ui/legend';
 import { readTheme, watchTheme } from './ui/theme';
 import { el } from './ui/dom';
@@ -125,6 +126,7 @@ export class App {
     this.details = new DetailsPane({
       zoomTo: (node) => this.view.zoom(node),
       openSource: (node) => { if (this.view.hasSource(node)) this.openSource(node); },
+      openFusedLine: (node, index) => this.openSource(node, index),
       sandwich: (node) => this.openSandwich(node),
       close: () => { this.details.hide(); this.detailsClosed = true; this.saveState(); },
     });
@@ -360,13 +362,17 @@ export class App {
     this.partStats.lastMs = performance.now() - t0;
   }
 
-  private openSource(node: number): void {
+  /** Opens the node's source, or line `fusedLine` of a fused kernel's lines. */
+  private openSource(node: number, fusedLine?: number): void {
     const m = this.view.model;
-    if (m && node >= 0 && node < m.n) this.host.postMessage({ type: 'openSource', node: m.hostId(node), view: this.currentView });
+    if (!m || node < 0 || node >= m.n) return;
+    this.host.postMessage(fusedLine === undefined
+      ? { type: 'openSource', node: m.hostId(node), view: this.currentView }
+      : { type: 'openSource', node: m.hostId(node), view: this.currentView, fusedLine });
   }
 
-  /** Outlines the frames at the editor's line (by the file string as recorded and the line),
-   *  without zooming: the graph must not move while the user types. */
+  /** Outlines the frames at the editor's line (by the file string as recorded and the line; a
+   *  fused kernel's frame at each line it fuses), without zooming: the graph must not move while the user types. */
   private applySourceLine(): void {
     const d = this.view.model?.data;
     if (!d) return;
@@ -378,6 +384,15 @@ export class App {
         const { frames } = d;
         const atLine = new Uint8Array(frames.file.length);
         for (let f = 0; f < atLine.length; f++) atLine[f] = frames.file[f] === fileIdx && frames.line[f] === sl.line ? 1 : 0;
+        // A fused kernel's frame is at every line it fuses.
+        const off = frames.fusedOffset;
+        if (off && frames.fusedFile && frames.fusedLine) {
+          for (let f = 0; f < atLine.length; f++) {
+            for (let k = off[f]; k < off[f + 1] && !atLine[f]; k++) {
+              if (frames.fusedFile[k] === fileIdx && frames.fusedLine[k] === sl.line) atLine[f] = 1;
+            }
+          }
+        }
         for (let i = 1; i < d.parent.length; i++) if (atLine[d.frame[i]]) nodes.push(i);
       }
     }
@@ -487,6 +502,7 @@ export class App {
       },
       canOpen: node > 0 && this.view.hasSource(node),
       canSandwich: node > 0,
+      fused: fusedLinesOf(d.frames, d.strings, f),
     }, this.nodeDetails.get(m.hostId(node))?.metrics ?? null, this.nodeDetails.get(m.hostId(node))?.lines ?? []);
     if (!this.nodeDetails.has(m.hostId(node))) this.host.postMessage({ type: 'requestDetails', node: m.hostId(node), view: this.currentView });
     this.saveState();

@@ -24,7 +24,11 @@
 //     indexes when the data is whole, as before). The sandwich is made by the host
 //     ('requestSandwich' → 'sandwich'); 'progress' while the host opens a profile or builds a
 //     view; 'ready' and 'requestView' carry the graph's `width`. Every v6 message is unchanged.
-export const PROTOCOL_VERSION = 7;
+// v8: a fused kernel's frame carries every source line it computes: the frame table's optional
+//     `fusedOffset` / `fusedFile` / `fusedFunction` / `fusedLine` columns (typed records, never
+//     a "fuses a.py:12" name), and 'openSource' an optional `fusedLine` (which of them to open).
+//     Every v7 message is unchanged.
+export const PROTOCOL_VERSION = 8;
 
 export type ViewName = 'top-down' | 'bottom-up';
 
@@ -87,6 +91,13 @@ export interface FrameTable {
   module: Uint32Array;
   origin?: Uint8Array;     // v6: FrameOrigin (absent: all None)
   flags?: Uint8Array;      // v6: FrameFlag bits (absent: none)
+  /** v8: a fused kernel's frame: the source lines it computes, in the compiler's order (CSR:
+   *  entry f's are [fusedOffset[f], fusedOffset[f + 1]) of fusedFile / fusedFunction (strings) and
+   *  fusedLine). Absent: no frame of the view is fused. */
+  fusedOffset?: Uint32Array;   // entries + 1
+  fusedFile?: Uint32Array;
+  fusedFunction?: Uint32Array;
+  fusedLine?: Uint32Array;
 }
 
 /**
@@ -245,7 +256,7 @@ export type HostMessage =
 /** webview -> extension */
 export type WebviewMessage =
   | { type: 'ready'; version: number; width?: number }
-  | { type: 'openSource'; node: number; view: ViewName }
+  | { type: 'openSource'; node: number; view: ViewName; fusedLine?: number }   // v8: fusedLine: which of the frame's fused lines
   | { type: 'requestView'; view: ViewName; metric: string; frames?: FrameFilterName; byFunction?: boolean; width?: number }
   // v7: the part of view `viewId` under node `node` (a host id) down to `minValue` (what half a
   // pixel is worth at the zoom the user reached).

@@ -268,14 +268,25 @@ Napi::Value ProfileWrap::NodeMetricsMethod(const Napi::CallbackInfo& info) {
 class SourceWorker : public PromiseWorker {
  public:
   SourceWorker(Napi::Env env, std::shared_ptr<ProfileState> state, ViewKind kind, size_t node,
-               std::optional<size_t> metric)
-      : PromiseWorker(env, "strata.sourceLocation"), state_(std::move(state)), kind_(kind), node_(node), metric_(metric) {}
+               std::optional<size_t> metric, std::optional<size_t> fused_line)
+      : PromiseWorker(env, "strata.sourceLocation"), state_(std::move(state)), kind_(kind), node_(node), metric_(metric),
+        fused_line_(fused_line) {}
 
  protected:
   void Run() override {
     auto view = state_->GetView(kind_, metric_);
     if (node_ >= view->size()) return;  // unknown node: null
     const auto& f = view->frame(node_);
+    if (fused_line_) {  // one of the lines a fused kernel computes
+      if (*fused_line_ >= f.fused_lines.size() || f.fused_lines[*fused_line_].file.empty()) return;
+      const strata::core::SourceLine& l = f.fused_lines[*fused_line_];
+      frame_ = strata::core::FrameInfo{};
+      frame_->kind = "python";
+      frame_->name = l.function;
+      frame_->file = l.file;
+      frame_->line = l.line;
+      return;
+    }
     if (f.file.empty()) return;  // nothing to open: null
     frame_ = f;
   }
@@ -295,13 +306,15 @@ class SourceWorker : public PromiseWorker {
   ViewKind kind_;
   size_t node_;
   std::optional<size_t> metric_;
+  std::optional<size_t> fused_line_;
   std::optional<strata::core::FrameInfo> frame_;
 };
 
 Napi::Value ProfileWrap::SourceLocation(const Napi::CallbackInfo& info) {
   auto state = Require(info.Env());
   ViewKind kind = KindArg(info, 0);
-  return Queue(new SourceWorker(info.Env(), std::move(state), kind, NodeArg(info, 1), IndexArg(info, 2, "metric index")));
+  return Queue(new SourceWorker(info.Env(), std::move(state), kind, NodeArg(info, 1), IndexArg(info, 2, "metric index"),
+                                IndexArg(info, 3, "fused line index")));
 }
 
 // ------------------------------------------------------------------------------------------
@@ -321,10 +334,12 @@ class LineTotalsWorker : public PromiseWorker {
     }
     values_.assign(metrics_.size(), std::vector<double>(totals_.lines.size()));
     backward_.assign(metrics_.size(), std::vector<double>(totals_.lines.size()));
+    fused_.assign(metrics_.size(), std::vector<double>(totals_.lines.size()));
     for (size_t i = 0; i < totals_.lines.size(); ++i)
       for (size_t k = 0; k < metrics_.size(); ++k) {
         values_[k][i] = totals_.lines[i].values[k];
         backward_[k][i] = totals_.lines[i].backward[k];
+        fused_[k][i] = totals_.lines[i].fused[k];
       }
   }
   Napi::Value Result(Napi::Env env) override {
@@ -334,14 +349,17 @@ class LineTotalsWorker : public PromiseWorker {
     out.Set("line", U32Column(env, line_));
     Napi::Array values = Napi::Array::New(env, metrics_.size());
     Napi::Array backward = Napi::Array::New(env, metrics_.size());
+    Napi::Array fused = Napi::Array::New(env, metrics_.size());
     Napi::Array totals = Napi::Array::New(env, metrics_.size());
     for (size_t k = 0; k < metrics_.size(); ++k) {
       values.Set(uint32_t(k), F64Column(env, values_[k]));
       backward.Set(uint32_t(k), F64Column(env, backward_[k]));
+      fused.Set(uint32_t(k), F64Column(env, fused_[k]));
       totals.Set(uint32_t(k), Napi::Number::New(env, totals_.totals[k]));
     }
     out.Set("values", values);
     out.Set("backward", backward);
+    out.Set("fused", fused);
     out.Set("totals", totals);
     return out;
   }
@@ -352,7 +370,7 @@ class LineTotalsWorker : public PromiseWorker {
   strata::core::LineTotals totals_;
   StringTable strings_;
   std::vector<uint32_t> file_, line_;
-  std::vector<std::vector<double>> values_, backward_;
+  std::vector<std::vector<double>> values_, backward_, fused_;
 };
 
 Napi::Value ProfileWrap::LineTotalsMethod(const Napi::CallbackInfo& info) {

@@ -456,6 +456,8 @@ class ProfileImpl final : public Profile {
         info.iteration = rf.iteration;
         info.name = regions::RegionFrameLabel(rf.name, rf.iteration);
       }
+      for (const fmt::SourceLineRecord& l : r_.frame_source_lines(uint32_t(i), fmt::SourceLinesRole::kFused))
+        info.fused_lines.push_back(SourceLine{std::string(r_.string(l.file)), std::string(r_.string(l.function)), l.line});
       info.origin = detail::ClassifyFrame(f.kind, info.module, info.file, info.truncated);
       frame_fold[i] = detail::FoldClassOf(f.kind, info.module, info.truncated);
       // Function identity for bottom-up / flat merging.
@@ -466,6 +468,12 @@ class ProfileImpl final : public Profile {
       key += '\0';
       if (f.kind == uint32_t(fmt::FrameKind::kPython)) key += info.file;
       else key += info.module;
+      for (const SourceLine& l : info.fused_lines) {  // another fused group is another function
+        key += '\0';
+        key += l.file;
+        key += ':';
+        key += std::to_string(l.line);
+      }
       frame_func[i] = func_ids.emplace(key, uint32_t(func_ids.size())).first->second;
       // Call-site identity for top-down merging: the function plus file:line; a frame with no
       // line (no debug info) or an instruction-level frame keeps its address.

@@ -100,3 +100,54 @@ TEST(LineTotals, BackwardPartUnderBackwardOperators) {
   EXPECT_DOUBLE_EQ(at[10].second, 35) << "nested backward operators count once";
   EXPECT_DOUBLE_EQ(at[12].second, 5);
 }
+
+// root → fwd(m.py:20) → "fused (3 lines)" [m.py:20, m.py:19, n.py:7] → kernel   (gpu 10)
+//      → fwd(m.py:20) → "fused (2 lines)" [m.py:21, m.py:20] → kernel              (gpu 4)
+//      → step(m.py:30) → fwd(m.py:19) → kernel                                     (gpu 5)
+// A fused kernel counts on every line it fuses, once per path, whether or not the line is on
+// its call path; `fused` is that part. The frame carries its lines; two lists, two functions.
+TEST(LineTotals, FusedKernelCountsOnEveryLineItFuses) {
+  fmt::ProfileWriter w;
+  uint32_t gpu = w.Metric("gpu_time", "ns");
+  auto py = [&](const char* name, const char* file, uint32_t line) { return w.Frame(fmt::FrameKind::kPython, fmt::kNone, 0, name, file, line); };
+  auto fused = [&](const char* name, const std::vector<fmt::SourceLine>& lines) {
+    return w.Frame(fmt::FrameKind::kOperator, fmt::kNone, 0, name, "", 0, 0, fmt::SourceLinesRole::kFused, lines);
+  };
+  uint32_t kernel = w.Frame(fmt::FrameKind::kKernel, fmt::kNone, 0, "triton_poi_fused_0", "", 0);
+  uint32_t fwd = w.Child(0, py("forward", "/w/m.py", 20));
+  uint32_t f3 = w.Child(fwd, fused("fused (3 lines)", {{"/w/m.py", "forward", 20}, {"/w/m.py", "forward", 19}, {"/w/n.py", "gelu", 7}}));
+  uint32_t f2 = w.Child(fwd, fused("fused (2 lines)", {{"/w/m.py", "forward", 21}, {"/w/m.py", "forward", 20}}));
+  uint32_t other = w.Child(w.Child(0, py("step", "/w/m.py", 30)), py("forward", "/w/m.py", 19));
+  w.AddStats(w.Child(f3, kernel), gpu, StatsOf({10}));
+  w.AddStats(w.Child(f2, kernel), gpu, StatsOf({4}));
+  w.AddStats(w.Child(other, kernel), gpu, StatsOf({5}));
+  auto p = Profile::FromBytes(w.Serialize());
+  auto t = strata::core::SumLines(*p, {0});
+  std::map<std::string, std::pair<double, double>> at;  // "file:line" -> value, fused part
+  for (const auto& l : t.lines) at[l.file + ":" + std::to_string(l.line)] = {l.values[0], l.fused[0]};
+  EXPECT_DOUBLE_EQ(t.totals[0], 19);
+  EXPECT_EQ(at["/w/m.py:20"], std::make_pair(14.0, 14.0));  // on the path of both fused kernels: not twice
+  EXPECT_EQ(at["/w/m.py:19"], std::make_pair(15.0, 10.0));  // its own kernel (5) and the fused one (10)
+  EXPECT_EQ(at["/w/n.py:7"], std::make_pair(10.0, 10.0));   // only ever fused
+  EXPECT_EQ(at["/w/m.py:21"], std::make_pair(4.0, 4.0));
+  EXPECT_EQ(at["/w/m.py:30"], std::make_pair(5.0, 0.0));
+  EXPECT_EQ(at.size(), 5u);
+
+  // The profile API: the fused frames' lists, and the bottom-up view keeps them apart.
+  strata::core::ViewOptions o;
+  const auto view = p->BuildView(strata::core::ViewKind::kFlat, o);
+  size_t fused_frames = 0;
+  for (size_t i = 0; i < view.size(); ++i) {
+    const auto& f = view.frame(i);
+    if (f.fused_lines.empty()) continue;
+    ++fused_frames;
+    if (f.name == "fused (3 lines)") {
+      ASSERT_EQ(f.fused_lines.size(), 3u);
+      EXPECT_EQ(f.fused_lines[2].file, "/w/n.py");
+      EXPECT_EQ(f.fused_lines[2].function, "gelu");
+      EXPECT_EQ(f.fused_lines[2].line, 7u);
+      EXPECT_DOUBLE_EQ(view.metric(i, 0).inclusive, 10);
+    }
+  }
+  EXPECT_EQ(fused_frames, 2u);
+}

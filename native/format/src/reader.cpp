@@ -60,6 +60,7 @@ const char* SectionKindName(uint32_t kind) {
     case SectionKind::kNodeMetrics: return "node metrics";
     case SectionKind::kBlobs: return "blobs";
     case SectionKind::kRegionLaunches: return "region launches";
+    case SectionKind::kFrameSourceLines: return "frame source lines";
   }
   return nullptr;
 }
@@ -120,7 +121,7 @@ ProfileReader ProfileReader::Parse(const unsigned char* data, size_t size) {
   struct Range { uint64_t begin, end; std::string what; };
   std::vector<Range> ranges;
   ranges.push_back({h->section_table_offset, table_end, "the section table"});
-  const SectionEntry* known[10] = {};  // indexed by known kind (1..9)
+  const SectionEntry* known[11] = {};  // indexed by known kind (1..10)
   for (size_t i = 0; i < r.sections_.size; ++i) {
     const SectionEntry& s = r.sections_[i];
     const char* name = SectionKindName(s.kind);
@@ -348,7 +349,62 @@ ProfileReader ProfileReader::Parse(const unsigned char* data, size_t size) {
       r.region_data_ = reinterpret_cast<const char*>(buffers);
     }
   }
+
+  // --- Frame source lines -------------------------------------------------------------------
+  if (const SectionEntry* s = section(SectionKind::kFrameSourceLines)) {
+    if (s->record_size != 0) Corrupt("frame source lines section has record size " + U(s->record_size) + ", expected 0");
+    if (s->size < sizeof(FrameSourceLinesHeader)) Corrupt("frame source lines section is too small for its header");
+    const auto* fh = reinterpret_cast<const FrameSourceLinesHeader*>(data + s->offset);
+    r.frame_lines_version_ = fh->version;
+    if (fh->version == 0) Corrupt("frame source lines section has version 0");
+    if (fh->version <= kFrameSourceLinesVersion) {
+      if (fh->list_count != s->count)
+        Corrupt("frame source lines section header says " + U(fh->list_count) + " lists, section table says " + U(s->count));
+      // u32 counts times 16 bytes: no overflow in 64 bits.
+      const uint64_t list_bytes = uint64_t(fh->list_count) * sizeof(FrameSourceListRecord);
+      const uint64_t line_bytes = uint64_t(fh->line_count) * sizeof(SourceLineRecord);
+      if (list_bytes + line_bytes != s->size - sizeof(FrameSourceLinesHeader))
+        Corrupt("frame source lines section (" + U(s->size) + " bytes) does not hold " + U(fh->list_count) +
+                " lists and " + U(fh->line_count) + " lines");
+      const unsigned char* base = data + s->offset + sizeof(FrameSourceLinesHeader);
+      const auto* lists = reinterpret_cast<const FrameSourceListRecord*>(base);
+      const auto* lines = reinterpret_cast<const SourceLineRecord*>(base + list_bytes);
+      for (uint32_t i = 0; i < fh->line_count; ++i) {
+        check_string(lines[i].file, "source line", i);
+        check_string(lines[i].function, "source line", i);
+      }
+      for (uint32_t i = 0; i < fh->list_count; ++i) {
+        const FrameSourceListRecord& l = lists[i];
+        if (l.frame >= r.frames_.size)
+          Corrupt("frame source list " + U(i) + " names frame " + U(l.frame) + ", the profile has " + U(r.frames_.size));
+        if (l.role == 0) Corrupt("frame source list " + U(i) + " has role 0");
+        if (l.line_count == 0) Corrupt("frame source list " + U(i) + " is empty");
+        if (uint64_t(l.first_line) + l.line_count > fh->line_count)
+          Corrupt("frame source list " + U(i) + " refers to lines " + U(l.first_line) + ".." +
+                  U(uint64_t(l.first_line) + l.line_count) + ", the section has " + U(fh->line_count));
+        if (i > 0 && (lists[i - 1].frame > l.frame || (lists[i - 1].frame == l.frame && lists[i - 1].role >= l.role)))
+          Corrupt("frame source list " + U(i) + " is out of (frame, role) order");
+      }
+      r.frame_lists_ = Span<FrameSourceListRecord>{lists, fh->list_count};
+      r.frame_lines_ = Span<SourceLineRecord>{lines, fh->line_count};
+    }
+  }
   return r;
+}
+
+FrameSourceListView ProfileReader::frame_source_list(size_t i) const {
+  const FrameSourceListRecord& l = frame_lists_[i];
+  return FrameSourceListView{l.frame, l.role, Span<SourceLineRecord>{frame_lines_.data + l.first_line, l.line_count}};
+}
+
+Span<SourceLineRecord> ProfileReader::frame_source_lines(uint32_t frame, SourceLinesRole role) const {
+  const FrameSourceListRecord* it = std::lower_bound(
+      frame_lists_.begin(), frame_lists_.end(), std::make_pair(frame, uint32_t(role)),
+      [](const FrameSourceListRecord& l, const std::pair<uint32_t, uint32_t>& key) {
+        return l.frame != key.first ? l.frame < key.first : l.role < key.second;
+      });
+  if (it == frame_lists_.end() || it->frame != frame || it->role != uint32_t(role)) return {};
+  return Span<SourceLineRecord>{frame_lines_.data + it->first_line, it->line_count};
 }
 
 RegionLaunchView ProfileReader::region_launch(size_t i) const {

@@ -41,7 +41,7 @@ void MetricStats::Merge(const MetricStats& o) {
 size_t ProfileWriter::FrameKeyHash::operator()(const FrameKey& k) const {
   uint64_t h = 1469598103934665603ull;
   auto mix = [&h](uint64_t v) { h ^= v; h *= 1099511628211ull; };
-  mix(k.kind); mix(k.module); mix(k.address); mix(k.name); mix(k.file); mix(k.line); mix(k.flags);
+  mix(k.kind); mix(k.module); mix(k.address); mix(k.name); mix(k.file); mix(k.line); mix(k.flags); mix(k.list);
   return size_t(h);
 }
 
@@ -83,6 +83,32 @@ uint32_t ProfileWriter::Frame(FrameKind kind, uint32_t module, uint64_t address,
   uint32_t id = uint32_t(frames_.size());
   frames_.push_back(FrameRecord{key.kind, key.module, key.address, key.name, key.file, key.line, key.flags});
   frame_index_.emplace(key, id);
+  return id;
+}
+
+uint32_t ProfileWriter::Frame(FrameKind kind, uint32_t module, uint64_t address, std::string_view name,
+                              std::string_view file, uint32_t line, uint32_t flags, SourceLinesRole role,
+                              const std::vector<SourceLine>& lines) {
+  std::vector<uint32_t> key{uint32_t(role)};
+  for (const SourceLine& l : lines) {
+    const uint32_t f = String(l.file), fn = String(l.function);
+    bool seen = false;
+    for (size_t k = 1; k < key.size() && !seen; k += 3) seen = key[k] == f && key[k + 1] == fn && key[k + 2] == l.line;
+    if (!seen) key.insert(key.end(), {f, fn, l.line});
+  }
+  if (key.size() == 1) return Frame(kind, module, address, name, file, line, flags);
+  auto [it, fresh] = source_list_index_.try_emplace(key, uint32_t(source_lists_.size()));
+  if (fresh) {
+    source_lists_.push_back(SourceList{uint32_t(role), uint32_t(source_lines_.size()), uint32_t(key.size() / 3)});
+    for (size_t k = 1; k < key.size(); k += 3) source_lines_.push_back(SourceLineRecord{key[k], key[k + 1], key[k + 2], 0});
+  }
+  FrameKey fk{uint32_t(kind), module, address, String(name), String(file), line, flags, it->second};
+  auto found = frame_index_.find(fk);
+  if (found != frame_index_.end()) return found->second;
+  uint32_t id = uint32_t(frames_.size());
+  frames_.push_back(FrameRecord{fk.kind, fk.module, fk.address, fk.name, fk.file, fk.line, fk.flags});
+  frame_index_.emplace(fk, id);
+  frame_lists_.emplace_back(id, it->second);  // ids ascend: the section's (frame, role) order
   return id;
 }
 
@@ -238,6 +264,18 @@ std::vector<unsigned char> ProfileWriter::Serialize() const {
       if (i > 0) Align8(out);
       out.insert(out.end(), region_launches_[i].buffer.begin(), region_launches_[i].buffer.end());
     }
+    end();
+  }
+
+  if (!frame_lists_.empty()) {  // optional, like the region launches
+    begin(SectionKind::kFrameSourceLines, 0, frame_lists_.size());
+    Append(out, FrameSourceLinesHeader{kFrameSourceLinesVersion, uint32_t(frame_lists_.size()),
+                                       uint32_t(source_lines_.size()), 0});
+    for (const auto& [frame, list] : frame_lists_) {
+      const SourceList& l = source_lists_[list];
+      Append(out, FrameSourceListRecord{frame, l.role, l.first, l.count});
+    }
+    for (const SourceLineRecord& l : source_lines_) Append(out, l);
     end();
   }
 

@@ -41,6 +41,12 @@ class Cct {
                    std::string_view file, uint32_t line, uint32_t flags = 0) {
       return c->w_.Frame(kind, module, address, name, file, line, flags);
     }
+    // A frame with the source lines it stands for (a fused kernel's lines: role kFused), kept
+    // in the profile's frame source lines section; interned with its list.
+    uint32_t Frame(FrameKind kind, std::string_view name, strata::format::SourceLinesRole role,
+                   const std::vector<strata::format::SourceLine>& lines) {
+      return c->w_.Frame(kind, strata::format::kNone, 0, name, "", 0, 0, role, lines);
+    }
     uint32_t Module(std::string_view path, std::string_view build_id, uint64_t bias) {
       return c->w_.Module(path, build_id, bias);
     }

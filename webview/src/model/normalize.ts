@@ -3,6 +3,7 @@
 // plain arrays or objects with numeric keys ({"0": 1, "1": 2}); all are accepted here.
 // Throws an Error with a readable message when the data cannot be used.
 import type { FlameData, FrameTable, NodePart, ViewName } from '../protocol';
+import { checkFusedColumns } from './fusedLines';
 
 type NumCtor<T> = { new (n: number): T; from(a: ArrayLike<number>): T };
 
@@ -53,6 +54,14 @@ export function normalizeFlameData(raw: unknown): FlameData {
   // v6 columns: absent from older hosts (frames are then coloured by kind alone).
   if (f.origin !== undefined && f.origin !== null) frames.origin = col(f, 'origin', Uint8Array, m, false, 'frames.');
   if (f.flags !== undefined && f.flags !== null) frames.flags = col(f, 'flags', Uint8Array, m, false, 'frames.');
+  // v8: a fused kernel's lines (absent from older hosts and from views without fused frames).
+  const fusedCol = (key: string): Uint32Array | undefined =>
+    f[key] === undefined || f[key] === null ? undefined : toTyped(f[key], Uint32Array, 'frames.' + key);
+  frames.fusedOffset = fusedCol('fusedOffset');
+  frames.fusedFile = fusedCol('fusedFile');
+  frames.fusedFunction = fusedCol('fusedFunction');
+  frames.fusedLine = fusedCol('fusedLine');
+  for (const k of ['fusedOffset', 'fusedFile', 'fusedFunction', 'fusedLine'] as const) if (!frames[k]) delete frames[k];
   for (let i = 0; i < n; i++) {
     if (frame[i] >= m) throw new Error(`profile data: node ${i} names frame ${frame[i]}; the frame table has ${m}`);
   }
@@ -71,6 +80,7 @@ export function normalizeFlameData(raw: unknown): FlameData {
   }
   const ns = strings.length;
   for (const c of [frames.name, frames.file, frames.module]) for (let i = 0; i < m; i++) if (c[i] >= ns) c[i] = 0;
+  checkFusedColumns(frames, m, ns);
   const view: ViewName = r.view === 'bottom-up' ? 'bottom-up' : 'top-down';
   const total = typeof r.total === 'number' && r.total > 0 ? r.total : inclusive[0];
   const out: FlameData = {

@@ -1,8 +1,9 @@
 // The details pane: everything about one frame (the focused one, or the one picked): its full
 // name, kind, whose code it is, source, module, whether its stack was truncated, its call path
-// (each step clickable) and every metric's statistics at it (count, sum, mean, min, max, std;
+// (each step clickable), a fused kernel's source lines (each opens its source) and every metric's statistics at it (count, sum, mean, min, max, std;
 // attributes as mean / min / max, never as sums). Text only (no markup from the profile).
 import type { NodeLine, NodeMetricValues } from '../protocol';
+import type { FusedLine } from '../model/fusedLines';
 import { formatValue } from '../model/format';
 import { el } from './dom';
 
@@ -19,11 +20,15 @@ export interface DetailsFrame {
   metric: { name: string; unit: string; total: string; self: string; value: number };
   canOpen: boolean;
   canSandwich: boolean;
+  /** A fused kernel's frame: every source line it computes, in the compiler's order. */
+  fused?: FusedLine[];
 }
 
 export interface DetailsHandlers {
   zoomTo(node: number): void;
   openSource(node: number): void;
+  /** Opens line `index` of the node's fused lines. */
+  openFusedLine(node: number, index: number): void;
   sandwich(node: number): void;
   close(): void;
 }
@@ -80,6 +85,20 @@ export class DetailsPane {
       actions.append(b);
     }
     if (actions.childElementCount) parts.push(actions);
+    // A fused kernel: the lines it computes, each a link to its source.
+    if (f.fused && f.fused.length > 0) {
+      const list = el('ol', { className: 'strata-details-fused', attrs: { 'aria-label': 'Fused source lines' } });
+      f.fused.forEach((l, index) => {
+        const where = l.line ? `${l.file}:${l.line}` : l.file;
+        const b = el('button', {
+          className: 'strata-link', text: l.function ? `${where} ${l.function}` : where,
+          title: 'Go to this line', attrs: { type: 'button', 'data-fused-line': String(index) },
+        });
+        b.addEventListener('click', () => this.h.openFusedLine(f.node, index));
+        list.append(el('li', {}, b));
+      });
+      parts.push(el('div', { className: 'strata-details-path-title', text: `Source lines this fused kernel computes (${f.fused.length})` }), list);
+    }
     // Metrics.
     const table = el('table', { className: 'strata-details-metrics' });
     table.append(el('tr', {}, ...['metric', 'total', 'self', 'count', 'mean', 'min', 'max', 'std'].map((h) => el('th', { text: h }))));

@@ -4,16 +4,24 @@
 #include <cmath>
 #include <map>
 #include <tuple>
+#include <utility>
+#include <vector>
 
 #include "strata/core/profile_diff.h"
 
 namespace strata::core {
 namespace {
 
-using FrameKey = std::tuple<std::string, std::string, std::string, uint32_t>;  // kind, name, file, line
+// kind, name, file, line, and a fused kernel's lines (file, line): another fused group is
+// another frame even where the names are equal.
+using FrameKey = std::tuple<std::string, std::string, std::string, uint32_t, std::vector<std::pair<std::string, uint32_t>>>;
 using PathKey = std::vector<FrameKey>;
 
-FrameKey KeyOf(const FrameInfo& f) { return {f.kind, f.name, f.file, f.line}; }
+FrameKey KeyOf(const FrameInfo& f) {
+  std::vector<std::pair<std::string, uint32_t>> fused;
+  for (const SourceLine& l : f.fused_lines) fused.emplace_back(l.file, l.line);
+  return {f.kind, f.name, f.file, f.line, std::move(fused)};
+}
 
 struct PathValue {
   std::vector<FrameInfo> path;

@@ -36,4 +36,14 @@ CallPathSamples CollectCallPathSamples(const Profile& profile) {
   return out;
 }
 
+std::string ExportFrameName(const FrameInfo& f) {
+  std::string name = f.name.empty() ? "[" + f.kind + "]" : f.name;
+  for (size_t i = 0; i < f.fused_lines.size(); ++i) {
+    const SourceLine& l = f.fused_lines[i];
+    const size_t slash = l.file.rfind('/');
+    name += (i ? ", " : ": ") + (slash == std::string::npos ? l.file : l.file.substr(slash + 1)) + ":" + std::to_string(l.line);
+  }
+  return name;
+}
+
 }  // namespace strata::core::detail

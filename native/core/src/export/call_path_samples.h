@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "strata/core/api.h"
@@ -26,5 +27,11 @@ struct CallPathSamples {
 
 // Every frame as recorded (FrameFilter::kAll), native frames symbolized.
 CallPathSamples CollectCallPathSamples(const Profile& profile);
+
+// A frame's name in a foreign format, which has names, files and lines only: its name, its kind
+// where it has none ("[thread]"), and for a fused kernel's frame the lines it computes after the
+// name ("fused (2 lines): m.py:20, m.py:19"): text for the people reading pprof or speedscope,
+// which no Strata layer reads back (a Strata profile keeps the lines typed).
+std::string ExportFrameName(const FrameInfo& f);
 
 }  // namespace strata::core::detail

@@ -51,8 +51,8 @@ std::string PprofUnit(const std::string& unit) {
 }
 
 // What a frame is called in pprof: its name, or its kind where it has none (the root of a
-// stored path can be an unnamed thread).
-std::string FunctionName(const FrameInfo& f) { return f.name.empty() ? "[" + f.kind + "]" : f.name; }
+// stored path can be an unnamed thread); a fused kernel's with its lines.
+std::string FunctionName(const FrameInfo& f) { return ExportFrameName(f); }
 
 }  // namespace
 

@@ -36,7 +36,7 @@ std::string ExportSpeedscope(const Profile& profile) {
     for (uint32_t frame : s.path) {
       if (index_of[frame] < 0) {
         const FrameInfo& f = frames[frame];
-        nlohmann::json j = {{"name", f.name.empty() ? "[" + f.kind + "]" : f.name}};
+        nlohmann::json j = {{"name", ExportFrameName(f)}};
         if (!f.file.empty()) j["file"] = f.file;
         if (f.line != 0) j["line"] = f.line;
         index_of[frame] = int64_t(shared_frames.size());

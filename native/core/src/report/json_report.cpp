@@ -32,6 +32,12 @@ std::string JsonReport(const Profile& profile, const View& view, const ReportOpt
     node["line"] = f.line;
     node["module"] = f.module;
     if (f.truncated) node["truncated"] = true;
+    if (!f.fused_lines.empty()) {
+      json lines = json::array();
+      for (const SourceLine& l : f.fused_lines)
+        lines.push_back({{"file", l.file}, {"function", l.function}, {"line", l.line}});
+      node["fused_lines"] = std::move(lines);
+    }
     if (f.kind == "native" || f.kind == "pc") {
       char buf[32];
       std::snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(f.address));

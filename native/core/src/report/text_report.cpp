@@ -26,13 +26,27 @@ std::string Amount(double v, const std::string& unit) {
   return buf;
 }
 
-std::string Location(const FrameInfo& f) {
-  if (f.file.empty()) return f.module.empty() ? "" : f.module;
-  std::string s = f.file;
+std::string FileLine(const std::string& file, uint32_t line) {
+  std::string s = file;
   size_t slash = s.rfind('/');
   if (slash != std::string::npos) s = s.substr(slash + 1);
-  if (f.line > 0) s += ":" + std::to_string(f.line);
+  if (line > 0) s += ":" + std::to_string(line);
   return s;
+}
+
+// Where a frame is; a fused kernel's frame: every line it fuses ("fuses a.py:20 forward, ...").
+std::string Location(const FrameInfo& f) {
+  if (!f.fused_lines.empty()) {
+    std::string s = "fuses";
+    for (size_t i = 0; i < f.fused_lines.size(); ++i) {
+      const SourceLine& l = f.fused_lines[i];
+      s += (i ? ", " : " ") + FileLine(l.file, l.line);
+      if (!l.function.empty()) s += " " + l.function;
+    }
+    return s;
+  }
+  if (f.file.empty()) return f.module.empty() ? "" : f.module;
+  return FileLine(f.file, f.line);
 }
 
 std::string Reasons(const std::vector<detail::StallReason>& reasons) {

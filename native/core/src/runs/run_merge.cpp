@@ -24,7 +24,11 @@ void AddProcess(const RunMember& m, const fmt::ProfileReader& r, fmt::ProfileWri
   for (size_t i = 0; i < r.frames().size; ++i) {
     const auto& f = r.frames()[i];
     const uint32_t module = f.module == fmt::kNone ? fmt::kNone : module_of[f.module];
-    frame_of[i] = w->Frame(fmt::FrameKind(f.kind), module, f.address, r.string(f.name), r.string(f.file), f.line, f.flags);
+    std::vector<fmt::SourceLine> fused;  // a fused kernel's lines travel with its frame
+    for (const auto& l : r.frame_source_lines(uint32_t(i), fmt::SourceLinesRole::kFused))
+      fused.push_back({std::string(r.string(l.file)), std::string(r.string(l.function)), l.line});
+    frame_of[i] = w->Frame(fmt::FrameKind(f.kind), module, f.address, r.string(f.name), r.string(f.file), f.line, f.flags,
+                           fmt::SourceLinesRole::kFused, fused);
   }
   std::vector<uint32_t> metric_of(r.metrics().size);
   for (size_t i = 0; i < r.metrics().size; ++i)

@@ -9,6 +9,7 @@
 
 #include "common/clock.h"
 #include "common/log.h"
+#include "gpu/placement/inductor_path.h"
 #include "ops/op_registry.h"
 #include "sampler/sample.h"
 
@@ -92,22 +93,7 @@ void InductorPlacement::OnApiCallNode(const ApiCallNode& call, PlacementContext&
 uint32_t InductorPlacement::NodeFor(Cct::Unlocked& u, const Launch& l,
                                     const std::vector<inductor::SourceTrace>& traces) {
   std::vector<uint32_t> ids(l.ids.begin(), l.ids.begin() + l.wrapper + 1);
-  for (const inductor::SourceFrame& f : traces[0])
-    ids.push_back(u.Frame(Cct::FrameKind::kPython, strata::format::kNone, 0, f.function, f.file, f.line));
-  if (traces.size() > 1) {
-    // A fused kernel: every line it computes, innermost frame of each trace, in Inductor's order.
-    std::string fuses = "fuses";
-    std::vector<std::string> seen;
-    for (const inductor::SourceTrace& t : traces) {
-      std::string at = Base(t.back().file) + ":" + std::to_string(t.back().line);
-      bool dup = false;
-      for (const std::string& s : seen) dup = dup || s == at;
-      if (dup) continue;
-      seen.push_back(at);
-      fuses += (seen.size() == 1 ? " " : ", ") + at + " " + t.back().function;
-    }
-    if (seen.size() > 1) ids.push_back(u.Frame(Cct::FrameKind::kOperator, strata::format::kNone, 0, fuses, "", 0));
-  }
+  inductor::AppendPlacedFrames(u, traces, &ids);
   ids.insert(ids.end(), l.ids.begin() + l.wrapper + 1, l.ids.end());
   return u.Node(ids.data(), ids.size());
 }

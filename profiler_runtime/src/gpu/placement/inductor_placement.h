@@ -4,7 +4,8 @@
 // unless the program set them itself (then its own log is read) or STRATA_INDUCTOR=0. A kernel
 // whose launch path runs through a wrapper's kernel call (a Python frame in the generated file)
 // is placed: path up to that wrapper frame ▸ the model's frames (the first source trace) ▸
-// "fuses ..." naming every line a fused kernel computes ▸ the rest of the launch path (the
+// a "fused (N lines)" operator frame carrying every line a fused kernel computes as typed
+// source lines (the profile's frame source lines section) ▸ the rest of the launch path (the
 // launcher, native frames, gpu_api). A call Inductor recorded no trace for goes under the
 // compiled function's def line instead, counted apart in the status line. See inductor_provenance.h for what is read.
 #pragma once

@@ -204,4 +204,16 @@ const std::vector<SourceTrace>* Provenance::Find(const std::string& wrapper, uin
   return t == w->second.by_handle.end() || t->second.empty() ? nullptr : &t->second;
 }
 
+std::vector<SourceFrame> FusedLines(const std::vector<SourceTrace>& traces) {
+  std::vector<SourceFrame> out;
+  for (const SourceTrace& t : traces) {
+    if (t.empty()) continue;
+    const SourceFrame& f = t.back();
+    bool seen = false;
+    for (const SourceFrame& o : out) seen = seen || (o.file == f.file && o.line == f.line);
+    if (!seen) out.push_back(f);
+  }
+  return out;
+}
+
 }  // namespace strata::rt::gpu::inductor

@@ -28,6 +28,10 @@ namespace strata::rt::gpu::inductor {
 using SourceFrame = gpu::SourceFrame;
 using SourceTrace = std::vector<SourceFrame>;  // outermost first, as Python prints tracebacks
 
+// The source lines a kernel with these traces computes: the innermost frame of each trace, in
+// Inductor's order, each (file, line) once. More than one line: a fused kernel.
+std::vector<SourceFrame> FusedLines(const std::vector<SourceTrace>& traces);
+
 class Provenance {
  public:
   // Reads what the text of log `source` adds (a record split across calls is kept for the

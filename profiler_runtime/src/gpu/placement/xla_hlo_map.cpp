@@ -174,6 +174,10 @@ size_t HloMap::AddModule(std::string_view text, std::string_view module, std::st
   std::map<int64_t, std::vector<PyFrame>> stacks;  // stack_frame_id -> path (memo)
   size_t added = 0;
   int32_t last_in_computation = -1;
+  // Per computation, the source line of each of its instructions (callees come before callers
+  // in the text: a fusion's computation is known when the fusion is read).
+  std::map<std::string, std::vector<PyFrame>, std::less<>> computation_lines;
+  std::string computation;
 
   auto stack_of = [&](int64_t id) -> const std::vector<PyFrame>& {
     auto it = stacks.find(id);
@@ -211,9 +215,13 @@ size_t HloMap::AddModule(std::string_view text, std::string_view module, std::st
     if (line == "FunctionNames") { section = kFunctions; continue; }
     if (line == "FileLocations") { section = kLocations; continue; }
     if (line == "StackFrames") { section = kFrames; continue; }
-    if (line.back() == '{' && raw[0] != ' ') {  // a computation starts
+    if (line.back() == '{' && raw[0] != ' ') {  // a computation starts: "[ENTRY ]%name (...) -> ... {"
       section = kBody;
       last_in_computation = -1;
+      std::string_view head = line;
+      if (StartsWith(head, "ENTRY ")) head.remove_prefix(6);
+      computation.clear();
+      if (!head.empty() && head[0] == '%') computation = std::string(head.substr(1, head.find_first_of(" (") - 1));
       continue;
     }
     if (section >= kFiles && section <= kFrames) {
@@ -251,6 +259,24 @@ size_t HloMap::AddModule(std::string_view text, std::string_view module, std::st
       else if (c == ' ' && depth == 0) break;
     }
     std::string_view after = rhs.substr(std::min(i + 1, rhs.size()));
+    {  // this instruction's source line, for the fusions that call this computation
+      std::string_view meta = Metadata(line);
+      PyFrame leaf;
+      const int64_t sf = IntField(meta, "stack_frame_id");
+      if (sf > 0) {
+        const std::vector<PyFrame>& st = stack_of(sf);
+        if (!st.empty()) leaf = st.back();
+      } else if (StringField(meta, "source_file", &leaf.file)) {
+        const int64_t l = IntField(meta, "source_line");
+        leaf.line = l > 0 ? uint32_t(l) : 0;
+      }
+      if (!leaf.file.empty() && leaf.line > 0) {
+        std::vector<PyFrame>& lines = computation_lines[computation];
+        bool seen = false;
+        for (const PyFrame& o : lines) seen = seen || (o.file == leaf.file && o.line == leaf.line);
+        if (!seen) lines.push_back(std::move(leaf));
+      }
+    }
     if (StartsWith(after, "fusion(")) fusion = true;
     else if (StartsWith(after, "custom-call(")) custom = true;
     if (!fusion && !custom) continue;
@@ -263,6 +289,14 @@ size_t HloMap::AddModule(std::string_view text, std::string_view module, std::st
       k.kernel = KernelNameOf(name);
       auto d = dims.find(k.kernel);
       if (d != dims.end()) { k.grid = d->second.first; k.block = d->second.second; }
+      // "calls=%fused_reduce": the lines of the computation it fuses.
+      size_t c = after.find("calls=%");
+      if (c != std::string_view::npos) {
+        std::string_view callee = after.substr(c + 7);
+        callee = callee.substr(0, callee.find_first_of(", }"));
+        auto lines = computation_lines.find(callee);
+        if (lines != computation_lines.end()) k.fused = lines->second;
+      }
     }
     std::string_view meta = Metadata(line);
     StringField(meta, "op_name", &k.op_name);

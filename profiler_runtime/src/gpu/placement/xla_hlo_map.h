@@ -5,6 +5,9 @@
 // header's FileNames / FunctionNames / FileLocations / StackFrames tables, or the older
 // source_file= / source_line= metadata).
 //
+// A fusion's computation is parsed too: the lines of its instructions (HloKernel::fused) are
+// every source line the kernel computes.
+//
 // Kernel name = the fusion instruction's name with '.' and '-' replaced by '_'
 // (`input_reduce_fusion.1` -> `input_reduce_fusion_1`). Library calls (cuBLAS / cuDNN
 // custom-calls) launch kernels with the library's own names; they are kept as `library`
@@ -40,6 +43,9 @@ struct HloKernel {
   std::string op_name;         // metadata op_name ("" when XLA recorded none)
   std::string target;          // custom_call_target for library calls
   std::vector<PyFrame> stack;  // Python call path, root first (empty when none recorded)
+  // A fusion: the source line of each instruction of its fused computation (the innermost
+  // frame of each op's metadata), in the computation's order, each (file, line) once.
+  std::vector<PyFrame> fused;
   uint32_t module = 0;         // index into HloMap::Modules()
   int32_t prev = -1;           // previous kernel-emitting instruction of the same computation
                                // in schedule order (index into Kernels()), -1 if first

@@ -77,8 +77,14 @@ const std::vector<uint32_t>& XlaPlacement::HloIds(Cct::Unlocked& u, uint32_t ind
   for (const xla::PyFrame& f : k.stack)
     ids.push_back(u.Frame(Cct::FrameKind::kPython, strata::format::kNone, 0,
                           f.function.empty() ? "<?>" : f.function, f.file, f.line));
-  ids.push_back(u.Frame(Cct::FrameKind::kOperator, strata::format::kNone, 0,
-                        k.op_name.empty() ? k.instruction : k.op_name, "", 0));
+  const std::string& op = k.op_name.empty() ? k.instruction : k.op_name;
+  if (k.fused.size() > 1) {  // a fusion of several lines: the op frame carries them all, typed
+    std::vector<strata::format::SourceLine> lines;
+    for (const xla::PyFrame& f : k.fused) lines.push_back({f.file, f.function, f.line});
+    ids.push_back(u.Frame(Cct::FrameKind::kOperator, op, strata::format::SourceLinesRole::kFused, lines));
+  } else {
+    ids.push_back(u.Frame(Cct::FrameKind::kOperator, strata::format::kNone, 0, op, "", 0));
+  }
   return ids;
 }
 

@@ -59,6 +59,13 @@ struct NodeValue {
   uint64_t count = 0;  // exclusive sample/event count
 };
 
+// One source location (file, function, line) a frame stands for.
+struct SourceLine {
+  std::string file;
+  std::string function;  // "" when unknown
+  uint32_t line = 0;
+};
+
 // A resolved frame: what a user sees. Kind strings: "root", "python", "native", "operator",
 // "gpu_api", "kernel", "pc", "region", "thread", "process" (a run's process, in a merged run view).
 struct FrameInfo {
@@ -73,6 +80,10 @@ struct FrameInfo {
   bool truncated = false;  // where a call stack was cut (depth limit, unwind failure): the
                            // frames above it are unknown; `name` says why
   FrameOrigin origin = FrameOrigin::kNone;
+  // A fused GPU kernel's frame (torch.compile: "fused (N lines)"): every source line the kernel
+  // computes, in the compiler's order, each once (the profile's frame source lines section).
+  // Empty for every other frame. Frames with different lists are different functions.
+  std::vector<SourceLine> fused_lines;
 };
 
 // Which frames a view shows. kPython folds the interpreter's own frames (its start-up, eval loop
@@ -286,12 +297,18 @@ const std::vector<std::string>& FrameKindNames();
 // line heat shows. `values[k]` is of metrics[k]; `totals[k]` is the root's inclusive value.
 // `backward[k]` is the part of values[k] under autograd backward operators ("<Op>Backward<k>",
 // the engine's evaluate_function): backward kernels the runtime placed under their forward's line.
+// A fused kernel's frame (FrameInfo::fused_lines) counts on every line it fuses: its inclusive
+// value is in values[k] of each of those lines (once per path, also where the line is not on
+// the kernel's call path), and `fused[k]` is the part of values[k] from fused kernels computing
+// the line. Totals are the root's: a kernel fusing three lines counts on each line, never twice
+// on one, and not more than once in `totals`.
 struct LineTotals {
   struct Line {
     std::string file;   // as recorded / symbolized
     uint32_t line = 0;
     std::vector<double> values;
     std::vector<double> backward;
+    std::vector<double> fused;
   };
   std::vector<Line> lines;   // in the order the top-down view first reaches them
   std::vector<double> totals;

@@ -25,6 +25,8 @@ enum class SectionKind : uint32_t {
   kBlobs = 8,        // BlobsHeader + BlobEntry[count] + data (record_size 0, like kStrings)
   kRegionLaunches = 9,  // RegionLaunchesHeader + RegionLaunchRecord[launches] +
                         // RegionNameRecord[names] + buffers (record_size 0; count = launches)
+  kFrameSourceLines = 10,  // FrameSourceLinesHeader + FrameSourceListRecord[lists] +
+                           // SourceLineRecord[lines] (record_size 0; count = lists)
 };
 
 struct FileHeader {            // at offset 0, 64 bytes
@@ -200,6 +202,42 @@ struct RegionNameRecord {      // 16 bytes: one entry of a kernel's region names
   uint32_t line;               // the marker's line (0: none)
 };
 static_assert(sizeof(RegionNameRecord) == 16, "RegionNameRecord layout");
+
+// Source lines attached to a frame (optional section; versioned on its own like the region
+// launches): what a frame stands for when it is more than one line, e.g. a fused GPU kernel's
+// frame lists every source line the kernel computes. Attached to frames, not nodes: the lines
+// are a property of the fused code, the same wherever it is called from; the writer interns a
+// frame with its list, so two frames with equal records but different lists stay two frames.
+inline constexpr uint32_t kFrameSourceLinesVersion = 1;
+
+// What a frame's list of source lines means. Readers skip lists of a role they do not know.
+enum class SourceLinesRole : uint32_t {
+  kFused = 1,  // the source lines this frame's kernel computes, in the compiler's order
+};
+
+struct FrameSourceLinesHeader {  // 16 bytes, start of the kFrameSourceLines section
+  uint32_t version;              // kFrameSourceLinesVersion
+  uint32_t list_count;           // FrameSourceListRecord records that follow (= SectionEntry::count)
+  uint32_t line_count;           // SourceLineRecord records after them
+  uint32_t reserved;             // 0
+};
+static_assert(sizeof(FrameSourceLinesHeader) == 16, "FrameSourceLinesHeader layout");
+
+struct FrameSourceListRecord {   // 16 bytes; sorted by (frame, role), no pair twice
+  uint32_t frame;                // frame index
+  uint32_t role;                 // SourceLinesRole
+  uint32_t first_line;           // SourceLineRecord[first_line, first_line + line_count)
+  uint32_t line_count;           // at least 1 (lists may share records)
+};
+static_assert(sizeof(FrameSourceListRecord) == 16, "FrameSourceListRecord layout");
+
+struct SourceLineRecord {        // 16 bytes: one source location
+  uint32_t file;                 // string index: the source file as recorded
+  uint32_t function;             // string index: the function ("" unknown)
+  uint32_t line;                 // 1-based line (0: unknown)
+  uint32_t reserved;             // 0
+};
+static_assert(sizeof(SourceLineRecord) == 16, "SourceLineRecord layout");
 
 // FNV-1a 64-bit, used for BlobEntry::hash.
 inline uint64_t Fnv1a64(const unsigned char* p, uint64_t n, uint64_t h = 14695981039346656037ull) {

@@ -48,6 +48,14 @@ struct RegionLaunchView {
   std::string_view buffer;          // the raw region buffer (hash already checked)
 };
 
+// One frame's list of source lines (the frame source lines section); records point into the
+// profile, strings already checked.
+struct FrameSourceListView {
+  uint32_t frame = 0;
+  uint32_t role = 0;                 // SourceLinesRole (a role this version does not know is kept)
+  Span<SourceLineRecord> lines;
+};
+
 class ProfileReader {
  public:
   ProfileReader() = default;
@@ -82,6 +90,14 @@ class ProfileReader {
   size_t region_launch_count() const { return region_launches_.size; }
   RegionLaunchView region_launch(size_t i) const;  // i < region_launch_count()
 
+  // Frame source lines (optional section). frame_source_lines_version(): 0 when the profile has
+  // no such section; a version newer than kFrameSourceLinesVersion is skipped (no lists).
+  uint32_t frame_source_lines_version() const { return frame_lines_version_; }
+  size_t frame_source_list_count() const { return frame_lists_.size; }
+  FrameSourceListView frame_source_list(size_t i) const;  // i < frame_source_list_count(); sorted by (frame, role)
+  // The lines of `role` attached to `frame` (empty when none): a binary search.
+  Span<SourceLineRecord> frame_source_lines(uint32_t frame, SourceLinesRole role) const;
+
   const unsigned char* data() const { return data_; }
   size_t size() const { return size_; }
 
@@ -105,6 +121,9 @@ class ProfileReader {
   Span<RegionLaunchRecord> region_launches_;
   Span<RegionNameRecord> region_names_;
   const char* region_data_ = nullptr;
+  uint32_t frame_lines_version_ = 0;
+  Span<FrameSourceListRecord> frame_lists_;
+  Span<SourceLineRecord> frame_lines_;
 };
 
 // "cubin", "sass_listing", "region_buffer", "region_info"; nullptr for a kind this version does not know.

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <map>
 #include <unordered_map>
 #include <vector>
 
@@ -44,6 +45,13 @@ struct RegionLaunch {
   std::string buffer;               // the raw buffer as read back
 };
 
+// One source location a frame stands for (the frame source lines section).
+struct SourceLine {
+  std::string file;
+  std::string function;     // "" when unknown
+  uint32_t line = 0;
+};
+
 // Writes `bytes` to `path` through a temporary file beside it + fsync + rename: a reader sees
 // the previous file or the new one, never a part. On failure (disk full, file size limit, ...)
 // returns false with one line in *error, removes the temporary file and leaves `path` as it was.
@@ -59,6 +67,13 @@ class ProfileWriter {
   // Interned: the same (kind, module, address, name, file, line) returns the same index.
   uint32_t Frame(FrameKind kind, uint32_t module, uint64_t address, std::string_view name,
                  std::string_view file, uint32_t line, uint32_t flags = 0);  // flags: kFrameFlag*
+  // A frame with the source lines it stands for (e.g. kFused: every line a fused kernel
+  // computes), written to the optional frame source lines section. Interned with its list: the
+  // same record with another list is another frame. Repeated lines are kept once (the first);
+  // an empty list is the plain Frame above.
+  uint32_t Frame(FrameKind kind, uint32_t module, uint64_t address, std::string_view name,
+                 std::string_view file, uint32_t line, uint32_t flags, SourceLinesRole role,
+                 const std::vector<SourceLine>& lines);
   uint32_t Metric(std::string_view name, std::string_view unit);
   // Node 0 (root) exists from the start. Children are interned per (parent, frame).
   uint32_t Child(uint32_t parent, uint32_t frame);
@@ -85,9 +100,10 @@ class ProfileWriter {
  private:
   struct FrameKey {
     uint32_t kind, module; uint64_t address; uint32_t name, file, line, flags;
+    uint32_t list = kNone;  // index into source_lists_, kNone without
     bool operator==(const FrameKey& o) const {
       return kind == o.kind && module == o.module && address == o.address && name == o.name &&
-             file == o.file && line == o.line && flags == o.flags;
+             file == o.file && line == o.line && flags == o.flags && list == o.list;
     }
   };
   struct FrameKeyHash { size_t operator()(const FrameKey& k) const; };
@@ -107,6 +123,12 @@ class ProfileWriter {
   struct PendingRegionLaunch { RegionLaunchRecord record; std::string buffer; };
   std::vector<PendingRegionLaunch> region_launches_;  // record.offset/size/hash set on Serialize
   std::vector<RegionNameRecord> region_names_;
+  // Frame source lines: interned lists (role + records), and which frame has which.
+  struct SourceList { uint32_t role, first, count; };
+  std::vector<SourceList> source_lists_;
+  std::vector<SourceLineRecord> source_lines_;
+  std::map<std::vector<uint32_t>, uint32_t> source_list_index_;  // role, then file/function/line triples
+  std::vector<std::pair<uint32_t, uint32_t>> frame_lists_;       // (frame, list), frames ascending
 };
 
 }  // namespace strata::format
