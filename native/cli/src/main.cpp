@@ -139,10 +139,10 @@ int main(int argc, char** argv) {
                    "nvdisasm to run (default: $STRATA_NVDISASM, PATH, $CUDA_HOME/bin, /usr/local/cuda/bin)");
 
   ExportOptions exp;
-  CLI::App* export_cmd = app.add_subcommand("export", "Write a profile's calling context tree for another tool");
+  CLI::App* export_cmd = app.add_subcommand("export", "Write a profile for another tool: its calling context tree, or its region timelines");
   export_cmd->add_option("file", exp.file, "Profile file")->required();
   // Not checked with IsMember here: the core names the known formats in its one-line error.
-  export_cmd->add_option("--format", exp.format, "pprof (gzipped profile.proto), speedscope (JSON) or chrome")
+  export_cmd->add_option("--format", exp.format, "pprof (gzipped profile.proto), speedscope (JSON), perfetto (protobuf trace of the in-kernel region launches) or chrome")
       ->required();
   export_cmd->add_option("-o,--output", exp.output, "File to write (atomically)")->required();
   export_cmd->add_option("--symbol-path", exp.symbol_paths, "As for report")->check(CLI::ExistingDirectory);

@@ -27,6 +27,12 @@ std::string IdText(const nlohmann::json& v) { return v.is_string() ? v.get<std::
 std::vector<KinetoEvent> ReadKinetoEvents(const std::string& text) {
   const nlohmann::json doc = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
   if (doc.is_discarded()) throw Error("not a Kineto trace: not JSON");
+  // torch built without Kineto (Debian's 1.13) exports its legacy profiler's events as a bare
+  // array: no correlation ids, no GPU activity, no Python stacks to place anything under.
+  if (doc.is_array())
+    throw Error(
+        "not a Kineto trace: a bare event array, as torch's legacy profiler writes it (torch built without "
+        "Kineto); record with a torch that has Kineto (torch.autograd.kineto_available())");
   if (!doc.is_object() || !doc.contains("traceEvents") || !doc["traceEvents"].is_array())
     throw Error("not a Kineto trace: no traceEvents array (a PyTorch-profiler trace is an object with one)");
   std::vector<KinetoEvent> out;
