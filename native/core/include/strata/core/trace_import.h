@@ -1,0 +1,13 @@
+// `strata import`: another tool's file as a Strata profile, its format told by its content.
+#pragma once
+
+#include <string>
+
+namespace strata::core {
+
+// A speedscope file (strata/core/speedscope_import.h) or else a PyTorch-profiler (Kineto) trace
+// (strata/core/kineto_import.h), written to `profile_path` atomically: nothing is written on any
+// error. Throws Error (one line; for a file that is neither, the Kineto reader's reason).
+void ImportTraceFile(const std::string& trace_path, const std::string& profile_path);
+
+}  // namespace strata::core
