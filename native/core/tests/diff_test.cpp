@@ -152,6 +152,13 @@ TEST(ProfileDiff, BadPairsAreOneLine) {
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find("no call path"), std::string::npos) << e.what();
   }
+  // The other way round they share one stray path: still unrelated.
+  try {
+    DiffProfiles(*other, *Profile::Open(kAfter));
+    FAIL() << "compared two different programs";
+  } catch (const Error& e) {
+    EXPECT_EQ(std::string(e.what()).rfind("no call path with cpu_time is common to both profiles", 0), 0u) << e.what();
+  }
   EXPECT_THROW(DiffProfiles(*a, *a, "grid_size"), Error);    // an attribute
   EXPECT_THROW(DiffProfiles(*a, *other, "gpu_time"), Error);  // missing from one
 }

@@ -206,15 +206,24 @@ DiffView DiffProfilesView(const Profile& a, const Profile& b, const std::string&
       ++diff.common_paths;
       if (out.match[i] == DiffMatch::kFuzzy) ++diff.fuzzy_paths;
     }
-    diff.rows.push_back({PathOf(vb, i), self_a, self_b, out.match[i]});
+    diff.rows.push_back({PathOf(vb, i), self_a, self_b, out.match[i], int64_t(i)});
   }
   for (size_t i = 1; i < va.size(); ++i) {
     if (m.a_taken[i]) continue;
     const double self_a = va.metric(i, ma).exclusive;
-    if (self_a != 0) diff.rows.push_back({PathOf(va, i), self_a, 0, DiffMatch::kOnlyA});
+    if (self_a != 0) diff.rows.push_back({PathOf(va, i), self_a, 0, DiffMatch::kOnlyA, -1});
   }
-  if (diff.common_paths == 0)
-    throw Error("no call path with " + name + " is common to both profiles: not two runs of one program?");
+  // Two different programs still share a stray path or two (a thread's start, the interpreter's
+  // entry): the runs count as unrelated unless what they share is at least 1% of either total.
+  double common_a = 0, common_b = 0;
+  for (const DiffRow& r : diff.rows)
+    if (r.a != 0 && r.b != 0) common_a += r.a, common_b += r.b;
+  constexpr double kRelatedShare = 0.01;
+  if (diff.common_paths == 0 ||
+      (common_a < kRelatedShare * std::fabs(diff.total_a) && common_b < kRelatedShare * std::fabs(diff.total_b)))
+    throw Error("no call path with " + name + " is common to both profiles" +
+                (diff.common_paths ? " (the " + std::to_string(diff.common_paths) + " they share hold under 1% of either run)" : std::string()) +
+                ": not two runs of one program?");
   std::stable_sort(diff.rows.begin(), diff.rows.end(), [](const DiffRow& x, const DiffRow& y) {
     return std::fabs(x.change()) > std::fabs(y.change());
   });

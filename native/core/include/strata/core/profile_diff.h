@@ -24,6 +24,7 @@ struct DiffRow {
   std::vector<FrameInfo> path;  // outermost first, the root left out (B's frames when B has it)
   double a = 0, b = 0;
   DiffMatch match = DiffMatch::kExact;
+  int64_t node_b = -1;          // its node in DiffView::view (B's view); -1 when only A has it
   double change() const { return b - a; }
 };
 
@@ -43,8 +44,8 @@ struct ProfileDiff {
 };
 
 // Compares `metric` ("" = the first additive metric both profiles have). Throws Error (one line)
-// when the metric is missing from either profile or is not additive, or when no call path with
-// a self value is common to both profiles (not two runs of one program).
+// when the metric is missing from either profile or is not additive, or when the call paths with
+// a self value in both runs hold under 1% of either run's total (not two runs of one program).
 ProfileDiff DiffProfiles(const Profile& a, const Profile& b, const std::string& metric = "");
 
 // B's top-down view (the Python view where B has Python frames, all metrics' values kept) with,
