@@ -1,6 +1,7 @@
 // strata import on a hand-made Kineto trace (test/fixtures/kineto/train_step.json, the layout of
 // torch.profiler's export_chrome_trace): kernels under their launch's operators and Python lines,
-// totals per metric, GPU work whose launch is outside the trace, bad input.
+// totals per metric, GPU work whose launch is outside the trace, bad input (a real legacy-profiler
+// trace of torch 1.13 among it); a real torch.profiler trace from the H100 once recorded there.
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
