@@ -1,5 +1,5 @@
-// strata import: a PyTorch-profiler (Kineto) trace or a speedscope file as a Strata profile (the
-// core tells which and converts it).
+// strata import: a pprof profile, a speedscope file or a PyTorch-profiler (Kineto) trace as a
+// Strata profile (the core tells which and converts it).
 #include <cstdio>
 
 #include "commands.h"

@@ -148,8 +148,8 @@ int main(int argc, char** argv) {
   export_cmd->add_option("--symbol-path", exp.symbol_paths, "As for report")->check(CLI::ExistingDirectory);
 
   ImportOptions imp;
-  CLI::App* import_cmd = app.add_subcommand("import", "Turn a PyTorch-profiler (Kineto) trace or a speedscope file into a Strata profile");
-  import_cmd->add_option("trace", imp.trace, "The trace (.json) torch.profiler exported, or a speedscope .json")->required();
+  CLI::App* import_cmd = app.add_subcommand("import", "Turn a pprof profile, a speedscope file or a PyTorch-profiler (Kineto) trace into a Strata profile");
+  import_cmd->add_option("trace", imp.trace, "A pprof profile (.pb.gz), a speedscope .json, or the trace (.json) torch.profiler exported")->required();
   import_cmd->add_option("-o,--output", imp.output, "Profile to write (atomically)")->required();
 
   DiffOptions dif;
