@@ -25,6 +25,8 @@ namespace {
 
 STRATA_TLS OpStack* t_ops = nullptr;
 std::atomic<bool> g_want_entry{false};
+// Whether entry traces pay for themselves now (SetEntryTracesWorthwhile); on until told.
+std::atomic<bool> g_entry_worthwhile{true};
 
 // One stack per thread slot, mapped on first use (pages are touched only by threads that run
 // operators).
@@ -251,6 +253,11 @@ void WantEntryTraces(const OpStack* s) {
   if (name < kLaunchNames) g_launch_names[name / 64].fetch_or(uint64_t(1) << (name % 64), std::memory_order_relaxed);
 }
 
+void SetEntryTracesWorthwhile(bool worthwhile) {
+  if (g_entry_worthwhile.load(std::memory_order_relaxed) != worthwhile)
+    g_entry_worthwhile.store(worthwhile, std::memory_order_relaxed);
+}
+
 bool EnsureContext(OpStack* s) {
   if (PythonContext(s)) return true;
   if (!s->slot || s->depth <= 0) return false;
@@ -302,7 +309,8 @@ void Push(uint32_t name_id, uint64_t sp, uint64_t key, int64_t seq, uint64_t thr
   if (d == 0) {
     s->ctx_n = -1;
     s->entry_n = 0;
-    if (g_want_entry.load(std::memory_order_relaxed) && LaunchedBefore(name_id)) {
+    if (g_want_entry.load(std::memory_order_relaxed) && g_entry_worthwhile.load(std::memory_order_relaxed) &&
+        LaunchedBefore(name_id)) {
       bool failed = false;
       uint64_t t0 = NowNs(CLOCK_MONOTONIC);
       s->entry_n = unwind::FromCurrentContext(s->entry, nullptr, kMaxEntry, 0, &failed);

@@ -69,6 +69,10 @@ bool EnsureContext(const OpStack* s);
 // operators of that name take an entry trace (most operators never launch: views, shape and
 // scalar work; tracing each of them cost more than the launches it saved).
 void WantEntryTraces(const OpStack* s);
+// Entry traces only save time on launches whose path is taken in full: with the launch path
+// cache hitting nearly always, tracing every outermost operator costs more than the rare slow
+// walk it saves. The cache says which holds (any thread; the last word stands).
+void SetEntryTracesWorthwhile(bool worthwhile);
 
 // Normal code: like EnsureContext, but never walks with SPs; false when the thread has no
 // Python (the caller then uses the native frames it has).

@@ -19,6 +19,16 @@ bool SystemOrInterpreterModule(const std::string& module) {
   return base.rfind("python", 0) == 0 || base.rfind("libpython", 0) == 0 || module.rfind("/lib/", 0) == 0 ||
          module.rfind("/lib64/", 0) == 0 || module.rfind("/usr/lib/", 0) == 0 || module.rfind("/usr/lib64/", 0) == 0;
 }
+
+// torch.compile's generated code (its wrapper and kernels) wherever its cache is
+// (TORCHINDUCTOR_CACHE_DIR moves it out of /tmp/torchinductor_<user>): Inductor names each module
+// <2 characters>/c<hash>.py.
+bool InductorGeneratedFile(const std::string& file) {
+  size_t slash = file.rfind('/');
+  if (slash == std::string::npos || slash < 3 || file[slash - 3] != '/') return false;
+  const size_t base = slash + 1;
+  return file.size() - base > 40 && file[base] == 'c' && file.compare(file.size() - 3, 3, ".py") == 0;
+}
 }  // namespace
 
 static_assert(int(Kind::kRegion) == int(format::FrameKind::kRegion) && int(Kind::kPython) == int(format::FrameKind::kPython),
@@ -59,8 +69,8 @@ AnalysisContext::AnalysisContext(const Profile& profile, View top_down, bool all
     frame_user_[i] = !file.empty() && table[i].line > 0 && file[0] != '<' && !has("/site-packages/") &&
                      !has("/dist-packages/") && !has("/lib/python") && file.rfind("/usr/include/", 0) != 0 &&
                      file.rfind("/usr/lib/", 0) != 0 && file.rfind("/usr/local/cuda", 0) != 0 &&
-                     !has("/torchinductor_") && !has("/.triton/") && !has("/triton/runtime/") &&
-                     !SystemOrInterpreterModule(table[i].module);
+                     !has("/torchinductor_") && !InductorGeneratedFile(file) && !has("/.triton/") &&
+                     !has("/triton/runtime/") && !SystemOrInterpreterModule(table[i].module);
 
     if (frame_kind_[i] == Kind::kOperator) {
       const std::string& nm = table[i].name;

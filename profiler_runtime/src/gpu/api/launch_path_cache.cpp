@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "common/log.h"
 #include "common/tls.h"
 #include "gpu/cupti/cupti_session.h"
 #include "ops/op_registry.h"
@@ -23,7 +24,11 @@
 namespace strata::rt::gpu {
 namespace {
 
-constexpr int kKeyFrames = 40;  // deep enough to leave CUPTI, the driver and the CUDA runtime
+// Native return addresses in the key: deep enough to leave Strata's callback, CUPTI and the CUDA
+// runtime and reach the framework's launch site; each costs ~50 ns of libunwind's fast trace.
+// STRATA_GPU_PATH_KEY_FRAMES changes it (measured with STRATA_GPU_PATH_CACHE=verify).
+constexpr int kKeyFramesDefault = 40;
+constexpr int kKeyFramesMax = 64;
 // Distinct launch sites remembered per thread. With 64 the transformer step (forward +
 // optimizer launch sites on one thread) hit only 65% on the H100; direct-mapped with 256, GPT-2
 // decoding still missed 8% (a miss takes the full path, ~10x a hit, so misses were most of the
@@ -31,6 +36,11 @@ constexpr int kKeyFrames = 40;  // deep enough to leave CUPTI, the driver and th
 // so more of them cost little.
 constexpr int kSets = 256;
 constexpr int kWays = 4;
+// Operator entry traces (1.4 µs at every outermost operator on GPT-2 decoding) only shorten the
+// full paths taken at misses (a walk by SPs down to the operator is ~50x a fast trace): they pay
+// off above about 1 miss in 50 launches. Decided per window of launches on each thread.
+constexpr uint64_t kMissWindow = 1024;
+constexpr uint64_t kEntryTracesAboveMisses = kMissWindow / 50;
 
 struct Entry {
   uint64_t key = 0;
@@ -55,6 +65,7 @@ struct LaunchPathCacheState {
   std::vector<Cache*>* caches = new std::vector<Cache*>;
   Counts* exited = new Counts;                       // counts of the threads that have exited
   int mode = 1;  // 0 off, 1 on, 2 verify
+  int key_frames = kKeyFramesDefault;
 };
 
 LaunchPathCacheState* NewLaunchPathCacheState() { return new LaunchPathCacheState(); }
@@ -66,6 +77,7 @@ LaunchPathCacheState& S() { return *CuptiSession::Get()->launch_path_cache_state
 struct Cache {
   Entry e[kSets][kWays];
   uint64_t clock = 0;
+  uint64_t window_misses = 0;  // misses since the window began (clock % kMissWindow == 0)
   Counts counts;
   Cache() {
     std::lock_guard<std::mutex> lock(*S().caches_mu);
@@ -90,9 +102,9 @@ inline void Mix(uint64_t* h, uint64_t v) {
 
 uint64_t Key() {
   uint64_t h = 0x84222325cbf29ce4ull;
-  uint64_t pcs[kKeyFrames];
+  uint64_t pcs[kKeyFramesMax];
   bool failed = false;
-  int n = unwind::FromCurrentContext(pcs, nullptr, kKeyFrames, 1, &failed);
+  int n = unwind::FromCurrentContext(pcs, nullptr, S().key_frames, 1, &failed);
   for (int i = 0; i < n; ++i) Mix(&h, pcs[i]);
   Mix(&h, uint64_t(n) | (failed ? 1ull << 40 : 0));
   if (const python::Runtime* py = python::Current()) {
@@ -117,6 +129,10 @@ void ConfigureLaunchPathCache() {
   const char* v = getenv("STRATA_GPU_PATH_CACHE");
   if (v && (strcmp(v, "off") == 0 || strcmp(v, "0") == 0)) S().mode = 0;
   else if (v && strcmp(v, "verify") == 0) S().mode = 2;
+  if (const char* k = getenv("STRATA_GPU_PATH_KEY_FRAMES"); k && *k) {
+    int n = atoi(k);
+    S().key_frames = n < 4 ? 4 : n > kKeyFramesMax ? kKeyFramesMax : n;
+  }
 }
 
 namespace {
@@ -166,8 +182,32 @@ int LaunchPath(ThreadSlot* slot, uint64_t* out, int max) {
 
 namespace {
 
+const char* WordKind(uint64_t w) {
+  if (IsNativeWord(w)) return "native";
+  if (IsPendingPyWord(w)) return "python (pending name)";
+  if (IsGlobalPyWord(w)) return "python";
+  if (IsSpecialWord(w) && SpecialKindOf(w) == kSpecialOp) return "operator";
+  if (IsSpecialWord(w) && SpecialKindOf(w) == kSpecialThread) return "thread";
+  return "other";
+}
+
+// Verify mode: where the first few cached paths part from the full ones (leaf first), to tell a
+// wrong key from two encodings of one path.
+void LogMismatch(const uint64_t* cached, int cn, const uint64_t* full, int fn) {
+  static std::atomic<int> logged{0};
+  if (logged.fetch_add(1, std::memory_order_relaxed) >= 8) return;
+  int i = 0;
+  while (i < cn && i < fn && cached[i] == full[i]) ++i;
+  Log("path cache verify: cached %d words, full %d; first difference at %d: %s %llx vs %s %llx", cn, fn, i,
+      i < cn ? WordKind(cached[i]) : "end", i < cn ? (unsigned long long)cached[i] : 0ull,
+      i < fn ? WordKind(full[i]) : "end", i < fn ? (unsigned long long)full[i] : 0ull);
+}
+
 int LaunchPathOfThisThread(ThreadSlot* slot, uint64_t* out, int max) {
-  if (S().mode == 0) return CollectPath(nullptr, slot, 1, out, max).depth;
+  if (S().mode == 0) {
+    ops::SetEntryTracesWorthwhile(true);
+    return CollectPath(nullptr, slot, 1, out, max).depth;
+  }
   if (!t_cache) t_cache.reset(new Cache());
   uint64_t key = Key();
   Entry* set = t_cache->e[key % kSets];
@@ -182,6 +222,11 @@ int LaunchPathOfThisThread(ThreadSlot* slot, uint64_t* out, int max) {
   Counts& c = t_cache->counts;
   Bump(c.lookups);
   bool hit = found && e.n <= max;
+  if (!hit) ++t_cache->window_misses;
+  if (now % kMissWindow == 0) {
+    ops::SetEntryTracesWorthwhile(t_cache->window_misses > kEntryTracesAboveMisses);
+    t_cache->window_misses = 0;
+  }
   if (hit && S().mode == 1) {
     Bump(c.hits);
     e.used = now;
@@ -191,7 +236,10 @@ int LaunchPathOfThisThread(ThreadSlot* slot, uint64_t* out, int max) {
   int n = CollectPath(nullptr, slot, 1, out, max).depth;
   if (hit) {  // verify mode: would the cached path have been right?
     Bump(c.hits);
-    if (e.n != n || memcmp(e.words.data(), out, sizeof(uint64_t) * size_t(n)) != 0) Bump(c.mismatch);
+    if (e.n != n || memcmp(e.words.data(), out, sizeof(uint64_t) * size_t(n)) != 0) {
+      Bump(c.mismatch);
+      LogMismatch(e.words.data(), e.n, out, n);
+    }
   }
   if (n > 0 && n <= kMaxDepth) {
     e.key = key;
@@ -214,6 +262,7 @@ std::string LaunchPathCacheStatus() {
       hits += c->counts.hits.load(), lookups += c->counts.lookups.load(), mismatch += c->counts.mismatch.load();
   }
   std::string s = "path cache: " + std::to_string(hits) + " hits of " + std::to_string(lookups);
+  if (S().key_frames != kKeyFramesDefault) s += " (key of " + std::to_string(S().key_frames) + " native frames)";
   if (S().mode == 2) s += " (verify: " + std::to_string(mismatch) + " mismatches)";
   return s;
 }

@@ -2,6 +2,7 @@
 
 #include <ftw.h>
 #include <stdlib.h>
+#include <sys/random.h>
 
 #include <cstdio>
 #include <cstring>
@@ -28,20 +29,28 @@ std::string Base(const std::string& path) {
 
 void InductorPlacement::Arm() {
   if (const char* v = getenv("STRATA_INDUCTOR"); v && strcmp(v, "0") == 0) return;
-  if (const char* user = getenv("TORCH_TRACE"); user && *user) {
+  const char* user = getenv("TORCH_TRACE");
+  const char* inherited = getenv("STRATA_PRIVATE_TORCH_TRACE");  // a profiled parent's own dir
+  if (user && *user && !(inherited && strcmp(user, inherited) == 0)) {
     dir_ = user;
   } else {
-    const char* tmp = getenv("TMPDIR");
-    std::string tmpl = std::string(tmp && *tmp ? tmp : "/tmp") + "/strata-inductor-XXXXXX";
-    if (!mkdtemp(tmpl.data())) {
-      Log("torch.compile: cannot create a trace dir: kernels stay under Inductor's wrapper");
+    // Named, not created: torch creates the folder at its first log record, so a program that
+    // never compiles (or execs, or is killed) leaves nothing behind. The name is unguessable.
+    unsigned char bytes[9];
+    if (getrandom(bytes, sizeof bytes, 0) != static_cast<ssize_t>(sizeof bytes)) {
+      Log("torch.compile: no random name for a trace dir: kernels stay under Inductor's wrapper");
       return;
     }
-    dir_ = tmpl;
+    static const char kChars[] = "abcdefghijklmnopqrstuvwxyz0123456789";
+    const char* tmp = getenv("TMPDIR");
+    dir_ = std::string(tmp && *tmp ? tmp : "/tmp") + "/strata-inductor-";
+    for (unsigned char b : bytes) dir_ += kChars[b % 36];
     private_dir_ = true;
     setenv("TORCH_TRACE", dir_.c_str(), 1);
+    setenv("STRATA_PRIVATE_TORCH_TRACE", dir_.c_str(), 1);
   }
   setenv("INDUCTOR_PROVENANCE", "1", 0);
+  shim_.Install();
 }
 
 // Inductor's generated modules live in its cache as <2 chars>/c<hash>.py.
@@ -141,14 +150,21 @@ Placement::Verdict InductorPlacement::Place(const GpuActivity& a, uint32_t* pare
 }
 
 void InductorPlacement::EndDrain(PlacementContext&, uint64_t, bool final) {
-  if (final && private_dir_ && !dir_.empty()) nftw(dir_.c_str(), RemoveEntry, 16, FTW_DEPTH | FTW_PHYS);
+  if (!final) return;
+  if (private_dir_ && !dir_.empty()) nftw(dir_.c_str(), RemoveEntry, 16, FTW_DEPTH | FTW_PHYS);
+  dynamo_frames_ = shim_.DynamoFrames();
+  shim_.Remove();
 }
 
 std::string InductorPlacement::StatusPart() const {
   if (dir_.empty() || (kernels_on_lines_ == 0 && kernels_on_function_ == 0 && kernels_unplaced_ == 0)) return "";
+  std::string frames = dynamo_frames_.empty() ? shim_.DynamoFrames() : dynamo_frames_;
+  std::string nn = frames == "recorded" ? "; lines inside torch/nn/modules recorded"
+                   : frames.empty()     ? "; lines inside torch/nn/modules not recorded (Strata's Python shim did not run)"
+                                        : "; lines inside torch/nn/modules not recorded (this torch's Dynamo: " + frames + ")";
   return "torch.compile: " + std::to_string(kernels_on_lines_) + " kernels placed on model lines, " +
          std::to_string(kernels_on_function_) + " on their compiled function only (no line recorded), " +
-         std::to_string(kernels_unplaced_) + " without provenance";
+         std::to_string(kernels_unplaced_) + " without provenance" + nn;
 }
 
 }  // namespace strata::rt::gpu

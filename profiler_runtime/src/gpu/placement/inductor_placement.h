@@ -16,6 +16,7 @@
 
 #include "gpu/placement/inductor_provenance.h"
 #include "gpu/placement/placement.h"
+#include "python/site_shim.h"
 
 namespace strata::rt::gpu {
 
@@ -43,6 +44,8 @@ class InductorPlacement : public Placement {
 
   std::string dir_;
   bool private_dir_ = false;
+  python::SiteShim shim_;       // keeps torch/nn/modules lines in Dynamo's traces
+  std::string dynamo_frames_;  // what the shim reported, read at the last drain
   inductor::Provenance provenance_;
   std::unordered_map<uint32_t, Launch> launches_;   // gpu_api node -> its wrapper call
   struct Placed {

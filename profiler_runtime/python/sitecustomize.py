@@ -1,0 +1,91 @@
+# Strata's Python-side shim. The runtime writes this file into a private folder and puts that
+# folder first on PYTHONPATH of a Python process it profiles, so that Python imports it at start
+# (as `site` imports any sitecustomize). It then takes itself off sys.path and PYTHONPATH and runs
+# the program's own sitecustomize, if there is one, so the program sees what it would have seen.
+#
+# What it does: torch.compile's Dynamo leaves frames inside torch/nn/modules out of the source
+# traces it records for each graph node, so kernels compiled from torch's own modules (a bare
+# nn.TransformerEncoderLayer) have no source line to be placed on. When Dynamo's translator is
+# imported, its filter is switched off; the traces then hold the module's own lines (and, for a
+# user's model, the torch module frames below the user's lines). Nothing else changes: this is
+# metadata that Inductor carries to its provenance log. STRATA_NN_MODULE_FRAMES=0 leaves it off.
+import os
+import sys
+
+_HERE = os.path.dirname(os.path.abspath(__file__))
+_DYNAMO = "torch._dynamo.symbolic_convert"
+
+
+def _take_ourselves_off():
+    sys.path[:] = [p for p in sys.path if os.path.abspath(p or os.curdir) != _HERE]
+    parts = [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p and os.path.abspath(p) != _HERE]
+    if parts:
+        os.environ["PYTHONPATH"] = os.pathsep.join(parts)
+    else:
+        os.environ.pop("PYTHONPATH", None)
+
+
+def _mark(what):
+    # The runtime reads this file at exit and states the outcome in the profile's meta.
+    try:
+        with open(os.path.join(_HERE, "dynamo-nn-frames"), "w") as f:
+            f.write(what)
+    except OSError:
+        pass
+
+
+def _patch(module):
+    translator = getattr(module, "InstructionTranslatorBase", None)
+    if translator is None or not hasattr(translator, "is_co_filename_from_nn_modules"):
+        _mark("absent")  # a torch whose Dynamo has no such filter (or another name for it)
+        return
+    translator.is_co_filename_from_nn_modules = lambda self: False
+    _mark("recorded")
+
+
+class _DynamoFinder(object):
+    """Finds nothing itself: wraps the loader of Dynamo's translator to patch it once loaded."""
+
+    def find_spec(self, name, path=None, target=None):
+        if name != _DYNAMO:
+            return None
+        try:
+            sys.meta_path.remove(self)
+        except ValueError:
+            pass
+        import importlib.util
+        spec = importlib.util.find_spec(name)
+        loader = getattr(spec, "loader", None)
+        exec_module = getattr(loader, "exec_module", None)
+        if exec_module is None:
+            return spec
+
+        def exec_and_patch(module):
+            exec_module(module)
+            try:
+                _patch(module)
+            except Exception:
+                _mark("failed")
+
+        loader.exec_module = exec_and_patch
+        return spec
+
+
+def _chain_programs_sitecustomize():
+    # Whichever module sys.modules holds when this one finishes is what `site` keeps.
+    me = sys.modules.pop("sitecustomize")
+    try:
+        import sitecustomize  # noqa: F401  (the next one on sys.path, if any)
+    except ImportError as e:
+        sys.modules["sitecustomize"] = me
+        if getattr(e, "name", None) != "sitecustomize":
+            raise
+
+
+_take_ourselves_off()
+if os.environ.get("STRATA_NN_MODULE_FRAMES", "1") != "0":
+    if _DYNAMO in sys.modules:
+        _patch(sys.modules[_DYNAMO])
+    else:
+        sys.meta_path.insert(0, _DynamoFinder())
+_chain_programs_sitecustomize()

@@ -1,0 +1,16 @@
+"""Writes what the program sees under Strata's Python shim to argv[1] as JSON."""
+import json
+import os
+import sys
+
+result = {
+    "pythonpath": os.environ.get("PYTHONPATH"),
+    "shim_on_sys_path": any("strata-python-" in p for p in sys.path),
+    "user_sitecustomize_ran": os.environ.get("USER_SITECUSTOMIZE_RAN") == "1",
+    "sitecustomize_module": getattr(sys.modules.get("sitecustomize"), "__file__", None),
+}
+from torch._dynamo.symbolic_convert import InstructionTranslatorBase  # noqa: E402
+
+result["nn_module_filter"] = InstructionTranslatorBase().is_co_filename_from_nn_modules()
+with open(sys.argv[1], "w") as f:
+    json.dump(result, f)
