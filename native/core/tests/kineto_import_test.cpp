@@ -16,6 +16,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "export/gzip.h"
 #include "strata/core/api.h"
 #include "strata/core/kineto_import.h"
 #include "test_util.h"
@@ -137,20 +138,23 @@ TEST(KinetoImport, CliWritesAProfileOrNothing) {
   std::remove(bad.c_str());
 }
 
-// A real torch.profiler trace (with_stack=True) of test/fixtures/kineto/record_torch_trace.py,
-// recorded on the H100 by test/fixtures/h100/kineto/record_h100.sh: every kernel's time kept,
-// each under an operator and a Python line of the training step.
+// A real torch.profiler trace from the H100 (bench/real_models/kineto_trace.py: torchvision
+// ResNet-18 training, CUDA and CPU activities, with_stack=True, gzipped as torch writes .json.gz):
+// `strata import` reads it gzipped; every kernel's and set's time is kept, each under a
+// PyTorch operator and under the Python line of the training step.
 TEST(KinetoImport, RealTorchProfilerTraceFromTheH100) {
-  const std::string trace = STRATA_FIXTURES "/h100/kineto/torch_cuda_train.json";
-  struct stat st;
-  if (::stat(trace.c_str(), &st) != 0) GTEST_SKIP() << trace << " not recorded yet (record_h100.sh)";
-  const std::string text = test::ReadText(trace);
-  auto profile = Profile::FromBytes(KinetoTraceToProfile(text, trace));
+  const std::string trace = STRATA_FIXTURES "/h100/kineto/resnet18_train_stacks.trace.json.gz";
+  const std::string out = ::testing::TempDir() + "/strata_kineto_real_" + std::to_string(::getpid()) + ".strata";
+  test::RunResult r = test::RunShell(std::string(STRATA_CLI) + " import " + trace + " -o " + out);
+  ASSERT_EQ(r.status, 0) << r.err;
+  auto profile = Profile::Open(out);
+  std::remove(out.c_str());
   const size_t gpu = *FindMetric(*profile, "gpu_time");
 
   // The trace's own sum of kernel, copy and set durations.
   double kernels_ns = 0;
-  for (const auto& e : nlohmann::json::parse(text)["traceEvents"]) {
+  const nlohmann::json doc = nlohmann::json::parse(detail::Gunzip(test::ReadText(trace)));
+  for (const auto& e : doc["traceEvents"]) {
     const std::string cat = e.value("cat", "");
     if (e.value("ph", "") == "X" && (cat == "kernel" || cat == "gpu_memcpy" || cat == "gpu_memset"))
       kernels_ns += e["dur"].get<double>() * 1000.0;
@@ -162,20 +166,22 @@ TEST(KinetoImport, RealTorchProfilerTraceFromTheH100) {
   options.expand = false;
   options.filter = FrameFilter::kAll;
   const View view = profile->BuildView(ViewKind::kTopDown, options);
-  double under_operator = 0, under_train_step = 0;
+  double under_operator = 0, under_step = 0;
   for (size_t i = 1; i < view.size(); ++i) {
     if (view.frame(i).kind != "kernel") continue;
     bool op = false, step = false;
     for (size_t n = size_t(view.parent[i]); n > 0; n = size_t(view.parent[n])) {
       op = op || view.frame(n).kind == "operator";
-      step = step || (view.frame(n).kind == "python" && view.frame(n).name == "train_step" &&
-                      view.frame(n).file.find("record_torch_trace.py") != std::string::npos);
+      step = step || (view.frame(n).kind == "python" && view.frame(n).name == "step" &&
+                      view.frame(n).file.find("kineto_trace.py") != std::string::npos);
     }
     if (op) under_operator += view.metric(i, gpu).exclusive;
-    if (step) under_train_step += view.metric(i, gpu).exclusive;
+    if (step) under_step += view.metric(i, gpu).exclusive;
   }
+  std::printf("real trace: %.0f ns of GPU work, %.1f%% under an operator, %.1f%% under step()\n", kernels_ns,
+              100 * under_operator / kernels_ns, 100 * under_step / kernels_ns);
   EXPECT_GT(under_operator / kernels_ns, 0.99);
-  EXPECT_GT(under_train_step / kernels_ns, 0.99);
+  EXPECT_GT(under_step / kernels_ns, 0.99);
 }
 
 }  // namespace
