@@ -27,3 +27,9 @@ if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modu
   echo "strata: installing npm dependencies"
   if [ -f package-lock.json ]; then npm ci --no-audit --no-fund >/dev/null; else npm install --no-audit --no-fund >/dev/null; fi
 fi
+# speedscope's release build: ctest interop.speedscope_in_chromium loads Strata's exports in it
+# (and bench/viewer compares the viewer with it). Without it that test skips, saying so.
+if [ ! -f bench/viewer/.deps/node_modules/speedscope/dist/release/index.html ]; then
+  npm install --no-save --no-audit --no-fund --prefix bench/viewer/.deps speedscope@1.25.0 >/dev/null ||
+    echo "strata: speedscope could not be installed (interop.speedscope_in_chromium will skip)" >&2
+fi

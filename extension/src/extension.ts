@@ -2,12 +2,13 @@
 // tests use. The features: the profile viewers (profileViewers.ts), what follows the current
 // profile in the editor (profileFeedback.ts: line heat, status bar, diagnostics, the Strata
 // Findings view), running and profiling (runCommands.ts, the `strata` launch type), the Strata Profiles view
-// (profilesTree.ts), a run's processes (runProcessesView.ts) and the in-kernel region timeline
-// (regions/regionTraceCommands.ts).
+// (profilesTree.ts), a run's processes (runProcessesView.ts), the in-kernel region timeline
+// (regions/regionTraceCommands.ts) and two runs compared (diffPanel.ts).
 import * as fs from 'node:fs';
 import * as vscode from 'vscode';
 import { loadAddon, type StrataAddon } from './addon';
 import type { StrataDiagnostics } from './diagnostics';
+import { registerDiff, type DiffApi } from './diffPanel';
 import type { FindingsViewState } from './findingsView';
 import type { LineHeatController } from './lineHeatDecorations';
 import type { ViewerState } from './profileViewer';
@@ -36,6 +37,8 @@ export interface StrataApi {
   openRun(runPath: string): Promise<void>;
   /** In-kernel region traces (timeline panels). */
   regionTraces: RegionTraceApi;
+  /** Two runs compared (diff panels). */
+  diffs: DiffApi;
 }
 
 export function activate(context: vscode.ExtensionContext): StrataApi {
@@ -59,6 +62,8 @@ export function activate(context: vscode.ExtensionContext): StrataApi {
   runs = registerRunProcesses(context, { addon, log, openRun: (p) => v0.openRun(p) });
   registerRunCommands(context, { extensionDir, log, addon, profilesTree, openProfile: viewers.open });
   openStartupProfile(viewers, log);
+  const v1 = viewers;
+  const diffs = registerDiff(context, { extensionUri: context.extensionUri, addon, log, currentProfile: () => v1.currentProfile() });
 
   const v = viewers;
   return {
@@ -72,6 +77,7 @@ export function activate(context: vscode.ExtensionContext): StrataApi {
     runProcesses: runs,
     openRun: v.openRun,
     regionTraces,
+    diffs,
   };
 }
 

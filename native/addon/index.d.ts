@@ -128,6 +128,27 @@ export interface ViewColumns extends NodeColumns, PartColumns {
   partial?: string;
 }
 
+/** A frame of a diff row. */
+export interface DiffFrame { kind: string; name: string; file: string; line: number }
+/** Profile.diffAgainst: B's view as whole node columns (as view() sends them) plus the diff. */
+export interface DiffColumns extends NodeColumns {
+  metric: string;
+  unit: string;
+  totalA: number;
+  totalB: number;
+  commonPaths: number;     // call paths with a self value in both runs
+  fuzzyPaths: number;      // of which matched fuzzily (a moved line, another instantiation)
+  frameFilter: 'python' | 'all';
+  count: Float64Array;
+  baseline: Float64Array;  // per node: A's inclusive value of the matched path (0: none)
+  match: Uint8Array;       // per node: 0 exact, 1 fuzzy, 2 only in B
+  /** The largest changes first (at most 200), each a call path's self value in A and B. */
+  rows: { frame: DiffFrame | null; userFrame?: DiffFrame; a: number; b: number;
+    match: 'exact' | 'fuzzy' | 'only in B' | 'only in A'; node: number }[];
+  appeared: { name: string; value: number }[];   // kernels only B launched, heaviest first
+  vanished: { name: string; value: number }[];   // kernels only A launched
+}
+
 export interface SourceLocation {
   file: string;          // absolute path as recorded / symbolized
   line: number;          // 0 = unknown
@@ -176,6 +197,11 @@ export interface Profile {
   /** Line totals of the metrics `metricIndexes` (one top-down walk in the core); rejects on an
    *  index out of range. */
   lineTotals(metricIndexes: number[]): Promise<LineTotalsColumns>;
+  /** This profile (run B) compared with `baseline` (run A) on `metric` (default: the first
+   *  additive metric both have): B's whole top-down view with A's value per node, the largest
+   *  gains and losses, kernels that appeared or vanished. Rejects with the core's one line when
+   *  the two have no call path in common or the metric is missing or not additive. */
+  diffAgainst(baseline: Profile, metric?: string): Promise<DiffColumns>;
   /** Releases the profile (pending calls still complete). Later calls throw. */
   close(): void;
   readonly closed: boolean;

@@ -23,6 +23,7 @@ import { readTheme, watchTheme } from './ui/theme';
 import { el } from './ui/dom';
 import { COLOR_CLASS_NAMES, colorClassOf } from './render/colors';
 import { TimelineApp } from './timelineApp';
+import { DiffApp } from './diffApp';
 
 /** What the webview keeps across reloads (vscode.getState / setState). */
 export interface SavedState {
@@ -93,6 +94,8 @@ export class App {
   private detailsClosed = false;
   /** Timeline mode (protocol v3 'timeline'), made on the first trace; the flame parts hide. */
   timeline: TimelineApp | null = null;
+  /** Diff mode (protocol v8 'diff'), made on the first diff; the profile's parts hide. */
+  diff: DiffApp | null = null;
   private appRoot: HTMLElement;
   private main: HTMLElement;
   private tooltip: Tooltip;
@@ -145,6 +148,7 @@ export class App {
       this.sandwich?.callers.setTheme(t);
       this.sandwich?.callees.setTheme(t);
       this.timeline?.view.setTheme(t);
+      this.diff?.view.setTheme(t);
       this.updateLegend();
     });
     document.addEventListener('keydown', (e) => this.onKey(e));
@@ -160,6 +164,7 @@ export class App {
       switch (m.type) {
         case 'profile': this.setMode('flame'); return this.onProfile(m);
         case 'timeline': return this.onTimeline(m);
+        case 'diff': return this.onDiff(m);
         case 'details': return this.onDetails(m);
         case 'nodes': return this.onNodes(m);
         case 'sandwich': return this.onSandwich(m);
@@ -193,14 +198,28 @@ export class App {
     this.timeline.show(m);
   }
 
-  /** One panel shows either a profile (flame graph) or a region trace (timeline). */
-  private setMode(mode: 'flame' | 'timeline'): void {
-    const tl = mode === 'timeline';
-    this.toolbar.root.hidden = tl;
-    this.legend.root.hidden = tl;
-    this.main.hidden = tl;
-    if (tl) this.details.root.hidden = true;
+  private onDiff(m: Extract<HostMessage, { type: 'diff' }>): void {
+    if (!this.diff) {
+      this.diff = new DiffApp(readTheme(), this.tooltip, this.host);
+      this.appRoot.append(this.diff.root);
+      if (this.diff.view.webglError) this.message.show(`${this.diff.view.webglError} The flame graph cannot be drawn here.`);
+    }
+    this.setMode('diff');
+    if (typeof m.version === 'number' && m.version > PROTOCOL_VERSION) {
+      this.message.show(`This diff uses message protocol v${m.version}; this webview understands v${PROTOCOL_VERSION}. Some data may be missing.`, 'info');
+    }
+    this.diff.show(m);
+  }
+
+  /** One panel shows a profile (flame graph), a region trace (timeline) or two runs compared (diff). */
+  private setMode(mode: 'flame' | 'timeline' | 'diff'): void {
+    const flame = mode === 'flame', tl = mode === 'timeline';
+    this.toolbar.root.hidden = !flame;
+    this.legend.root.hidden = !flame;
+    this.main.hidden = !flame;
+    if (!flame) this.details.root.hidden = true;
     if (this.timeline) { this.timeline.toolbar.root.hidden = !tl; this.timeline.view.root.hidden = !tl; }
+    if (this.diff) this.diff.root.hidden = mode !== 'diff';
   }
 
   private onProfile(m: Extract<HostMessage, { type: 'profile' }>): void {

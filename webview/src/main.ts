@@ -33,6 +33,9 @@ function start(): void {
     // v3 timeline mode (tests): stats of the timeline view, where an interval is drawn.
     timeline: () => (app!.timeline ? { ...app!.timeline.view.stats } : null),
     locate: (name: string) => app!.timeline?.locate(name) ?? null,
+    // v8 diff mode (tests): the table's rows in order, and the graph's stats.
+    diff: () => (app!.diff ? { rows: app!.diff.shownRows.map((r) => ({ ...r })), nodes: app!.diff.view.model?.n ?? 0,
+      instances: app!.diff.view.stats.instances } : null),
     // The view on screen (tests): which frames, grouping, node count, the root's children by
     // value (labels) and the legend's classes.
     view: () => {

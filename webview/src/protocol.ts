@@ -27,7 +27,10 @@
 // v8: a fused kernel's frame carries every source line it computes: the frame table's optional
 //     `fusedOffset` / `fusedFile` / `fusedFunction` / `fusedLine` columns (typed records, never
 //     a "fuses a.py:12" name), and 'openSource' an optional `fusedLine` (which of them to open).
-//     Every v7 message is unchanged.
+//     And 'diff' (two runs compared: B's view with A's value per node, the largest gains and
+//     losses, kernels that appeared or vanished; docs/architecture.md "Two runs compared"); the
+//     webview asks for its nodes' lines with 'openSource' as for a profile, and for a row's
+//     line (the user's line on its path) with 'openDiffRow'. Every v7 message is unchanged.
 export const PROTOCOL_VERSION = 8;
 
 export type ViewName = 'top-down' | 'bottom-up';
@@ -174,6 +177,37 @@ export interface Progress {
   elapsedMs: number;
 }
 
+/** v8: how a node or call path of run B found its counterpart in run A (core DiffMatch). */
+export const enum DiffMatch { Exact = 0, Fuzzy = 1, OnlyB = 2, OnlyA = 3 }
+/** v8: a frame of a diff row (rows of A's only paths are not in B's frame table). */
+export interface DiffFrame { kind: string; name: string; file: string; line: number }
+/** v8: one call path's self value in each run. */
+export interface DiffRowData {
+  frame: DiffFrame | null;
+  userFrame?: DiffFrame;   // the innermost frame of the user's code on the path
+  a: number;
+  b: number;
+  match: 'exact' | 'fuzzy' | 'only in B' | 'only in A';
+  node: number;            // its node in the diff's view (B's), -1 when only A has it
+}
+/** v8: two runs compared ('diff'): B's whole top-down view (the flame graph), with per node A's
+ *  inclusive value of its matched path (`baseline`) and how it matched (`match`: DiffMatch). */
+export interface DiffData extends NodeColumns {
+  metric: string;
+  unit: string;
+  totalA: number;
+  totalB: number;
+  commonPaths: number;
+  fuzzyPaths: number;
+  frameFilter?: FrameFilterName;
+  count?: Float64Array;
+  baseline: Float64Array;
+  match: Uint8Array;
+  rows: DiffRowData[];     // largest absolute change first
+  appeared: { name: string; value: number }[];
+  vanished: { name: string; value: number }[];
+}
+
 /** v3: one lane of a decoded region trace (`strata regions --format json`, docs/regions.md). */
 export interface RegionLane {
   block: number;              // linear block index
@@ -251,7 +285,8 @@ export type HostMessage =
   // v3: show a region trace as a timeline instead of the flame graph. `sources`: where each
   // region's marker is (region id → "file:line", for the tooltip); `canExport`: the host can
   // write a Chrome trace of it (it has the buffer).
-  | { type: 'timeline'; version: number; title: string; data: RegionTraceData; sources?: Record<string, string>; canExport?: boolean };
+  | { type: 'timeline'; version: number; title: string; data: RegionTraceData; sources?: Record<string, string>; canExport?: boolean }
+  | { type: 'diff'; version: number; title: string; nameA: string; nameB: string; data: DiffData };
 
 /** webview -> extension */
 export type WebviewMessage =
@@ -268,6 +303,7 @@ export type WebviewMessage =
   // v3 (timeline): open the source line of a region's marker; write the trace as Chrome JSON.
   | { type: 'openRegionSource'; region: number; lane?: number }
   | { type: 'exportChromeTrace' }
+  | { type: 'openDiffRow'; row: number }      // v8: the line of the diff's rows[row]
   // v4 (flame graph): show the region timeline of a kernel node that has region children (the
   // host asks the core for that node's captured launches); `kernel` is its frame name as shown,
   // for messages only.

@@ -21,6 +21,7 @@
 
 #include "profile_state.h"
 #include "promise_worker.h"
+#include "diff_calls.h"
 #include "region_calls.h"
 #include "run_calls.h"
 #include "view_calls.h"
@@ -32,6 +33,8 @@ namespace {
 
 // ------------------------------------------------------------------------------------------
 // Profile (JS class)
+
+bool IsProfile(Napi::Env env, const Napi::Value& value);  // an object made by open() or openRun()
 
 class ProfileWrap : public Napi::ObjectWrap<ProfileWrap> {
  public:
@@ -48,6 +51,7 @@ class ProfileWrap : public Napi::ObjectWrap<ProfileWrap> {
                            InstanceMethod<&ProfileWrap::AnalyzeMethod>("analyze"),
                            InstanceMethod<&ProfileWrap::RegionLaunchesOf>("regionLaunchesOf"),
                            InstanceMethod<&ProfileWrap::LineTotalsMethod>("lineTotals"),
+                           InstanceMethod<&ProfileWrap::DiffAgainst>("diffAgainst"),
                            InstanceMethod<&ProfileWrap::Close>("close"),
                            InstanceAccessor<&ProfileWrap::Closed>("closed"),
                        });
@@ -196,6 +200,22 @@ class ProfileWrap : public Napi::ObjectWrap<ProfileWrap> {
     auto state = Require(info.Env());
     ViewKind kind = KindArg(info, 0);
     return RegionLaunchesOfNode(info.Env(), std::move(state), kind, NodeArg(info, 1), IndexArg(info, 2, "metric index"));
+  }
+
+  // diffAgainst(baseline[, metric]): this profile (B) compared with `baseline` (A), for the
+  // viewer's diff mode (diff_calls.h).
+  Napi::Value DiffAgainst(const Napi::CallbackInfo& info) {
+    Napi::Env env = info.Env();
+    auto state = Require(env);
+    if (info.Length() < 1 || !IsProfile(env, info[0]))
+      throw Napi::TypeError::New(env, "diffAgainst(baseline, metric?): baseline must be a Profile");
+    auto baseline = Napi::ObjectWrap<ProfileWrap>::Unwrap(info[0].As<Napi::Object>())->Require(env);
+    std::string metric;
+    if (info.Length() > 1 && !info[1].IsUndefined()) {
+      if (!info[1].IsString()) throw Napi::TypeError::New(env, "diffAgainst(baseline, metric?): metric must be a string");
+      metric = info[1].As<Napi::String>().Utf8Value();
+    }
+    return QueueDiff(env, std::move(baseline), std::move(state), std::move(metric));
   }
 
   Napi::Value Close(const Napi::CallbackInfo& info) {
@@ -454,6 +474,10 @@ Napi::Value ProfileWrap::AnalyzeMethod(const Napi::CallbackInfo& info) {
 struct AddonData {
   Napi::FunctionReference profile_ctor;
 };
+
+bool IsProfile(Napi::Env env, const Napi::Value& value) {
+  return value.IsObject() && value.As<Napi::Object>().InstanceOf(env.GetInstanceData<AddonData>()->profile_ctor.Value());
+}
 
 Napi::Value Open(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();

@@ -20,7 +20,7 @@ int RunExport(const ExportOptions& options) {
     core::OpenOptions open;
     open.symbol_paths = SymbolPaths(options.symbol_paths);
     auto profile = core::Profile::Open(options.file, open);
-    core::ExportProfileToFile(*profile, format, options.output);
+    core::ExportProfileToFile(*profile, format, options.output, options.file);
   } catch (const core::Error& e) {
     std::fprintf(stderr, "strata: %s: %s\n", options.file.c_str(), e.what());
     return kExitError;

@@ -1,15 +1,16 @@
-// strata import: a PyTorch-profiler (Kineto) trace as a Strata profile (the core converts it).
+// strata import: a pprof profile, a speedscope file or a PyTorch-profiler (Kineto) trace as a
+// Strata profile (the core tells which and converts it).
 #include <cstdio>
 
 #include "commands.h"
 #include "strata/core/api.h"
-#include "strata/core/kineto_import.h"
+#include "strata/core/trace_import.h"
 
 namespace strata::cli {
 
 int RunImport(const ImportOptions& options) {
   try {
-    core::ImportKinetoTrace(options.trace, options.output);
+    core::ImportTraceFile(options.trace, options.output);
   } catch (const core::Error& e) {
     std::fprintf(stderr, "strata: %s: %s\n", options.trace.c_str(), e.what());
     return kExitError;

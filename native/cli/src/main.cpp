@@ -139,17 +139,17 @@ int main(int argc, char** argv) {
                    "nvdisasm to run (default: $STRATA_NVDISASM, PATH, $CUDA_HOME/bin, /usr/local/cuda/bin)");
 
   ExportOptions exp;
-  CLI::App* export_cmd = app.add_subcommand("export", "Write a profile's calling context tree for another tool");
+  CLI::App* export_cmd = app.add_subcommand("export", "Write a profile for another tool: its calling context tree, or its region timelines");
   export_cmd->add_option("file", exp.file, "Profile file")->required();
   // Not checked with IsMember here: the core names the known formats in its one-line error.
-  export_cmd->add_option("--format", exp.format, "pprof (gzipped profile.proto), speedscope (JSON) or chrome")
+  export_cmd->add_option("--format", exp.format, "pprof (gzipped profile.proto), speedscope (JSON), perfetto (protobuf trace of the in-kernel region launches) or chrome")
       ->required();
   export_cmd->add_option("-o,--output", exp.output, "File to write (atomically)")->required();
   export_cmd->add_option("--symbol-path", exp.symbol_paths, "As for report")->check(CLI::ExistingDirectory);
 
   ImportOptions imp;
-  CLI::App* import_cmd = app.add_subcommand("import", "Turn a PyTorch-profiler (Kineto) trace into a Strata profile");
-  import_cmd->add_option("trace", imp.trace, "The trace (.json) torch.profiler exported")->required();
+  CLI::App* import_cmd = app.add_subcommand("import", "Turn a pprof profile, a speedscope file or a PyTorch-profiler (Kineto) trace into a Strata profile");
+  import_cmd->add_option("trace", imp.trace, "A pprof profile (.pb.gz), a speedscope .json, or the trace (.json) torch.profiler exported")->required();
   import_cmd->add_option("-o,--output", imp.output, "Profile to write (atomically)")->required();
 
   DiffOptions dif;

@@ -439,7 +439,11 @@ class ProfileImpl final : public Profile {
             sym = it->second;
           }
         }
+        // A native frame with neither module nor address comes from another tool's file
+        // (strata import): its name stays as that tool wrote it.
+        const bool imported = f.module == fmt::kNone && f.address == 0 && !info.name.empty();
         if (!sym.function.empty()) info.name = sym.function;
+        else if (imported) {}
         else if (!info.name.empty()) info.name = symbolizer->Demangle(info.name);
         else if (!info.module.empty()) info.name = BaseName(info.module) + "+" + Hex(f.address);
         else info.name = Hex(f.address);

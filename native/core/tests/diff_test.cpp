@@ -76,6 +76,73 @@ TEST(ProfileDiff, AProfileAgainstItselfChangesNothing) {
   for (const DiffRow& r : diff.rows) EXPECT_EQ(r.change(), 0);
 }
 
+// The kernels of the optimization: the scatter backward vanished, index_select's appeared.
+TEST(ProfileDiff, KernelsThatAppearedOrVanished) {
+  auto a = Profile::Open(kBefore), b = Profile::Open(kAfter);
+  const ProfileDiff diff = DiffProfiles(*a, *b, "gpu_time");
+  ASSERT_FALSE(diff.vanished.empty());
+  EXPECT_NE(diff.vanished[0].name.find("indexing_backward_kernel"), std::string::npos) << diff.vanished[0].name;
+  ASSERT_FALSE(diff.appeared.empty());
+  for (const KernelChange& k : diff.appeared) EXPECT_EQ(k.name.find("indexing_backward_kernel"), std::string::npos);
+  const std::string text = DiffText(diff, 3);
+  EXPECT_NE(text.find("kernels only in A (vanished):"), std::string::npos) << text;
+}
+
+TEST(ProfileDiff, KernelBaseNameDropsTemplateArgumentsAndParameters) {
+  EXPECT_EQ(KernelBaseName("void at::native::(anonymous namespace)::indexing_backward_kernel<float, 4>(long const*, float*)"),
+            "void at::native::(anonymous namespace)::indexing_backward_kernel");
+  EXPECT_EQ(KernelBaseName("ampere_sgemm_64x32_sliced1x4_nn"), "ampere_sgemm_64x32_sliced1x4_nn");
+  EXPECT_EQ(KernelBaseName("void k<a<b>, c>(x<y>)"), "void k");
+  EXPECT_EQ(KernelBaseName("bool operator<(A, B)"), "bool operator<");
+}
+
+// Fuzzy matching on small profiles: a Python line that moved (same function and file) and a
+// kernel instantiated for another type match their counterparts; a renamed function does not.
+TEST(ProfileDiff, MovedLinesAndOtherInstantiationsMatchFuzzily) {
+  auto make = [](uint32_t line, const std::string& kernel, const std::string& helper) {
+    format::ProfileWriter w;
+    const uint32_t gpu = w.Metric("gpu_time", "ns");
+    const uint32_t main_n = w.Child(0, w.Frame(format::FrameKind::kPython, format::kNone, 0, "<module>", "/src/train.py", 1));
+    const uint32_t step = w.Child(main_n, w.Frame(format::FrameKind::kPython, format::kNone, 0, "step", "/src/train.py", line));
+    const uint32_t k = w.Child(step, w.Frame(format::FrameKind::kKernel, format::kNone, 0, kernel, "", 0));
+    w.AddStats(k, gpu, test::StatsOf({100}));
+    const uint32_t h = w.Child(main_n, w.Frame(format::FrameKind::kPython, format::kNone, 0, helper, "/src/train.py", 30));
+    w.AddStats(h, gpu, test::StatsOf({10}));
+    return Profile::FromBytes(w.Serialize());
+  };
+  auto a = make(12, "void gemm<float>(float*)", "load");
+  auto b = make(14, "void gemm<half>(half*)", "load_batch");
+  const DiffView dv = DiffProfilesView(*a, *b, "gpu_time");
+  const ProfileDiff& diff = dv.diff;
+  EXPECT_EQ(diff.common_paths, 1u);
+  EXPECT_EQ(diff.fuzzy_paths, 1u);
+  ASSERT_EQ(diff.rows.size(), 3u);  // the kernel (fuzzy), load (only A), load_batch (only B)
+  bool kernel_row = false;
+  for (const DiffRow& r : diff.rows) {
+    if (r.path.back().name == "void gemm<half>(half*)") {
+      kernel_row = true;
+      EXPECT_EQ(r.match, DiffMatch::kFuzzy);
+      EXPECT_EQ(r.a, 100);
+      EXPECT_EQ(r.b, 100);
+      EXPECT_EQ(r.path[1].line, 14u);  // B's frames
+    }
+    if (r.path.back().name == "load") EXPECT_EQ(r.match, DiffMatch::kOnlyA);
+    if (r.path.back().name == "load_batch") EXPECT_EQ(r.match, DiffMatch::kOnlyB);
+  }
+  EXPECT_TRUE(kernel_row);
+  EXPECT_TRUE(diff.appeared.empty());  // one kernel, two instantiations
+  EXPECT_TRUE(diff.vanished.empty());
+  // The view of B: each node's A value and how it matched.
+  for (size_t i = 1; i < dv.view.size(); ++i) {
+    const std::string& name = dv.view.frame(i).name;
+    if (name == "step") EXPECT_EQ(dv.match[i], DiffMatch::kFuzzy);
+    if (name == "step") EXPECT_EQ(dv.a_inclusive[i], 100);
+    if (name == "<module>") EXPECT_EQ(dv.match[i], DiffMatch::kExact);
+    if (name == "<module>") EXPECT_EQ(dv.a_inclusive[i], 110);
+    if (name == "load_batch") EXPECT_EQ(dv.match[i], DiffMatch::kOnlyB);
+  }
+}
+
 TEST(ProfileDiff, BadPairsAreOneLine) {
   auto a = Profile::Open(kBefore);
   auto other = Profile::Open(STRATA_FIXTURES "/h100/py312_split.strata");
@@ -84,6 +151,13 @@ TEST(ProfileDiff, BadPairsAreOneLine) {
     FAIL() << "compared two different programs";
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find("no call path"), std::string::npos) << e.what();
+  }
+  // The other way round they share one stray path: still unrelated.
+  try {
+    DiffProfiles(*other, *Profile::Open(kAfter));
+    FAIL() << "compared two different programs";
+  } catch (const Error& e) {
+    EXPECT_EQ(std::string(e.what()).rfind("no call path with cpu_time is common to both profiles", 0), 0u) << e.what();
   }
   EXPECT_THROW(DiffProfiles(*a, *a, "grid_size"), Error);    // an attribute
   EXPECT_THROW(DiffProfiles(*a, *other, "gpu_time"), Error);  // missing from one

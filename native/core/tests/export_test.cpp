@@ -20,6 +20,7 @@
 
 #include "strata/core/api.h"
 #include "strata/core/export.h"
+#include "strata/core/profile_regions.h"
 #include "test_util.h"
 
 namespace strata::core {
@@ -187,13 +188,75 @@ TEST(PprofExport, DecodedByProtobufKeepsTotalsAndCallPaths) {
   }
 }
 
+// The region launches of a real H100 profile as a Perfetto trace, decoded by the protobuf library
+// with Perfetto's own field numbers (test/interop/perfetto_trace.proto): one track per launch with
+// a child track per warp group, every decoded region interval a slice of its name and duration on
+// its lane, nested as on the device, and the launch's slice carrying the kernel's call path.
+TEST(PerfettoExport, RegionLaunchesDecodedByProtobuf) {
+  if (test::RunShell("protoc --version && /usr/bin/python3 -c 'import google.protobuf'").status != 0) GTEST_SKIP() << "needs protoc and Python's protobuf (Debian: protobuf-compiler python3-protobuf)";
+  const std::string fixture = STRATA_FIXTURES "/h100/regions/runtime_capture_typed.strata";
+  auto profile = Profile::Open(fixture);
+  const std::string out = TempPath("regions.pftrace");
+  test::RunResult r = test::RunShell(std::string(STRATA_CLI) + " export " + fixture + " --format perfetto -o " + out);
+  ASSERT_EQ(r.status, 0) << r.err;
+  const test::RunResult run = test::RunShell("/usr/bin/python3 " STRATA_INTEROP_TESTS "/decode_perfetto.py " + out);
+  std::remove(out.c_str());
+  ASSERT_EQ(run.status, 0) << run.err;
+  const json tracks = json::parse(run.out).at("tracks");
+
+  const regions::ProfileRegions launches = regions::ReadProfileRegions(fixture);
+  ASSERT_EQ(launches.launches.size(), 3u);
+  size_t t = 0;
+  for (size_t n = 0; n < launches.launches.size(); ++n) {
+    SCOPED_TRACE("launch " + std::to_string(n));
+    const regions::Trace trace = regions::DecodeLaunch(launches, n);
+    ASSERT_LT(t, tracks.size());
+    const json& launch = tracks[t++];
+    EXPECT_EQ(launch.at("parent"), 0);
+    EXPECT_EQ(launch.at("name"), "launch " + std::to_string(n) + ": " + launches.launches[n].kernel);
+    ASSERT_EQ(launch.at("slices").size(), 1u);
+    const json& args = launch["slices"][0].at("args");
+    EXPECT_EQ(args.at("correlation_id"), launches.launches[n].correlation_id);
+    ASSERT_TRUE(args.contains("call_path")) << args.dump();
+    EXPECT_EQ(args["call_path"].back(), launches.launches[n].kernel);
+    EXPECT_GE(args["call_path"].size(), 2u);
+
+    // Region slices, per lane, against the decoder's intervals.
+    std::map<std::string, size_t> want_names, got_names;
+    double want_ns = 0, got_ns = 0;
+    for (const regions::Interval& iv : trace.intervals) {
+      std::string name = regions::NameOf(launches.names, iv.region).name;
+      if (iv.iteration >= 0) name += " #" + std::to_string(iv.iteration);
+      ++want_names[name];
+      want_ns += std::max(0.0, iv.duration_ns());
+    }
+    size_t lanes = 0, nested = 0;
+    while (t < tracks.size() && tracks[t].at("parent") == launch.at("uuid")) {
+      const json& lane = tracks[t++];
+      if (lane.at("name").get<std::string>().find("overlapping") == std::string::npos) ++lanes;
+      EXPECT_NE(lane.at("name").get<std::string>().find("warp group"), std::string::npos) << lane.at("name");
+      for (const json& s : lane.at("slices")) {
+        ++got_names[s.at("name").get<std::string>()];
+        got_ns += double(s.at("end").get<uint64_t>() - s.at("begin").get<uint64_t>());  // globaltimer ns: exact
+        if (s.at("depth").get<int>() > 0) ++nested;
+      }
+    }
+    EXPECT_EQ(lanes, trace.lanes.size());
+    EXPECT_EQ(got_names, want_names);
+    // Each slice's ends are rounded to whole ns.
+    EXPECT_NEAR(got_ns, want_ns, double(trace.intervals.size()));
+    EXPECT_GT(nested, 0u);
+  }
+  EXPECT_EQ(t, tracks.size());
+}
+
 TEST(ExportErrors, OneLineAndNothingWritten) {
   auto profile = Profile::Open(kFixtures[0]);
   try {
-    ParseExportFormat("perfetto");
+    ParseExportFormat("perfeto");
     FAIL() << "accepted an unknown format";
   } catch (const Error& e) {
-    EXPECT_STREQ(e.what(), "unknown export format 'perfetto' (pprof, speedscope or chrome)");
+    EXPECT_STREQ(e.what(), "unknown export format 'perfeto' (pprof, speedscope, perfetto or chrome)");
   }
 
   // chrome: no activity times in the tree; an existing file stays as it was.
@@ -212,6 +275,20 @@ TEST(ExportErrors, OneLineAndNothingWritten) {
   std::remove(out.c_str());
 
   EXPECT_THROW(ExportProfileToFile(*profile, ExportFormat::kPprof, "/nonexistent-dir/p.pb.gz"), Error);
+
+  // perfetto: a profile without region launches has nothing with a time.
+  { std::ofstream(out) << "before"; }
+  try {
+    ExportProfileToFile(*profile, ExportFormat::kPerfetto, out, kFixtures[0]);
+    FAIL() << "exported a timeline the profile does not have";
+  } catch (const Error& e) {
+    EXPECT_EQ(std::string(e.what()).rfind("perfetto: this profile has no in-kernel region launches", 0), 0u) << e.what();
+    EXPECT_EQ(std::string(e.what()).find('\n'), std::string::npos);
+  }
+  std::stringstream still;
+  still << std::ifstream(out).rdbuf();
+  EXPECT_EQ(still.str(), "before");
+  std::remove(out.c_str());
 }
 
 TEST(ExportCli, WritesAndRejectsWithOneLine) {
@@ -223,7 +300,7 @@ TEST(ExportCli, WritesAndRejectsWithOneLine) {
 
   r = test::RunShell(std::string(STRATA_CLI) + " export " + kFixtures[2] + " --format svg -o " + out);
   EXPECT_EQ(r.status, 2);
-  EXPECT_EQ(r.err, "strata export: unknown export format 'svg' (pprof, speedscope or chrome)\n");
+  EXPECT_EQ(r.err, "strata export: unknown export format 'svg' (pprof, speedscope, perfetto or chrome)\n");
   EXPECT_FALSE(FileExists(out));
 
   const std::string bad = TempPath("bad.strata");

@@ -91,6 +91,8 @@ export class FlameView {
   readonly history = new ZoomHistory();
   /** Dims every frame that is not the user's code ("my code" highlight). */
   private dimmed: Uint8Array | null = null;
+  /** Colours per node other than by whose code (the diff mode's, by change); null: by code. */
+  private coloring: ((data: FlameData, theme: Theme) => Uint8Array) | null = null;
   readonly stats: FlameViewStats = {
     frames: 0, instances: 0, labels: 0, buildMs: 0, drawMs: 0, loadMs: 0, focus: 0, nodes: 0,
     rowHeight: ROW_HEIGHT, width: 0, height: 0, dpr: 1, webgl: false, v0: 0, v1: 1,
@@ -125,7 +127,7 @@ export class FlameView {
     const t0 = performance.now();
     const m = new FlameModel(data, limit);
     this.model = m;
-    this.colors = computeNodeColors(data, this.theme);
+    this.colors = this.colorsOf(data);
     this.highlighted = null;
     this.hovered = -1;
     this.stats.nodes = m.n;
@@ -154,7 +156,7 @@ export class FlameView {
     m.setViewport(prev.v0, prev.v1);
     this.history.remap(at);
     this.model = m;
-    this.colors = computeNodeColors(v.data, this.theme);
+    this.colors = this.colorsOf(v.data);
     if (outlined) { const hl = new Uint8Array(m.n); for (const i of outlined) hl[i] = 1; this.highlighted = hl; }
     this.hovered = this.hovered >= 0 ? at(this.hovered) : -1;
     this.dimmed = null;
@@ -167,6 +169,17 @@ export class FlameView {
     this.schedule();
   }
 
+  /** Colours nodes by `fn` instead of by whose code they are (null: by code again). */
+  setColoring(fn: ((data: FlameData, theme: Theme) => Uint8Array) | null): void {
+    this.coloring = fn;
+    if (this.model) this.colors = this.colorsOf(this.model.data);
+    this.schedule();
+  }
+
+  private colorsOf(data: FlameData): Uint8Array {
+    return this.coloring ? this.coloring(data, this.theme) : computeNodeColors(data, this.theme);
+  }
+
   /** Dims frames for which `keep` is 0 (null: none dimmed). */
   setDimmed(keep: Uint8Array | null): void {
     this.dimmed = keep;
@@ -175,7 +188,7 @@ export class FlameView {
 
   setTheme(theme: Theme): void {
     this.theme = theme;
-    if (this.model) this.colors = computeNodeColors(this.model.data, theme);
+    if (this.model) this.colors = this.colorsOf(this.model.data);
     this.schedule();
   }
 

@@ -40,13 +40,15 @@ std::string DiffText(const ProfileDiff& diff, size_t limit) {
   if (diff.total_a != 0) out += " (" + (diff.total_b >= diff.total_a ? std::string("+") : std::string("-")) +
                                 detail::Percent(std::fabs(diff.total_b - diff.total_a) / diff.total_a) + ")";
   out += "\ncall paths: " + std::to_string(diff.common_paths) + " in both, " + std::to_string(only_a) +
-         " only in A, " + std::to_string(only_b) + " only in B\n\n";
+         " only in A, " + std::to_string(only_b) + " only in B";
+  if (diff.fuzzy_paths) out += " (" + std::to_string(diff.fuzzy_paths) + " of those in both matched fuzzily: a moved line or another instantiation)";
+  out += "\n\n";
   out += Column("change", 12) + Column("A", 11) + Column("B", 11) + " frame (callers below, nearest first)\n";
   const size_t n = limit == 0 ? diff.rows.size() : std::min(limit, diff.rows.size());
   for (size_t i = 0; i < n; ++i) {
     const DiffRow& r = diff.rows[i];
     if (r.change() == 0) break;
-    const std::string tag = r.a == 0 ? "  [only in B]" : r.b == 0 ? "  [only in A]" : "";
+    const std::string tag = r.a == 0 ? "  [only in B]" : r.b == 0 ? "  [only in A]" : r.match == DiffMatch::kFuzzy ? "  [fuzzy match]" : "";
     out += Column(Signed(r.change(), m), 12) + Column(Value(r.a, m), 11) + Column(Value(r.b, m), 11) + " " +
            (r.path.empty() ? std::string("<root>") : Where(r.path.back())) + tag + "\n";
     // The user's own line the path runs through, however deep below it the change is.
@@ -59,6 +61,14 @@ std::string DiffText(const ProfileDiff& diff, size_t limit) {
       out += std::string(37, ' ') + "<- " + Where(r.path[r.path.size() - 1 - k]) + "\n";
     if (r.path.size() > kCallersShown + 1)
       out += std::string(37, ' ') + "<- ... " + std::to_string(r.path.size() - 1 - kCallersShown) + " more\n";
+  }
+  for (const auto& [title, list] : {std::pair{"kernels only in B (appeared)", &diff.appeared},
+                                    std::pair{"kernels only in A (vanished)", &diff.vanished}}) {
+    if (list->empty()) continue;
+    out += std::string("\n") + title + ":\n";
+    const size_t shown = limit == 0 ? list->size() : std::min(limit, list->size());
+    for (size_t i = 0; i < shown; ++i) out += Column(Value((*list)[i].value, m), 12) + " " + (*list)[i].name + "\n";
+    if (shown < list->size()) out += std::string(13, ' ') + "... " + std::to_string(list->size() - shown) + " more\n";
   }
   return out;
 }

@@ -24,4 +24,23 @@ std::string Gzip(const std::string& bytes) {
   return out;
 }
 
+std::string Gunzip(const std::string& bytes) {
+  z_stream zs{};
+  if (inflateInit2(&zs, 15 + 16) != Z_OK) throw Error("gzip: cannot start zlib");
+  zs.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(bytes.data()));
+  zs.avail_in = uInt(bytes.size());
+  std::string out;
+  char chunk[1 << 16];
+  int rc = Z_OK;
+  while (rc == Z_OK) {
+    zs.next_out = reinterpret_cast<Bytef*>(chunk);
+    zs.avail_out = sizeof chunk;
+    rc = inflate(&zs, Z_NO_FLUSH);
+    out.append(chunk, sizeof chunk - zs.avail_out);
+  }
+  inflateEnd(&zs);
+  if (rc != Z_STREAM_END) throw Error("not a whole gzip stream");
+  return out;
+}
+
 }  // namespace strata::core::detail

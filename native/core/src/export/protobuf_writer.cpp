@@ -17,6 +17,11 @@ void ProtobufWriter::Varint(uint32_t field, uint64_t value) {
   RawVarint(value);
 }
 
+void ProtobufWriter::Fixed64(uint32_t field, uint64_t bits) {
+  Tag(field, 1);
+  for (int k = 0; k < 8; ++k) bytes_.push_back(char((bits >> (8 * k)) & 0xff));  // little-endian
+}
+
 void ProtobufWriter::Bytes(uint32_t field, const std::string& bytes) {
   Tag(field, 2);
   RawVarint(bytes.size());

@@ -24,14 +24,29 @@ std::string IdText(const nlohmann::json& v) { return v.is_string() ? v.get<std::
 
 }  // namespace
 
-std::vector<KinetoEvent> ReadKinetoEvents(const std::string& text) {
+std::vector<KinetoEvent> ReadKinetoEvents(const std::string& text, std::vector<KinetoFlowEnd>* links) {
   const nlohmann::json doc = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
   if (doc.is_discarded()) throw Error("not a Kineto trace: not JSON");
+  // torch built without Kineto (Debian's 1.13) exports its legacy profiler's events as a bare
+  // array: no correlation ids, no GPU activity, no Python stacks to place anything under.
+  if (doc.is_array())
+    throw Error(
+        "not a Kineto trace: a bare event array, as torch's legacy profiler writes it (torch built without "
+        "Kineto); record with a torch that has Kineto (torch.autograd.kineto_available())");
   if (!doc.is_object() || !doc.contains("traceEvents") || !doc["traceEvents"].is_array())
     throw Error("not a Kineto trace: no traceEvents array (a PyTorch-profiler trace is an object with one)");
   std::vector<KinetoEvent> out;
   for (const nlohmann::json& e : doc["traceEvents"]) {
-    if (!e.is_object() || e.value("ph", "") != "X") continue;
+    if (!e.is_object()) continue;
+    const std::string ph = e.value("ph", "");
+    if (links && (ph == "s" || ph == "f") && e.value("cat", "") == "fwdbwd") {
+      const auto id = e.find("id"), ts = e.find("ts");
+      if (id != e.end() && id->is_number_integer() && ts != e.end() && ts->is_number())
+        links->push_back({id->get<int64_t>(), {IdText(e.value("pid", nlohmann::json())), IdText(e.value("tid", nlohmann::json()))},
+                          ts->get<double>(), ph == "s"});
+      continue;
+    }
+    if (ph != "X") continue;
     const auto cat = e.find("cat");
     if (cat == e.end() || !cat->is_string()) continue;
     const auto kind = KindOf(cat->get<std::string>());

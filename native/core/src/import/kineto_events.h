@@ -29,8 +29,18 @@ struct KinetoEvent {
   std::optional<int64_t> correlation;  // args.correlation: joins a launch and its GPU work
 };
 
+// One end of a forward-backward link ("cat": "fwdbwd" flow events): the start lies in a forward
+// operator, the finish at the start of the autograd operator that computes its backward.
+struct KinetoFlowEnd {
+  int64_t id = 0;
+  KinetoThread thread;
+  double ts_us = 0;
+  bool start = false;
+};
+
 // Complete events ("ph": "X") of the kinds above; others are skipped. Throws Error when the text
-// is not JSON, has no traceEvents array, or has no event of these kinds.
-std::vector<KinetoEvent> ReadKinetoEvents(const std::string& text);
+// is not JSON, has no traceEvents array, or has no event of these kinds. `links` (optional)
+// receives the fwdbwd flow events.
+std::vector<KinetoEvent> ReadKinetoEvents(const std::string& text, std::vector<KinetoFlowEnd>* links = nullptr);
 
 }  // namespace strata::core::detail

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <sstream>
 #include <unordered_map>
 
@@ -55,7 +56,8 @@ constexpr double kNsPerUs = 1000.0;
 }  // namespace
 
 std::vector<unsigned char> KinetoTraceToProfile(const std::string& text, const std::string& source) {
-  const std::vector<KinetoEvent> events = detail::ReadKinetoEvents(text);
+  std::vector<detail::KinetoFlowEnd> links;
+  const std::vector<KinetoEvent> events = detail::ReadKinetoEvents(text, &links);
 
   fmt::ProfileWriter w;
   w.Meta("command", "strata import " + source);
@@ -82,12 +84,58 @@ std::vector<unsigned char> KinetoTraceToProfile(const std::string& text, const s
   std::map<detail::KinetoThread, std::vector<const KinetoEvent*>> threads;
   for (const KinetoEvent& e : events)
     if (e.kind != KinetoEventKind::kGpu) threads[e.thread].push_back(&e);
-
-  std::unordered_map<int64_t, uint32_t> launch_node;  // correlation id -> the API call's node
-  for (auto& [thread, list] : threads) {
+  for (auto& [thread, list] : threads)
     std::stable_sort(list.begin(), list.end(), [](const KinetoEvent* a, const KinetoEvent* b) {
       return a->ts_us != b->ts_us ? a->ts_us < b->ts_us : a->dur_us > b->dur_us;
     });
+
+  // Forward-backward links: autograd runs a backward operator on its own thread, with no Python
+  // frame; the trace links it to the forward operator it differentiates. The backward goes under
+  // that forward operator's node (so under the Python line of the forward), as the runtime
+  // places backward kernels. Threads with link starts are walked first.
+  std::map<int64_t, std::pair<detail::KinetoThread, double>> link_start;
+  std::map<detail::KinetoThread, std::vector<std::pair<double, int64_t>>> link_finish;  // per thread: (ts, id)
+  for (const detail::KinetoFlowEnd& l : links) {
+    if (l.start) link_start[l.id] = {l.thread, l.ts_us};
+    else link_finish[l.thread].push_back({l.ts_us, l.id});
+  }
+  std::map<const KinetoEvent*, uint32_t> node_of;  // CPU events' nodes, for the links
+  // The innermost event of `thread` whose interval holds `ts`.
+  auto innermost = [&](const detail::KinetoThread& thread, double ts) -> const KinetoEvent* {
+    const KinetoEvent* best = nullptr;
+    auto it = threads.find(thread);
+    if (it == threads.end()) return nullptr;
+    for (const KinetoEvent* e : it->second) {
+      if (e->ts_us > ts) break;
+      if (ts <= e->ts_us + e->dur_us && (!best || e->dur_us <= best->dur_us)) best = e;
+    }
+    return best;
+  };
+  // The forward node a top-level event of a backward thread goes under, or none.
+  auto forward_parent = [&](const detail::KinetoThread& thread, const KinetoEvent& e) -> std::optional<uint32_t> {
+    auto fin = link_finish.find(thread);
+    if (fin == link_finish.end()) return std::nullopt;
+    constexpr double kSlackUs = 0.01;
+    for (const auto& [ts, id] : fin->second) {
+      if (ts < e.ts_us - kSlackUs || ts > e.ts_us + e.dur_us + kSlackUs) continue;
+      auto start = link_start.find(id);
+      if (start == link_start.end()) continue;
+      const KinetoEvent* forward = innermost(start->second.first, start->second.second);
+      auto node = forward ? node_of.find(forward) : node_of.end();
+      if (node != node_of.end()) return node->second;
+    }
+    return std::nullopt;
+  };
+  std::vector<const detail::KinetoThread*> order;
+  for (const auto& [thread, list] : threads)
+    if (!link_finish.count(thread)) order.push_back(&thread);
+  for (const auto& [thread, list] : threads)
+    if (link_finish.count(thread)) order.push_back(&thread);
+
+  std::unordered_map<int64_t, uint32_t> launch_node;  // correlation id -> the API call's node
+  for (const detail::KinetoThread* thread_key : order) {
+    const detail::KinetoThread& thread = *thread_key;
+    const auto& list = threads[thread];
     const uint32_t thread_node =
         w.Child(0, w.Frame(fmt::FrameKind::kThread, fmt::kNone, 0, "thread " + thread.tid, "", 0));
     struct Open {
@@ -106,9 +154,12 @@ std::vector<unsigned char> KinetoTraceToProfile(const std::string& text, const s
       constexpr double kSlackUs = 0.01;
       while (!stack.empty() && e->ts_us + e->dur_us > stack.back().event->ts_us + stack.back().event->dur_us + kSlackUs)
         close();
-      const uint32_t parent = stack.empty() ? thread_node : stack.back().node;
+      uint32_t parent = thread_node;
+      if (!stack.empty()) parent = stack.back().node;
+      else if (const auto forward = forward_parent(thread, *e)) parent = *forward;
       if (!stack.empty()) stack.back().children_us += e->dur_us;
       const uint32_t node = w.Child(parent, frame_of(*e));
+      node_of[e] = node;
       if (e->kind == KinetoEventKind::kRuntime) {
         w.AddStats(node, api, One(e->dur_us * kNsPerUs));
         if (e->correlation) launch_node[*e->correlation] = node;

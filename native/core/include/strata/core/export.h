@@ -10,20 +10,24 @@ namespace strata::core {
 enum class ExportFormat {
   kPprof,       // gzipped profile.proto: one sample type per additive metric
   kSpeedscope,  // speedscope's file format: one sampled profile per additive metric
+  kPerfetto,    // Perfetto protobuf trace of what has times: the in-kernel region launches
   kChrome,      // Chrome Trace Event JSON of GPU activity (needs activity times; see ExportProfile)
 };
 
-// "pprof" | "speedscope" | "chrome"; throws Error naming the known formats otherwise.
+// "pprof" | "speedscope" | "perfetto" | "chrome"; throws Error naming the known formats otherwise.
 ExportFormat ParseExportFormat(const std::string& name);
 const char* ExportFormatName(ExportFormat format);
 
-// The profile in `format`, as the bytes of the output file. Throws Error (one line) when the
-// format cannot represent the profile: kChrome always does today, because the calling context
-// tree keeps per-call-path totals, not the start time and stream of each kernel.
-std::string ExportProfile(const Profile& profile, ExportFormat format);
+// The profile in `format`, as the bytes of the output file. kPerfetto also reads the region
+// launches section of the file at `profile_path` (the file `profile` was opened from). Throws
+// Error (one line) when the format cannot represent the profile: kChrome always does today,
+// because the calling context tree keeps per-call-path totals, not the start time and stream of
+// each kernel; kPerfetto when the profile has no region launches (nothing with a time).
+std::string ExportProfile(const Profile& profile, ExportFormat format, const std::string& profile_path = {});
 
 // ExportProfile written to `path` atomically (temporary file in the same folder, then rename):
 // on any error `path` is left as it was. Throws Error (one line).
-void ExportProfileToFile(const Profile& profile, ExportFormat format, const std::string& path);
+void ExportProfileToFile(const Profile& profile, ExportFormat format, const std::string& path,
+                         const std::string& profile_path = {});
 
 }  // namespace strata::core

@@ -1,0 +1,301 @@
+// Perfetto's TrackEvent model: a TrackDescriptor per track (uuid, parent, name), then slices as
+// TYPE_SLICE_BEGIN / TYPE_SLICE_END pairs on a track, nested by time. Field numbers are those of
+// perfetto/protos/perfetto/trace/{trace,trace_packet}.proto and track_event/*.proto (the subset
+// the tests decode with is test/interop/perfetto_trace.proto).
+#include "perfetto_export.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "protobuf_writer.h"
+
+namespace strata::core::detail {
+namespace {
+
+namespace rg = regions;
+
+// perfetto.protos field numbers.
+constexpr uint32_t kTracePacket = 1;                // Trace.packet
+constexpr uint32_t kPacketTimestamp = 8;            // TracePacket.timestamp (ns, boot clock)
+constexpr uint32_t kPacketSequenceId = 10;          // TracePacket.trusted_packet_sequence_id
+constexpr uint32_t kPacketTrackEvent = 11;          // TracePacket.track_event
+constexpr uint32_t kPacketSequenceFlags = 13;       // TracePacket.sequence_flags
+constexpr uint32_t kPacketTrackDescriptor = 60;     // TracePacket.track_descriptor
+constexpr uint32_t kTrackUuid = 1, kTrackName = 2, kTrackParentUuid = 5;  // TrackDescriptor
+constexpr uint32_t kEventAnnotations = 4, kEventType = 9, kEventTrackUuid = 11, kEventName = 23;  // TrackEvent
+constexpr uint32_t kAnnotationUint = 3, kAnnotationInt = 4, kAnnotationDouble = 5, kAnnotationString = 6,
+                   kAnnotationNested = 8, kAnnotationName = 10;            // DebugAnnotation
+constexpr uint32_t kNestedType = 1, kNestedArray = 4, kNestedString = 8;  // DebugAnnotation.NestedValue
+constexpr uint64_t kNestedTypeArray = 2;
+constexpr uint64_t kSliceBegin = 1, kSliceEnd = 2;
+constexpr uint64_t kIncrementalStateCleared = 1;
+constexpr uint32_t kSequence = 1;  // one writer: every packet on one sequence
+
+class TraceOut {
+ public:
+  void Track(uint64_t uuid, uint64_t parent, const std::string& name) {
+    ProtobufWriter track;
+    track.Varint(kTrackUuid, uuid);
+    if (parent != 0) track.Varint(kTrackParentUuid, parent);
+    track.Bytes(kTrackName, name);
+    ProtobufWriter packet = Packet();
+    packet.Message(kPacketTrackDescriptor, track);
+    trace_.Message(kTracePacket, packet);
+  }
+  // `event` holds the slice's name and annotations; its type and track are added here. Events
+  // are kept until Finish, which writes them in time order: one sequence's timestamps do not go
+  // back, whichever track an event is on.
+  void Event(uint64_t ts, uint64_t type, uint64_t track, const ProtobufWriter& event) {
+    ProtobufWriter e;
+    e.Varint(kEventType, type);
+    e.Varint(kEventTrackUuid, track);
+    events_.push_back({ts, e.bytes() + event.bytes()});
+  }
+  std::string Finish() {
+    std::stable_sort(events_.begin(), events_.end(),
+                     [](const Pending& a, const Pending& b) { return a.ts < b.ts; });
+    for (const Pending& e : events_) {
+      ProtobufWriter packet = Packet();
+      packet.Varint(kPacketTimestamp, e.ts);
+      packet.Bytes(kPacketTrackEvent, e.bytes);
+      trace_.Message(kTracePacket, packet);
+    }
+    events_.clear();
+    return trace_.bytes();
+  }
+
+ private:
+  ProtobufWriter Packet() {
+    ProtobufWriter p;
+    p.Varint(kPacketSequenceId, kSequence);
+    if (first_) p.Varint(kPacketSequenceFlags, kIncrementalStateCleared);
+    first_ = false;
+    return p;
+  }
+  struct Pending {
+    uint64_t ts;
+    std::string bytes;
+  };
+  ProtobufWriter trace_;
+  std::vector<Pending> events_;
+  bool first_ = true;
+};
+
+ProtobufWriter Annotation(const std::string& name) {
+  ProtobufWriter a;
+  a.Bytes(kAnnotationName, name);
+  return a;
+}
+ProtobufWriter StringAnnotation(const std::string& name, const std::string& value) {
+  ProtobufWriter a = Annotation(name);
+  a.Bytes(kAnnotationString, value);
+  return a;
+}
+ProtobufWriter UintAnnotation(const std::string& name, uint64_t value) {
+  ProtobufWriter a = Annotation(name);
+  a.Varint(kAnnotationUint, value);
+  return a;
+}
+ProtobufWriter IntAnnotation(const std::string& name, int64_t value) {
+  ProtobufWriter a = Annotation(name);
+  a.Int64(kAnnotationInt, value);
+  return a;
+}
+ProtobufWriter DoubleAnnotation(const std::string& name, double value) {
+  ProtobufWriter a = Annotation(name);
+  uint64_t bits;
+  std::memcpy(&bits, &value, sizeof bits);
+  a.Fixed64(kAnnotationDouble, bits);
+  return a;
+}
+// An array of strings: one entry per frame of a call path, outermost first.
+ProtobufWriter StringArrayAnnotation(const std::string& name, const std::vector<std::string>& values) {
+  ProtobufWriter nested;
+  nested.Varint(kNestedType, kNestedTypeArray);
+  for (const std::string& v : values) {
+    ProtobufWriter item;
+    item.Bytes(kNestedString, v);
+    nested.Message(kNestedArray, item);
+  }
+  ProtobufWriter a = Annotation(name);
+  a.Message(kAnnotationNested, nested);
+  return a;
+}
+
+std::string FrameText(const FrameInfo& f) {
+  std::string out = f.name.empty() ? "[" + f.kind + "]" : f.name;
+  if (!f.file.empty()) out += "  " + f.file + (f.line ? ":" + std::to_string(f.line) : "");
+  return out;
+}
+
+// Call paths (outermost first, the root left out) of the kernel nodes named `kernel`.
+std::vector<std::vector<std::string>> KernelPaths(const View& view, const std::string& kernel) {
+  std::vector<std::vector<std::string>> out;
+  for (size_t i = 1; i < view.size(); ++i) {
+    const FrameInfo& f = view.frame(i);
+    if (f.kind != "kernel" || f.name != kernel) continue;
+    std::vector<std::string> path;
+    for (size_t n = i; n > 0; n = size_t(view.parent[n])) path.insert(path.begin(), FrameText(view.frame(n)));
+    out.push_back(std::move(path));
+  }
+  return out;
+}
+
+std::string LaneName(const rg::LaneMeta& m) {
+  std::ostringstream o;
+  o << "block " << m.block_linear << " (" << m.block[0] << "," << m.block[1] << "," << m.block[2] << ") "
+    << (m.grouping == 0 ? "warp group " : m.grouping == 1 ? "warp " : "lane ") << m.group << " (SM " << m.smid
+    << ")";
+  return o.str();
+}
+
+// Replay can put a start a few ns before the origin (the earliest raw lane start).
+uint64_t Ns(uint64_t origin, double offset_ns) {
+  return uint64_t(std::max<int64_t>(0, int64_t(origin) + std::llround(offset_ns)));
+}
+
+struct Slice {
+  const rg::Interval* interval;
+  uint64_t begin, end;
+};
+
+// Splits a lane's slices into tracks on which they nest (Perfetto nests a track's slices by
+// time): the first track takes every slice that nests with those before it, a slice that
+// overlaps without nesting (an async region) goes on the next track that fits.
+std::vector<std::vector<Slice>> NestingTracks(std::vector<Slice> slices) {
+  std::stable_sort(slices.begin(), slices.end(), [](const Slice& a, const Slice& b) {
+    return a.begin != b.begin ? a.begin < b.begin : a.end > b.end;
+  });
+  std::vector<std::vector<Slice>> tracks;
+  std::vector<std::vector<uint64_t>> open_ends;  // per track, the ends of the slices still open
+  for (const Slice& s : slices) {
+    size_t t = 0;
+    for (; t < tracks.size(); ++t) {
+      auto& open = open_ends[t];
+      while (!open.empty() && open.back() <= s.begin) open.pop_back();
+      if (open.empty() || s.end <= open.back()) break;
+    }
+    if (t == tracks.size()) {
+      tracks.emplace_back();
+      open_ends.emplace_back();
+    }
+    tracks[t].push_back(s);
+    open_ends[t].push_back(s.end);
+  }
+  return tracks;
+}
+
+// Begin and end events of one track's nested slices, in time order: at one instant, ends before
+// begins, inner ends before outer ones, outer begins before inner ones.
+void EmitNested(TraceOut& out, uint64_t track, const std::vector<Slice>& slices, const rg::RegionNames& names) {
+  struct Edge {
+    uint64_t ts;
+    bool end;
+    size_t order;  // begin: position in start order (outer first); end: reversed for inner first
+    const Slice* slice;
+  };
+  std::vector<Edge> edges;
+  for (size_t k = 0; k < slices.size(); ++k) {
+    edges.push_back({slices[k].begin, false, k, &slices[k]});
+    edges.push_back({slices[k].end, true, slices.size() - k, &slices[k]});
+  }
+  std::stable_sort(edges.begin(), edges.end(), [](const Edge& a, const Edge& b) {
+    if (a.ts != b.ts) return a.ts < b.ts;
+    if (a.end != b.end) return a.end;
+    return a.order < b.order;
+  });
+  for (const Edge& e : edges) {
+    ProtobufWriter event;
+    if (!e.end) {
+      const rg::Interval& iv = *e.slice->interval;
+      const rg::RegionName n = rg::NameOf(names, iv.region);
+      std::string name = n.name;
+      if (iv.iteration >= 0) name += " #" + std::to_string(iv.iteration);
+      event.Bytes(kEventName, name);
+      event.Message(kEventAnnotations, UintAnnotation("region", iv.region));
+      if (!n.file.empty()) {
+        event.Message(kEventAnnotations, StringAnnotation("file", n.file));
+        event.Message(kEventAnnotations, UintAnnotation("line", n.line));
+      }
+      if (iv.iteration >= 0) event.Message(kEventAnnotations, IntAnnotation("iteration", iv.iteration));
+      event.Message(kEventAnnotations, DoubleAnnotation("raw_ns", iv.raw_duration_ns()));
+      if (iv.wait_ns >= 0) event.Message(kEventAnnotations, DoubleAnnotation("wait_ns", iv.wait_ns));
+      if (iv.unmatched) event.Message(kEventAnnotations, StringAnnotation("unmatched", "start without its end"));
+    }
+    out.Event(e.ts, e.end ? kSliceEnd : kSliceBegin, track, event);
+  }
+}
+
+}  // namespace
+
+std::string ExportPerfetto(const Profile& profile, const rg::ProfileRegions& launches) {
+  if (launches.launches.empty())
+    throw Error(
+        "perfetto: this profile has no in-kernel region launches, the only part of a Strata profile with "
+        "times (its calling context tree keeps GPU time per call path, not when or on which stream each "
+        "kernel ran): record with strata record --regions, or export the tree as pprof or speedscope");
+
+  ViewOptions options;
+  options.expand = false;
+  options.filter = FrameFilter::kAll;
+  const View view = profile.BuildView(ViewKind::kTopDown, options);
+
+  TraceOut out;
+  for (size_t n = 0; n < launches.launches.size(); ++n) {
+    const rg::CapturedLaunch& launch = launches.launches[n];
+    const rg::Trace trace = rg::DecodeLaunch(launches, n);
+    rg::RegionNames names = launch.names;
+    for (const auto& [id, name] : launches.names) names.emplace(id, name);
+
+    // Track uuids: launch n+1 in the high half, its lanes' tracks below it.
+    const uint64_t launch_track = uint64_t(n + 1) << 32;
+    out.Track(launch_track, 0, "launch " + std::to_string(n) + ": " + launch.kernel);
+    uint64_t next_track = launch_track + 1;
+
+    // The launch as one slice over its lanes, with the kernel's call paths as arguments.
+    if (!trace.lanes.empty()) {
+      double first = trace.lanes.front().start_ns, last = trace.lanes.front().end_ns;
+      for (const rg::Lane& l : trace.lanes) {
+        first = std::min(first, l.start_ns);
+        last = std::max(last, l.end_ns);
+      }
+      ProtobufWriter begin;
+      begin.Bytes(kEventName, launch.kernel);
+      begin.Message(kEventAnnotations, UintAnnotation("correlation_id", launch.correlation_id));
+      begin.Message(kEventAnnotations, UintAnnotation("launch", n));
+      const auto paths = KernelPaths(view, launch.kernel);
+      for (size_t p = 0; p < paths.size(); ++p)
+        begin.Message(kEventAnnotations,
+                      StringArrayAnnotation(paths.size() == 1 ? "call_path" : "call_path_" + std::to_string(p + 1), paths[p]));
+      out.Event(Ns(trace.origin_ns, first), kSliceBegin, launch_track, begin);
+      out.Event(Ns(trace.origin_ns, std::max(first, last)), kSliceEnd, launch_track, ProtobufWriter());
+    }
+
+    std::vector<std::vector<Slice>> by_lane(trace.lanes.size());
+    for (const rg::Interval& iv : trace.intervals) {
+      const uint64_t begin = Ns(trace.origin_ns, iv.start_ns);
+      by_lane[iv.lane].push_back({&iv, begin, std::max(begin, Ns(trace.origin_ns, iv.end_ns))});
+    }
+    for (size_t lane = 0; lane < trace.lanes.size(); ++lane) {
+      const std::string lane_name = LaneName(trace.lanes[lane].meta);
+      const auto tracks = NestingTracks(std::move(by_lane[lane]));
+      const uint64_t lane_track = next_track++;
+      out.Track(lane_track, launch_track, lane_name);
+      for (size_t t = 0; t < tracks.size(); ++t) {
+        uint64_t track = lane_track;
+        if (t > 0) {
+          track = next_track++;
+          out.Track(track, launch_track, lane_name + ", overlapping regions " + std::to_string(t));
+        }
+        EmitNested(out, track, tracks[t], names);
+      }
+    }
+  }
+  return out.Finish();
+}
+
+}  // namespace strata::core::detail

@@ -1,0 +1,116 @@
+// End-to-end test of two runs compared in a real VS Code (code-server): "Strata: Compare with…"
+// on the real H100 pair of one workload before and after an optimization (advanced indexing,
+// then index_select: test/fixtures/h100/analyzers/index_backward*.strata) opens the diff mode:
+// B's flame graph drawn, coloured by change; the table's first row is the changed line (the
+// scatter backward of weight[idx], index_backward.py:24, gone), the second index_select's
+// (line 22, new); a click on a row opens its line. Two unrelated profiles: one notification, no
+// panel.
+// Run: node --test test/e2e/diff.test.mjs   (see harness.mjs for prerequisites and env)
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { copyFileSync, existsSync, mkdirSync, symlinkSync } from 'node:fs';
+import path from 'node:path';
+import {
+  S, activeTab, cli, clearNotifications, entry, extId, makeFolders, pickQuick, repo, runCommand, shot, sleep,
+  startSession, statusLine, stopSession, strataTabs, toasts, waitFor, waitToast,
+} from './harness.mjs';
+
+const FIX = path.join(repo, 'test/fixtures/h100');
+
+function missing() {
+  return [
+    [entry, 'code-server: bash scripts/install-code-server.sh'],
+    [path.join(repo, 'extension/dist/native/strata_addon.node'), 'the addon: bash native/addon/build.sh && npm run build -w extension'],
+    [path.join(repo, 'extension/dist/extension.js'), 'npm run build -w extension'],
+    [path.join(repo, 'extension/dist/webview/webview.js'), 'npm run build -w webview && npm run build -w extension'],
+  ].filter(([p]) => !existsSync(p)).map(([p, how]) => `${p} (${how})`);
+}
+
+/** Answers the open file dialog (code-server's simple dialog) with `file`. */
+async function answerDialog(file) {
+  const input = S.page.locator('.quick-input-widget .quick-input-box input');
+  await input.waitFor({ state: 'visible', timeout: 15000 });
+  await sleep(400);
+  await input.fill(file);
+  await sleep(400);
+  await S.page.keyboard.press('Enter');
+}
+
+/** The frame whose webview is in diff mode, once its table and graph are drawn. */
+async function diffFrame() {
+  return waitFor('the diff webview', async () => {
+    const bad = (await toasts()).find((t) => /Strata: cannot compare/.test(t));
+    if (bad) throw Object.assign(new Error(`notification: ${bad}`), { fatal: true });
+    for (const f of S.page.frames()) {
+      const d = await f.evaluate(() => window.__strata?.diff?.() ?? null).catch(() => null);
+      if (d && d.rows.length > 0 && d.instances > 0) return { frame: f, diff: d };
+    }
+    return null;
+  }, 90000, 500).catch(async (e) => { await shot('diff-no-panel'); throw e; });
+}
+
+describe('Strata diff mode (code-server)', { timeout: 300_000 }, () => {
+  const miss = missing();
+  const skip = miss.length > 0 && process.env.STRATA_E2E_ALLOW_SKIP === '1' ? `missing: ${miss.join('; ')}` : false;
+  let before_, after_, source;
+
+  before(async () => {
+    if (skip) return;
+    assert.deepEqual(miss, [], `prerequisites missing:\n  ${miss.join('\n  ')}`);
+    makeFolders('diff');
+    symlinkSync(path.join(repo, 'extension'), path.join(S.ext, extId), 'dir');
+    mkdirSync(path.join(S.ws, 'runs'), { recursive: true });
+    before_ = path.join(S.ws, 'runs/index_backward.strata');
+    after_ = path.join(S.ws, 'runs/index_backward_twin.strata');
+    copyFileSync(path.join(FIX, 'analyzers/index_backward.strata'), before_);
+    copyFileSync(path.join(FIX, 'analyzers/index_backward_twin.strata'), after_);
+    // The workload's source in the workspace: the recorded path is the H100's.
+    source = path.join(S.ws, 'index_backward.py');
+    copyFileSync(path.join(repo, 'test/analyzers/workloads/index_backward.py'), source);
+    await startSession({ 'strata.cliPath': cli });
+  });
+
+  after(async () => { if (!skip) await stopSession(); });
+
+  test('(d1) Compare with…: B coloured by change, the changed line first, a row opens its line', { skip }, async () => {
+    await runCommand('Strata: Compare with…');
+    await answerDialog(after_);    // B: no viewer is open, so the command asks for it first
+    await answerDialog(before_);   // A: the run before
+    await pickQuick('gpu_time');
+    const { frame, diff } = await diffFrame();
+    assert.ok(diff.nodes > 1, `B's view drawn (${diff.nodes} nodes)`);
+    const [first, second] = diff.rows;
+    assert.match(first.file, /index_backward\.py$/, JSON.stringify(first));
+    assert.equal(first.line, 24, `the changed line first: ${JSON.stringify(first)}`);
+    assert.ok(first.change < 0, 'the scatter backward is gone');
+    assert.equal(first.match, 'only in A');
+    assert.equal(second.line, 22, `index_select's line next: ${JSON.stringify(second)}`);
+    assert.ok(second.change > 0);
+
+    // The graph is coloured by change: a frame only B has is drawn in its own hue, not by code.
+    const legend = await frame.evaluate(() => [...document.querySelectorAll('.strata-diff-legend')].map((e) => e.textContent).join(' '));
+    assert.match(legend, /Grew.*Shrank.*Only in B/);
+    const kernels = await frame.evaluate(() => document.querySelector('.strata-diff-kernels')?.textContent ?? '');
+    assert.match(kernels, /vanished[^]*indexing_backward_kernel/);
+
+    await frame.locator('.strata-diff-row').first().click();
+    await activeTab('index_backward.py', 20000);
+    await waitFor('cursor at line 24', async () => (await statusLine()) === 24, 10000);
+    assert.ok((await strataTabs()).some((t) => /index_backward_twin\.strata vs index_backward\.strata/.test(t)), `tabs: ${await strataTabs()}`);
+  });
+
+  test('(d2) two unrelated profiles: one notification, no panel', { skip }, async () => {
+    await runCommand('View: Close All Editors');
+    await clearNotifications();
+    const other = path.join(S.ws, 'runs/py312_split.strata');
+    copyFileSync(path.join(FIX, 'py312_split.strata'), other);
+    await runCommand('Strata: Compare with…');
+    await answerDialog(after_);
+    await answerDialog(other);
+    // A metric pick only when the two share several additive metrics.
+    await S.page.locator('.quick-input-widget .monaco-list-row', { hasText: 'cpu_time' }).first().click({ timeout: 5000 }).catch(() => {});
+    const t = await waitToast('the refusal', /Strata: cannot compare: no call path with cpu_time is common to both profiles/);
+    assert.equal(t.split('\n')[0].includes('not two runs of one program'), true, t);
+    assert.equal((await strataTabs()).filter((x) => / vs /.test(x)).length, 0);
+  });
+});

@@ -1,0 +1,44 @@
+// Colours of the diff mode's flame graph: each node of run B by how its inclusive value changed
+// against its matched path in run A — warmer the more it grew, cooler the more it shrank (both
+// against the largest change of any frame), neutral when unchanged, and its own hue where only B
+// has the path.
+import type { RGBA } from '../ui/theme';
+import { DiffMatch } from '../protocol';
+
+export interface DiffNodes {
+  inclusive: Float64Array;
+  baseline: Float64Array;
+  match: Uint8Array;
+}
+
+const GREW: RGBA = [214, 69, 65, 255];
+const SHRANK: RGBA = [54, 123, 214, 255];
+const ONLY_B: RGBA = [166, 96, 200, 255];
+
+/** The change of node i (B's inclusive minus A's). */
+export function changeOf(d: DiffNodes, i: number): number { return d.inclusive[i] - d.baseline[i]; }
+
+/** RGBA per node; `neutral` is the unchanged frames' colour (from the theme). */
+export function diffNodeColors(d: DiffNodes, neutral: RGBA): Uint8Array {
+  const n = d.inclusive.length;
+  let scale = 0;
+  for (let i = 1; i < n; i++) scale = Math.max(scale, Math.abs(changeOf(d, i)));
+  const out = new Uint8Array(n * 4);
+  for (let i = 0; i < n; i++) {
+    let c: RGBA = neutral;
+    let t = 0;
+    if (d.match[i] === DiffMatch.OnlyB) {
+      c = ONLY_B;
+      t = 1;
+    } else if (scale > 0) {
+      const x = changeOf(d, i) / scale;
+      c = x >= 0 ? GREW : SHRANK;
+      t = Math.sqrt(Math.min(1, Math.abs(x)));  // small changes still show
+    }
+    for (let k = 0; k < 3; k++) out[i * 4 + k] = Math.round(neutral[k] + (c[k] - neutral[k]) * t);
+    out[i * 4 + 3] = 255;
+  }
+  return out;
+}
+
+export const DIFF_LEGEND: readonly [string, RGBA][] = [['Grew', GREW], ['Shrank', SHRANK], ['Only in B', ONLY_B]];
