@@ -5,6 +5,8 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdio>
+#include <unistd.h>
 #include <fstream>
 #include <iterator>
 #include <nlohmann/json.hpp>
@@ -14,6 +16,7 @@
 #include "strata/core/names_file.h"
 #include "strata/core/overlap.h"
 #include "strata/core/proton_import.h"
+#include "strata/format/writer.h"
 
 namespace {
 
@@ -232,6 +235,48 @@ TEST(OverlapBarriers, LateArriveIsFoundAndTheTwinPredicted) {
   auto j = nlohmann::json::parse(OverlapToJson(a, late, names));
   EXPECT_EQ(j["model"]["kind"], "warp-specialization");
   EXPECT_EQ(j["edges"][0]["source"], "barrier");
+}
+
+// The analyzer rule on a profile that carries the late-arrive kernel's buffer as a captured
+// launch: the finding sits on the region frame of the marker's line, in SARIF as in text.
+TEST(OverlapBarriers, AnalyzerRuleOnAProfile) {
+  namespace fmt = strata::format;
+  double end = 0;
+  auto buffer = WarpSpecialized(32, 300, 500, 300, 20, true, &end);
+  fmt::ProfileWriter w;
+  const uint32_t time = w.Metric("region_time", "ns");
+  const uint32_t kernel = w.Child(0, w.Frame(fmt::FrameKind::kKernel, fmt::kNone, 0, "ws_kernel", "", 0));
+  for (const auto& [id, n] : rg::ParseNameTable(kNames)) {
+    fmt::MetricStats st;
+    st.Add(1000);
+    w.AddStats(w.Child(kernel, w.Frame(fmt::FrameKind::kRegion, fmt::kNone, id, n.name, n.file, n.line)), time, st);
+  }
+  fmt::RegionLaunch l;
+  l.kernel = "ws_kernel";
+  l.correlation_id = 7;
+  l.cycles_per_ns = 2;
+  for (const auto& [id, n] : rg::ParseNameTable(kNames)) l.names.push_back({id, n.name, n.file, n.line});
+  l.buffer.assign(buffer.begin(), buffer.end());
+  w.AddRegionLaunch(l);
+  const std::string path = testing::TempDir() + "/overlap_rule_" + std::to_string(getpid()) + ".strata";
+  std::string why;
+  ASSERT_TRUE(fmt::WriteFileAtomically(path, w.Serialize(), &why)) << why;
+  auto profile = Profile::Open(path);
+  AnalyzeOptions o;
+  o.profile_path = path;
+  AnalysisResult r = Analyze(*profile, o);
+  std::remove(path.c_str());
+  bool arrive = false;
+  for (const Finding& f : r.findings) {
+    if (f.rule != "critical-path") continue;
+    if (f.cause == "arrive-earlier") {
+      arrive = true;
+      EXPECT_EQ(f.location.file, "ws.cu");
+      EXPECT_EQ(f.location.line, 64u);
+      EXPECT_NE(f.message.find("`rescale`"), std::string::npos) << f.message;
+    }
+  }
+  EXPECT_TRUE(arrive);
 }
 
 }  // namespace
