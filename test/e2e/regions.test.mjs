@@ -278,7 +278,10 @@ describe('Strata region timeline (code-server)', { timeout: 300_000 }, () => {
   test('(r9) overlap analysis: the critical path and bubbles drawn, the verdict in the toolbar, the finding on the marker line', { skip }, async () => {
     await clearNotifications();
     await runCommand('View: Close All Editors');
-    // warpspec.names places mma at kernels.cuh:170; the core's analysis names it (consumer-bound).
+    // Every region named (the analysis reads what a region does from its name: `wait …`, `load …`),
+    // mma placed at kernels.cuh:170; the core's analysis names it (consumer-bound).
+    writeFileSync(path.join(traces, 'warpspec.names'),
+      '10=producer loop\n11=wait empty\n12=load tile\n13=consumer loop\n14=wait full\n15=mma@../src/kernels.cuh:170\n');
     await openTrace(path.join(traces, 'warpspec.bin'));
     const { frame } = await timelineFrame();
     const got = await waitFor('the overlap marks', () => frame.evaluate(() => {
