@@ -281,11 +281,13 @@ PipelineModel BuildModel(const TraceView& v, const std::vector<DependencyEdge>& 
       std::vector<std::pair<double, double>> spans_l;
       for (uint32_t i : v.lanes[l].intervals)
         if (v.async[i] && t.intervals[i].region == async_region) spans_l.emplace_back(v.Start(i), v.End(i));
-      for (size_t a = 0; a < spans_l.size(); ++a) {
-        size_t open = 0;
-        for (size_t b = 0; b < spans_l.size(); ++b)
-          if (b != a && spans_l[b].first < spans_l[a].first && spans_l[b].second > spans_l[a].first) ++open;
-        in_flight = std::max(in_flight, open);
+      // By start: the ends of the loads issued before, still to come at this issue.
+      std::sort(spans_l.begin(), spans_l.end());
+      std::multiset<double> ends;
+      for (const auto& [start, end] : spans_l) {
+        while (!ends.empty() && *ends.begin() <= start) ends.erase(ends.begin());
+        in_flight = std::max(in_flight, ends.size());
+        ends.insert(end);
       }
     }
     // A load in flight over each iteration's work is two stages (the slot computed on and the
