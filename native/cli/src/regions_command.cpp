@@ -202,6 +202,10 @@ int RunRegions(const RegionsOptions& options) {
                  options.file.empty() ? options.proton.c_str() : options.file.c_str());
     return kExitError;
   }
+  if (options.critical_path && options.format == "chrome") {
+    std::fprintf(stderr, "strata: --critical-path prints text, json or sarif\n");
+    return kExitUsage;
+  }
   if (!options.proton.empty()) return RunProton(options);
   rg::RegionNames names = rg::ParseNameTable(options.names);
   if (!options.names_file.empty()) {

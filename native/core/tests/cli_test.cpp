@@ -278,6 +278,9 @@ TEST(CliRegions, CriticalPath) {
   auto bad = RunShell(cli + " regions " + ws + " --format sarif");
   EXPECT_EQ(bad.status, 2);
   EXPECT_EQ(strata::test::CountLines(bad.err), 1u) << bad.err;
+  auto chrome = RunShell(cli + " regions " + ws + " --critical-path --format chrome");
+  EXPECT_EQ(chrome.status, 2);
+  EXPECT_EQ(strata::test::CountLines(chrome.err), 1u) << chrome.err;
   // A Triton kernel's Proton trace: the consumer warps set the pace.
   auto proton = RunShell(cli + " regions --proton " + Quote(dir + "/../proton/attention_ws_gluon.chrome_trace") +
                          " --cycles-per-ns 1.98 --critical-path");
