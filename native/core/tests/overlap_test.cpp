@@ -155,6 +155,7 @@ std::vector<uint8_t> WarpSpecialized(int iterations, double L, double M, double 
     p.push_back({0, kLoad, 0, at(tp)});
     tp += L;
     p.push_back({1, kLoad, 0, at(tp)});
+    tp += 5;  // the arrive follows the region's end by a marker
     p.push_back({6, kFull, uint32_t(k), at(tp)});
     full[size_t(k)] = tp;
     p.push_back({3, kProdLoop, uint32_t(k), at(tp)});
@@ -165,11 +166,11 @@ std::vector<uint8_t> WarpSpecialized(int iterations, double L, double M, double 
     c.push_back({0, kMma, 0, at(tc)});
     tc += M;
     c.push_back({1, kMma, 0, at(tc)});
-    if (!late) { c.push_back({6, kEmpty, uint32_t(k), at(tc)}); empty[size_t(k)] = tc; }
+    if (!late) { tc += 5; c.push_back({6, kEmpty, uint32_t(k), at(tc)}); empty[size_t(k)] = tc; }
     c.push_back({0, kLate, 0, at(tc)});
     tc += X;
     c.push_back({1, kLate, 0, at(tc)});
-    if (late) { c.push_back({6, kEmpty, uint32_t(k), at(tc)}); empty[size_t(k)] = tc; }
+    if (late) { tc += 5; c.push_back({6, kEmpty, uint32_t(k), at(tc)}); empty[size_t(k)] = tc; }
     c.push_back({3, kConsLoop, uint32_t(k), at(tc)});
   }
   p.push_back({1, kProdLoop, 0, at(tp)});
@@ -212,7 +213,7 @@ TEST(OverlapBarriers, LateArriveIsFoundAndTheTwinPredicted) {
   ASSERT_EQ(a.model.kind, ModelKind::kWarpSpecialization);
   EXPECT_EQ(a.model.stages, 1u);
   EXPECT_EQ(a.model.current.bottleneck, Bottleneck::kRing);
-  EXPECT_NEAR(a.model.measured_iteration_ns, 300 + 500 + 300 + 40, 1);
+  EXPECT_NEAR(a.model.measured_iteration_ns, 300 + 500 + 300 + 40 + 10, 1);  // two arrives 5 ns after their regions
   // The path runs through both roles each iteration: rescale is on it.
   EXPECT_GT(a.paths.front().lane_switches, 50u);
   ASSERT_NE(OnPath(a, names, "rescale"), nullptr);
@@ -223,10 +224,10 @@ TEST(OverlapBarriers, LateArriveIsFoundAndTheTwinPredicted) {
   EXPECT_EQ(rg::NameOf(names, arrive->region).name, "rescale");
   // The prediction for arriving before `rescale` against the twin's measured time: within 10%.
   EXPECT_NEAR(arrive->predicted_kernel_ns / b.model.measured_kernel_ns, 1.0, 0.10);
-  // The twin: the consumer's MMA and rescale (800) against the ring (300 + 500 + 40): ring-bound
-  // still, no arrive to move.
-  EXPECT_NEAR(b.model.measured_iteration_ns, 840, 1);
-  for (const OverlapFinding& f : b.findings) EXPECT_NE(f.kind, FindingKind::kArriveEarlier);
+  // The twin: the consumer's MMA and rescale (805) against the ring (300 + 500 + 40 + 10):
+  // ring-bound still, no arrive to move.
+  EXPECT_NEAR(b.model.measured_iteration_ns, 850, 1);
+  for (const OverlapFinding& f : b.findings) EXPECT_NE(f.kind, FindingKind::kArriveEarlier) << f.message << "\n" << OverlapToText(b, fixed, names);
   // As analyzer findings: on the marker's line.
   auto findings = OverlapFindingsAsFindings(a, names, "ws_kernel");
   bool on_line = false;

@@ -18,16 +18,18 @@ namespace strata::core::overlap::detail {
 
 namespace {
 
-// The innermost interval of `lane` that encloses the aligned time `at` (ends at or after it).
-int32_t EnclosingInterval(const TraceView& v, uint32_t lane, double at) {
-  int32_t best = -1;
+// The region an arrive (record `index` of `lane`) releases: the innermost work region open
+// around it, else the work region that ended last before it (an arrive between regions, inside
+// a loop iteration). By record order, not time: a region may start on the arrive's clock.
+int32_t ReleasingInterval(const TraceView& v, uint32_t lane, uint32_t index) {
+  int32_t around = -1, before = -1;
   for (uint32_t i : v.lanes[lane].intervals) {
-    if (v.async[i]) continue;
-    if (v.Start(i) <= at && v.End(i) >= at) {
-      if (best < 0 || v.trace->intervals[i].depth > v.trace->intervals[size_t(best)].depth) best = int32_t(i);
-    }
+    if (v.async[i] || v.wait[i] || !v.innermost[i]) continue;
+    const auto& iv = v.trace->intervals[i];
+    if (iv.start_index < index && iv.end_index > index) around = int32_t(i);
+    if (iv.end_index < index && (before < 0 || iv.end_index > v.trace->intervals[size_t(before)].end_index)) before = int32_t(i);
   }
-  return best;
+  return around >= 0 ? around : before;
 }
 
 // Per lane, its work regions (innermost, neither async nor waits) by aligned end.
@@ -97,13 +99,7 @@ std::vector<DependencyEdge> FindDependencyEdges(const TraceView& v) {
     }
     if (last < 0) continue;
     const auto& ar = t.arrives[size_t(last)];
-    DependencyEdge e = MakeEdge(v, ar.lane, EnclosingInterval(v, ar.lane, last_at), last_at, uint32_t(i));
-    // The arrive sits after the work it releases: the releasing region is the one that ended
-    // last before it when no region encloses it.
-    if (e.from_interval < 0) {
-      e.from_interval = LastWorkBefore(ends, ar.lane, last_at);
-      e.from_iteration = e.from_interval >= 0 ? v.iteration[size_t(e.from_interval)] : -1;
-    }
+    DependencyEdge e = MakeEdge(v, ar.lane, ReleasingInterval(v, ar.lane, ar.index), last_at, uint32_t(i));
     e.source = EdgeSource::kBarrier;
     e.barrier = w.region;
     e.use = w.barrier_use;
