@@ -363,7 +363,7 @@ std::vector<OverlapFinding> ModelFindings(const PipelineModel& m, const std::vec
       best.message = "`" + Name(names, best.region) + "` (" + std::string(prod ? "producer" : "consumer") + ", " +
                      Us(best.region_ns) + " per iteration) is on the critical path of this warp-specialized kernel (" +
                      BottleneckName(w.Binding()) + "-bound: producer " + Us(w.busy_p) + ", consumer " + Us(w.busy_c) +
-                     ", ring " + Us(m.ring_ns) + " / " + std::to_string(m.stages) + " stages per iteration). Halving it "
+                     ", ring " + Us(m.ring_ns) + " over " + std::to_string(m.stages) + (m.stages == 1 ? " stage" : " stages") + ", per iteration). Halving it "
                      "would shorten the blocks by " + Us(best.gain_ns) + " (" + Pct(best.gain_share) + " of " + Us(kernel) +
                      ", warp-specialization model).";
       out.push_back(best);
