@@ -160,7 +160,15 @@ test('the addon decodes what the CLI decodes: buffers (names, rate, calibration)
     ];
     for (const [req, args] of cases) {
       const data = traceData(await addon()!.decodeRegions(addonRequest(req)));
-      assert.deepStrictEqual(JSON.parse(JSON.stringify(data)), cliTrace(args), args.join(' '));
+      // The overlap analysis is `strata regions --critical-path`'s, not part of the decoded trace.
+      const { overlap, ...trace } = JSON.parse(JSON.stringify(data));
+      assert.deepStrictEqual(trace, cliTrace(args), args.join(' '));
+      const cp = JSON.parse(require('node:child_process').execFileSync(cli()!, ['regions', ...args, '--critical-path', '--format', 'json'], { encoding: 'utf8', maxBuffer: 1 << 30 }));
+      assert.equal(overlap.path.length, cp.paths.reduce((k: number, p: { segments: unknown[] }) => k + p.segments.length, 0), args.join(' '));
+      assert.equal(overlap.bubbles.length, cp.bubbles.length, args.join(' '));
+      assert.deepStrictEqual(overlap.path_regions.map((r: { name: string }) => r.name), cp.path_regions.map((r: { name: string }) => r.name === '(sync: release to resume)' ? '(sync)' : r.name));
+      assert.equal(overlap.model.kind, cp.model.kind);
+      assert.deepStrictEqual(overlap.findings.map((f: { message: string }) => f.message), cp.findings.map((f: { message: string }) => f.message));
     }
   });
 
@@ -251,3 +259,17 @@ test('the addon lists and decodes the launches of the H100 profile, and finds th
       return true;
     });
   });
+
+test('markers: Triton Proton scopes are found by their name', () => {
+  const py = scanSource('/w/attn.py', [
+    'import triton.profiler.language as pl',
+    '@triton.jit',
+    'def k():',
+    '    pl.enter_scope("qk")',
+    '    pl.exit_scope("qk")',
+    "    pl.enter_scope('softmax')",
+  ].join('\n'));
+  assert.equal(findMarker(2, 'softmax', [py])?.line, 6);
+  assert.equal(findMarker(1, 'qk', [py])?.kind, 'scope');
+  assert.equal(findMarker(3, 'pv', [py]), undefined);
+});

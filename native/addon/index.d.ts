@@ -318,6 +318,19 @@ export interface RegionTraceColumns {
   issues: { kind: string; count: number; message: string; lane?: number; region?: number }[];
   /** Per lane group, each region's share of the group's time (empty: one group). */
   groups: { group: number; lanes: number; regions: { region: number; share: number; outermost: boolean; container: boolean; async: boolean }[] }[];
+  /** The overlap analysis (docs/regions.md "Overlap analysis"): the critical path's segments and
+   *  the lanes' bubbles (wait, or idle = 1) on each lane's axis, the model's verdict, each
+   *  region's share of the critical path (-1: no region, -2: sync hops), the findings. */
+  overlap: RegionOverlapColumns;
+}
+
+export interface RegionOverlapColumns {
+  path: { lane: Uint32Array; startNs: Float64Array; endNs: Float64Array; sync: Uint8Array };
+  bubbles: { lane: Uint32Array; startNs: Float64Array; endNs: Float64Array; idle: Uint8Array };
+  model: { kind: string; stages: number; bottleneck: string; measuredNs: number; predictedNs: number };
+  pathRegions: { region: number; activity: string; share: number }[];
+  findings: { kind: string; region: number; message: string; gainNs: number; gainShare: number }[];
+  edges: number;
 }
 
 /** Decodes a region buffer, Proton trace or captured launch; rejects with one line

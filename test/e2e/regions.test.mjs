@@ -274,4 +274,34 @@ describe('Strata region timeline (code-server)', { timeout: 300_000 }, () => {
     assert.equal(tip.rows.Iteration, '3');
     await shot('r8-proton-gluon-ws');
   });
+
+  test('(r9) overlap analysis: the critical path and bubbles drawn, the verdict in the toolbar, the finding on the marker line', { skip }, async () => {
+    await clearNotifications();
+    await runCommand('View: Close All Editors');
+    // Every region named (the analysis reads what a region does from its name: `wait …`, `load …`),
+    // mma placed at kernels.cuh:170; the core's analysis names it (consumer-bound).
+    writeFileSync(path.join(traces, 'warpspec.names'),
+      '10=producer loop\n11=wait empty\n12=load tile\n13=consumer loop\n14=wait full\n15=mma@../src/kernels.cuh:170\n');
+    await openTrace(path.join(traces, 'warpspec.bin'));
+    const { frame } = await timelineFrame();
+    const got = await waitFor('the overlap marks', () => frame.evaluate(() => {
+      const g = document.querySelector('[data-marks]');
+      const marks = Number(g?.getAttribute('data-marks') ?? 0);
+      return marks > 0 ? { marks, verdict: document.querySelector('.strata-overlap-summary')?.textContent ?? '' } : null;
+    }), 15000).catch(async (e) => { await shot('r9-no-marks'); throw e; });
+    assert.match(got.verdict, /^critical path: mma \d+%.* · warp-specialization, 2 stages: consumer-bound$/);
+    await frame.locator('.strata-critical-path').click();
+    await waitFor('marks hidden', () => frame.evaluate(() => document.querySelector('[data-marks]')?.getAttribute('data-marks') === '0' || null), 5000);
+    await frame.locator('.strata-critical-path').click();
+    // The finding as a diagnostic on kernels.cuh:170 in the Problems view.
+    await runCommand('View: Focus Problems (Errors, Warnings, Infos)');
+    const rows = await waitFor('the critical-path problem', async () => {
+      for (const tw of await S.page.locator('.markers-panel .monaco-tl-twistie.collapsible.collapsed').all()) await tw.click().catch(() => {});
+      const r = await S.page.locator('.markers-panel .monaco-list-row').allInnerTexts();
+      return r.some((x) => /`mma`.*critical path/.test(x)) ? r : null;
+    }, 30000).catch(async (e) => { await shot('r9-no-problem'); throw e; });
+    const row = rows.find((x) => /`mma`.*critical path/.test(x));
+    assert.match(row, /\[Ln 170/, `on the marker line: ${row}`);
+    await shot('r9-critical-path');
+  });
 });

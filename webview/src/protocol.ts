@@ -251,7 +251,22 @@ export interface RegionGroupShare { group: number; lanes: number; regions: Regio
  *  gave no location. */
 export interface RegionName { id: number; name: string; file?: string; line?: number }
 
+/** The overlap analysis of a trace (optional: older hosts and traces leave it out) (docs/regions.md "Overlap analysis"): the critical path
+ *  through the lanes and the lanes' bubbles, each a list of pieces on a lane's axis; the model's
+ *  verdict; each region's share of the critical path (region -1: in no region, -2: the hops from
+ *  a release to the waiter); findings with the region they name. */
+export interface RegionPathPiece { lane: number; start_ns: number; end_ns: number; sync?: boolean }
+export interface RegionBubble { lane: number; start_ns: number; end_ns: number; idle?: boolean }
+export interface RegionOverlap {
+  path: RegionPathPiece[];
+  bubbles: RegionBubble[];
+  model?: { kind: string; stages: number; bottleneck: string; measured_ns: number; predicted_ns: number };
+  path_regions?: { region: number; name: string; activity: string; share: number }[];
+  findings?: { kind: string; region: number; name: string; message: string; gain_ns: number; gain_share: number }[];
+}
+
 export interface RegionTraceData {
+  overlap?: RegionOverlap;
   cycles_per_ns?: number;
   record_cost_cycles?: number;
   regions?: RegionName[];       // the names table (v5)

@@ -2,7 +2,7 @@
 // with the generic timeline view; the region-specific parts live here: what the tooltip says
 // (region, replayed and raw duration, iteration, async wait, lane), a click asking the host to
 // open the marker's source line, the decoder's issues as a banner, and the Chrome export.
-import type { HostMessage, RegionGroupShare, RegionInterval } from './protocol';
+import type { HostMessage, RegionGroupShare, RegionInterval, RegionTraceData } from './protocol';
 import type { HostApi } from './host';
 import { formatValue } from './model/format';
 import { groupHeadline, groupShares } from './model/groupShares';
@@ -27,6 +27,7 @@ export class TimelineApp {
     this.toolbar = new TimelineToolbar({
       onReset: () => this.view.resetZoom(),
       onExport: () => this.host.postMessage({ type: 'exportChromeTrace' }),
+      onPath: (shown) => { this.view.showPath = shown; this.view.showBubbles = shown; this.view.schedule(); },
     });
     this.view = new TimelineView(theme, tooltip, {
       describe: (i) => this.describe(i),
@@ -54,6 +55,7 @@ export class TimelineApp {
     const headline = groupHeadline(shares, groupingPrefix(trace.lanes[0]?.grouping));
     this.toolbar.setSummary(`${trace.lanes.length} lane${trace.lanes.length === 1 ? '' : 's'} · ${trace.intervals.length} intervals` +
       (issues.length ? ` · ${issues.length} issue${issues.length === 1 ? '' : 's'}` : '') + (headline ? ` · ${headline}` : ''));
+    this.toolbar.setOverlap(overlapHeadline(m.data));
     if (issues.length) {
       const shown = issues.slice(0, 4).map((x) => `${x.kind}: ${x.message}`);
       if (issues.length > 4) shown.push(`… and ${issues.length - 4} more`);
@@ -110,4 +112,17 @@ export class TimelineApp {
     }
     return null;
   }
+}
+
+/** The overlap analysis in one line: the critical path's largest regions and the model's
+ *  verdict ("critical path: mma 89%, wait full 4% · warp-specialization, 2 stages: consumer-bound"). */
+export function overlapHeadline(d: RegionTraceData): string {
+  const o = d.overlap;
+  if (!o || typeof o !== 'object' || !Array.isArray(o.path) || !o.path.length) return '';
+  const top = (Array.isArray(o.path_regions) ? o.path_regions : []).filter((r) => r.region >= 0).slice(0, 2)
+    .map((r) => `${r.name} ${(100 * r.share).toFixed(0)}%`);
+  let text = `critical path: ${top.join(', ') || 'no region'}`;
+  const m = o.model;
+  if (m && m.kind && m.kind !== 'none') text += ` · ${m.kind}, ${m.stages} stage${m.stages === 1 ? '' : 's'}: ${m.bottleneck}-bound`;
+  return text;
 }

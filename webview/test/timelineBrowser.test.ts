@@ -132,3 +132,39 @@ test('a bad trace is a banner; a profile switches back to the flame graph', asyn
   }));
   assert.deepEqual(shown, { flame: true, timeline: false });
 });
+
+test('overlap analysis: the critical path at the lane top, bubbles at the bottom, a toggle and the verdict', async () => {
+  const withOverlap: RegionTraceData = {
+    ...trace,
+    issues: [],
+    overlap: {
+      path: [{ lane: 0, start_ns: 500, end_ns: 750 }, { lane: 1, start_ns: 200, end_ns: 250, sync: true }],
+      bubbles: [{ lane: 1, start_ns: 250, end_ns: 1000, idle: true }],
+      model: { kind: 'warp-specialization', stages: 2, bottleneck: 'consumer', measured_ns: 1000, predicted_ns: 960 },
+      path_regions: [{ region: 2, name: 'mma', activity: 'compute', share: 0.25 }, { region: -1, name: '(no region)', activity: 'idle', share: 0.7 }],
+      findings: [],
+    },
+  };
+  await page.evaluate((d) => (window as any).postToWebview({ type: 'timeline', version: 3, title: 'ws.bin', data: d }), withOverlap as any);
+  await page.waitForFunction(() => ((window as any).__strata.timeline()?.drawn ?? 0) > 0);
+  await settle();
+  const marks = () => page.evaluate(() => Number((document.querySelector('.strata-timeline-stage') as HTMLElement | null)?.closest('[data-marks]')?.getAttribute('data-marks') ?? document.querySelector('[data-marks]')?.getAttribute('data-marks') ?? -1));
+  assert.equal(await marks(), 3);
+  assert.equal(await page.evaluate(() => document.querySelector('.strata-overlap-summary')?.textContent),
+    'critical path: mma 25% · warp-specialization, 2 stages: consumer-bound');
+  const img = decodePng(await page.screenshot());
+  const box = (await page.locator('.strata-timeline-stage').boundingBox())!;
+  const x = (t: number) => box.x + GUTTER + (t / 1000) * (box.width - GUTTER);
+  // Row 1 is lane 0 (SM 3): the path's bar over mma, at the row's top.
+  const top1 = box.y + AXIS + (LEVEL + 9) + 1;
+  const red = (p: number[]) => p[0] > 200 && p[1] < 120 && p[2] < 100;
+  assert.ok(red(pixel(img, Math.round(x(620)), Math.round(top1))), `path bar drawn: ${pixel(img, Math.round(x(620)), Math.round(top1))}`);
+  assert.ok(!red(pixel(img, Math.round(x(300)), Math.round(top1))), 'no path bar before mma');
+  // The toggle hides them.
+  await page.locator('.strata-critical-path').click();
+  await settle();
+  assert.equal(await marks(), 0);
+  await page.locator('.strata-critical-path').click();
+  await settle();
+  assert.equal(await marks(), 3);
+});

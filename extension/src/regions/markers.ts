@@ -5,7 +5,7 @@
 // (`kLoad`, `LOAD`, `load` for "load") is taken. Pure text scanning (no preprocessor, no
 // vscode), unit-tested; the workspace walk is in workspaceMarkers.ts.
 
-export type MarkerKind = 'start' | 'iter' | 'wait' | 'end' | 'iterEnd';
+export type MarkerKind = 'start' | 'iter' | 'wait' | 'end' | 'iterEnd' | 'scope';
 
 export interface MarkerSite {
   file: string;
@@ -26,7 +26,9 @@ const MACROS: Record<string, MarkerKind> = {
   REGION_START: 'start', ITER_START: 'iter', REGION_WAIT: 'wait', REGION_END: 'end', ITER_END: 'iterEnd',
 };
 // Which site of a region to open: where it starts, rather than where it ends.
-const RANK: Record<MarkerKind, number> = { start: 0, iter: 1, wait: 2, end: 3, iterEnd: 4 };
+const RANK: Record<MarkerKind, number> = { start: 0, iter: 1, wait: 2, end: 3, iterEnd: 4, scope: 0 };
+// Triton's Proton scopes name their region outright: `pl.enter_scope("softmax")`.
+const SCOPE = /\benter_scope\s*\(\s*(['"])([^'"\n]+)\1/g;
 
 const MARKER = /\bSTRATA_(REGION_START|ITER_START|REGION_WAIT|REGION_END|ITER_END)\s*\(\s*[^,()]+?\s*,\s*([^,()]+?)\s*[,)]/g;
 const ASSIGNED = /\b([A-Za-z_]\w*)\s*=\s*(0[xX][0-9a-fA-F]+|\d+)[uUlL]*\s*[,;}\n]/g;
@@ -60,6 +62,10 @@ export function scanSource(file: string, text: string): FileScan {
       if (/^\s*#\s*define\b/.test(text.slice(lineStart, at))) continue;
       sites.push({ file, line: lineOf(starts, at), kind: MACROS[m[1]], arg: m[2].trim() });
     }
+  }
+  if (text.includes('enter_scope')) {
+    const starts = lineStarts(text);
+    for (const m of text.matchAll(SCOPE)) sites.push({ file, line: lineOf(starts, m.index ?? 0), kind: 'scope', arg: m[2] });
   }
   for (const m of text.matchAll(ASSIGNED)) if (!constants.has(m[1])) constants.set(m[1], Number(m[2]));
   for (const m of text.matchAll(DEFINED)) if (!constants.has(m[1])) constants.set(m[1], Number(m[2]));
@@ -100,15 +106,17 @@ export function resolveArg(arg: string, file: string, scans: FileScan[]): number
 export function findMarker(region: number, name: string | undefined, scans: FileScan[]): MarkerSite | undefined {
   const byId: MarkerSite[] = [];
   const byName: MarkerSite[] = [];
+  const byScope: MarkerSite[] = [];
   const wanted = name ? normalizeName(name) : '';
   for (const s of scans) {
     for (const site of s.sites) {
+      if (site.kind === 'scope') { if (name && site.arg === name) byScope.push(site); continue; }
       const v = resolveArg(site.arg, site.file, scans);
       if (v === region) byId.push(site);
       else if (v === null && wanted && normalizeName(identifierOf(site.arg) ?? '') === wanted) byName.push(site);
     }
   }
-  const pick = byId.length ? byId : byName;
+  const pick = byId.length ? byId : byScope.length ? byScope : byName;
   pick.sort((a, b) => RANK[a.kind] - RANK[b.kind] || (a.file < b.file ? -1 : a.file > b.file ? 1 : 0) || a.line - b.line);
   return pick[0];
 }

@@ -3,7 +3,7 @@
 // profile for a quick pick, and the decoded trace as the webview protocol's RegionTraceData (the
 // shape `strata regions --format json` prints). No vscode import: unit-tested under node.
 import type { RegionLaunches, RegionNamesColumns, RegionRequest, RegionTraceColumns } from '../../../native/addon/index';
-import type { RegionInterval, RegionLane, RegionName, RegionTraceData } from '../../../webview/src/protocol';
+import type { RegionInterval, RegionLane, RegionName, RegionOverlap, RegionTraceData } from '../../../webview/src/protocol';
 
 export interface DecodeRequest {
   buffer: string;
@@ -101,6 +101,7 @@ export function traceData(c: RegionTraceColumns): RegionTraceData {
   const data: RegionTraceData = {
     cycles_per_ns: c.cyclesPerNs, record_cost_cycles: c.recordCostCycles, lanes, regions, intervals, issues: c.issues.map((x) => ({ ...x })),
   };
+  if (c.overlap) data.overlap = overlapData(c, names);
   if (c.groups.length) {
     data.groups = c.groups.map((g) => ({
       group: g.group, lanes: g.lanes,
@@ -108,4 +109,18 @@ export function traceData(c: RegionTraceColumns): RegionTraceData {
     }));
   }
   return data;
+}
+
+/** The core's overlap analysis as the protocol's records (region names resolved here once). */
+function overlapData(c: RegionTraceColumns, names: Map<number, RegionName>): RegionOverlap {
+  const o = c.overlap;
+  const name = (r: number) => r === -1 ? '(no region)' : r === -2 ? '(sync)' : names.get(r)?.name ?? `region ${r}`;
+  const path = [...o.path.lane].map((lane, i) => ({ lane, start_ns: o.path.startNs[i], end_ns: o.path.endNs[i], ...(o.path.sync[i] ? { sync: true } : {}) }));
+  const bubbles = [...o.bubbles.lane].map((lane, i) => ({ lane, start_ns: o.bubbles.startNs[i], end_ns: o.bubbles.endNs[i], ...(o.bubbles.idle[i] ? { idle: true } : {}) }));
+  return {
+    path, bubbles,
+    model: { kind: o.model.kind, stages: o.model.stages, bottleneck: o.model.bottleneck, measured_ns: o.model.measuredNs, predicted_ns: o.model.predictedNs },
+    path_regions: o.pathRegions.map((r) => ({ ...r, name: name(r.region) })),
+    findings: o.findings.map((f) => ({ kind: f.kind, region: f.region, name: name(f.region), message: f.message, gain_ns: f.gainNs, gain_share: f.gainShare })),
+  };
 }

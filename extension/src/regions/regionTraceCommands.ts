@@ -13,7 +13,7 @@ import * as vscode from 'vscode';
 import type { RegionName, RegionTraceData } from '../../../webview/src/protocol';
 import { loadAddon, type StrataAddon } from '../addon';
 import { addonRequest, launchItem, launchList, nameRecords, traceData, type DecodeRequest } from './regionRequests';
-import { LoadedTrace, RegionTracePanel } from './regionTracePanel';
+import { LoadedTrace, RegionTracePanel, regionSource } from './regionTracePanel';
 import { stemOf, traceFilesFor } from './traceFiles';
 import { scanWorkspaceMarkers } from './workspaceMarkers';
 
@@ -133,8 +133,31 @@ export function registerRegionTrace(context: vscode.ExtensionContext, ctx: Regio
     });
     panels.add(p);
     lastActive = p;
+    showOverlapFindings(trace);
     panel.onDidChangeViewState((e) => { if (e.webviewPanel.active) lastActive = p; });
     ctx.log.appendLine(`[regions] ${trace.title ?? path.basename(file)}: ${trace.data.lanes.length} lanes, ${trace.data.intervals.length} intervals`);
+  };
+
+  /** The overlap analysis's findings (the region whose shortening shortens the kernel, a late
+   *  release, another stage) on their regions' marker lines, as the analyzers' findings are. */
+  const overlapDiagnostics = vscode.languages.createDiagnosticCollection('strata-regions');
+  context.subscriptions.push(overlapDiagnostics);
+  const showOverlapFindings = (trace: LoadedTrace): void => {
+    overlapDiagnostics.clear();
+    const byFile = new Map<string, vscode.Diagnostic[]>();
+    for (const f of trace.data.overlap?.findings ?? []) {
+      const src = regionSource(trace, f.region);
+      if (!src) { ctx.log.appendLine(`[regions] finding on ${f.name}: no marker found (${f.message})`); continue; }
+      const line = Math.max(0, src.line - 1);
+      const d = new vscode.Diagnostic(new vscode.Range(line, 0, line, 1000), f.message,
+        f.gain_share >= 0.1 ? vscode.DiagnosticSeverity.Warning : vscode.DiagnosticSeverity.Information);
+      d.source = 'strata';
+      d.code = 'critical-path';
+      const list = byFile.get(src.file) ?? [];
+      list.push(d);
+      byFile.set(src.file, list);
+    }
+    for (const [file, list] of byFile) overlapDiagnostics.set(vscode.Uri.file(file), list);
   };
 
   /** Writes `<stem>.chrome.json` next to the buffer (a save dialog when that folder is not

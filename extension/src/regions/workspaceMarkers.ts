@@ -1,11 +1,11 @@
-// Scans the workspace's CUDA/C++ sources for region markers and integer constants (markers.ts
+// Scans the workspace's CUDA/C++ sources (and Python, for Triton's Proton scopes) for region markers and integer constants (markers.ts
 // does the reading of one file). Bounded: at most MAX_FILES files, none larger than MAX_BYTES,
 // build and dependency folders skipped, so opening a trace never waits on a huge tree.
 import * as fs from 'node:fs/promises';
 import * as vscode from 'vscode';
 import { FileScan, scanSource } from './markers';
 
-const SOURCES = '**/*.{cu,cuh,h,hh,hpp,hxx,cpp,cc,cxx,inl}';
+const SOURCES = '**/*.{cu,cuh,h,hh,hpp,hxx,cpp,cc,cxx,inl,py}';  // .py: Proton scopes
 const EXCLUDE = '{**/node_modules/**,**/.git/**,**/build/**,**/build-*/**,**/.tools/**,**/third_party/**}';
 const MAX_FILES = 4000;
 const MAX_BYTES = 2 << 20;

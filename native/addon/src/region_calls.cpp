@@ -10,6 +10,7 @@
 
 #include "promise_worker.h"
 #include "strata/core/names_file.h"
+#include "strata/core/overlap.h"
 #include "strata/core/profile_regions.h"
 #include "strata/core/region_requests.h"
 #include "strata/core/regions.h"
@@ -94,6 +95,7 @@ class DecodeWorker : public PromiseWorker {
   void Run() override {
     t_ = rg::DecodeRequest(request_);
     groups_ = rg::GroupShares(t_.trace);
+    overlap_ = strata::core::overlap::AnalyzeOverlap(t_.trace, t_.names);
     regions_.Add(t_.names, strings_);
     for (size_t i = 0; i < t_.trace.lanes.size(); ++i) {
       const rg::Lane& l = t_.trace.lanes[i];
@@ -196,13 +198,67 @@ class DecodeWorker : public PromiseWorker {
       groups.Set(uint32_t(g), o);
     }
     out.Set("groups", groups);
+    out.Set("overlap", OverlapResult(env));
     return out;
+  }
+
+  // The overlap analysis (strata/core/overlap.h): the critical path's segments and the bubbles
+  // as columns on the lanes' axes, the model's verdict, the regions on the path, the findings.
+  Napi::Value OverlapResult(Napi::Env env) const {
+    namespace ov = strata::core::overlap;
+    const ov::OverlapAnalysis& a = overlap_;
+    std::vector<uint32_t> plane, blane;
+    std::vector<double> pstart, pend, bstart, bend;
+    std::vector<uint8_t> psync, bidle;
+    for (const ov::BlockPath& p : a.paths)
+      for (const ov::PathSegment& s : p.segments) {
+        plane.push_back(s.lane); pstart.push_back(s.start_ns); pend.push_back(s.end_ns); psync.push_back(s.sync ? 1 : 0);
+      }
+    for (const ov::Bubble& b : a.bubbles) {
+      blane.push_back(b.lane); bstart.push_back(b.start_ns); bend.push_back(b.end_ns);
+      bidle.push_back(b.activity == ov::Activity::kIdle ? 1 : 0);
+    }
+    Napi::Object o = Napi::Object::New(env);
+    o.Set("path", Columns(env, {{"lane", U32Column(env, plane)}, {"startNs", F64Column(env, pstart)},
+                                {"endNs", F64Column(env, pend)}, {"sync", U8Column(env, psync)}}));
+    o.Set("bubbles", Columns(env, {{"lane", U32Column(env, blane)}, {"startNs", F64Column(env, bstart)},
+                                   {"endNs", F64Column(env, bend)}, {"idle", U8Column(env, bidle)}}));
+    Napi::Object m = Napi::Object::New(env);
+    m.Set("kind", ov::ModelKindName(a.model.kind));
+    m.Set("stages", Napi::Number::New(env, a.model.stages));
+    m.Set("bottleneck", ov::BottleneckName(a.model.current.bottleneck));
+    m.Set("measuredNs", Napi::Number::New(env, a.model.measured_kernel_ns));
+    m.Set("predictedNs", Napi::Number::New(env, a.model.current.kernel_ns));
+    o.Set("model", m);
+    Napi::Array pr = Napi::Array::New(env);
+    for (const ov::PathRegion& r : a.path_regions) {
+      Napi::Object x = Napi::Object::New(env);
+      x.Set("region", Napi::Number::New(env, r.region));
+      x.Set("activity", ov::ActivityName(r.activity));
+      x.Set("share", Napi::Number::New(env, r.share));
+      pr.Set(pr.Length(), x);
+    }
+    o.Set("pathRegions", pr);
+    Napi::Array fs = Napi::Array::New(env);
+    for (const ov::OverlapFinding& f : a.findings) {
+      Napi::Object x = Napi::Object::New(env);
+      x.Set("kind", f.kind == ov::FindingKind::kArriveEarlier ? "arrive-earlier" : f.kind == ov::FindingKind::kMoreStages ? "more-stages" : "shorten-region");
+      x.Set("region", Napi::Number::New(env, f.region));
+      x.Set("message", f.message);
+      x.Set("gainNs", Napi::Number::New(env, f.gain_ns));
+      x.Set("gainShare", Napi::Number::New(env, f.gain_share));
+      fs.Set(fs.Length(), x);
+    }
+    o.Set("findings", fs);
+    o.Set("edges", Napi::Number::New(env, double(a.edges.size())));
+    return o;
   }
 
  private:
   rg::TraceRequest request_;
   rg::RequestedTrace t_;
   std::vector<rg::GroupShare> groups_;
+  strata::core::overlap::OverlapAnalysis overlap_;
   StringTable strings_;
   NameColumns regions_;
   struct {

@@ -55,6 +55,7 @@ struct RegionsOptions {
   std::string output;               // "" = stdout
   double cycles_per_ns = 0;         // the device's clock64 rate; 0: measured from the lanes
   std::string proton;               // a Proton trace (.chrome_trace) or hatchet instead of a buffer
+  bool critical_path = false;       // the overlap analysis (edges, critical path, bubbles, models) instead
 };
 int RunRegions(const RegionsOptions& options);
 

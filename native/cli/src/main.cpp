@@ -126,8 +126,11 @@ int main(int argc, char** argv) {
                       "Cycles one record costs, given outright (e.g. measured on this kernel); replay removes it")
       ->check(kPositive)
       ->excludes(reg_cal);
-  regions->add_option("--format", reg.format, "text, json or chrome (Chrome/Perfetto trace)")
-      ->check(CLI::IsMember({"text", "json", "chrome"}));
+  regions->add_option("--format", reg.format, "text, json or chrome (Chrome/Perfetto trace); with --critical-path: text, json or sarif")
+      ->check(CLI::IsMember({"text", "json", "chrome", "sarif"}));
+  regions->add_flag("--critical-path", reg.critical_path,
+                    "Overlap analysis: dependency edges between lanes, the critical path, bubbles, each lane's "
+                    "compute/load/wait shares, the SWP/WS model's prediction and its findings");
   regions->add_option("-o,--output", reg.output, "Write here instead of stdout (atomically)");
   regions->add_option("--cycles-per-ns", reg.cycles_per_ns, "The device's clock64 rate (SM clock kHz / 1e6); default: measured")
       ->check(kPositive);

@@ -12,6 +12,7 @@
 #include "commands.h"
 #include "strata/core/api.h"
 #include "strata/core/names_file.h"
+#include "strata/core/overlap.h"
 #include "strata/core/profile_regions.h"
 #include "strata/core/proton_import.h"
 #include "strata/core/regions.h"
@@ -114,6 +115,19 @@ int Emit(const std::string& out, const std::string& output) {
   return 0;
 }
 
+// --critical-path: the overlap analysis of the decoded trace, as text, JSON or SARIF findings.
+std::string CriticalPath(const rg::Trace& t, const rg::RegionNames& names, const RegionsOptions& options,
+                         const std::string& kernel, const std::string& first_line) {
+  const strata::core::overlap::OverlapAnalysis a = strata::core::overlap::AnalyzeOverlap(t, names);
+  if (options.format == "json") return strata::core::overlap::OverlapToJson(a, t, names);
+  if (options.format == "sarif") {
+    strata::core::AnalysisResult r;
+    r.findings = strata::core::overlap::OverlapFindingsAsFindings(a, names, kernel);
+    return strata::core::FindingsSarif(r, options.file.empty() ? options.proton : options.file);
+  }
+  return first_line + strata::core::overlap::OverlapToText(a, t, names);
+}
+
 // --proton: a Triton kernel's Proton trace (or hatchet) in place of a region buffer.
 int RunProton(const RegionsOptions& options) {
   std::string text;
@@ -158,7 +172,12 @@ int RunProton(const RegionsOptions& options) {
     return kExitError;
   }
   std::string out;
-  if (options.format == "json") {
+  if (options.critical_path) {
+    out = CriticalPath(p.trace, p.names, options, p.kernels.empty() ? "" : p.kernels.front(), "");
+  } else if (options.format == "sarif") {
+    std::fprintf(stderr, "strata: --format sarif goes with --critical-path\n");
+    return kExitUsage;
+  } else if (options.format == "json") {
     out = rg::ProtonToJson(p);
   } else if (options.format == "chrome") {
     out = rg::ToChromeTrace(p.trace, p.names);
@@ -182,6 +201,10 @@ int RunRegions(const RegionsOptions& options) {
     std::fprintf(stderr, "strata: %s: --list and --launch take a profile recorded with --regions\n",
                  options.file.empty() ? options.proton.c_str() : options.file.c_str());
     return kExitError;
+  }
+  if (options.critical_path && options.format == "chrome") {
+    std::fprintf(stderr, "strata: --critical-path prints text, json or sarif\n");
+    return kExitUsage;
   }
   if (!options.proton.empty()) return RunProton(options);
   rg::RegionNames names = rg::ParseNameTable(options.names);
@@ -208,7 +231,7 @@ int RunRegions(const RegionsOptions& options) {
     }
   }
   rg::Trace trace;
-  std::string first_line;
+  std::string first_line, kernel;
   if (profile) {
     // A profile: its captured launches' raw buffers (blobs), names from its region frames.
     rg::ProfileRegions pr = rg::ReadProfileRegions(options.file);
@@ -245,6 +268,7 @@ int RunRegions(const RegionsOptions& options) {
     for (const auto& [id, name] : pr.names) names.emplace(id, name);  // --names first
     trace = rg::DecodeLaunch(pr, n, decode);
     const auto& l = pr.launches[n];
+    kernel = l.kernel;
     first_line = "launch " + std::to_string(n) + " of " + std::to_string(pr.launches.size()) + ": " + l.kernel +
                  " (correlation " + std::to_string(l.correlation_id) + ", " + std::to_string(l.bytes.size()) + " bytes)\n";
   } else {
@@ -255,6 +279,11 @@ int RunRegions(const RegionsOptions& options) {
     std::fprintf(stderr, "strata: %s: %s: %s\n", options.file.c_str(), rg::IssueName(trace.issues.front().kind),
                  trace.issues.front().message.c_str());
     return kExitError;
+  }
+  if (options.critical_path) return Emit(CriticalPath(trace, names, options, kernel, first_line), options.output);
+  if (options.format == "sarif") {
+    std::fprintf(stderr, "strata: --format sarif goes with --critical-path\n");
+    return kExitUsage;
   }
   std::string out = options.format == "json"     ? rg::ToJson(trace, names)
                     : options.format == "chrome" ? rg::ToChromeTrace(trace, names)

@@ -249,3 +249,46 @@ TEST(CliRegions, RecordCostGivenOutright) {
   EXPECT_NE(negative.err.find("--record-cost: must be a positive number, not -5"), std::string::npos) << negative.err;
   EXPECT_LT(negative.err.size(), 120u) << negative.err;
 }
+
+// `strata regions --critical-path`: the overlap analysis of a buffer, a profile's launch or a
+// Proton trace, as text, JSON or SARIF findings.
+TEST(CliRegions, CriticalPath) {
+  const std::string cli = Quote(STRATA_CLI), dir = STRATA_REGIONS_FIXTURES;
+  const std::string ws = Quote(dir + "/warpspec.bin") + " --names-file " + Quote(dir + "/warpspec.json") +
+                         " --calibration " + Quote(dir + "/calibration.bin");
+  auto text = RunShell(cli + " regions " + ws + " --critical-path");
+  ASSERT_EQ(text.status, 0) << text.err;
+  EXPECT_NE(text.out.find("critical path: 64 blocks"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("model: warp-specialization, 2 stages"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("consumer-bound"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("finding: `mma`"), std::string::npos) << text.out;
+  auto json = RunShell(cli + " regions " + ws + " --critical-path --format json");
+  ASSERT_EQ(json.status, 0) << json.err;
+  auto doc = nlohmann::json::parse(json.out);
+  EXPECT_EQ(doc["model"]["kind"], "warp-specialization");
+  EXPECT_EQ(doc["paths"].size(), 64u);
+  EXPECT_GT(doc["bubbles"].size(), 0u);
+  EXPECT_EQ(doc["path_regions"][0]["name"], "mma");
+  auto sarif = RunShell(cli + " regions " + ws + " --critical-path --format sarif");
+  ASSERT_EQ(sarif.status, 0) << sarif.err;
+  auto s = nlohmann::json::parse(sarif.out);
+  ASSERT_FALSE(s["runs"][0]["results"].empty());
+  EXPECT_EQ(s["runs"][0]["results"][0]["ruleId"], "critical-path");
+  // SARIF only with the analysis: one line, usage status.
+  auto bad = RunShell(cli + " regions " + ws + " --format sarif");
+  EXPECT_EQ(bad.status, 2);
+  EXPECT_EQ(strata::test::CountLines(bad.err), 1u) << bad.err;
+  auto chrome = RunShell(cli + " regions " + ws + " --critical-path --format chrome");
+  EXPECT_EQ(chrome.status, 2);
+  EXPECT_EQ(strata::test::CountLines(chrome.err), 1u) << chrome.err;
+  // A Triton kernel's Proton trace: the consumer warps set the pace.
+  auto proton = RunShell(cli + " regions --proton " + Quote(dir + "/../proton/attention_ws_gluon.chrome_trace") +
+                         " --cycles-per-ns 1.98 --critical-path");
+  ASSERT_EQ(proton.status, 0) << proton.err;
+  EXPECT_NE(proton.out.find("finding: `softmax`"), std::string::npos) << proton.out;
+  // A profile's captured launch.
+  auto prof = RunShell(cli + " regions " + Quote(dir + "/runtime_capture_typed.strata") + " --launch 0 --critical-path");
+  ASSERT_EQ(prof.status, 0) << prof.err;
+  EXPECT_NE(prof.out.find("launch 0 of 3"), std::string::npos) << prof.out;
+  EXPECT_NE(prof.out.find("critical path:"), std::string::npos) << prof.out;
+}

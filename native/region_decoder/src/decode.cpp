@@ -159,9 +159,23 @@ void DecodeLane(Trace& t, uint32_t li, IssueSink& issues, const DecodeOptions& o
     size_t start;
     int64_t wait = -1;
     int64_t iteration = -1;
+    int64_t use = -1;  // a barrier wait: the use index
   };
-  std::map<uint16_t, std::vector<Open>> open, open_iter;
-  std::map<uint16_t, int64_t> last_iter;
+  std::map<uint16_t, std::vector<Open>> open, open_iter, open_wait;
+  std::map<uint16_t, int64_t> last_iter, last_use;
+  // Iteration and barrier-use indices are kept modulo 2^16: unwrapped against the last one seen.
+  auto unwrap = [](std::map<uint16_t, int64_t>& last, uint16_t id, uint16_t low) {
+    int64_t v = low;
+    auto it = last.find(id);
+    if (it != last.end()) {
+      int64_t cand = (it->second & ~int64_t(0xFFFF)) + low;
+      if (cand - it->second > 0x8000) cand -= 0x10000;
+      if (it->second - cand > 0x8000) cand += 0x10000;
+      v = cand;
+    }
+    last[id] = v;
+    return v;
+  };
   const size_t first_interval = t.intervals.size();
   auto emit = [&](uint16_t region, const Open& o, size_t end, bool unmatched) {
     Interval iv;
@@ -181,6 +195,7 @@ void DecodeLane(Trace& t, uint32_t li, IssueSink& issues, const DecodeOptions& o
       iv.raw_wait_ns = iv.raw_end_ns - ns(at(static_cast<size_t>(o.wait)));
     }
     iv.unmatched = unmatched;
+    iv.barrier_use = o.use;
     t.intervals.push_back(iv);
   };
   const std::string lost_hint =
@@ -213,16 +228,7 @@ void DecodeLane(Trace& t, uint32_t li, IssueSink& issues, const DecodeOptions& o
         break;
       }
       case RecordKind::kIterStart: {
-        int64_t it = r.iter16;
-        auto li_it = last_iter.find(r.region);
-        if (li_it != last_iter.end()) {
-          const int64_t last = li_it->second;
-          int64_t cand = (last & ~int64_t(0xFFFF)) + r.iter16;
-          if (cand - last > 0x8000) cand -= 0x10000;
-          if (last - cand > 0x8000) cand += 0x10000;
-          it = cand;
-        }
-        last_iter[r.region] = it;
+        const int64_t it = unwrap(last_iter, r.region, r.iter16);
         Open o{i};
         o.iteration = it;
         open_iter[r.region].push_back(o);
@@ -248,12 +254,47 @@ void DecodeLane(Trace& t, uint32_t li, IssueSink& issues, const DecodeOptions& o
       case RecordKind::kFlushBegin:
       case RecordKind::kFlushEnd:
         break;
+      case RecordKind::kBarrierArrive: {
+        BarrierArrive a;
+        a.lane = li;
+        a.barrier = r.region;
+        a.use = unwrap(last_use, r.region, r.iter16);
+        a.index = static_cast<uint32_t>(i);
+        a.cycles = static_cast<int64_t>(at(i));
+        a.raw_ns = ns(at(i));
+        a.ns = replayed_ns(i);
+        t.arrives.push_back(a);
+        break;
+      }
+      case RecordKind::kBarrierWaitStart: {
+        Open o{i};
+        o.use = unwrap(last_use, r.region, r.iter16);
+        open_wait[r.region].push_back(o);
+        break;
+      }
+      case RecordKind::kBarrierWaitEnd: {
+        auto& st = open_wait[r.region];
+        size_t k = st.size();
+        while (k > 0 && (st[k - 1].use & 0xFFFF) != r.iter16) --k;
+        if (k == 0) {
+          issues.Add(IssueKind::kUnmatchedEnd, L, r.region, 1,
+                     "a barrier wait end without its start (use " + std::to_string(r.iter16) + ")" + lost_hint);
+          break;
+        }
+        for (size_t j = st.size(); j-- > k;) {
+          issues.Add(IssueKind::kUnmatchedStart, L, r.region, 1, "a barrier wait start without its end");
+          emit(r.region, st[j], end_pos, true);
+        }
+        emit(r.region, st[k - 1], i, false);
+        st.resize(k - 1);
+        break;
+      }
       default:
         issues.Add(IssueKind::kTruncated, L, -1, 1, "a record of unknown kind");
         break;
     }
   }
-  for (auto* table : {&open, &open_iter}) {
+  for (auto* table : {&open, &open_iter, &open_wait}) {
     for (auto& [region, st] : *table) {
       for (const Open& o : st) {
         issues.Add(IssueKind::kUnmatchedStart, L, region, 1,

@@ -54,8 +54,11 @@ constexpr uint32_t kEntryLane = 1;
 constexpr uint32_t kEntryChunk = 2;
 constexpr uint32_t kMaxRegionId = 4095;         // 12 bits
 // Record: low word = tag, high word = low 32 bits of %clock64. Tag: kind << 28 | id << 16 | iter.
+// Kinds 6-8 mark named barriers (the tag's id is the barrier's, its iteration field the use
+// index): what lets the core draw dependency edges between lanes. Older decoders stop at them.
 enum RecordKind : uint32_t {
   kStart = 0, kEnd = 1, kIterStart = 2, kIterEnd = 3, kFlushBegin = 4, kFlushEnd = 5,
+  kBarrierArrive = 6, kBarrierWaitStart = 7, kBarrierWaitEnd = 8,
 };
 enum Mode : uint32_t { kCircular = 0, kFlush = 1 };
 enum Grouping : uint32_t { kGroupWarpGroup = 0, kGroupWarp = 1, kGroupCustom = 2 };
@@ -92,6 +95,9 @@ struct Config {};  // the same spelling compiles; nothing is kept
 #define STRATA_REGION_WAIT(prof, id) ((void)0)
 #define STRATA_ITER_START(prof, id, iter) ((void)0)
 #define STRATA_ITER_END(prof, id, iter) ((void)0)
+#define STRATA_BARRIER_ARRIVE(prof, bar, use) ((void)0)
+#define STRATA_BARRIER_WAIT_START(prof, bar, use) ((void)0)
+#define STRATA_BARRIER_WAIT_END(prof, bar, use) ((void)0)
 #define STRATA_REGIONS_FINALIZE(prof) ((void)0)
 
 namespace strata {
@@ -505,6 +511,31 @@ __global__ void CalibrationKernel(uint32_t n) {
     STRATA_REGIONS_CHECK_ID_(id);                                                               \
     (prof).Mark(                                                                                \
         ::strata::regions::Tag(::strata::regions::kIterEnd, (uint32_t)(id), (uint32_t)(iter))); \
+  } while (0)
+// Named barriers (mbarriers, bar.sync/bar.arrive ids, a ring's full/empty slots): one record
+// each, so that the core can tell which lane released which (docs/regions.md "Barrier markers").
+// `bar` is an id from the same space as regions (0..4095; name it in STRATA_REGION_NAMES), `use`
+// says which phase: an arrive and the waits it releases carry the same use index (kept modulo
+// 2^16), e.g. the k-step whose tile the slot holds. ARRIVE right before the arrive instruction;
+// WAIT_START before the wait, WAIT_END after it returns (the pair shows as a wait interval of
+// the barrier's id).
+#define STRATA_BARRIER_ARRIVE(prof, bar, use)                                                  \
+  do {                                                                                        \
+    STRATA_REGIONS_CHECK_ID_(bar);                                                            \
+    (prof).Mark(::strata::regions::Tag(::strata::regions::kBarrierArrive, (uint32_t)(bar),    \
+                                       (uint32_t)(use)));                                     \
+  } while (0)
+#define STRATA_BARRIER_WAIT_START(prof, bar, use)                                              \
+  do {                                                                                        \
+    STRATA_REGIONS_CHECK_ID_(bar);                                                            \
+    (prof).Mark(::strata::regions::Tag(::strata::regions::kBarrierWaitStart, (uint32_t)(bar), \
+                                       (uint32_t)(use)));                                     \
+  } while (0)
+#define STRATA_BARRIER_WAIT_END(prof, bar, use)                                                \
+  do {                                                                                        \
+    STRATA_REGIONS_CHECK_ID_(bar);                                                            \
+    (prof).Mark(::strata::regions::Tag(::strata::regions::kBarrierWaitEnd, (uint32_t)(bar),   \
+                                       (uint32_t)(use)));                                     \
   } while (0)
 #define STRATA_REGIONS_FINALIZE(prof) (prof).Finalize()
 

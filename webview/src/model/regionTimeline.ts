@@ -3,7 +3,7 @@
 // SM form a group); nested regions stacked by depth, async regions on levels of their own below;
 // colour by region id, loop iterations alternating in shade so that their boundaries show.
 import type { RegionInterval, RegionLane, RegionTraceData } from '../protocol';
-import type { TimelineInput } from './timelineModel';
+import { MarkKind, TimelineInput, TimelineMarks } from './timelineModel';
 
 export interface RegionTimeline {
   input: TimelineInput;
@@ -105,5 +105,21 @@ export function regionTimeline(raw: unknown): RegionTimeline {
     shade[i] = typeof iv.iteration === 'number' && iv.iteration >= 0 ? iv.iteration & 1 : 0;
   });
   const rows = Array.from(laneOfRow, (lane) => ({ label: laneLabel(lanes[lane]), group: `SM ${lanes[lane].smid}` }));
-  return { input: { rows, labels, row, start, end, depth, label, colorKey, shade }, lanes, intervals, rowOfLane, laneOfRow };
+  const marks = overlapMarks(d.overlap, rowOfLane);
+  return { input: { rows, labels, row, start, end, depth, label, colorKey, shade, marks }, lanes, intervals, rowOfLane, laneOfRow };
+}
+
+/** The overlap analysis's critical path and bubbles as timeline marks; pieces naming a lane
+ *  the trace lacks, or without a finite span, are left out. */
+function overlapMarks(o: RegionTraceData['overlap'], rowOfLane: Int32Array): TimelineMarks | undefined {
+  if (!o || typeof o !== 'object') return undefined;
+  const row: number[] = [], start: number[] = [], end: number[] = [], kind: number[] = [];
+  const add = (lane: unknown, s: unknown, e: unknown, k: number) => {
+    const l = num(lane, -1), a = num(s, NaN), b = num(e, NaN);
+    if (!Number.isInteger(l) || l < 0 || l >= rowOfLane.length || !(b >= a)) return;
+    row.push(rowOfLane[l]); start.push(a); end.push(b); kind.push(k);
+  };
+  for (const p of Array.isArray(o.path) ? o.path : []) add(p?.lane, p?.start_ns, p?.end_ns, p?.sync ? MarkKind.PathHop : MarkKind.Path);
+  for (const b of Array.isArray(o.bubbles) ? o.bubbles : []) add(b?.lane, b?.start_ns, b?.end_ns, b?.idle ? MarkKind.Idle : MarkKind.Wait);
+  return row.length ? { row, start, end, kind } : undefined;
 }

@@ -20,6 +20,19 @@ export interface TimelineInput {
   label: ArrayLike<number>;      // index into labels
   colorKey: ArrayLike<number>;   // same key, same colour
   shade?: ArrayLike<number>;     // 0/1: alternate shade of the key's colour (e.g. iteration parity)
+  /** Marks over the rows (e.g. a critical path, idle bubbles): thin bars drawn on top. */
+  marks?: TimelineMarks;
+}
+
+/** Mark kinds: a bar at the row's top (a path), thinner for a hop; a bar at its bottom (a gap). */
+export const MarkKind = { Path: 0, PathHop: 1, Wait: 2, Idle: 3 } as const;
+export type MarkKind = (typeof MarkKind)[keyof typeof MarkKind];
+
+export interface TimelineMarks {
+  row: ArrayLike<number>;
+  start: ArrayLike<number>;
+  end: ArrayLike<number>;
+  kind: ArrayLike<number>;       // MarkKind
 }
 
 export interface RowLayout {

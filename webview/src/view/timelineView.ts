@@ -4,7 +4,7 @@
 // wheel pans, drag pans time and rows, hover shows a tooltip, a click (without dragging) opens
 // the interval. Draws the visible intervals with the WebGL renderer (intervals narrower than
 // a pixel that fall on a pixel already drawn at their depth are skipped) and a 2D overlay.
-import { TimelineModel } from '../model/timelineModel';
+import { MarkKind, TimelineModel } from '../model/timelineModel';
 import { formatValue } from '../model/format';
 import { TimelineColors } from '../render/timelineColors';
 import { IntervalLabel, MIN_INTERVAL_LABEL_WIDTH, RowLabel, TimelineOverlay, niceTicks } from '../render/timelineLabels';
@@ -14,6 +14,10 @@ import type { Tooltip, TooltipContent } from '../ui/tooltip';
 import { GraphStage } from './graphStage';
 
 export const LEVEL_HEIGHT = 16;
+/** Marks: the critical path (a bright bar at the row's top, thinner for the hops between lanes),
+ *  wait and idle bubbles (bars at the row's bottom). */
+const MARK_HEIGHT = 4;
+const MARK_COLORS: [number, number, number][] = [[255, 64, 32], [255, 64, 32], [150, 150, 150], [90, 90, 90]];
 export const AXIS_HEIGHT = 22;
 export const GUTTER = 190;
 const ROW_GAP = 3;
@@ -57,6 +61,9 @@ export class TimelineView {
   private batch: TimelineBatch = makeTimelineBatch(0);
   private intervalLabels: IntervalLabel[] = [];
   private hovered = -1;
+  /** Whether the marks of the critical path and the bubbles are drawn. */
+  showPath = true;
+  showBubbles = true;
   private lastMouse: { x: number; y: number } | null = null;
   private drag: { x: number; y: number; v0: number; scroll: number; moved: boolean } | null = null;
   readonly stats: TimelineViewStats = {
@@ -91,7 +98,7 @@ export class TimelineView {
     this.model = model;
     this.unit = unit;
     model.layout({ levelHeight: LEVEL_HEIGHT, rowGap: ROW_GAP, groupGap: GROUP_GAP });
-    this.batch = makeTimelineBatch(model.n + 1);
+    this.batch = makeTimelineBatch(model.n + 1 + (model.input.marks?.row.length ?? 0));
     this.hovered = -1;
     this.root.scrollTop = 0;
     this.stats.rows = model.rowCount;
@@ -329,6 +336,32 @@ export class TimelineView {
     }
     // The hovered interval last, so its outline is on top even where it was coalesced.
     if (hoverRect) push(this.hovered, hoverRect[0], hoverRect[1], hoverRect[2]);
+    // Marks (the critical path at the row's top, bubbles at its bottom) over the intervals.
+    let marks = 0;
+    const mk = m.input.marks;
+    if (mk && (this.showPath || this.showBubbles)) {
+      const first = m.firstRowBelow(scrollY);
+      for (let j = 0; j < mk.row.length; j++) {
+        const kind = mk.kind[j];
+        const path = kind === MarkKind.Path || kind === MarkKind.PathHop;
+        if (path ? !this.showPath : !this.showBubbles) continue;
+        const r = mk.row[j];
+        if (r < first) continue;
+        const top = AXIS_HEIGHT + m.rowY[r] - scrollY;
+        if (top >= this.g.height || mk.start[j] > v1 || mk.end[j] < v0) continue;
+        const a = Math.max(GUTTER, GUTTER + (mk.start[j] - v0) * scale), b = Math.min(W + 1, GUTTER + (mk.end[j] - v0) * scale);
+        const h = kind === MarkKind.PathHop ? 2 : MARK_HEIGHT;
+        const y = path ? top : top + m.rowH[r] - MARK_HEIGHT;
+        const c = MARK_COLORS[kind as number] ?? MARK_COLORS[0];
+        const o = k * 4;
+        rects[o] = a; rects[o + 1] = Math.max(b, a + 1); rects[o + 2] = y; rects[o + 3] = h + 1;  // the shader keeps 1 px as a gap
+        out[o] = c[0]; out[o + 1] = c[1]; out[o + 2] = c[2]; out[o + 3] = 255;
+        flags[k] = 0;
+        k++;
+        marks++;
+      }
+    }
+    this.root.dataset.marks = String(marks);
     this.batch.count = k;
     this.intervalLabels = labels;
   }

@@ -63,9 +63,16 @@ std::string ToJson(const Trace& t, const RegionNames& names) {
     if (iv.iteration >= 0) o["iteration"] = iv.iteration;
     if (iv.wait_ns >= 0) o["wait_ns"] = iv.wait_ns;
     if (iv.unmatched) o["unmatched"] = true;
+    if (iv.barrier_use >= 0) o["barrier_use"] = iv.barrier_use;
     ivs.push_back(std::move(o));
   }
   j["intervals"] = ivs;
+  if (!t.arrives.empty()) {  // barrier markers (older buffers have none: the key is left out)
+    json ar = json::array();
+    for (const auto& a : t.arrives)
+      ar.push_back({{"lane", a.lane}, {"barrier", a.barrier}, {"use", a.use}, {"ns", a.ns}, {"raw_ns", a.raw_ns}});
+    j["arrives"] = ar;
+  }
   json is = json::array();
   for (const Issue& i : t.issues) {
     json o = {{"kind", IssueName(i.kind)}, {"count", i.count}, {"message", i.message}};

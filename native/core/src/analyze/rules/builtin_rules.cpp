@@ -11,6 +11,7 @@ const std::vector<BuiltinRule>& BuiltinRules() {
       {"cpu-latency", CpuLatency, {{"ratio", 10.0}, {"min_share", 0.10}, {"gpu_busy_max", 0.5}, {"threads_per_core", 1.0}}},
       {"region-wait", RegionWait, {{"min_share", 0.10}}},
       {"region-imbalance", RegionImbalance, {{"max_over_mean", 0.25}, {"min_lanes", 4}}},
+      {"critical-path", CriticalPath, {{"min_gain_share", 0.05}}},
       {"data-loader", DataLoaderBound, {{"min_share", 0.10}}},
   };
   return rules;

@@ -25,6 +25,7 @@ void Stall(const AnalysisContext&, const RuleParams&, std::vector<Finding>&);
 void CpuLatency(const AnalysisContext&, const RuleParams&, std::vector<Finding>&);
 void RegionWait(const AnalysisContext&, const RuleParams&, std::vector<Finding>&);
 void RegionImbalance(const AnalysisContext&, const RuleParams&, std::vector<Finding>&);
+void CriticalPath(const AnalysisContext&, const RuleParams&, std::vector<Finding>&);
 void DataLoaderBound(const AnalysisContext&, const RuleParams&, std::vector<Finding>&);
 
 const std::vector<BuiltinRule>& BuiltinRules();

@@ -54,6 +54,9 @@ struct Interval {
   double raw_wait_ns = -1;
   uint32_t start_index = 0, end_index = 0;  // positions in the lane's records
   bool unmatched = false;      // the start has no end (end = the lane's end)
+  // A barrier wait (STRATA_BARRIER_WAIT_START/END): `region` is the barrier's id and this the
+  // use index it waited for (unwrapped); -1 for regions.
+  int64_t barrier_use = -1;
   double duration_ns() const { return end_ns - start_ns; }
   double raw_duration_ns() const { return raw_end_ns - raw_start_ns; }
 };
@@ -66,6 +69,18 @@ struct Lane {
   double measured_cycles_per_ns = 0;  // from the lane's own globaltimer/clock64 pairs
   double start_ns = 0, end_ns = 0;    // from Trace::origin_ns (end replayed)
   double removed_cycles = 0;    // record cost + flush time taken out by replay
+};
+
+// A lane's arrive on a named barrier (STRATA_BARRIER_ARRIVE): what releases the waits on the same
+// barrier and use in the block's other lanes.
+struct BarrierArrive {
+  uint32_t lane = 0;       // index into Trace::lanes
+  uint16_t barrier = 0;    // 0..4095, the names table's id space
+  int64_t use = 0;         // the use index (unwrapped per lane and barrier)
+  double ns = 0;           // replayed, from Trace::origin_ns
+  double raw_ns = 0;
+  int64_t cycles = 0;      // raw, lane clock64
+  uint32_t index = 0;      // position in the lane's records
 };
 
 enum class IssueKind {
@@ -103,6 +118,7 @@ struct Trace {
   Header header;
   std::vector<Lane> lanes;
   std::vector<Interval> intervals;  // lane by lane, in start order within a lane
+  std::vector<BarrierArrive> arrives;  // lane by lane, in record order
   std::vector<Issue> issues;
   uint64_t origin_ns = 0;           // globaltimer of the earliest lane start
   double cycles_per_ns = 0;         // the trace-wide rate (given or median of long lanes)
