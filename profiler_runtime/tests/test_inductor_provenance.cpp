@@ -190,6 +190,30 @@ TEST(InductorProvenance, RecordedForwardAndBackwardGraphs) {
   EXPECT_EQ(system(cleanup.c_str()), 0);
 }
 
+// Traces that run into torch's own modules (Strata's Python shim keeps those frames): the fused
+// lines are the model's lines that called them; a model of torch's modules only keeps its own.
+TEST(InductorPath, FusedLinesAreTheModelsLinesAboveTorchModules) {
+  const std::string nn = "/venv/lib/python3.12/site-packages/torch/nn/modules/";
+  std::vector<ind::SourceTrace> traces = {
+      {{"/work/vit.py", "forward", 52}, {nn + "linear.py", "forward", 134}},
+      {{"/work/vit.py", "forward", 53}, {nn + "activation.py", "forward", 812}},
+      {{"/work/vit.py", "forward", 52}, {nn + "linear.py", "forward", 134}},
+  };
+  auto lines = ind::FusedLines(traces);
+  ASSERT_EQ(lines.size(), 2u);
+  EXPECT_EQ(lines[0].file, "/work/vit.py");
+  EXPECT_EQ(lines[0].line, 52u);
+  EXPECT_EQ(lines[1].line, 53u);
+  std::vector<ind::SourceTrace> torch_only = {
+      {{nn + "transformer.py", "forward", 954}, {nn + "transformer.py", "_sa_block", 968}},
+      {{nn + "transformer.py", "forward", 956}, {nn + "linear.py", "forward", 134}},
+  };
+  lines = ind::FusedLines(torch_only);
+  ASSERT_EQ(lines.size(), 2u);
+  EXPECT_EQ(lines[0].function, "_sa_block");
+  EXPECT_EQ(lines[1].file, nn + "linear.py");
+}
+
 TEST(InductorPath, FusedKernelCarriesItsLinesAsATypedList) {
   char tmpl[] = "/tmp/strata-ind-XXXXXX";
   ASSERT_NE(mkdtemp(tmpl), nullptr);

@@ -156,7 +156,7 @@ TEST(FusedLines, MergedRunKeepsTheLines) {
 }
 
 TEST(FusedLines, OldProfilesWithoutTheSectionReadAsTheyAre) {
-  auto p = Profile::Open(std::string(STRATA_H100_FIXTURES) + "/real_models/compiled_vit_train.strata");
+  auto p = Profile::Open(std::string(STRATA_H100_FIXTURES) + "/inductor/compiled_vit_train_before_fused_lines.strata");
   const auto v = p->BuildView(ViewKind::kTopDown, 0);
   EXPECT_EQ(FusedFrame(v), nullptr);
   size_t named = 0;

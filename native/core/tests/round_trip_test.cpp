@@ -13,6 +13,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "export/call_path_samples.h"
 #include "strata/core/api.h"
 #include "strata/core/export.h"
 #include "strata/core/kineto_import.h"
@@ -27,7 +28,12 @@ namespace {
 const std::vector<std::string> kModels = {"compiled_encoder_train", "compiled_vit_train", "flax_mlp_train",
                                           "gpt2_generate",          "gpt2_train",         "resnet50_train"};
 
-std::string DisplayName(const FrameInfo& f) { return f.name.empty() ? "[" + f.kind + "]" : f.name; }
+// A fused kernel's frame leaves as text with its lines (the foreign formats have no typed list)
+// and comes back under that name; any other frame under its own.
+std::string DisplayName(const FrameInfo& f) {
+  if (!f.fused_lines.empty()) return strata::core::detail::ExportFrameName(f);
+  return f.name.empty() ? "[" + f.kind + "]" : f.name;
+}
 
 // Call paths as ids: one id per (caller's path id, frame name), shared by both profiles so that
 // equal paths get equal ids (deep trees: no path is copied as a list of names).

@@ -208,7 +208,12 @@ std::vector<SourceFrame> FusedLines(const std::vector<SourceTrace>& traces) {
   std::vector<SourceFrame> out;
   for (const SourceTrace& t : traces) {
     if (t.empty()) continue;
-    const SourceFrame& f = t.back();
+    // The innermost line outside torch's own modules (the model's line that called nn.Linear),
+    // else the innermost (a model made of torch's modules only).
+    size_t k = t.size() - 1;
+    while (k > 0 && t[k].file.find("/torch/nn/modules/") != std::string::npos) --k;
+    if (t[k].file.find("/torch/nn/modules/") != std::string::npos) k = t.size() - 1;
+    const SourceFrame& f = t[k];
     bool seen = false;
     for (const SourceFrame& o : out) seen = seen || (o.file == f.file && o.line == f.line);
     if (!seen) out.push_back(f);

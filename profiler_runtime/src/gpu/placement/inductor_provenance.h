@@ -28,7 +28,8 @@ namespace strata::rt::gpu::inductor {
 using SourceFrame = gpu::SourceFrame;
 using SourceTrace = std::vector<SourceFrame>;  // outermost first, as Python prints tracebacks
 
-// The source lines a kernel with these traces computes: the innermost frame of each trace, in
+// The source lines a kernel with these traces computes: of each trace the innermost frame outside
+// torch/nn/modules (the model's line, not nn.Linear's forward; the innermost when all are), in
 // Inductor's order, each (file, line) once. More than one line: a fused kernel.
 std::vector<SourceFrame> FusedLines(const std::vector<SourceTrace>& traces);
 
