@@ -17,18 +17,14 @@
 
 #include <nlohmann/json.hpp>
 
+#include "test_pythons.h"
+
 namespace {
 
 const std::string kTargets = STRATA_TEST_SOURCE_DIR "/targets/python_shim";
 
 std::map<std::string, std::string> Pythons() {
-  std::map<std::string, std::string> out;
-  std::stringstream ss(STRATA_TEST_PYTHONS);
-  std::string item;
-  while (std::getline(ss, item, ',')) {
-    size_t eq = item.find('=');
-    if (eq != std::string::npos) out[item.substr(0, eq)] = item.substr(eq + 1);
-  }
+  std::map<std::string, std::string> out = strata::rt::test::TestPythons();
   if (access("/usr/bin/python3", X_OK) == 0) out["system"] = "/usr/bin/python3";
   return out;
 }

@@ -17,23 +17,14 @@
 #include <vector>
 
 #include "profile_reader.h"
+#include "test_pythons.h"
 
 namespace {
 
 using strata::format::FrameKind;
 using strata::rt::test::Profile;
 
-// "3.9" -> interpreter path, from the build's list.
-std::map<std::string, std::string> Pythons() {
-  std::map<std::string, std::string> out;
-  std::stringstream ss(STRATA_TEST_PYTHONS);
-  std::string item;
-  while (std::getline(ss, item, ',')) {
-    size_t eq = item.find('=');
-    if (eq != std::string::npos) out[item.substr(0, eq)] = item.substr(eq + 1);
-  }
-  return out;
-}
+std::map<std::string, std::string> Pythons() { return strata::rt::test::TestPythons(); }
 
 std::string PythonOrSkip(const std::string& version) {
   auto all = Pythons();

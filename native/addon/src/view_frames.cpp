@@ -62,21 +62,7 @@ ViewFrames ViewFrames::Of(const std::vector<strata::core::FrameInfo>& table, con
 }
 
 Napi::Object ViewFrames::Columns(Napi::Env env) const {
-  if (!fused_line.empty())
-    return addon::Columns(env, {
-        {"kind", U8Column(env, kind)},
-        {"name", U32Column(env, name)},
-        {"file", U32Column(env, file)},
-        {"line", U32Column(env, line)},
-        {"module", U32Column(env, module)},
-        {"origin", U8Column(env, origin)},
-        {"flags", U8Column(env, flags)},
-        {"fusedOffset", U32Column(env, fused_offset)},
-        {"fusedFile", U32Column(env, fused_file)},
-        {"fusedFunction", U32Column(env, fused_function)},
-        {"fusedLine", U32Column(env, fused_line)},
-    });
-  return addon::Columns(env, {
+  Napi::Object o = addon::Columns(env, {
       {"kind", U8Column(env, kind)},
       {"name", U32Column(env, name)},
       {"file", U32Column(env, file)},
@@ -85,6 +71,12 @@ Napi::Object ViewFrames::Columns(Napi::Env env) const {
       {"origin", U8Column(env, origin)},
       {"flags", U8Column(env, flags)},
   });
+  if (fused_line.empty()) return o;  // no fused kernel: the columns stay out of the message
+  o.Set("fusedOffset", U32Column(env, fused_offset));
+  o.Set("fusedFile", U32Column(env, fused_file));
+  o.Set("fusedFunction", U32Column(env, fused_function));
+  o.Set("fusedLine", U32Column(env, fused_line));
+  return o;
 }
 
 }  // namespace strata::addon
