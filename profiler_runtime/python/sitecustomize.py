@@ -25,13 +25,23 @@ def _take_ourselves_off():
         os.environ.pop("PYTHONPATH", None)
 
 
+def _remove_our_folder():
+    # Loaded, the shim needs no file: its folder goes now, so that a process that execs or is
+    # killed leaves nothing behind (the runtime removes it at exit where Python never ran this).
+    for sub in ("__pycache__", ""):
+        folder = os.path.join(_HERE, sub) if sub else _HERE
+        try:
+            for name in os.listdir(folder):
+                if not os.path.isdir(os.path.join(folder, name)):
+                    os.remove(os.path.join(folder, name))
+            os.rmdir(folder)
+        except OSError:
+            pass
+
+
 def _mark(what):
-    # The runtime reads this file at exit and states the outcome in the profile's meta.
-    try:
-        with open(os.path.join(_HERE, "dynamo-nn-frames"), "w") as f:
-            f.write(what)
-    except OSError:
-        pass
+    # The runtime reads this at exit and states the outcome in the profile's meta.
+    os.environ["STRATA_DYNAMO_NN_FRAMES"] = what
 
 
 def _patch(module):
@@ -83,6 +93,7 @@ def _chain_programs_sitecustomize():
 
 
 _take_ourselves_off()
+_remove_our_folder()
 if os.environ.get("STRATA_NN_MODULE_FRAMES", "1") != "0":
     if _DYNAMO in sys.modules:
         _patch(sys.modules[_DYNAMO])

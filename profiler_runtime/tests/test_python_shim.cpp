@@ -1,8 +1,8 @@
 // Strata's Python-side shim, on every CPython 3.9-3.13 pyenv has here and on Debian's python3:
 // the program keeps its own sitecustomize, sys.path and PYTHONPATH; Dynamo's filter of
 // torch/nn/modules frames is switched off when Dynamo's translator is imported (a stand-in
-// torch in targets/python_shim); STRATA_NN_MODULE_FRAMES=0 leaves it on; nothing is left in
-// TMPDIR once the program has ended.
+// torch in targets/python_shim); STRATA_NN_MODULE_FRAMES=0 leaves it on; the shim's folder is
+// gone while the program runs, and nothing is left in TMPDIR once it has ended.
 #include <dirent.h>
 #include <gtest/gtest.h>
 #include <stdlib.h>
@@ -86,9 +86,11 @@ TEST(PythonShim, ProgramKeepsItsOwnSiteAndPathsAndDynamoKeepsModuleFrames) {
     ASSERT_TRUE(s.result.is_object());
     EXPECT_EQ(s.result["pythonpath"], kTargets + ":" + kTargets + "/user_site");
     EXPECT_FALSE(s.result["shim_on_sys_path"].get<bool>());
+    EXPECT_FALSE(s.result["shim_folder_left"].get<bool>()) << "the shim's folder outlives its import";
     EXPECT_TRUE(s.result["user_sitecustomize_ran"].get<bool>());
     EXPECT_EQ(s.result["sitecustomize_module"], kTargets + "/user_site/sitecustomize.py");
     EXPECT_FALSE(s.result["nn_module_filter"].get<bool>()) << "Dynamo's filter still on";
+    EXPECT_EQ(s.result["reported"], "recorded");
     EXPECT_TRUE(s.leftovers.empty()) << s.leftovers.front();
   }
 }
@@ -100,6 +102,7 @@ TEST(PythonShim, SwitchedOffLeavesDynamoAsItIs) {
   ASSERT_TRUE(WIFEXITED(s.status) && WEXITSTATUS(s.status) == 0);
   ASSERT_TRUE(s.result.is_object());
   EXPECT_TRUE(s.result["nn_module_filter"].get<bool>());
+  EXPECT_TRUE(s.result["reported"].is_null());
   EXPECT_TRUE(s.result["user_sitecustomize_ran"].get<bool>());
 }
 

@@ -36,6 +36,7 @@ bool WriteFile(const std::string& path, const char* text) {
 bool SiteShim::Install() {
   if (const char* v = getenv("STRATA_PYTHON_SHIM"); v && strcmp(v, "0") == 0) return false;
   if (!IsPythonProcess()) return false;
+  unsetenv("STRATA_DYNAMO_NN_FRAMES");  // a profiled parent's answer, not this process's
   const char* tmp = getenv("TMPDIR");
   std::string tmpl = std::string(tmp && *tmp ? tmp : "/tmp") + "/strata-python-XXXXXX";
   if (!mkdtemp(tmpl.data())) {
@@ -56,17 +57,13 @@ bool SiteShim::Install() {
 
 std::string SiteShim::DynamoFrames() const {
   if (dir_.empty()) return "";
-  FILE* f = fopen((dir_ + "/dynamo-nn-frames").c_str(), "r");
-  if (!f) return "";
-  char buf[32] = {0};
-  size_t n = fread(buf, 1, sizeof(buf) - 1, f);
-  fclose(f);
-  return std::string(buf, n);
+  const char* v = getenv("STRATA_DYNAMO_NN_FRAMES");  // set by the shim (os.environ)
+  return v ? v : "";
 }
 
 void SiteShim::Remove() {
   if (dir_.empty()) return;
-  // The shim, its report and the bytecode cache Python may have left beside it.
+  // Where Python never ran the shim (python -S, -I, -E), its folder is still there.
   nftw(dir_.c_str(), RemoveEntry, 8, FTW_DEPTH | FTW_PHYS);
   dir_.clear();
 }

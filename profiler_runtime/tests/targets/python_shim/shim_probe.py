@@ -6,11 +6,14 @@ import sys
 result = {
     "pythonpath": os.environ.get("PYTHONPATH"),
     "shim_on_sys_path": any("strata-python-" in p for p in sys.path),
+    # The shim removes its folder once loaded: nothing is left even if this process is killed.
+    "shim_folder_left": any(n.startswith("strata-python-") for n in os.listdir(os.environ["TMPDIR"])),
     "user_sitecustomize_ran": os.environ.get("USER_SITECUSTOMIZE_RAN") == "1",
     "sitecustomize_module": getattr(sys.modules.get("sitecustomize"), "__file__", None),
 }
 from torch._dynamo.symbolic_convert import InstructionTranslatorBase  # noqa: E402
 
 result["nn_module_filter"] = InstructionTranslatorBase().is_co_filename_from_nn_modules()
+result["reported"] = os.environ.get("STRATA_DYNAMO_NN_FRAMES")  # what the runtime puts in the meta
 with open(sys.argv[1], "w") as f:
     json.dump(result, f)
