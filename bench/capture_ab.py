@@ -11,7 +11,8 @@ Runs on the GPU machine (LD_LIBRARY_PATH must reach libunwind):
   python3 bench/capture_ab.py --runtime .device/rt-C/libstrata_runtime.so --out DIR [--rounds 3]
       [--runtime-b OTHER.so] [--configs none,full,...]
 With --runtime-b, two runtimes side by side (e.g. before and after a change), as "full-B" and
-"full-B-key24" (STRATA_GPU_PATH_KEY_FRAMES=24). The runtime's own timers of each profile's
+"full-B-key24" (STRATA_GPU_PATH_KEY_FRAMES=24); "full-key16-sp" / "full-key24-sp" key fewer native
+frames and the stack depth (STRATA_GPU_PATH_KEY_SP=1). The runtime's own timers of each profile's
 meta (call path and entry-trace cost per call) are printed beside the ratios."""
 import argparse
 import json
@@ -30,6 +31,11 @@ CONFIGS = [
     ("full, attached", {"STRATA_CAPTURE_RANGE": "cudaProfilerApi", "STRATA_GPU_DETACH": "0"}),
     ("full-B", {"STRATA_CAPTURE_RANGE": "cudaProfilerApi"}),
     ("full-B-key24", {"STRATA_CAPTURE_RANGE": "cudaProfilerApi", "STRATA_GPU_PATH_KEY_FRAMES": "24"}),
+    # A shorter native key with the stack depth and operator scopes keyed too.
+    ("full-key16-sp", {"STRATA_CAPTURE_RANGE": "cudaProfilerApi", "STRATA_GPU_PATH_KEY_FRAMES": "16",
+                       "STRATA_GPU_PATH_KEY_SP": "1"}),
+    ("full-key24-sp", {"STRATA_CAPTURE_RANGE": "cudaProfilerApi", "STRATA_GPU_PATH_KEY_FRAMES": "24",
+                       "STRATA_GPU_PATH_KEY_SP": "1"}),
 ]
 B_CONFIGS = {"full-B", "full-B-key24"}
 

@@ -48,6 +48,9 @@ WORKLOADS = {
     # torchvision ResNet-50 training, batch 64: GPU-bound, the first row.
     "resnet50-train": ([os.path.join(HERE, "pc_sampling_scale.py"), "--child", "--steps", "20"],
                        r'"median_step_ms": ([\d.]+)', "step"),
+    # A jitted Flax MLP training step (bench/comparison_workloads.py): XLA launches from its own threads.
+    "jax-train": ([os.path.join(HERE, "comparison_workloads.py"), "jax-train", "none", "200", "/tmp"],
+                  r'"median_step_ms": ([\d.]+)', "step"),
 }
 LAUNCHES_PER_UNIT = {"tiny-kernels": 128}  # GPT-2: read from the full profile's meta
 

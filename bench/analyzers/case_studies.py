@@ -5,6 +5,7 @@ case_studies_h100.sh measures the advice of the data-loader rule (`--workers N`)
 GEMM hotspot (`--precision`) against the base, alternating.
 
 usage: case_studies.py CASE [--fixed] [--steps N] [--workers N] [--precision fp32|tf32|bf16]
+                        [--compile-mode default|reduce-overhead] [--step-times]
 CASE: recommender  embedding-heavy model; base gathers rows with advanced indexing (x[idx]),
                    fixed uses index_select (DeepContext: x1.66 on DLRM)
       unet         small UNet in NCHW with channels_last conversions around the convolutions;
@@ -15,6 +16,9 @@ CASE: recommender  embedding-heavy model; base gathers rows with advanced indexi
       transformer  a transformer encoder trained eagerly; fixed wraps it in torch.compile
                    (DeepContext: x1.06 on Transformer-Big); --precision: its matrix products in
                    fp32 (the default), TF32 (set_float32_matmul_precision("high")) or bf16 (autocast)
+      compiled_transformer  the same encoder under torch.compile (DeepContext's fixed variant, the
+                   base of the compiled case: what Strata advises on a compiled model); --precision
+                   as above, --compile-mode reduce-overhead: CUDA graphs
 Prints one line: "CASE VARIANT step_ms=X" (median of the timed steps after 10 warm-up steps)."""
 import argparse
 import os
@@ -114,11 +118,11 @@ def loader(fixed, workers=None):
     return step
 
 
-def transformer(fixed, precision="fp32"):
+def transformer(fixed, precision="fp32", compile_mode="default"):
     layer = nn.TransformerEncoderLayer(d_model=1024, nhead=16, dim_feedforward=4096, batch_first=True)
     model = nn.TransformerEncoder(layer, num_layers=6).cuda()
     if fixed:
-        model = torch.compile(model)
+        model = torch.compile(model, mode=compile_mode)
     x = torch.randn(32, 256, 1024, device="cuda")
     opt = torch.optim.SGD(model.parameters(), lr=1e-4)
     # TF32: fp32 tensors, the matrix products on tensor cores with a 10-bit mantissa (what the
@@ -136,25 +140,38 @@ def transformer(fixed, precision="fp32"):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("case", choices=["recommender", "unet", "loader", "transformer"])
+    ap.add_argument("case", choices=["recommender", "unet", "loader", "transformer", "compiled_transformer"])
     ap.add_argument("--fixed", action="store_true")
     ap.add_argument("--steps", type=int, default=50)
     ap.add_argument("--workers", type=int, default=None, help="loader: DataLoader num_workers")
     ap.add_argument("--precision", choices=["fp32", "tf32", "bf16"], default="fp32", help="transformer: matmul precision")
+    ap.add_argument("--compile-mode", choices=["default", "reduce-overhead"], default="default",
+                    help="compiled_transformer: torch.compile's mode")
+    ap.add_argument("--step-times", action="store_true",
+                    help="also print every step's time, the warm-up steps too (each then waits for the GPU)")
     a = ap.parse_args()
     if a.workers is not None and (a.case != "loader" or a.workers < 0):
         ap.error("--workers N (N >= 0) is for the loader case")
-    if a.precision != "fp32" and a.case != "transformer":
-        ap.error("--precision is for the transformer case")
+    if a.precision != "fp32" and not a.case.endswith("transformer"):
+        ap.error("--precision is for the transformer cases")
+    if a.compile_mode != "default" and a.case != "compiled_transformer":
+        ap.error("--compile-mode is for the compiled_transformer case")
     torch.manual_seed(0)
     if a.case == "loader":
         step = loader(a.fixed, a.workers)
     elif a.case == "transformer":
         step = transformer(a.fixed, a.precision)
+    elif a.case == "compiled_transformer":
+        step = transformer(True, a.precision, a.compile_mode)
     else:
         step = globals()[a.case](a.fixed)
+    warm = []
     for _ in range(10):
+        t0 = time.perf_counter()
         step()
+        if a.step_times:
+            torch.cuda.synchronize()
+            warm.append((time.perf_counter() - t0) * 1e3)
     torch.cuda.synchronize()
     times = []
     for _ in range(a.steps):
@@ -167,7 +184,12 @@ def main():
         variant = f"workers={a.workers}"
     if a.precision != "fp32":
         variant += f" precision={a.precision}"
+    if a.compile_mode != "default":
+        variant += f" mode={a.compile_mode}"
     print(f"{a.case} {variant} step_ms={statistics.median(times):.3f}", flush=True)
+    if a.step_times:
+        print("warmup_ms=" + ",".join(f"{t:.3f}" for t in warm) + " timed_ms=" + ",".join(f"{t:.3f}" for t in times),
+              flush=True)
 
 
 if __name__ == "__main__":

@@ -25,53 +25,13 @@ PY="${PYTHON:-python3}"
 CS=bench/analyzers/case_studies.py
 # Work outside $OUT: only the tarball and the summary go back (the device returns few files).
 W=/tmp/strata-case-studies
-rm -rf "$W"
-mkdir -p "$OUT" "$W" /tmp/strata-unwind && dpkg -x .device/libunwind8_*.deb /tmp/strata-unwind
-export LD_LIBRARY_PATH="/tmp/strata-unwind/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-export STRATA_CACHE_DIR=/tmp/strata-cache PYTHONUNBUFFERED=1
 # Nothing starts that could end past END seconds (each run's time limit counted in): under 9 minutes.
 END=${CASE_END_S:-510}
-{
-  nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
-  echo "cores $(nproc); $(date -u +%FT%TZ)"
-  "$PY" -c 'import sys, torch; print("python", sys.version.split()[0], "torch", torch.__version__, "cuda", torch.version.cuda)'
-  [ -x "$CLI" ] && echo "cli $CLI" || echo "cli: none at $CLI (findings: analyze the profiles in the tarball)"
-} > "$W/host.txt" 2>&1
-cat "$W/host.txt"
-
-# time_left LIMIT WHAT: a run of at most LIMIT seconds still ends before END.
-time_left() {
-  local limit="$1"; shift
-  [ $((SECONDS + limit)) -le "$END" ] || { echo "skipped at ${SECONDS} s: $*" | tee -a "$W/skipped.txt"; return 1; }
-}
-
-# Records CASE ARGS... as NAME under the runtime, then analyzes it (text and JSON).
-record() {
-  local name="$1"; shift
-  time_left 150 "record $name" || return 1
-  timeout 150 env STRATA_OUTPUT="$W/$name.strata" LD_PRELOAD="$RT" "$PY" "$CS" "$@" > "$W/$name.record.log" 2>&1
-  echo "rc $?" >> "$W/$name.record.log"
-  if [ -x "$CLI" ] && [ -f "$W/$name.strata" ]; then
-    "$CLI" analyze "$W/$name.strata" > "$W/$name.findings.txt" 2>&1
-    "$CLI" analyze "$W/$name.strata" --format json > "$W/$name.findings.json" 2>> "$W/$name.findings.txt"
-    echo "== findings of $name"; cat "$W/$name.findings.txt"
-  fi
-}
-
-# Runs the variants (each an argument string for case_studies.py) in turn, 3 rounds, into LOG.
-alternate() {
-  local log="$1"; shift
-  for round in 1 2 3; do
-    for v in "$@"; do
-      time_left 60 "$v (round $round)" || return 0
-      # shellcheck disable=SC2086
-      timeout 60 "$PY" "$CS" $v >> "$log" 2>> "$W/runs.err" || echo "rc $? for: $v" >> "$W/runs.err"
-    done
-  done
-}
+. bench/analyzers/case_study_runs.sh
+case_study_setup
 
 # (a) the loader-bound loop.
-record loader_base loader --workers 0 --steps 30
+record loader_base 150 loader --workers 0 --steps 30
 workers=""
 [ -f "$W/loader_base.findings.json" ] && workers=$("$PY" bench/analyzers/case_study_plan.py workers "$W/loader_base.findings.json")
 if [ -z "$workers" ]; then
@@ -80,10 +40,10 @@ if [ -z "$workers" ]; then
 else
   echo "loader: the data-loader finding advises num_workers=$workers" | tee -a "$W/plan.txt"
 fi
-alternate "$W/loader.log" "loader --workers 0" "loader --workers $workers"
+alternate "$W/loader.log" 60 3 "loader --workers 0" "loader --workers $workers"
 
 # (b) the matmul-heavy transformer, fp32 against the precisions the GEMM hotspot advises.
-record transformer_fp32 transformer --steps 20
+record transformer_fp32 150 transformer --steps 20
 precisions=""
 [ -f "$W/transformer_fp32.findings.json" ] && precisions=$("$PY" bench/analyzers/case_study_plan.py precisions "$W/transformer_fp32.findings.json")
 if [ -z "$precisions" ]; then
@@ -95,7 +55,7 @@ fi
 if [ -n "$precisions" ]; then
   variants=("transformer --steps 30")
   for p in $precisions; do variants+=("transformer --steps 30 --precision $p"); done
-  alternate "$W/transformer.log" "${variants[@]}"
+  alternate "$W/transformer.log" 60 3 "${variants[@]}"
 fi
 
 logs=()

@@ -7,13 +7,16 @@ usage: case_study_plan.py workers FINDINGS_JSON     the data-loader finding's ad
        case_study_plan.py precisions FINDINGS_JSON  "tf32 bf16" when a GPU hotspot is the library's
                                                      matrix multiplies (the advice for fp32 GEMMs);
                                                      nothing when absent
+       case_study_plan.py compile-mode FINDINGS_JSON "reduce-overhead" when kernel-fusion finds the
+                                                     step launch-bound (its advice for code that
+                                                     already runs compiled kernels: CUDA graphs)
 """
 import json
 import sys
 
 
 def main():
-    if len(sys.argv) != 3 or sys.argv[1] not in ("workers", "precisions"):
+    if len(sys.argv) != 3 or sys.argv[1] not in ("workers", "precisions", "compile-mode"):
         sys.exit(__doc__.strip())
     try:
         findings = json.load(open(sys.argv[2]))["findings"]
@@ -26,6 +29,10 @@ def main():
                 if cores:
                     print(int(cores[0]))
                     return
+        return
+    if sys.argv[1] == "compile-mode":
+        if any(f["rule"] == "kernel-fusion" and f["cause"] == "launch-bound" for f in findings):
+            print("reduce-overhead")
         return
     if any(f["rule"] == "hotspot" and f["cause"] == "gpu_time:cuBLAS/CUTLASS matrix multiply" for f in findings):
         print("tf32 bf16")

@@ -5,7 +5,9 @@
 // arrays as raw bytes, as VS Code hands ArrayBuffers to a webview) for the page to fetch.
 // Driven by the benchmark over IPC: {cmd:'open', path} / {cmd:'view', kind, first} / {cmd:'part',
 // kind, node, minValue} (the 'nodes' message a zoom asks for) / {cmd:'memory'}. `first`: the part
-// of a large view to send first, as extension/src/viewParts.ts asks for it.
+// of a large view to send first, as extension/src/viewParts.ts asks for it. Two runs compared
+// (extension/src/diffPanel.ts's messages): {cmd:'diff', a, b, first} (the 'diff' message; no
+// `first`: B's whole view) / {cmd:'diffPart', node, minValue} / {cmd:'diffPath', node}.
 import { createServer } from 'node:http';
 import { createRequire } from 'node:module';
 import { readFileSync } from 'node:fs';
@@ -16,6 +18,7 @@ const PROTOCOL_VERSION = Number(/PROTOCOL_VERSION = (\d+)/.exec(readFileSync(new
 
 let profile;
 let viewId = 0;
+let diff;
 // The last view's message at /, each part's at /part/N (several can wait to be fetched).
 let body = Buffer.alloc(0);
 const partBodies = new Map();
@@ -88,6 +91,30 @@ process.on('message', async (m) => {
       const id = String(++partSeq);
       partBodies.set(id, encode({ type: 'nodes', viewId, root: m.node, part: {
         parent: part.parent, frame: part.frame, inclusive: part.inclusive, exclusive: part.exclusive, node: part.node, more: part.more, minValue: part.minValue } }));
+      process.send({ ok: true, ms: performance.now() - t0, nodes: part.parent.length, url: `http://127.0.0.1:${server.address().port}/part/${id}` });
+    } else if (m.cmd === 'diff') {
+      const t0 = performance.now();
+      const [a, b] = await Promise.all([addon.open(m.a), addon.open(m.b)]);
+      const t1 = performance.now();
+      diff = await b.diffAgainst(a, undefined, m.first);
+      const t2 = performance.now();
+      a.close();
+      b.close();
+      const d = diff;
+      body = encode({ type: 'diff', version: PROTOCOL_VERSION, title: 'benchmark', nameA: 'a', nameB: 'b', data: {
+        metric: d.metric, unit: d.unit, totalA: d.totalA, totalB: d.totalB, commonPaths: d.commonPaths, fuzzyPaths: d.fuzzyPaths,
+        frameFilter: d.frameFilter, strings: d.strings, frames: d.frames, parent: d.parent, frame: d.frame, inclusive: d.inclusive,
+        exclusive: d.exclusive, baseline: d.baseline, match: d.match, rows: d.rows, appeared: d.appeared, vanished: d.vanished,
+        nodes: d.nodes, viewId: ++viewId, largestChange: d.largestChange, ...(d.node ? { node: d.node, more: d.more, minValue: d.minValue } : {}) } });
+      process.send({ ok: true, openMs: t1 - t0, diffMs: t2 - t1, encodeMs: performance.now() - t2, nodes: d.parent.length, viewNodes: d.nodes ?? d.parent.length,
+        bytes: body.length, rows: d.rows.map((r) => r.node), port: server.address().port, ...memory() });
+    } else if (m.cmd === 'diffPart' || m.cmd === 'diffPath') {
+      const t0 = performance.now();
+      const part = m.cmd === 'diffPath' ? await diff.path(m.node) : await diff.part(m.node, { minValue: m.minValue, maxNodes: 100_000, maxDepth: 128 });
+      const id = String(++partSeq);
+      partBodies.set(id, encode({ type: 'nodes', viewId, root: m.cmd === 'diffPath' ? 0 : m.node, part: {
+        parent: part.parent, frame: part.frame, inclusive: part.inclusive, exclusive: part.exclusive, node: part.node, more: part.more,
+        minValue: part.minValue, baseline: part.baseline, match: part.match } }));
       process.send({ ok: true, ms: performance.now() - t0, nodes: part.parent.length, url: `http://127.0.0.1:${server.address().port}/part/${id}` });
     } else if (m.cmd === 'memory') {
       process.send({ ok: true, ...memory() });

@@ -3,7 +3,7 @@
 // "evented" format: each node opens at its start and closes after its inclusive time), so both
 // viewers are given the same data.
 //
-//   strata_synth_profile --shape wide|deep|hostile --nodes N -o OUT.strata [--speedscope OUT.json] [--metrics K]
+//   strata_synth_profile --shape wide|deep|hostile --nodes N -o OUT.strata [--speedscope OUT.json] [--metrics K] [--variant V]
 //
 // wide: 5,000 functions calling a few fixed callees, paths up to 40 deep (a real program's
 //       shape); deep: chains that go on with probability 0.99 (depths in the thousands, the
@@ -11,7 +11,10 @@
 //       and file names are HTML, quotes, a 5,000-character template, non-ASCII and newlines.
 // Every node gets a cpu_time sample (1-3 us) so that no node is empty in either viewer; with
 // --metrics K, K metrics in all (the others additive, as many as a GPU profile has: what a view
-// keeping every metric of every node pays for).
+// keeping every metric of every node pays for). --variant V (1, 2, ...): the same tree as without
+// it, as a second run of the program would give: one node in ten takes 1-4 times its time, and
+// one function in fifty sits three lines lower (a moved line: a diff matches it fuzzily); the
+// pair (no variant, a variant) is what the viewer's diff mode is measured on.
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -29,11 +32,12 @@ struct Options {
   std::string shape = "wide";
   size_t nodes = 10000;
   size_t metrics = 1;
+  uint64_t variant = 0;
   std::string out, speedscope;
 };
 
 int Usage(const char* why) {
-  std::fprintf(stderr, "strata_synth_profile: %s\nusage: strata_synth_profile --shape wide|deep|hostile --nodes N -o OUT.strata [--speedscope OUT.json] [--metrics K]\n", why);
+  std::fprintf(stderr, "strata_synth_profile: %s\nusage: strata_synth_profile --shape wide|deep|hostile --nodes N -o OUT.strata [--speedscope OUT.json] [--metrics K] [--variant V]\n", why);
   return 2;
 }
 
@@ -122,6 +126,7 @@ int main(int argc, char** argv) {
     else if (a == "-o") opt.out = value();
     else if (a == "--speedscope") opt.speedscope = value();
     else if (a == "--metrics") opt.metrics = std::strtoull(value().c_str(), nullptr, 10);
+    else if (a == "--variant") opt.variant = std::strtoull(value().c_str(), nullptr, 10);
     else return Usage(("unknown argument " + a).c_str());
   }
   if (opt.out.empty()) return Usage("-o OUT.strata is required");
@@ -135,6 +140,8 @@ int main(int argc, char** argv) {
   std::vector<uint32_t> extra;
   for (size_t k = 1; k < opt.metrics; ++k) extra.push_back(w.Metric("extra_metric_" + std::to_string(k), "ns"));
   Rng rnd;
+  // The variant's own stream: the tree's (rnd) is drawn exactly as without it.
+  Rng vary{opt.variant * 0x9e3779b97f4a7c15ull + 7};
   std::vector<uint32_t> frames;
   std::vector<std::string> frame_names;  // per writer frame index, for speedscope
   auto frame = [&](fmt::FrameKind kind, const std::string& name, const std::string& file, uint32_t line) {
@@ -152,7 +159,8 @@ int main(int argc, char** argv) {
     const uint32_t n = w.Child(p, frames[fn]);
     if (w.node_count() == before) return;  // an existing child: interned
     fmt::MetricStats s;
-    const double v = double(1000 * (1 + rnd() % 3));
+    double v = double(1000 * (1 + rnd() % 3));
+    if (opt.variant && vary() % 10 == 0) v *= double(1 + vary() % 4);
     s.Add(v);
     w.AddStats(n, cpu, s);
     for (uint32_t x : extra) w.AddStats(n, x, s);
@@ -177,7 +185,8 @@ int main(int argc, char** argv) {
     const uint32_t kFunctions = 5000;
     for (uint32_t i = 0; i < kFunctions; ++i)
       frames.push_back(frame(fmt::FrameKind::kPython, "function_number_" + std::to_string(i),
-                             "/src/some/long/path/module_" + std::to_string(i % 100) + ".py", i + 1));
+                             "/src/some/long/path/module_" + std::to_string(i % 100) + ".py",
+                             i + 1 + (opt.variant && (i + opt.variant) % 50 == 0 ? 3 : 0)));
     std::vector<uint32_t> callees(size_t(kFunctions) * 6);
     for (auto& c : callees) c = uint32_t(rnd() % kFunctions);
     const bool deep = opt.shape == "deep";

@@ -2,9 +2,12 @@
 // Chromium: open → first paint, zoom, view switch and memory, for wide and deep synthetic trees
 // of 10k / 100k / 1M nodes (bench/viewer/synth_profile.cpp, written with the project's writer).
 //
-//   node bench/viewer/viewer_bench.mjs [--sizes 10000,100000,1000000] [--shapes wide,deep] [--metrics K] [--no-speedscope] [--record]
+//   node bench/viewer/viewer_bench.mjs [--sizes 10000,100000,1000000] [--shapes wide,deep] [--metrics K] [--no-speedscope]
+//        [--webview-before BUNDLE] [--rounds N] [--record]
 //   (--no-speedscope: Strata's side only, for quick runs; its columns read —. --metrics K: K
-//   metrics per node instead of cpu_time alone, as a GPU profile has)
+//   metrics per node instead of cpu_time alone, as a GPU profile has. --webview-before: another
+//   webview bundle (an older build) run beside this one on the same profile, alternately, each
+//   row twice as "before" and "after"; --rounds N: every case N times)
 //
 // Strata: the extension host's part runs in its own Node process (strata_host.mjs: the addon on
 // its worker thread, the 'profile' message as the extension builds it); the page is the real
@@ -38,6 +41,8 @@ const shapes = opt('--shapes', 'wide,deep').split(',');
 const record = args.includes('--record');
 const withSpeedscope = !args.includes('--no-speedscope');
 const metricCount = Number(opt('--metrics', '1'));
+const webviewBefore = opt('--webview-before', '');
+const rounds = Math.max(1, Number(opt('--rounds', '1')));
 const CHROMIUM = process.env.STRATA_CHROMIUM || '/usr/bin/chromium';
 const buildDir = path.resolve(repo, process.env.STRATA_BUILD_DIR || 'build');
 
@@ -50,6 +55,7 @@ const missing = [
   [addon, 'the addon: bash native/addon/build.sh'],
   [synth, 'strata_synth_profile: cmake --build build --target strata_synth_profile'],
   [existsSync(webviewJs) && webviewJs, 'the webview bundle: npm run build -w webview'],
+  [(!webviewBefore || existsSync(webviewBefore)) && 'ok', `--webview-before ${webviewBefore}: no such file`],
   [(!withSpeedscope || existsSync(path.join(speedscope, 'index.html'))) && speedscope, 'speedscope: npm install --no-save --prefix bench/viewer/.deps speedscope@1.25.0'],
   [existsSync(CHROMIUM) && CHROMIUM, 'Chromium (STRATA_CHROMIUM)'],
 ].filter(([p]) => !p).map(([, how]) => how);
@@ -67,13 +73,15 @@ const server = createServer((req, res) => {
   const roots = { '/webview/': path.join(repo, 'webview'), '/media/': path.join(repo, 'media'), '/ss/': speedscope, '/data/': work };
   let file;
   if (u.pathname === '/page.html') file = path.join(here, 'page.html');
+  else if (u.pathname === '/before/webview.js' && webviewBefore) file = path.resolve(webviewBefore);
   else for (const [pre, root] of Object.entries(roots)) if (u.pathname.startsWith(pre)) file = path.join(root, path.normalize(u.pathname.slice(pre.length)));
   if (!file || !existsSync(file) || !statSync(file).isFile()) { res.writeHead(404).end(); return; }
   let body = readFileSync(file);
   if (u.pathname === '/page.html') {
     const port = u.searchParams.get('host');
     const csp = `default-src 'none'; style-src 'self'; script-src 'nonce-${nonce}' 'unsafe-eval'; connect-src http://127.0.0.1:${port}`;
-    body = body.toString().replace(/\{\{CSP\}\}/g, csp).replace(/\{\{NONCE\}\}/g, nonce);
+    const bundle = u.searchParams.get('webview') === 'before' ? '/before/webview.js' : '/webview/dist/webview.js';
+    body = body.toString().replace(/\{\{CSP\}\}/g, csp).replace(/\{\{NONCE\}\}/g, nonce).replace(/\{\{WEBVIEW\}\}/g, bundle);
   }
   res.writeHead(200, { 'content-type': TYPES[path.extname(file)] ?? 'application/octet-stream', 'cache-control': 'no-store' });
   res.end(body);
@@ -124,7 +132,7 @@ function startHost() {
   return { child, call, ready };
 }
 
-async function strataCase(profile) {
+async function strataCase(profile, which = 'after') {
   const host = startHost();
   await host.ready;
   const t0 = performance.now();
@@ -133,7 +141,7 @@ async function strataCase(profile) {
   const page = await ctx.newPage();
   const errors = [];
   page.on('pageerror', (e) => errors.push(e.message));
-  await page.goto(`${base}/page.html?host=${opened.port}`);
+  await page.goto(`${base}/page.html?host=${opened.port}&webview=${which}`);
   await page.waitForFunction(() => window.__posted.length > 0);   // 'ready'
   // Not counted: the page's own start (VS Code shows the panel while the profile opens).
   const t1 = performance.now();
@@ -189,6 +197,7 @@ async function strataCase(profile) {
   await new Promise((r) => setTimeout(r, 50));
   const fill = await answer(0);
   const fillMs = performance.now() - f0;
+  const heldNodes = await page.evaluate(() => window.__strata.view()?.nodes ?? 0);
   // Zoom: five frames, each time to the next drawn frame; then the parts each asked for.
   const zooms = [], zoomsWithParts = [], partHostMs = [], partPutMs = [];
   let partsAsked = 0;
@@ -223,7 +232,7 @@ async function strataCase(profile) {
   return {
     firstPaint, open: opened.ms, view: td.built.viewMs, encode: td.built.encodeMs, fetch: td.inPage.fetchMs + td.inPage.decodeMs,
     paint: td.inPage.paintMs, nodes: td.built.nodes, viewNodes: td.built.viewNodes ?? td.built.nodes, zoom: median(zooms.filter(Number.isFinite)),
-    zoomWithParts: Math.max(...zoomsWithParts.filter(Number.isFinite)), fillAsked: fill.asked, fillMs,
+    zoomWithParts: Math.max(...zoomsWithParts.filter(Number.isFinite)), fillAsked: fill.asked, fillMs, fillPut: fill.putMs.filter(Number.isFinite), heldNodes,
     partsAsked, partHost: partHostMs.length ? median(partHostMs) : NaN, partPut: partPutMs.length ? median(partPutMs) : NaN, switchMs, buNodes: bu.built.nodes, buViewNodes: bu.built.viewNodes ?? bu.built.nodes,
     buView: bu.built.viewMs, partial: bu.built.partial, hostPeakMB: mem.peakMB, hostRssMB: mem.rssMB, heapMB: heap, pageRssMB: pageRss, pageStart: t1 - t0 - opened.ms, errors,
   };
@@ -280,12 +289,16 @@ for (const shape of shapes) {
     const json = path.join(work, `${shape}-${n}.speedscope.json`);
     execFileSync(synth, ['--shape', shape, '--nodes', String(n), '-o', prof, ...(metricCount > 1 ? ['--metrics', String(metricCount)] : []),
       ...(withSpeedscope ? ['--speedscope', json] : [])], { stdio: 'ignore' });
-    const load = os.loadavg()[0];
-    const s = await strataCase(prof);
-    const ss = withSpeedscope ? await speedscopeCase(json) : { errors: [] };
-    const row = { shape, n, s, ss, load };
-    rows.push(row);
-    console.log(JSON.stringify(row));
+    for (let r = 0; r < rounds; r++) {
+      for (const which of webviewBefore ? ['before', 'after'] : ['after']) {
+        const load = os.loadavg()[0];
+        const s = await strataCase(prof, which);
+        const ss = withSpeedscope && which === 'after' ? await speedscopeCase(json) : { errors: [] };
+        const row = { shape, n, s, ss, load, which: webviewBefore ? which : '' };
+        rows.push(row);
+        console.log(JSON.stringify(row));
+      }
+    }
   }
 }
 await browser.close();
@@ -294,9 +307,9 @@ server.close();
 const f = (x) => (x === undefined || Number.isNaN(x) ? '—' : x >= 100 ? x.toFixed(0) : x.toFixed(1));
 const count = (a, b) => (a === b ? a.toLocaleString('en-US') : `${a.toLocaleString('en-US')} of ${b.toLocaleString('en-US')}`);
 const lines = [
-  '| tree | nodes | load (1 min) | Strata first paint ms (open / view / encode / fetch / paint) | nodes sent first | speedscope first paint ms (its start) | Strata background fill: parts / ms | zoom ms Strata / speedscope | Strata zoom with the parts it needs, slowest of 5, ms | Strata parts asked by 5 zooms: host / put in place ms | Strata → bottom-up ms (nodes sent) | speedscope → left heavy / sandwich ms | Strata host peak RSS MB | page RSS MB Strata / speedscope | JS heap MB Strata / speedscope |',
-  '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |',
-  ...rows.map(({ shape, n, s, ss, load }) => `| ${shape} | ${n.toLocaleString('en-US')} | ${load.toFixed(1)} | **${f(s.firstPaint)}** (${f(s.open)} / ${f(s.view)} / ${f(s.encode)} / ${f(s.fetch)} / ${f(s.paint)}) | ${count(s.nodes, s.viewNodes)} | **${f(ss.firstPaint)}** (${f(ss.boot)}) | ${s.fillAsked} / ${f(s.fillMs)} | ${f(s.zoom)} / ${f(ss.zoom)} | ${f(s.zoomWithParts)} | ${s.partsAsked}: ${f(s.partHost)} / ${f(s.partPut)} | ${f(s.switchMs)} (${count(s.buNodes, s.buViewNodes)}${s.partial ? ', partial' : ''}) | ${f(ss.leftHeavy)} / ${f(ss.sandwich)} | ${f(s.hostPeakMB)} | ${f(s.pageRssMB)} / ${f(ss.pageRssMB)} | ${f(s.heapMB)} / ${f(ss.heapMB)} |`),
+  `| tree | nodes |${webviewBefore ? ' webview |' : ''} load (1 min) | Strata first paint ms (open / view / encode / fetch / paint) | nodes sent first | speedscope first paint ms (its start) | Strata background fill: parts / ms (put in place: median, slowest ms; nodes held after it) | zoom ms Strata / speedscope | Strata zoom with the parts it needs, slowest of 5, ms | Strata parts asked by 5 zooms: host / put in place ms | Strata → bottom-up ms (nodes sent) | speedscope → left heavy / sandwich ms | Strata host peak RSS MB | page RSS MB Strata / speedscope | JS heap MB Strata / speedscope |`,
+  `| --- | --- |${webviewBefore ? ' --- |' : ''} --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |`,
+  ...rows.map(({ shape, n, s, ss, load, which }) => `| ${shape} | ${n.toLocaleString('en-US')} |${webviewBefore ? ` ${which} |` : ''} ${load.toFixed(1)} | **${f(s.firstPaint)}** (${f(s.open)} / ${f(s.view)} / ${f(s.encode)} / ${f(s.fetch)} / ${f(s.paint)}) | ${count(s.nodes, s.viewNodes)} | **${f(ss.firstPaint)}** (${f(ss.boot)}) | ${s.fillAsked} / ${f(s.fillMs)} (${s.fillPut.length ? `${f(median(s.fillPut))}, ${f(Math.max(...s.fillPut))}` : '—'}; ${s.heldNodes.toLocaleString('en-US')}) | ${f(s.zoom)} / ${f(ss.zoom)} | ${f(s.zoomWithParts)} | ${s.partsAsked}: ${f(s.partHost)} / ${f(s.partPut)} | ${f(s.switchMs)} (${count(s.buNodes, s.buViewNodes)}${s.partial ? ', partial' : ''}) | ${f(ss.leftHeavy)} / ${f(ss.sandwich)} | ${f(s.hostPeakMB)} | ${f(s.pageRssMB)} / ${f(ss.pageRssMB)} | ${f(s.heapMB)} / ${f(ss.heapMB)} |`),
 ];
 const errors = rows.flatMap(({ shape, n, s, ss }) => [...s.errors.map((e) => `Strata ${shape} ${n}: ${e}`), ...ss.errors.map((e) => `speedscope ${shape} ${n}: ${e}`)]);
 console.log(lines.join('\n'));

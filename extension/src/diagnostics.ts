@@ -115,6 +115,11 @@ export class StrataDiagnostics implements vscode.Disposable {
     }
   }
 
+  /** The findings of `profilePath` being computed or computed (undefined: not analyzed). */
+  findingsOf(profilePath: string): Promise<Findings> | undefined {
+    return this.cache.get(profilePath)?.findings;
+  }
+
   /** Drops the cached findings of a profile (its file changed, or its last viewer closed). */
   forget(profilePath: string): void {
     this.cache.delete(profilePath);

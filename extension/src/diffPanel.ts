@@ -4,14 +4,18 @@
 // ranks (strata/core/profile_diff.h, fuzzy matching included) through the addon
 // (Profile.diffAgainst); this file only picks the two files, posts the answer and opens sources.
 // B is the profile in the viewer focused last (or one picked), A the one compared with (before).
+// A large diff goes to the webview as a view does: its part wider than half a pixel first, a
+// node's part when the webview asks ('requestNodes'), the nodes on the way to a row's frame
+// ('requestPath'); the comparison stays with the panel (the answer's part / path / frameOf).
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import type { DiffColumns } from '../../native/addon/index';
-import type { DiffFrame, HostMessage, WebviewMessage } from '../../webview/src/protocol';
+import type { DiffColumns, DiffPart } from '../../native/addon/index';
+import type { DiffData, DiffFrame, HostMessage, WebviewMessage } from '../../webview/src/protocol';
 import { PROTOCOL_VERSION } from '../../webview/src/protocol';
 import type { StrataAddon } from './addon';
 import { webviewHtml, webviewOptions } from './profileViewer';
 import { revealSource } from './revealSource';
+import { DEFAULT_WIDTH, PART_DEPTH, PART_NODES, firstPart } from './viewParts';
 
 export interface DiffContext {
   extensionUri: vscode.Uri;
@@ -30,6 +34,11 @@ export interface DiffPanelState {
   appeared: string[];
   vanished: string[];
   lastSource: { file: string; line: number } | null;
+  /** B's view's nodes, the nodes sent first, and the parts and paths sent since. */
+  nodes: number;
+  sentFirst: number;
+  partsSent: number;
+  pathsSent: number;
 }
 
 export interface DiffApi {
@@ -53,9 +62,15 @@ async function pickProfile(title: string): Promise<string | undefined> {
   return picked?.[0]?.fsPath;
 }
 
+/** Which diff a webview's part requests are of (one per panel). */
+let nextViewId = 1;
+
 class DiffPanel {
   ready = false;
   lastSource: { file: string; line: number } | null = null;
+  readonly viewId = nextViewId++;
+  partsSent = 0;
+  pathsSent = 0;
 
   constructor(readonly panel: vscode.WebviewPanel, readonly a: string, readonly b: string, readonly data: DiffColumns,
     extensionUri: vscode.Uri, onDispose: () => void) {
@@ -67,10 +82,42 @@ class DiffPanel {
   }
 
   private message(): HostMessage {
-    return {
-      type: 'diff', version: PROTOCOL_VERSION, title: this.panel.title,
-      nameA: path.basename(this.a), nameB: path.basename(this.b), data: this.data,
+    const d = this.data;
+    const data: DiffData = {
+      metric: d.metric, unit: d.unit, totalA: d.totalA, totalB: d.totalB, commonPaths: d.commonPaths, fuzzyPaths: d.fuzzyPaths,
+      frameFilter: d.frameFilter, strings: d.strings, frames: d.frames, parent: d.parent, frame: d.frame,
+      inclusive: d.inclusive, exclusive: d.exclusive, count: d.count, baseline: d.baseline, match: d.match,
+      rows: d.rows, appeared: d.appeared, vanished: d.vanished, nodes: d.nodes, viewId: this.viewId, largestChange: d.largestChange,
+      ...(d.node ? { node: d.node, more: d.more, minValue: d.minValue } : {}),
     };
+    return { type: 'diff', version: PROTOCOL_VERSION, title: this.panel.title, nameA: path.basename(this.a), nameB: path.basename(this.b), data };
+  }
+
+  /** A part (or a path) of B's view as a 'nodes' message. */
+  private postPart(root: number, part: DiffPart): void {
+    void this.panel.webview.postMessage({
+      type: 'nodes', viewId: this.viewId, root,
+      part: { parent: part.parent, frame: part.frame, inclusive: part.inclusive, exclusive: part.exclusive, node: part.node,
+        more: part.more, minValue: part.minValue, baseline: part.baseline, match: part.match },
+    } satisfies HostMessage);
+  }
+
+  private async sendPart(m: Extract<WebviewMessage, { type: 'requestNodes' | 'requestPath' }>): Promise<void> {
+    const node = Number(m.node);
+    if (m.viewId !== this.viewId || !Number.isInteger(node) || node < 0) return;
+    try {
+      if (m.type === 'requestPath') {
+        const part = await this.data.path(node);
+        if (part) { this.pathsSent++; this.postPart(0, part); }
+        return;
+      }
+      const minValue = Number(m.minValue);
+      if (!(minValue >= 0)) return;
+      const part = await this.data.part(node, { minValue, maxNodes: PART_NODES, maxDepth: PART_DEPTH });
+      if (part) { this.partsSent++; this.postPart(node, part); }
+    } catch {
+      // A part of a node B's view does not have: nothing to draw (the webview asks no more).
+    }
   }
 
   private onMessage(m: WebviewMessage): void {
@@ -78,6 +125,8 @@ class DiffPanel {
     if (m.type === 'ready') {
       this.ready = true;
       void this.panel.webview.postMessage(this.message());
+    } else if (m.type === 'requestNodes' || m.type === 'requestPath') {
+      void this.sendPart(m);
     } else if (m.type === 'openSource') {
       void this.openNode(Number(m.node));
     } else if (m.type === 'openDiffRow') {
@@ -92,14 +141,11 @@ class DiffPanel {
     await revealSource({ file: frame.file, line: frame.line, name: frame.name, kind: frame.kind, module: '' }, frame.name);
   }
 
-  /** A node of B's view: its frame's file and line (the table's rows name nodes too). */
+  /** A node of B's view (the host's id): its frame's file and line (the table's rows name nodes too). */
   private async openNode(node: number): Promise<void> {
-    const d = this.data;
-    if (!Number.isInteger(node) || node < 0 || node >= d.frame.length) return;
-    const f = d.frame[node];
-    const s = (i: number): string => d.strings[i] ?? '';
-    const frame: DiffFrame = { kind: String(d.frames.kind[f]), name: s(d.frames.name[f]), file: s(d.frames.file[f]), line: d.frames.line[f] };
-    if (frame.file) await this.open(frame);
+    if (!Number.isInteger(node) || node < 0) return;
+    const frame = this.data.frameOf(node);
+    if (frame?.file) await this.open(frame);
   }
 
   state(): DiffPanelState {
@@ -111,6 +157,7 @@ class DiffPanel {
         userLine: r.userFrame?.line ?? 0, a: r.a, b: r.b, match: r.match,
       })),
       appeared: d.appeared.map((k) => k.name), vanished: d.vanished.map((k) => k.name),
+      nodes: d.nodes, sentFirst: d.parent.length, partsSent: this.partsSent, pathsSent: this.pathsSent,
     };
   }
 }
@@ -130,7 +177,12 @@ export function registerDiff(context: vscode.ExtensionContext, ctx: DiffContext)
           if (metric === undefined) return;
         }
       }
-      const data = await pb.diffAgainst(pa, metric);
+      // B's view in parts as a view is sent (the panel's width is not known before it opens).
+      // The comparison of two large runs takes a second or so: the status bar says so meanwhile.
+      const comparing = pb.diffAgainst(pa, metric, firstPart(DEFAULT_WIDTH));
+      void vscode.window.withProgress({ location: vscode.ProgressLocation.Window, title: `Strata: comparing ${path.basename(b)} with ${path.basename(a)}` },
+        () => comparing.catch(() => undefined));
+      const data = await comparing;
       const title = `${path.basename(b)} vs ${path.basename(a)}`;
       ctx.log.appendLine(`[diff] ${b} against ${a}: ${data.metric}, ${data.commonPaths} call paths in both (${data.fuzzyPaths} fuzzy), ` +
         `${data.appeared.length} kernels appeared, ${data.vanished.length} vanished`);

@@ -4,17 +4,20 @@
 // part wider than half a pixel, 'requestNodes' → a node's part when the user zooms into it);
 // 'requestSandwich' → the core's sandwich; 'openSource' → the addon's source location → an editor
 // at that line; 'showRegionTimeline' → strata.showRegionTimeline. Long calls report progress.
+// A distributed job's run (the addon's openRankRun) adds 'ranks' (the ranks panel), each node's
+// spread over the ranks in 'details', and 'selectRank' → one rank's own profiles alone.
 import * as crypto from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import type { Profile, ViewOptions } from '../../native/addon/index';
+import type { Profile, RankRunInfo, ViewOptions } from '../../native/addon/index';
 import type { HostMessage, ViewName, WebviewMessage } from '../../webview/src/protocol';
 import { isViewName, metricIndex, profileTitle, toNodePart, toProfileMessage, toSandwichData, viewOptions } from './profileMessage';
 import { matchProfileFile } from './lineHeatModel';
 import { revealSource } from './revealSource';
 import type { StrataAddon } from './addon';
 import { ViewerProgress } from './viewerProgress';
+import { rankProfiles, toRanksData, toSpreadData } from './rankRun';
 import { DEFAULT_WIDTH, PART_DEPTH, PART_NODES, firstPart } from './viewParts';
 
 export interface ViewerState {
@@ -30,6 +33,9 @@ export interface ViewerState {
   partial?: string;
   /** Every process of the run at `path`, one process frame each (the addon's openRun). */
   together: boolean;
+  /** A distributed job's run: how many ranks, the one shown alone (null: all merged), the
+   *  stragglers marked, and the last node spread sent (tests). */
+  ranks?: { count: number; selected: number | null; stragglers: number[]; lastSpread?: { node: number; maxRank: number; max: number; median: number } };
 }
 
 /** Files the webview loads, inside the extension: copied to dist/ by build.mjs. */
@@ -77,11 +83,22 @@ ${missing}<div id="strata-root"></div>
 /** The tab's title: the profile's file name, or the run's with how many processes it shows. */
 export function viewerTitle(profilePath: string, together: boolean, meta: Readonly<Record<string, string>>): string {
   const name = path.basename(profilePath);
+  if (together && meta.ranks) return `Strata: ${name} (${meta.ranks} ranks)`;
   return together ? `Strata: ${name} (${meta.processes ?? '?'} processes)` : `Strata: ${name}`;
 }
 
 export class ProfileViewer implements vscode.Disposable {
   private profile: Profile | undefined;
+  /** A distributed job's merged run (owned; `profile` is it, or one rank's own profile). */
+  private rankRun: Profile | undefined;
+  private rankInfo: RankRunInfo | undefined;
+  private selectedRank: number | null = null;
+  /** The latest rank selection (an older one still opening is dropped when it arrives). */
+  private rankSeq = 0;
+  private stragglers: number[] = [];
+  private lastSpread: { node: number; maxRank: number; max: number; median: number } | undefined;
+  /** The ranks panel's last message (re-sent to a reloaded webview). */
+  private ranksMessage: HostMessage | undefined;
   private current: HostMessage | undefined;
   /** A status line that goes with `current` (why the view is partial). */
   private extra: HostMessage | undefined;
@@ -139,14 +156,27 @@ export class ProfileViewer implements vscode.Disposable {
       metric: this.profile?.metrics()[this.metric]?.name ?? '', nodes: this.nodes,
       lastMessage: this.current?.type, lastError: this.lastError, lastSource: this.lastSource, partial: this.partial,
       together: this.together,
+      ranks: this.rankInfo ? { count: this.rankInfo.ranks.length, selected: this.selectedRank, stragglers: [...this.stragglers],
+        lastSpread: this.lastSpread } : undefined,
     };
   }
+
+  /** A distributed job's run (every rank merged), as opposed to a single profile or a run's processes. */
+  get ranked(): boolean { return !!this.rankInfo; }
 
   /** The name of the metric shown ("" before the first view). */
   get metricName(): string { return this.profile?.metrics()[this.metric]?.name ?? ''; }
 
-  /** The open profile (owned by this viewer: do not close it). */
-  get openProfile(): Profile | undefined { return this.profile; }
+  /** The open profile (owned by this viewer: do not close it); a distributed job's merged run
+   *  even while one rank is shown alone (line heat and findings are the run's). */
+  get openProfile(): Profile | undefined { return this.rankRun ?? this.profile; }
+
+  /** The ranks the analyzers call stragglers: marked in the ranks panel. */
+  setStragglers(ranks: number[]): void {
+    if (!this.rankInfo || JSON.stringify(ranks) === JSON.stringify(this.stragglers)) return;
+    this.stragglers = ranks;
+    void this.postRanks();
+  }
 
   /** Outlines, in the graph, the frames at `docPath`:`line` (1-based; an editor's file, matched
    *  to the recorded paths, moved checkouts included). An unknown file clears the outline. */
@@ -166,14 +196,63 @@ export class ProfileViewer implements vscode.Disposable {
   async load(opened?: Profile): Promise<void> {
     const profile = opened ?? await this.progress.track(`Opening ${path.basename(this.profilePath)}`, this.addon.open(this.profilePath));
     if (this.disposed) { profile.close(); return; }
-    this.profile?.close();
+    if (this.profile !== this.rankRun) this.profile?.close();
+    this.rankRun?.close();
     this.profile = profile;
+    this.rankInfo = profile.ranks() ?? undefined;
+    this.rankRun = this.rankInfo ? profile : undefined;
+    this.selectedRank = null;
     const meta = profile.meta();
     this.title = profileTitle(this.profilePath, meta);
     this.panel.title = viewerTitle(this.profilePath, this.together, meta);
     this.metric = 0;
     await this.showView(this.view, this.metric);
+    if (this.rankInfo) await this.postRanks();
     this.loadedEmitter.fire(this);
+  }
+
+  /** The ranks panel: each rank's phases (the core's), how it ended, the stragglers. */
+  private async postRanks(): Promise<void> {
+    const run = this.rankRun, info = this.rankInfo;
+    if (!run || !info) return;
+    try {
+      const [phases, steps] = await Promise.all([run.rankPhases(), run.rankSteps().catch(() => undefined)]);
+      if (this.disposed || run !== this.rankRun) return;
+      this.ranksMessage = { type: 'ranks', data: toRanksData(info, phases, this.stragglers, this.selectedRank, steps) };
+      if (this.ready) void this.panel.webview.postMessage(this.ranksMessage);
+    } catch (e) {
+      this.log.appendLine(`[viewer] ranks of ${path.basename(this.profilePath)} failed: ${(e as Error).message}`);
+    }
+  }
+
+  /** Shows one rank alone (its own profile, with its workers' when it has any) or, null, every
+   *  rank merged again. */
+  private async selectRank(rank: number | null): Promise<void> {
+    const run = this.rankRun, info = this.rankInfo;
+    if (!run || !info || rank === this.selectedRank) return;
+    const seq = ++this.rankSeq;
+    let next: Profile = run;
+    if (rank !== null) {
+      const which = rankProfiles(info, rank);
+      if (!which) return;
+      try {
+        next = await this.progress.track(`Opening rank ${rank}`,
+          which.withWorkers ? this.addon.openRun(which.path) : this.addon.open(which.path));
+      } catch (e) {
+        void vscode.window.showErrorMessage(`Strata: rank ${rank}: ${(e as Error).message}`);
+        return;
+      }
+      if (this.disposed || run !== this.rankRun || seq !== this.rankSeq) { next.close(); return; }
+    }
+    const shown = this.profile?.metrics()[this.metric]?.name ?? '';
+    if (this.profile !== run) this.profile?.close();
+    this.profile = next;
+    this.selectedRank = rank;
+    this.log.appendLine(`[viewer] ${path.basename(this.profilePath)}: ${rank === null ? 'every rank merged' : `rank ${rank} alone`}`);
+    const names = next.metrics().map((m) => m.name);
+    const keep = names.indexOf(shown);
+    await this.showView(this.view, keep >= 0 ? keep : 0).catch(() => undefined);
+    await this.postRanks();
   }
 
   private async showView(view: ViewName, metric: number, options: ViewOptions = this.options): Promise<void> {
@@ -236,6 +315,7 @@ export class ProfileViewer implements vscode.Disposable {
         if (this.progress.current) void this.panel.webview.postMessage({ type: 'progress', progress: this.progress.current } satisfies HostMessage);
         if (this.current) void this.panel.webview.postMessage(this.current);
         if (this.current && this.extra) void this.panel.webview.postMessage(this.extra);
+        if (this.current && this.ranksMessage) void this.panel.webview.postMessage(this.ranksMessage);
         if (this.current && this.sourceLine.file) void this.panel.webview.postMessage({ type: 'highlightSource', ...this.sourceLine } satisfies HostMessage);
         return;
       case 'requestView': {
@@ -258,6 +338,9 @@ export class ProfileViewer implements vscode.Disposable {
       case 'openSource':
         void this.openSource(Number(m.node), isViewName(m.view) ? m.view : this.view,
           Number.isInteger(m.fusedLine) && Number(m.fusedLine) >= 0 ? Number(m.fusedLine) : undefined);
+        return;
+      case 'selectRank':   // v10: one rank of a distributed job alone, or null: all of them
+        void this.selectRank(m.rank === null ? null : Number.isInteger(m.rank) ? Number(m.rank) : this.selectedRank);
         return;
       case 'showRegionTimeline':   // v4: a kernel node with region frames under it
         void this.showRegionTimeline(Number(m.node), isViewName(m.view) ? m.view : this.view, typeof m.kernel === 'string' ? m.kernel : '');
@@ -325,7 +408,12 @@ export class ProfileViewer implements vscode.Disposable {
     if (!profile || !Number.isInteger(node) || node < 0) return;
     try {
       const d = await profile.nodeMetrics(view, node);
-      if (this.ready && !this.disposed) void this.panel.webview.postMessage({ type: 'details', node, view, metrics: d?.metrics ?? [], lines: d?.lines } satisfies HostMessage);
+      // Every rank merged: the node's value on each rank (of the view on screen, its metric).
+      const spread = this.rankRun && profile === this.rankRun && view === this.view
+        ? await profile.rankSpread(view, node).catch(() => null) : null;
+      if (spread) this.lastSpread = { node, maxRank: spread.maxRank, max: spread.max, median: spread.median };
+      if (this.ready && !this.disposed) void this.panel.webview.postMessage({ type: 'details', node, view, metrics: d?.metrics ?? [], lines: d?.lines,
+        spread: spread ? toSpreadData(spread) : undefined } satisfies HostMessage);
     } catch (e) {
       this.log.appendLine(`[viewer] details of node ${node} failed: ${(e as Error).message}`);
     }
@@ -362,11 +450,14 @@ export class ProfileViewer implements vscode.Disposable {
     for (const s of this.subs) s.dispose();
     this.loadedEmitter.dispose();
     this.viewEmitter.dispose();
-    this.profile?.close();
+    if (this.profile !== this.rankRun) this.profile?.close();
+    this.rankRun?.close();
     this.profile = undefined;
+    this.rankRun = undefined;
     // The last view's columns (tens of MB for a large profile) go with the panel.
     this.current = undefined;
     this.extra = undefined;
+    this.ranksMessage = undefined;
     this.files = [];
   }
 }

@@ -9,12 +9,15 @@ import { escapeHtml, ProfileViewer, type ViewerState } from './profileViewer';
 import type { ProfileFeedback } from './profileFeedback';
 import { SHOW_IN_FLAME_GRAPH, ShowInFlameGraphActions } from './showInFlameGraph';
 import { disposeHighlight } from './revealSource';
+import { stragglerRanks } from './rankRun';
 
 export interface ProfileViewers {
   /** Opens `file` in a new viewer panel; the notification carries the core's one-line error. */
   open(file: string): Promise<void>;
   /** Opens every process of the run at `runPath` (a folder, or a profile and the processes it
-   *  started) in one viewer: one process frame each (the core's merged run). */
+   *  started) in one viewer: one process frame each (the core's merged run). A folder whose
+   *  profiles carry ranks (a distributed job) opens as one profile with a rank dimension (the
+   *  addon's openRankRun): merged by calling context, with the ranks panel and per-rank spread. */
   openRun(runPath: string): Promise<void>;
   states(): ViewerState[];
   /** The viewer whose profile drives line heat, the status bar and the diagnostics. */
@@ -29,10 +32,12 @@ export function registerProfileViewers(context: vscode.ExtensionContext, deps: {
   const { addon, log, feedback } = deps;
   const viewers = new Set<ProfileViewer>();
   let current: ProfileViewer | undefined;
-  // Line heat, the status bar and the findings follow single profiles only: their caches are
-  // per profile file, and a run's merged view is not one.
+  // Line heat, the status bar and the findings follow single profiles and distributed jobs' runs
+  // (one profile with a rank dimension, cached by its folder); not a run's processes side by
+  // side, whose merged view has a process frame per process.
+  const followed = (v: ProfileViewer) => !v.together || v.ranked;
   const setCurrent = (v: ProfileViewer | undefined) => {
-    if (v?.together) return;
+    if (v && !followed(v)) return;
     current = v;
     feedback.follow(v);
   };
@@ -54,18 +59,24 @@ export function registerProfileViewers(context: vscode.ExtensionContext, deps: {
   const makeViewer = (panel: vscode.WebviewPanel, file: string, a: StrataAddon, together = false): ProfileViewer => {
     const v = new ProfileViewer(panel, file, a, context.extensionUri, log, (x) => {
       viewers.delete(x);
-      if (current === x) setCurrent([...viewers].filter((o) => !o.together).pop());
-      if (!x.together && ![...viewers].some((o) => o.profilePath === x.profilePath && !o.together)) feedback.closed(x.profilePath);
+      if (current === x) setCurrent([...viewers].filter(followed).pop());
+      if (followed(x) && ![...viewers].some((o) => o.profilePath === x.profilePath && followed(o))) feedback.closed(x.profilePath);
     }, together);
     viewers.add(v);
     v.onDidLoad(() => {
-      if (!together) {
-        feedback.reloaded(v.profilePath);
-        deps.onProfileLoaded?.(v.profilePath);
-      }
+      if (!together) deps.onProfileLoaded?.(v.profilePath);
+      if (followed(v)) feedback.reloaded(v.profilePath);
       if (panel.active || !current || current === v) setCurrent(v);
       syncCursor();
+      // A distributed job's stragglers (the analyzers' findings of its run) marked in its ranks panel.
+      if (v.ranked) void feedback.diagnostics.findingsOf(v.profilePath)?.then((doc) => v.setStragglers(stragglerRanks(doc)), () => undefined);
     });
+    if (together) {
+      const sub = feedback.diagnostics.onDidChangeFindings(({ profile }) => {
+        if (v.ranked && profile === v.profilePath) void feedback.diagnostics.findingsOf(profile)?.then((doc) => v.setStragglers(stragglerRanks(doc)), () => undefined);
+      });
+      panel.onDidDispose(() => sub.dispose());
+    }
     v.onDidChangeView(() => { if (current === v) feedback.metricChanged(v); });
     panel.onDidChangeViewState((e) => { if (e.webviewPanel.active && current !== v) setCurrent(v); });
     return v;
@@ -81,7 +92,7 @@ export function registerProfileViewers(context: vscode.ExtensionContext, deps: {
     }
     let profile;
     try {
-      profile = await (together ? a.openRun(file) : a.open(file));
+      profile = await (together ? openTogether(a, file) : a.open(file));
     } catch (e) {
       const msg = (e as Error).message ?? String(e);
       log.appendLine(`[open${together ? ' run' : ''}] ${file}: ${msg}`);
@@ -100,6 +111,19 @@ export function registerProfileViewers(context: vscode.ExtensionContext, deps: {
       await viewer.load(profile);
     } catch (e) {
       void vscode.window.showErrorMessage(`Strata: ${(e as Error).message}`);
+    }
+  };
+
+  // A folder of a distributed job's profiles: one profile with a rank dimension; a folder without
+  // rank meta (or a profile and the processes it started): the processes side by side.
+  const openTogether = async (a: StrataAddon, file: string) => {
+    if (!fs.statSync(file, { throwIfNoEntry: false })?.isDirectory()) return a.openRun(file);
+    try {
+      return await a.openRankRun(file);
+    } catch (e) {
+      const msg = (e as Error).message ?? String(e);
+      if (!/no rank meta/.test(msg)) throw e;   // two runs in one folder, a rank claimed twice: say so
+      return a.openRun(file);
     }
   };
 

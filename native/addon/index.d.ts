@@ -130,8 +130,16 @@ export interface ViewColumns extends NodeColumns, PartColumns {
 
 /** A frame of a diff row. */
 export interface DiffFrame { kind: string; name: string; file: string; line: number }
-/** Profile.diffAgainst: B's view as whole node columns (as view() sends them) plus the diff. */
-export interface DiffColumns extends NodeColumns {
+/** A part of a diff's view (DiffColumns.part / path): a view's part with A's value and the
+ *  match per node. */
+export interface DiffPart extends Omit<ViewPart, 'view'> {
+  baseline: Float64Array;
+  match: Uint8Array;
+}
+
+/** Profile.diffAgainst: B's view as node columns (as view() sends them: with `first`, its first
+ *  part, PartColumns then set) plus the diff. */
+export interface DiffColumns extends NodeColumns, PartColumns {
   metric: string;
   unit: string;
   totalA: number;
@@ -140,13 +148,22 @@ export interface DiffColumns extends NodeColumns {
   fuzzyPaths: number;      // of which matched fuzzily (a moved line, another instantiation)
   frameFilter: 'python' | 'all';
   count: Float64Array;
-  baseline: Float64Array;  // per node: A's inclusive value of the matched path (0: none)
-  match: Uint8Array;       // per node: 0 exact, 1 fuzzy, 2 only in B
+  baseline: Float64Array;  // per node sent: A's inclusive value of the matched path (0: none)
+  match: Uint8Array;       // per node sent: 0 exact, 1 fuzzy, 2 only in B
+  nodes: number;           // B's view's node count
+  largestChange: number;   // the largest |B - A| inclusive change of any node but the root
   /** The largest changes first (at most 200), each a call path's self value in A and B. */
   rows: { frame: DiffFrame | null; userFrame?: DiffFrame; a: number; b: number;
     match: 'exact' | 'fuzzy' | 'only in B' | 'only in A'; node: number }[];
   appeared: { name: string; value: number }[];   // kernels only B launched, heaviest first
   vanished: { name: string; value: number }[];   // kernels only A launched
+  /** The part under node `node` of B's view (null: no such node). */
+  part(node: number, bound: PartBound): Promise<DiffPart | null>;
+  /** The nodes from the root to `node` (a part rooted at the root; each node's other children
+   *  left out, more = 2). */
+  path(node: number): Promise<DiffPart | null>;
+  /** The frame of node `node` of B's view (null: no such node). */
+  frameOf(node: number): DiffFrame | null;
 }
 
 export interface SourceLocation {
@@ -201,7 +218,19 @@ export interface Profile {
    *  additive metric both have): B's whole top-down view with A's value per node, the largest
    *  gains and losses, kernels that appeared or vanished. Rejects with the core's one line when
    *  the two have no call path in common or the metric is missing or not additive. */
-  diffAgainst(baseline: Profile, metric?: string): Promise<DiffColumns>;
+  diffAgainst(baseline: Profile, metric?: string, first?: FirstPart): Promise<DiffColumns>;
+  /** A distributed job's ranks (a profile from openRankRun); null for any other profile. */
+  ranks(): RankRunInfo | null;
+  /** Each rank's compute / communication / startup / idle time over the run's window; [] for a
+   *  profile not from openRankRun. */
+  rankPhases(): Promise<RankPhases[]>;
+  /** Per step, from the ranks' recorded collectives (the collectives section): each rank's time
+   *  before the step's collective and inside collectives, when it issued it (one realtime clock),
+   *  who issued last. `steps` empty without recorded collectives or ranks. */
+  rankSteps(): Promise<RankSteps>;
+  /** A node's inclusive values over the ranks, for the view last built for `kind` (metric: that
+   *  view's, or `metricIndex`'s view); null for an unknown node or a profile without ranks. */
+  rankSpread(kind: ViewKind, nodeId: number, metricIndex?: number): Promise<RankSpread | null>;
   /** Releases the profile (pending calls still complete). Later calls throw. */
   close(): void;
   readonly closed: boolean;
@@ -256,6 +285,46 @@ export function runProcesses(path: string): Promise<RunProcess[]>;
  *  (process: the command and pid) per process, its tree and metrics below. Meta: the first
  *  process's, plus `processes` (how many) and `run` (their folder). */
 export function openRun(path: string): Promise<Profile>;
+
+/** One rank of a distributed job: its process first in `profiles`, then its workers. */
+export interface RankInfo {
+  rank: number; localRank: number; nodeRank: number;  // -1 when unknown
+  host: string;
+  profiles: string[]; pids: number[];
+  ended: string;                 // how it ended when not by a normal exit; "" otherwise
+  startUnixNs: number; endUnixNs: number;  // CLOCK_REALTIME span, 0 when unknown
+}
+export interface RankRunInfo {
+  ranks: RankInfo[];             // by rank number
+  missingRanks: number[];        // ranks of world_size without a profile
+  leftOut: string[];             // profiles of no rank (the launcher)
+}
+export interface RankPhases {
+  rank: number; metric: string;  // "wall_time" or "cpu_time"
+  windowNs: number; computeNs: number; communicationNs: number; startupNs: number; idleNs: number;
+  communicationFromCalls: boolean;  // communicationNs is the recorded collective calls' wall time
+  overlapShare: number | null;   // collective kernels overlapped by other kernels; null: no GPU activity
+}
+export interface RankSpread {
+  ranks: Int32Array;             // rank numbers, in the order of `values`
+  values: Float64Array;          // inclusive value per rank
+  min: number; median: number; max: number;
+  minRank: number; maxRank: number;
+}
+export interface RankStep {
+  arriveUnixNs: Float64Array;     // per rank (ranks() order): when it issued the step's collective
+  computeNs: Float64Array;        // per rank: the step's time outside collectives
+  communicationNs: Float64Array;  // per rank: its time inside collectives in the step
+  lastRank: number;
+  arrivalSpreadNs: number;
+}
+export interface RankSteps { collective: string; file: string; line: number; steps: RankStep[]; }
+/** A distributed job's run folder (profiles with rank meta) as one profile with a rank
+ *  dimension: the ranks' trees merged by calling context (no process frames), the launcher left
+ *  out, a rank's workers under it. Meta adds `ranks`, `world_size`, `run`, and `ranks_ended`
+ *  (which rank ended how, ranks without a profile). Rejects with one line: no rank meta, two
+ *  runs in the folder, two processes claiming one rank, an unreadable profile. */
+export function openRankRun(path: string): Promise<Profile>;
 /** The core's frame kind strings, indexed by numeric kind (as `ViewColumns.frames.kind`). */
 export const frameKinds: readonly string[];
 

@@ -17,7 +17,10 @@
 
 #include "aggregator/aggregator.h"
 #include "cct/cct.h"
+#include "children/toolchain_helper.h"
+#include "collectives/collective_recorder.h"
 #include "common/clock.h"
+#include "common/loaded_objects.h"
 #include "common/log.h"
 #include "common/tls.h"
 #include "end_of_run.h"
@@ -25,11 +28,13 @@
 #include "ops/op_registry.h"
 #include "python/code_names.h"
 #include "python/py_reader.h"
+#include "ranks/rank_identity.h"
 #include "runtime_state.h"
 #include "sampler/sampler.h"
 #include "sampler/thread_registry.h"
 #include "signals/forwarded_copies.h"
 #include "signals/signal_chain.h"
+#include "strata/rank_list.h"
 #include "unwind/native_unwind.h"
 #include "writer/profile_output.h"
 #include "writer/run_status.h"
@@ -155,6 +160,8 @@ bool ParseConfig(state::Config* c) {
     // inherited STRATA_TARGET_PID without a profiled parent (an environment copied from
     // elsewhere) stays out.
     if (!c->follow_children || profile_pid.empty()) return false;
+    // Compiler toolchain helpers (ptxas, cc1plus, ld ...) are not the program's work.
+    if (Env("STRATA_TOOLCHAIN_CHILDREN") != "1" && children::IsToolchainHelper(children::OwnExecutableName())) return false;
     c->parent_pid = atol(profile_pid.c_str());
     c->parent_profile = Env(kProfilePathEnv);
     c->first_process = false;
@@ -181,6 +188,18 @@ bool ParseConfig(state::Config* c) {
       Log("ignoring %s=%s (want 0 or seconds in [1, 1000000]); using 60", kCheckpointEnv, k);
     } else {
       c->checkpoint_ns = uint64_t(sec * 1e9);
+    }
+  }
+  c->identity = ranks::ReadRankIdentity();
+  // Only the listed ranks: a rank not listed (and the processes it starts, which carry its
+  // rank) stays unprofiled; a process without a rank (the launcher) is profiled as before.
+  // A bad list is said once, by the first process, and then every rank is profiled.
+  if (const char* list = getenv(rank_list::kRanksEnv); list && *list) {
+    std::string why;
+    if (!rank_list::Parse(list, &why)) {
+      if (c->first_process) Log("ignoring STRATA_RANKS=%s (%s); profiling every rank", list, why.c_str());
+    } else if (!c->identity.rank.empty() && !rank_list::Listed(list, atol(c->identity.rank.c_str()))) {
+      return false;
     }
   }
   return true;
@@ -214,6 +233,7 @@ writer::RunInfo MakeRunInfo(const char* ended) {
   info.mode = cfg.mode == state::Mode::kWall ? "wall" : "cpu";
   info.period_ns = cfg.period_ns;
   info.start_unix_ns = g_start_unix_ns;
+  info.start_monotonic_ns = g_start_mono_ns;
   info.duration_ns = NowNs(CLOCK_MONOTONIC) - g_start_mono_ns;
   info.samples = g_agg->SamplesAggregated();
   info.samples_dropped = c.dropped + registry::SlotExhausted();
@@ -229,7 +249,18 @@ writer::RunInfo MakeRunInfo(const char* ended) {
   info.checkpoints = g_checkpoints;
   info.parent_pid = cfg.parent_pid;
   info.parent_profile = BaseName(cfg.parent_profile);
+  info.identity = ranks::RankMeta(cfg.identity);
+  info.collectives = collectives::StatusLine();
   return info;
+}
+
+// The start as a pair of clocks read together (monotonic between two real-time readings, their
+// midpoint): the merged view of a run maps each rank's monotonic times to one wall clock.
+void ReadStartClocks() {
+  uint64_t a = NowNs(CLOCK_REALTIME);
+  g_start_mono_ns = NowNs(CLOCK_MONOTONIC);
+  uint64_t b = NowNs(CLOCK_REALTIME);
+  g_start_unix_ns = a + (b - a) / 2;
 }
 
 // Runs on the aggregator thread every checkpoint period: the profile so far, meta `ended`
@@ -324,7 +355,8 @@ void OnDeadlySignal(int sig, siginfo_t* info, void* uc) {
 
 // fork() copies one thread: the locks the aggregator and the program's threads take are held
 // across it (this order: the CCT, then the two name tables it calls into), so the child never
-// inherits one held by a thread that does not exist there.
+// inherits one held by a thread that does not exist there. Last, every thread's walks over the
+// loaded objects are drained (they hold the loader's lock, which the child would inherit held).
 std::atomic<bool> g_fork_locked{false};
 
 void AtForkPrepare() {
@@ -332,24 +364,26 @@ void AtForkPrepare() {
   g_cct->LockForFork();
   ops::LockForFork();
   python::LockForFork();
+  HoldWalksForFork();
   g_fork_locked.store(true);
 }
 
-void UnlockForkLocks() {
+void UnlockForkLocks(bool in_child) {
   if (!g_fork_locked.exchange(false)) return;
+  ReleaseWalksAfterFork(in_child);
   python::UnlockAfterFork();
   ops::UnlockAfterFork();
   g_cct->UnlockAfterFork();
 }
 
-void AtForkParent() { UnlockForkLocks(); }
+void AtForkParent() { UnlockForkLocks(false); }
 
 // A forked child (without exec: multiprocessing's fork start method, DataLoader workers, a
 // server's workers) keeps our code but not our threads or timers. Followed, it profiles itself
 // from here into a profile of its own (a new CCT: the parent's samples stay the parent's);
 // otherwise it goes quiet.
 void AtForkChild() {
-  UnlockForkLocks();
+  UnlockForkLocks(true);
   sampler::OnForkChild();
   gpu::OnForkChild();  // CUDA does not survive fork
   auto* cfg = state::g_config;
@@ -370,8 +404,8 @@ void AtForkChild() {
   cfg->output = ChildOutput(cfg->first_output, long(g_pid));
   ExportForChildren(*cfg, g_pid);
   run_status::Close();
-  g_start_unix_ns = NowNs(CLOCK_REALTIME);
-  g_start_mono_ns = NowNs(CLOCK_MONOTONIC);
+  ReadStartClocks();
+  cfg->identity = ranks::ReadRankIdentity();  // the parent's env: the same rank, run id
   g_checkpoints = 0;
   g_last_checkpoint_ns = 0;
   g_checkpoint_failed_told = false;
@@ -384,6 +418,8 @@ void AtForkChild() {
   uint32_t metric = g_cct->Metric(wall ? "wall_time" : "cpu_time", "ns");
   g_agg = new Aggregator(g_cct, metric, OnFinish);
   g_agg->SetCheckpoint(cfg->checkpoint_ns, OnCheckpoint);
+  collectives::ResetInForkChild();
+  collectives::Install(g_agg);
   if (!g_agg->Start()) { state::g_active.store(false); return; }
   sampler::RestartInForkChild();
 }
@@ -398,12 +434,12 @@ __attribute__((constructor)) void StrataRuntimeInit() {
   // image, nor profile when children are not followed.
   if (!getenv("STRATA_TARGET_PID")) setenv("STRATA_TARGET_PID", std::to_string(g_pid).c_str(), 1);
   ExportForChildren(*cfg, g_pid);
-  g_start_unix_ns = NowNs(CLOCK_REALTIME);
-  g_start_mono_ns = NowNs(CLOCK_MONOTONIC);
+  ReadStartClocks();
   g_command = new std::string(writer::ReadCommandLine());
   NameSignals();
   // The status file speaks of the first process only (strata record waits for that one).
   if (cfg->first_process) run_status::Open();
+  run_status::OpenForReaping();
 
   if (!registry::Init()) { Log("cannot map sample buffers; profiling disabled"); return; }
   unwind::Init();
@@ -414,6 +450,7 @@ __attribute__((constructor)) void StrataRuntimeInit() {
   g_agg = new Aggregator(g_cct, metric, OnFinish);
   g_agg->SetCheckpoint(cfg->checkpoint_ns, OnCheckpoint);
   gpu::OnRuntimeStart(g_agg);  // before the aggregator starts: it installs a drain hook
+  collectives::Install(g_agg);
 
   state::g_active.store(true);
   registry::RegisterCurrentThread();

@@ -7,6 +7,8 @@
 #include <cstdint>
 #include <string>
 
+#include "ranks/rank_identity.h"
+
 namespace strata::rt::state {
 
 enum class Mode { kCpu, kWall };
@@ -24,6 +26,7 @@ struct Config {
   std::string parent_profile;
   std::string first_output;    // the first process's profile (children are named after it)
   bool first_process = true;   // the process `strata record` started (or its exec'd image)
+  ranks::RankIdentity identity;  // rank, host and run id (meta)
 };
 
 // True in the profiled process once the runtime started (false in children, forks, and when

@@ -218,4 +218,27 @@ inline RecordedRun RunProgram(const std::vector<std::string>& argv, const RunOpt
   return run;
 }
 
+// Exit status as the user sees it: `strata record` exits 128+N when its target died of signal N.
+inline int UserCode(const RecordedRun& r) {
+  if (WIFEXITED(r.status)) return WEXITSTATUS(r.status);
+  if (WIFSIGNALED(r.status)) return 128 + WTERMSIG(r.status);
+  return -1;
+}
+
+// Runs `argv` plain, then recorded with the same driving; checks that output and status agree
+// and that the plain run wrote no profile; returns the recorded run.
+inline RecordedRun CompareWithPlain(const std::vector<std::string>& argv, RunOptions opt, const std::string& name) {
+  opt.under_strata = false;
+  RecordedRun plain = RunProgram(argv, opt, name + "_plain");
+  opt.under_strata = true;
+  RecordedRun recorded = RunProgram(argv, opt, name);
+  EXPECT_EQ(plain.output, recorded.output) << name;
+  EXPECT_EQ(UserCode(plain), UserCode(recorded)) << name << ": plain " << plain.Describe()
+                                                 << ", recorded " << recorded.Describe() << "\n"
+                                                 << recorded.strata_lines;
+  EXPECT_FALSE(plain.has_profile) << name;
+  EXPECT_TRUE(plain.children.empty()) << name;
+  return recorded;
+}
+
 }  // namespace strata::rt::test

@@ -23,11 +23,7 @@ using strata::rt::test::RunProgram;
 const std::string kTarget = STRATA_WAYS_TO_END;
 const std::string kFamily = STRATA_TEST_SOURCE_DIR "/targets/family.py";
 
-int UserCode(const RecordedRun& r) {
-  if (WIFEXITED(r.status)) return WEXITSTATUS(r.status);
-  if (WIFSIGNALED(r.status)) return 128 + WTERMSIG(r.status);
-  return -1;
-}
+using strata::rt::test::UserCode;
 
 TEST(Checkpoint, SigkillLeavesTheLastCheckpoint) {
   RunOptions opt;

@@ -23,26 +23,10 @@ const std::string kTarget = STRATA_WAYS_TO_END;
 const std::string kPyTarget = STRATA_TEST_SOURCE_DIR "/targets/ways_to_end.py";
 const std::string kPython = "/usr/bin/python3";
 
-// Exit status as the user sees it: `strata record` exits 128+N when its target died of signal N.
-int UserCode(const RecordedRun& r) {
-  if (WIFEXITED(r.status)) return WEXITSTATUS(r.status);
-  if (WIFSIGNALED(r.status)) return 128 + WTERMSIG(r.status);
-  return -1;
-}
+using strata::rt::test::UserCode;
 
-// Runs `argv` plain and recorded with the same driving; checks output and status agree and
-// returns the recorded run.
-RecordedRun Compare(const std::vector<std::string>& argv, RunOptions opt, const std::string& name) {
-  opt.under_strata = false;
-  RecordedRun plain = RunProgram(argv, opt, name + "_plain");
-  opt.under_strata = true;
-  RecordedRun recorded = RunProgram(argv, opt, name);
-  EXPECT_EQ(plain.output, recorded.output) << name;
-  EXPECT_EQ(UserCode(plain), UserCode(recorded)) << name << ": plain " << plain.Describe()
-                                                 << ", recorded " << recorded.Describe() << "\n"
-                                                 << recorded.strata_lines;
-  EXPECT_FALSE(plain.has_profile);
-  return recorded;
+RecordedRun Compare(const std::vector<std::string>& argv, const RunOptions& opt, const std::string& name) {
+  return strata::rt::test::CompareWithPlain(argv, opt, name);
 }
 
 void ExpectProfile(const RecordedRun& r, const std::string& ended, const std::string& name) {

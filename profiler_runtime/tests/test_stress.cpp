@@ -20,11 +20,7 @@ const std::string kStress = STRATA_STRESS;
 const std::string kFamily = STRATA_TEST_SOURCE_DIR "/targets/family.py";
 const std::string kPython = "/usr/bin/python3";
 
-int UserCode(const RecordedRun& r) {
-  if (WIFEXITED(r.status)) return WEXITSTATUS(r.status);
-  if (WIFSIGNALED(r.status)) return 128 + WTERMSIG(r.status);
-  return -1;
-}
+using strata::rt::test::UserCode;
 
 struct Case {
   std::string name;

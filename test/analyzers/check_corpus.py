@@ -8,13 +8,15 @@ usage: check_corpus.py STRATA FIXTURES_DIR CORPUS_JSON [CORPUS_JSON...]
 
 An expectation: {"rule": R, "file": BASENAME or "" (no source), "line": N, "says": [TEXT...],
 "why": "what a performance engineer would say"}. A finding matches when rule, file (base name) and
-line are equal and its message says every TEXT. "absent": [{"rule", "says"}] lists what must not be
+line are equal and its message says every TEXT. "import": true reads a foreign trace (a Kineto trace, a
+pprof or speedscope file) through `strata import` into a temporary profile first. "absent": [{"rule", "says"}] lists what must not be
 said anywhere (wrong advice); a finding that says it fails the check even when its place is expected.
 """
 import json
 import os
 import subprocess
 import sys
+import tempfile
 
 
 def analyze(strata, profile, extra):
@@ -37,7 +39,15 @@ def matches(exp, f):
 def check(strata, fixtures, corpus_path):
     spec = json.load(open(corpus_path))
     profile = os.path.join(fixtures, spec["profile"])
-    findings = analyze(strata, profile, spec.get("args", []))
+    if spec.get("import"):
+        with tempfile.TemporaryDirectory() as tmp:
+            imported = os.path.join(tmp, "imported.strata")
+            run = subprocess.run([strata, "import", profile, "-o", imported], capture_output=True, text=True)
+            if run.returncode != 0:
+                raise SystemExit(f"strata import {profile} failed ({run.returncode}): {run.stderr.strip()}")
+            findings = analyze(strata, imported, spec.get("args", []))
+    else:
+        findings = analyze(strata, profile, spec.get("args", []))
     expected = spec["expected"]
     problems = []
     found = [False] * len(expected)

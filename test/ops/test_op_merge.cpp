@@ -104,6 +104,41 @@ TEST(OpMerge, AdoptedForwardPathReplacesCallers) {
   EXPECT_EQ(out, want);
 }
 
+// A GPU launch located by the outermost operator's entry trace must get the path the walk by
+// SPs gives, or the launch path cache splits one call path into two: with nested operators
+// (conv2d > convolution > cudnn_convolution) only the frames inside the innermost one stay.
+TEST(OpMerge, EntryTraceJoinEqualsTheWalkBySps) {
+  // launch (100) < cudnn impl (200) < guard owner of op 3 (300; guard 350) < glue (400) <
+  // guard owner of op 2 (500; guard 550) < glue (600) < guard owner of op 1 (700; guard 750) <
+  // the caller of op 1 (800).
+  std::vector<uint64_t> pcs = {0x100, 0x200, 0x300, 0x400, 0x500, 0x600, 0x700, 0x800};
+  std::vector<uint64_t> sps = {100, 200, 300, 400, 500, 600, 700, 800};
+  rt::ops::OpEntry e[3] = {{rt::OpFrameWord(1), 750, 1, 0, 0},
+                           {rt::OpFrameWord(2), 550, 2, 0, 0},
+                           {rt::OpFrameWord(3), 350, 3, 0, 0}};
+  uint64_t ctx[2] = {rt::GlobalPyWord(3, 22), rt::GlobalPyWord(4, 38)};
+  rt::OpMarks m;
+  m.e = e;
+  m.n = 3;
+  m.tail = ctx;
+  m.tail_n = 2;
+  auto by_sps = Merge(pcs, sps, nullptr, &m);
+  // What the entry trace locates: frames up to the innermost operator's scope (sp <= 350).
+  std::vector<uint64_t> out(64);
+  int n = rt::JoinAtOperators(pcs.data(), 3, &m, ctx, 2, out.data(), int(out.size()));
+  out.resize(size_t(n));
+  EXPECT_EQ(out, by_sps);
+  std::vector<uint64_t> want = {0x100, 0x200, 0x300, rt::OpFrameWord(3), rt::OpFrameWord(2), rt::OpFrameWord(1),
+                                rt::GlobalPyWord(3, 22), rt::GlobalPyWord(4, 38)};
+  EXPECT_EQ(out, want);
+  // Cutting at the outermost operator instead (everything below op 1's guard owner) keeps the
+  // glue between the operators: a different path for the same launch site.
+  std::vector<uint64_t> cut_outer(64);
+  n = rt::JoinAtOperators(pcs.data(), 7, &m, ctx, 2, cut_outer.data(), int(cut_outer.size()));
+  cut_outer.resize(size_t(n));
+  EXPECT_NE(cut_outer, by_sps);
+}
+
 // Without SPs (loader busy: PC only) operators go right below the innermost Python frame.
 TEST(OpMerge, NoStackPointersPutsOperatorsBelowPython) {
   std::vector<uint64_t> pcs = {0x100};

@@ -4,19 +4,22 @@
 // reopened tab comes back as it was. A large view arrives in part: the parts zooming needs are
 // asked for and put in place. Messages to the host name nodes by the host's ids.
 import { FrameKind, FrameOrigin, HostMessage, MetricDescriptor, NodeLine, NodeMetricValues, PROTOCOL_VERSION, ViewName } from './protocol';
-import type { FlameData, FrameFilterName, SandwichData } from './protocol';
+import type { FlameData, FrameFilterName, RankSpreadData, SandwichData } from './protocol';
 import type { HostApi } from './host';
-import { normalizeFlameData, normalizeNodePart } from './model/normalize';
+import { normalizeFlameData } from './model/normalize';
 import type { PathStep } from './model/flameModel';
 import { formatPercent, formatValue, kindName } from './model/format';
 import { displayName } from './model/frameNames';
-import { LoadedView, loadedView, spliceNodes } from './model/viewParts';
-import { FlameView, NodeNeed } from './view/flameView';
+import { LoadedView } from './model/viewParts';
+import { FlameView } from './view/flameView';
+import { PartRequests } from './partRequests';
 import { ModeName, Toolbar } from './ui/toolbar';
 import { Tooltip } from './ui/tooltip';
 import { MessageBar } from './ui/message';
 import { ProgressLine } from './ui/progressLine';
 import { DetailsPane } from './ui/detailsPane';
+import { RanksPanel } from './ui/ranksPanel';
+import { spreadRows } from './model/rankSpread';
 import { fusedLinesOf } from './model/fusedLines';
 import { Legend } from './ui/legend';
 import { readTheme, watchTheme } from './ui/theme';
@@ -45,8 +48,6 @@ export interface SavedState {
 
 /** Hover details are fetched after the pointer rests this long (ms). */
 const HOVER_DETAILS_MS = 120;
-/** The background fill stops once the webview holds this many nodes. */
-const FILL_MAX_NODES = 40_000;
 /** Node details kept per view (a cache for tooltips). */
 const DETAILS_CACHE = 512;
 
@@ -57,6 +58,8 @@ export class App {
   readonly details: DetailsPane;
   readonly legend: Legend;
   readonly progress = new ProgressLine();
+  /** A distributed job's ranks (protocol v10 'ranks'); hidden for any other profile. */
+  readonly ranks: RanksPanel;
   /** The sandwich: callers above, callees below (made on first use). */
   sandwich: { root: HTMLElement; title: HTMLElement; callers: FlameView; callees: FlameView } | null = null;
   private metric = '';
@@ -69,25 +72,15 @@ export class App {
   private byFunction = false;
   private myCode = false;
   private hasPython = false;
-  /** The view on screen as far as the host has sent it. */
-  private loaded: LoadedView | null = null;
-  /** Parts asked for in the view on screen: host id → the bound asked for. */
-  private requested = new Map<number, number>();
-  /** Parts asked for and put in place, and the time the last one took to put in (tests, bench). */
-  readonly partStats = { requested: 0, received: 0, lastMs: 0, filled: 0 };
-  /** Parts asked for and not yet in (the background fill waits for none). */
-  private inFlight = 0;
-  /** Parts that came in, put in place together when the page is next free. */
-  private arrived: Extract<HostMessage, { type: 'nodes' }>[] = [];
-  private placing = 0;
-  private askedAt = 0;
+  /** The parts of the view on screen: asked for, and put in place as they come. */
+  private parts: PartRequests;
   /** The sandwich's function: the frame it was asked for (kept in the state). */
   private sandwichStep: PathStep | null = null;
   private saved: SavedState;
   /** Restore the saved zoom once, on the first profile that matches the saved view. */
   private restorePending = true;
   /** Node details by the host's node id. */
-  private nodeDetails = new Map<number, { metrics: NodeMetricValues[]; lines: NodeLine[] }>();
+  private nodeDetails = new Map<number, { metrics: NodeMetricValues[]; lines: NodeLine[]; spread?: RankSpreadData }>();
   private hoverTimer = 0;
   private hoverNode = -1;
   /** The user closed the details pane: zooming does not open it again (i does). */
@@ -123,8 +116,11 @@ export class App {
       viewportChanged: () => this.onViewport(),
       hovered: (node) => this.onHover(node),
       tooltipRows: (node) => this.tooltipRows(node),
-      needNodes: (needs) => this.requestNodes(needs),
-      fillNodes: (needs) => this.fillNodes(needs),
+      needNodes: (needs) => this.parts.need(needs),
+      fillNodes: (needs) => this.parts.fill(needs),
+    });
+    this.parts = new PartRequests(this.view, (m) => host.postMessage(m), {
+      placed: () => { if (this.toolbar.search.value) this.search(this.toolbar.search.value); },
     });
     this.details = new DetailsPane({
       zoomTo: (node) => this.view.zoom(node),
@@ -134,13 +130,14 @@ export class App {
       close: () => { this.details.hide(); this.detailsClosed = true; this.saveState(); },
     });
     this.legend = new Legend();
+    this.ranks = new RanksPanel((rank) => host.postMessage({ type: 'selectRank', rank }));
     this.toolbar.setView(this.currentView);
     this.toolbar.setMetrics([], '');
     this.toolbar.setZoomed(false, []);
     this.toolbar.setToggles(null, false, false);
     this.toolbar.setHistory(false, false);
     this.main = el('div', { className: 'strata-main' }, this.view.root);
-    this.appRoot = el('div', { className: 'strata-app' }, this.toolbar.root, this.legend.root, this.message.root, this.progress.root, this.main, this.details.root);
+    this.appRoot = el('div', { className: 'strata-app' }, this.toolbar.root, this.legend.root, this.message.root, this.progress.root, this.ranks.root, this.main, this.details.root);
     container.append(this.appRoot, tooltip.root);
     if (this.view.webglError) this.message.show(`${this.view.webglError} The flame graph cannot be drawn here.`);
     watchTheme((t) => {
@@ -166,7 +163,8 @@ export class App {
         case 'timeline': return this.onTimeline(m);
         case 'diff': return this.onDiff(m);
         case 'details': return this.onDetails(m);
-        case 'nodes': return this.onNodes(m);
+        case 'ranks': return m.data && Array.isArray(m.data.ranks) ? this.ranks.show(m.data) : this.ranks.hide();
+        case 'nodes': return this.diff && !this.diff.root.hidden ? this.diff.onNodes(m) : this.parts.arrive(m);
         case 'sandwich': return this.onSandwich(m);
         case 'progress': return this.progress.update(m.progress);
         case 'error': return this.message.show(String(m.message ?? 'Unknown error'));
@@ -218,16 +216,15 @@ export class App {
     this.legend.root.hidden = !flame;
     this.main.hidden = !flame;
     if (!flame) this.details.root.hidden = true;
+    if (!flame) this.ranks.hide();
     if (this.timeline) { this.timeline.toolbar.root.hidden = !tl; this.timeline.view.root.hidden = !tl; }
     if (this.diff) this.diff.root.hidden = mode !== 'diff';
   }
 
   private onProfile(m: Extract<HostMessage, { type: 'profile' }>): void {
     const data = normalizeFlameData(m.data);
-    this.loaded = loadedView(data);
-    this.requested.clear();
-    this.inFlight = 0;
-    this.arrived = [];
+    const loaded = new LoadedView(data);
+    this.parts.reset(loaded);
     if (!this.view.webglError) this.message.clear();
     if (typeof m.version === 'number' && m.version > PROTOCOL_VERSION) {
       this.message.show(`This profile uses message protocol v${m.version}; this webview understands v${PROTOCOL_VERSION}. Some data may be missing.`, 'info');
@@ -241,7 +238,7 @@ export class App {
     this.hasPython = this.frames === 'python' || Array.prototype.some.call(data.frames.kind, (k: number) => k === FrameKind.Python);
     this.toolbar.setMetrics(Array.isArray(m.metrics) ? m.metrics.map(String) : [], data.metric);
     this.toolbar.setTitle(typeof m.title === 'string' ? m.title : '');
-    this.view.setData(data, this.loaded.limit);
+    this.view.setData(data, loaded.limit);
     this.updateMyCode();
     this.updateLegend();
     this.search(this.toolbar.search.value);
@@ -312,74 +309,8 @@ export class App {
     return this.mode === 'sandwich' && this.sandwichStep ? this.sandwichStep : undefined;
   }
 
-  // ---- parts of a large view -------------------------------------------------------------
-
-  /** Asks for the parts the drawn graph needs, each once per bound (a part comes back with a
-   *  lower one; asked again only when zoomed four times further). */
-  private requestNodes(needs: NodeNeed[]): number {
-    const m = this.view.model;
-    const viewId = m?.data.viewId;
-    if (!m || viewId === undefined) return 0;
-    let asked = 0;
-    for (const { node, minValue } of needs) {
-      const id = m.hostId(node);
-      const before = this.requested.get(id);
-      if (before !== undefined && minValue >= before / 4) continue;
-      this.requested.set(id, minValue);
-      this.partStats.requested++;
-      this.inFlight++;
-      this.askedAt = performance.now();
-      asked++;
-      this.host.postMessage({ type: 'requestNodes', viewId, view: m.data.view, node: id, minValue });
-    }
-    return asked;
-  }
-
-  /** Background fill: the parts a zoom into the widest drawn frames would need, asked for while
-   *  nothing else is (one round at a time), so that the zoom finds them in place. */
-  private fillNodes(needs: NodeNeed[]): void {
-    // Bounded: a part put in place rebuilds the model of every node held.
-    if ((this.loaded?.data.parent.length ?? 0) >= FILL_MAX_NODES) return;
-    // A request the host leaves unanswered (a part of a view it rebuilt) holds the fill 2 s at most.
-    if ((this.inFlight > 0 && performance.now() - this.askedAt < 2000) || this.arrived.length) return;
-    this.inFlight = 0;
-    this.partStats.filled += this.requestNodes(needs);
-  }
-
-  private onNodes(m: Extract<HostMessage, { type: 'nodes' }>): void {
-    this.inFlight = Math.max(0, this.inFlight - 1);
-    // Put in place together, after the messages that came with it: one model rebuild per batch.
-    this.arrived.push(m);
-    if (!this.placing) this.placing = window.setTimeout(() => this.placeArrived(), 0);
-  }
-
-  private placeArrived(): void {
-    this.placing = 0;
-    const batch = this.arrived;
-    this.arrived = [];
-    const cur = this.loaded;
-    const model = this.view.model;
-    if (!cur || !model || model.data !== cur.data) return;
-    const t0 = performance.now();
-    let next: LoadedView = cur;
-    let placed = 0;
-    for (const m of batch) {
-      if (m.viewId !== cur.data.viewId) continue;  // of another view
-      const spliced = spliceNodes(next, normalizeNodePart(m.part, cur.data.frames.kind.length));
-      if (spliced) { next = spliced; placed++; }
-    }
-    if (!placed) return;
-    const detailsId = !this.details.root.hidden && this.details.node >= 0 ? model.hostId(this.details.node) : -1;
-    this.loaded = next;
-    this.partStats.received += placed;
-    this.view.extend(next);
-    this.updateMyCode();
-    this.applySourceLine();
-    this.search(this.toolbar.search.value);
-    const nm = this.view.model!;
-    if (detailsId >= 0 && nm.indexOf(detailsId) >= 0) this.showDetails(nm.indexOf(detailsId));
-    this.partStats.lastMs = performance.now() - t0;
-  }
+  /** Parts of the view on screen asked for and put in place (tests, bench). */
+  get partStats(): PartRequests['stats'] { return this.parts.stats; }
 
   /** Opens the node's source, or line `fusedLine` of a fused kernel's lines. */
   private openSource(node: number, fusedLine?: number): void {
@@ -395,27 +326,30 @@ export class App {
   private applySourceLine(): void {
     const d = this.view.model?.data;
     if (!d) return;
-    const nodes: number[] = [];
     const sl = this.sourceLine;
+    let atLine: Uint8Array | null = null;
     if (sl && sl.line > 0) {
       const fileIdx = d.strings.indexOf(sl.file);
       if (fileIdx > 0) {
         const { frames } = d;
-        const atLine = new Uint8Array(frames.file.length);
-        for (let f = 0; f < atLine.length; f++) atLine[f] = frames.file[f] === fileIdx && frames.line[f] === sl.line ? 1 : 0;
+        atLine = new Uint8Array(frames.file.length);
+        let any = false;
+        for (let f = 0; f < atLine.length; f++) if (frames.file[f] === fileIdx && frames.line[f] === sl.line) atLine[f] = 1, any = true;
         // A fused kernel's frame is at every line it fuses.
         const off = frames.fusedOffset;
         if (off && frames.fusedFile && frames.fusedLine) {
           for (let f = 0; f < atLine.length; f++) {
             for (let k = off[f]; k < off[f + 1] && !atLine[f]; k++) {
-              if (frames.fusedFile[k] === fileIdx && frames.fusedLine[k] === sl.line) atLine[f] = 1;
+              if (frames.fusedFile[k] === fileIdx && frames.fusedLine[k] === sl.line) atLine[f] = 1, any = true;
             }
           }
         }
-        for (let i = 1; i < d.parent.length; i++) if (atLine[d.frame[i]]) nodes.push(i);
+        // The root is never at a line.
+        if (atLine.length) atLine[d.frame[0]] = 0;
+        if (!any) atLine = null;
       }
     }
-    this.view.setHighlight(nodes, false);
+    this.view.setHighlightFrames(atLine);
   }
 
   private requestView(view: ViewName, metric: string, opts: { frames?: FrameFilterName; byFunction?: boolean } = {}, restoring = false): void {
@@ -460,10 +394,10 @@ export class App {
     const m = this.view.model;
     let keep: Uint8Array | null = null;
     if (m && this.myCode) {
+      // Per frame of the table: nodes parts add later are dimmed alike.
       const origin = m.data.frames.origin;
-      keep = new Uint8Array(m.n);
-      keep[0] = 1;
-      for (let i = 1; i < m.n; i++) keep[i] = origin && origin[m.data.frame[i]] === FrameOrigin.User ? 1 : 0;
+      keep = new Uint8Array(m.data.frames.kind.length);
+      for (let f = 0; f < keep.length; f++) keep[f] = origin && origin[f] === FrameOrigin.User ? 1 : 0;
     }
     this.view.setDimmed(keep);
     this.toolbar.setToggles(this.hasPython ? this.frames === 'python' : null,
@@ -522,7 +456,8 @@ export class App {
       canOpen: node > 0 && this.view.hasSource(node),
       canSandwich: node > 0,
       fused: fusedLinesOf(d.frames, d.strings, f),
-    }, this.nodeDetails.get(m.hostId(node))?.metrics ?? null, this.nodeDetails.get(m.hostId(node))?.lines ?? []);
+    }, this.nodeDetails.get(m.hostId(node))?.metrics ?? null, this.nodeDetails.get(m.hostId(node))?.lines ?? [],
+    this.nodeDetails.get(m.hostId(node))?.spread);
     if (!this.nodeDetails.has(m.hostId(node))) this.host.postMessage({ type: 'requestDetails', node: m.hostId(node), view: this.currentView });
     this.saveState();
   }
@@ -542,7 +477,8 @@ export class App {
     if (m.view !== this.currentView || !Array.isArray(m.metrics) || !model) return;
     if (this.nodeDetails.size >= DETAILS_CACHE) this.nodeDetails.clear();
     const id = Number(m.node);
-    this.nodeDetails.set(id, { metrics: m.metrics, lines: Array.isArray(m.lines) ? m.lines.slice(0, 50) : [] });
+    this.nodeDetails.set(id, { metrics: m.metrics, lines: Array.isArray(m.lines) ? m.lines.slice(0, 50) : [],
+      spread: m.spread && Array.isArray(m.spread.values) ? m.spread : undefined });
     const node = model.indexOf(id);
     if (node < 0) return;
     if (this.details.node === node && !this.details.root.hidden) this.showDetails(node);
@@ -564,9 +500,11 @@ export class App {
   /** Tooltip rows from the node's details: launches and every attribute as mean (min–max). */
   private tooltipRows(node: number): [string, string][] {
     const m = this.view.model;
-    const ms = m ? this.nodeDetails.get(m.hostId(node))?.metrics : undefined;
+    const d = m ? this.nodeDetails.get(m.hostId(node)) : undefined;
+    const ms = d?.metrics;
     if (!ms) return [];
-    const rows: [string, string][] = [];
+    // A distributed job: the drawn metric's spread over the ranks first.
+    const rows: [string, string][] = spreadRows(d.spread, m!.data.unit);
     const gpu = ms.find((x) => x.name === 'gpu_time');
     if (gpu && gpu.count > 0) rows.push(['Launches', formatValue(gpu.count, 'count')]);
     for (const v of ms) {

@@ -1,13 +1,18 @@
 // Diff mode of the webview (protocol v8 'diff'): run B's flame graph coloured by the change of
 // each frame against its matched path in run A (model/diffColors.ts), a table of the largest
 // gains and losses (a row zooms the graph to its frame and opens its line), and the kernels that
-// appeared or vanished. The host (the core, through the addon) did the matching and ranking.
+// appeared or vanished. The host (the core, through the addon) did the matching and ranking. A
+// large diff arrives as its part wider than half a pixel; the parts a zoom needs, and the nodes
+// on the way to a row's frame, are asked for as a profile's are (partRequests.ts).
 import type { DiffData, DiffRowData, FlameData, HostMessage } from './protocol';
 import { DiffMatch } from './protocol';
 import type { HostApi } from './host';
 import { formatPercent, formatValue } from './model/format';
 import { normalizeFlameData } from './model/normalize';
-import { changeOf, DIFF_LEGEND, diffNodeColors } from './model/diffColors';
+import { changeOf, DIFF_LEGEND, diffNodeColors, largestChange } from './model/diffColors';
+import type { DiffNodes } from './model/diffColors';
+import { LoadedView } from './model/viewParts';
+import { PartRequests } from './partRequests';
 import { FlameView } from './view/flameView';
 import { el } from './ui/dom';
 import type { Theme } from './ui/theme';
@@ -28,14 +33,21 @@ export class DiffApp {
   private table: HTMLElement;
   private kernels: HTMLElement;
   private data: DiffData | null = null;
-  /** What the table shows, in order (tests): frame name, user line, change. */
-  shownRows: { name: string; file: string; line: number; change: number; match: string }[] = [];
+  /** B's view as far as the host has sent it, with A's value and the match per node. */
+  private parts: PartRequests;
+  /** What the table shows, in order (tests): frame name, user line, change, B's node (host id). */
+  shownRows: { name: string; file: string; line: number; change: number; match: string; node: number }[] = [];
 
   constructor(theme: Theme, tooltip: Tooltip, private host: HostApi) {
     this.view = new FlameView(theme, tooltip, {
       openSource: (node) => this.openSource(node),
       focusChanged: () => {},
       tooltipRows: (node) => this.tooltipRows(node),
+      needNodes: (needs) => this.parts.need(needs),
+      fillNodes: (needs) => this.parts.fill(needs),
+    });
+    this.parts = new PartRequests(this.view, (m) => host.postMessage(m), {
+      extras: (part): Record<string, Float64Array | Uint8Array> => (part.baseline && part.match ? { baseline: part.baseline, match: part.match } : {}),
     });
     this.header = el('div', { className: 'strata-diff-header' });
     this.table = el('div', { className: 'strata-diff-table', attrs: { role: 'table', 'aria-label': 'Largest gains and losses' } });
@@ -46,18 +58,26 @@ export class DiffApp {
 
   show(m: DiffMessage): void {
     const d = m.data;
-    if (!d || !(d.baseline instanceof Float64Array) || !(d.match instanceof Uint8Array) || d.baseline.length !== d.parent?.length) {
+    if (!d || !d.baseline || !d.match || d.baseline.length !== d.parent?.length || d.match.length !== d.parent.length) {
       throw new Error('the diff has no baseline per node');
     }
+    // Typed arrays as VS Code hands them over; plain arrays (a test's JSON) converted.
+    const baseline = d.baseline instanceof Float64Array ? d.baseline : Float64Array.from(d.baseline as ArrayLike<number>);
+    const match = d.match instanceof Uint8Array ? d.match : Uint8Array.from(d.match as ArrayLike<number>);
     this.data = d;
     const flame: FlameData = normalizeFlameData({
       strings: d.strings, frames: d.frames, parent: d.parent, frame: d.frame, inclusive: d.inclusive, exclusive: d.exclusive,
       view: 'top-down', metric: d.metric, unit: d.unit, total: d.inclusive[0] ?? 0, frameFilter: d.frameFilter,
+      ...(d.node ? { node: d.node, more: d.more, minValue: d.minValue, nodes: d.nodes, viewId: d.viewId } : {}),
     });
-    const nodes = { inclusive: flame.inclusive, baseline: d.baseline, match: d.match };
-    this.view.setColoring((_data, theme) => diffNodeColors(nodes, theme.kind === 'dark' || theme.kind === 'high-contrast'
-      ? [110, 110, 110, 255] : [200, 200, 200, 255]));
-    this.view.setData(flame);
+    const loaded = new LoadedView(flame, { baseline, match });
+    this.parts.reset(loaded);
+    // Scaled to the whole view's largest change (the host's when it sent a part): colours do not
+    // shift as parts come in.
+    const scale = typeof d.largestChange === 'number' ? d.largestChange : largestChange(this.nodes()!);
+    this.view.setColoring((_data, theme, out, from) => diffNodeColors(this.nodes()!, theme.kind === 'dark' || theme.kind === 'high-contrast'
+      ? [110, 110, 110, 255] : [200, 200, 200, 255], scale, out, from));
+    this.view.setData(flame, loaded.limit);
     this.renderHeader(m);
     this.renderRows(d.rows);
     this.renderKernels(d);
@@ -90,7 +110,7 @@ export class DiffApp {
       const where = r.userFrame ?? (r.frame?.file ? r.frame : undefined);
       const line = where ? `${where.file.split('/').pop()}:${where.line}` : '';
       const tag = r.match === 'exact' ? '' : r.match;
-      this.shownRows.push({ name, file: where?.file ?? '', line: where?.line ?? 0, change, match: r.match });
+      this.shownRows.push({ name, file: where?.file ?? '', line: where?.line ?? 0, change, match: r.match, node: r.node });
       const row = el('div', { className: `strata-diff-row ${change >= 0 ? 'strata-diff-grew' : 'strata-diff-shrank'}`, attrs: { role: 'row', tabindex: '0' },
         title: `${name}\nA ${formatValue(r.a, unit)}, B ${formatValue(r.b, unit)}${tag ? `\n${tag}` : ''}` },
       el('span', { className: 'strata-diff-change', text: signed(change, unit) }),
@@ -117,10 +137,23 @@ export class DiffApp {
     }
   }
 
-  /** A row: zoom the graph to its frame (B's node, when B has it) and open the line of the
-   *  user's code its path runs through. */
+  /** A 'nodes' message: a part of B's view (or the path to a row's node). */
+  onNodes(m: Extract<HostMessage, { type: 'nodes' }>): void { this.parts.arrive(m); }
+
+  /** Parts asked for and put in place (tests, bench). */
+  get partStats(): PartRequests['stats'] { return this.parts.stats; }
+
+  /** The nodes held: B's values, A's and the match. */
+  private nodes(): DiffNodes | null {
+    const l = this.parts.loaded;
+    const baseline = l?.column<Float64Array>('baseline'), match = l?.column<Uint8Array>('match');
+    return l && baseline && match ? { inclusive: l.data.inclusive, baseline, match } : null;
+  }
+
+  /** A row: zoom the graph to its frame (B's node, when B has it: asked for first when it was
+   *  not sent) and open the line of the user's code its path runs through. */
   private goTo(r: DiffRowData, index: number): void {
-    if (r.node >= 0 && this.view.model && r.node < this.view.model.n) this.view.zoom(r.node);
+    if (r.node >= 0) this.parts.reveal(r.node, (i) => this.view.zoom(i));
     this.host.postMessage({ type: 'openDiffRow', row: index });
   }
 
@@ -130,11 +163,11 @@ export class DiffApp {
   }
 
   private tooltipRows(node: number): [string, string][] {
-    const d = this.data;
-    if (!d || node < 0 || node >= d.baseline.length) return [];
+    const d = this.data, nodes = this.nodes();
+    if (!d || !nodes || node < 0 || node >= nodes.baseline.length) return [];
     const unit = d.unit;
-    const b = d.inclusive[node], a = d.baseline[node];
-    const how = d.match[node] === DiffMatch.OnlyB ? 'only in B' : d.match[node] === DiffMatch.Fuzzy ? 'fuzzy (moved line or other instantiation)' : 'exact';
-    return [['A', formatValue(a, unit)], ['B', formatValue(b, unit)], ['Change', signed(changeOf({ inclusive: d.inclusive, baseline: d.baseline, match: d.match }, node), unit)], ['Matched', how]];
+    const b = nodes.inclusive[node], a = nodes.baseline[node];
+    const how = nodes.match[node] === DiffMatch.OnlyB ? 'only in B' : nodes.match[node] === DiffMatch.Fuzzy ? 'fuzzy (moved line or other instantiation)' : 'exact';
+    return [['A', formatValue(a, unit)], ['B', formatValue(b, unit)], ['Change', signed(changeOf(nodes, node), unit)], ['Matched', how]];
   }
 }

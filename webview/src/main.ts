@@ -30,12 +30,21 @@ function start(): void {
     // Parts of a large view asked for and put in place; the progress line.
     parts: () => ({ ...app!.partStats }),
     progress: () => ({ visible: app!.progress.visible, text: app!.progress.text, shown: app!.progress.shown }),
+    // v10 (tests): the ranks panel of a distributed job's run, or null.
+    ranks: () => app!.ranks.state(),
     // v3 timeline mode (tests): stats of the timeline view, where an interval is drawn.
     timeline: () => (app!.timeline ? { ...app!.timeline.view.stats } : null),
     locate: (name: string) => app!.timeline?.locate(name) ?? null,
-    // v8 diff mode (tests): the table's rows in order, and the graph's stats.
-    diff: () => (app!.diff ? { rows: app!.diff.shownRows.map((r) => ({ ...r })), nodes: app!.diff.view.model?.n ?? 0,
-      instances: app!.diff.view.stats.instances } : null),
+    // v8 diff mode (tests): the table's rows in order, and the graph's stats; v9: the view's
+    // size and whether this holds part of it, parts asked for and put in place, the focused frame.
+    diff: () => {
+      const d = app!.diff;
+      if (!d) return null;
+      const m = d.view.model;
+      return { rows: d.shownRows.map((r) => ({ ...r })), nodes: m?.n ?? 0, instances: d.view.stats.instances, frames: d.view.stats.frames,
+        viewNodes: m?.data.nodes ?? m?.n ?? 0, part: !!m?.data.node, parts: { ...d.partStats },
+        focused: m ? { node: m.hostId(m.focus), name: m.fullName(m.focus) } : null };
+    },
     // The view on screen (tests): which frames, grouping, node count, the root's children by
     // value (labels) and the legend's classes.
     view: () => {
@@ -92,12 +101,12 @@ function start(): void {
       }
       if (best < 0) return null;
       app!.view.zoom(best);
-      return { node: m.hostId(best), subtree: m.end[best] - best };
+      return { node: m.hostId(best), subtree: m.subtreeSize(best) };
     },
     // The focused frame (tests): its host id and how many nodes its subtree has here.
     focused: () => {
       const m = app!.view.model;
-      return m ? { node: m.hostId(m.focus), subtree: m.end[m.focus] - m.focus, name: m.fullName(m.focus) } : null;
+      return m ? { node: m.hostId(m.focus), subtree: m.subtreeSize(m.focus), name: m.fullName(m.focus) } : null;
     },
     // Zoom the flame graph to the first frame whose name starts with `prefix` (tests); its index or -1.
     zoomTo: (prefix: string) => {

@@ -31,7 +31,17 @@
 //     losses, kernels that appeared or vanished; docs/architecture.md "Two runs compared"); the
 //     webview asks for its nodes' lines with 'openSource' as for a profile, and for a row's
 //     line (the user's line on its path) with 'openDiffRow'. Every v7 message is unchanged.
-export const PROTOCOL_VERSION = 8;
+// v9: a large 'diff' arrives in parts as a large 'profile' does: its data may be the part of B's
+//     view wider than half a pixel (`node`, `more`, `minValue`, `nodes`, `viewId`, with
+//     `baseline` / `match` for the nodes sent and `largestChange`, what colours are scaled to),
+//     the webview asks for a node's part ('requestNodes' → 'nodes', whose part then carries
+//     `baseline` / `match` too) and, for a row whose node it has not been sent, for the nodes
+//     from the root to it ('requestPath' → 'nodes'). Every v8 message is unchanged.
+// v10: a distributed job's run (ranks): 'ranks' (each rank's compute / communication / startup /
+//     idle time and its median step, how it ended, the straggler ranks, which rank the graph shows), 'details' an
+//     optional `spread` (the node's value on each rank: min / median / max and who holds them),
+//     'selectRank' back (one rank alone, or null: every rank). Every v9 message is unchanged.
+export const PROTOCOL_VERSION = 10;
 
 export type ViewName = 'top-down' | 'bottom-up';
 
@@ -158,6 +168,9 @@ export interface NodePart extends PartColumns {
   node: Uint32Array;
   more: Uint8Array;
   minValue: number;
+  /** v9, a diff's part: A's inclusive value and the match (DiffMatch) per node. */
+  baseline?: Float64Array;
+  match?: Uint8Array;
 }
 
 /** v7: the sandwich of one function ('sandwich'): callers and callees as top-down data, one frame
@@ -191,8 +204,9 @@ export interface DiffRowData {
   node: number;            // its node in the diff's view (B's), -1 when only A has it
 }
 /** v8: two runs compared ('diff'): B's whole top-down view (the flame graph), with per node A's
- *  inclusive value of its matched path (`baseline`) and how it matched (`match`: DiffMatch). */
-export interface DiffData extends NodeColumns {
+ *  inclusive value of its matched path (`baseline`) and how it matched (`match`: DiffMatch).
+ *  v9: or its first part (PartColumns, `nodes`, `viewId`), as a large 'profile' comes. */
+export interface DiffData extends NodeColumns, PartColumns {
   metric: string;
   unit: string;
   totalA: number;
@@ -203,6 +217,9 @@ export interface DiffData extends NodeColumns {
   count?: Float64Array;
   baseline: Float64Array;
   match: Uint8Array;
+  nodes?: number;          // v9: B's view's node count (absent: parent.length)
+  viewId?: number;         // v9: which diff its parts are asked of ('requestNodes', 'requestPath')
+  largestChange?: number;  // v9: the largest change of any node but the root, of the whole view
   rows: DiffRowData[];     // largest absolute change first
   appeared: { name: string; value: number }[];
   vanished: { name: string; value: number }[];
@@ -276,11 +293,47 @@ export interface RegionTraceData {
   groups?: RegionGroupShare[];  // several lane groups only; largest share first
 }
 
+/** v10: a node's value on each rank of a distributed job (the drawn metric, inclusive). */
+export interface RankSpreadData {
+  ranks: number[];              // rank numbers, in the order of `values`
+  values: number[];
+  min: number; median: number; max: number;
+  minRank: number; maxRank: number;
+}
+
+/** v10: one rank of a distributed job: where its time over the run's window went. */
+export interface RankRow {
+  rank: number;
+  host: string;
+  /** How it ended when not by a normal exit ("signal SIGKILL", "checkpoint", ...); "" otherwise. */
+  ended: string;
+  windowNs: number; computeNs: number; communicationNs: number; startupNs: number; idleNs: number;
+  /** Collective kernels overlapped by other kernels (0..1); null: no GPU activity. */
+  overlapShare: number | null;
+  /** Its median step (steps told by the recorded collectives): time outside and inside
+   *  collectives, and in how many steps it issued the collective last; absent without steps. */
+  step?: { computeNs: number; communicationNs: number; issuedLast: number };
+}
+
+/** v10: the ranks of the run a viewer shows. */
+export interface RanksData {
+  metric: string;               // what the phases are measured in ("wall_time", "cpu_time")
+  ranks: RankRow[];             // by rank number
+  missing: number[];            // ranks of the world size without a profile
+  stragglers: number[];         // ranks the analyzers call stragglers
+  /** The rank the graph shows alone; null: every rank merged. */
+  selected: number | null;
+  /** The steps, each ended by this collective (the ranks' recorded collectives); absent: none recorded. */
+  steps?: { collective: string; file: string; line: number; count: number };
+}
+
 /** extension -> webview */
 export type HostMessage =
   | { type: 'profile'; version: number; title: string; metrics: string[]; data: FlameData; metricInfo?: MetricDescriptor[] }
   // v6: the answer to 'requestDetails' (empty `metrics`: the node is unknown).
-  | { type: 'details'; node: number; view: ViewName; metrics: NodeMetricValues[]; lines?: NodeLine[] }
+  | { type: 'details'; node: number; view: ViewName; metrics: NodeMetricValues[]; lines?: NodeLine[]; spread?: RankSpreadData }
+  // v10: the ranks of a distributed job's run (sent after its first view, again when it changes).
+  | { type: 'ranks'; data: RanksData }
   | { type: 'error'; message: string }
   // v7: the part under node `root` (a host id) of view `viewId`, answering 'requestNodes'.
   | { type: 'nodes'; viewId: number; root: number; part: NodePart }
@@ -319,7 +372,12 @@ export type WebviewMessage =
   | { type: 'openRegionSource'; region: number; lane?: number }
   | { type: 'exportChromeTrace' }
   | { type: 'openDiffRow'; row: number }      // v8: the line of the diff's rows[row]
+  // v9 (diff): the nodes from the root to node `node` (a host id) of diff `viewId`, answered
+  // with 'nodes' (a part rooted at the root): a row's node the webview has not been sent.
+  | { type: 'requestPath'; viewId: number; node: number }
   // v4 (flame graph): show the region timeline of a kernel node that has region children (the
   // host asks the core for that node's captured launches); `kernel` is its frame name as shown,
   // for messages only.
-  | { type: 'showRegionTimeline'; node: number; view: ViewName; kernel: string };
+  | { type: 'showRegionTimeline'; node: number; view: ViewName; kernel: string }
+  // v10: show one rank of a distributed job alone (its own profiles), or null: every rank merged.
+  | { type: 'selectRank'; rank: number | null };

@@ -14,7 +14,7 @@ test('layout: children placed left to right, as fractions of the root', () => {
   const m = new FlameModel(sampleData());
   assert.equal(m.maxDepth, 2);
   assert.deepEqual(Array.from(m.depth), [0, 1, 2, 2]);
-  assert.deepEqual(Array.from(m.end), [4, 4, 3, 4]);
+  assert.deepEqual([m.subtreeSize(ROOT), m.subtreeSize(MAIN), m.subtreeSize(HOT), m.subtreeSize(COLD)], [4, 3, 1, 1]);
   close(m.x0[ROOT], 0); close(m.x1[ROOT], 1);
   close(m.x0[MAIN], 0); close(m.x1[MAIN], 1);
   close(m.x0[HOT], 0); close(m.x1[HOT], 0.75);

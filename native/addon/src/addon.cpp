@@ -23,6 +23,7 @@
 #include "promise_worker.h"
 #include "diff_calls.h"
 #include "region_calls.h"
+#include "rank_calls.h"
 #include "run_calls.h"
 #include "view_calls.h"
 #include "strata/core/analyze.h"
@@ -52,6 +53,10 @@ class ProfileWrap : public Napi::ObjectWrap<ProfileWrap> {
                            InstanceMethod<&ProfileWrap::RegionLaunchesOf>("regionLaunchesOf"),
                            InstanceMethod<&ProfileWrap::LineTotalsMethod>("lineTotals"),
                            InstanceMethod<&ProfileWrap::DiffAgainst>("diffAgainst"),
+                           InstanceMethod<&ProfileWrap::RanksMethod>("ranks"),
+                           InstanceMethod<&ProfileWrap::RankPhasesMethod>("rankPhases"),
+                           InstanceMethod<&ProfileWrap::RankSpreadMethod>("rankSpread"),
+                           InstanceMethod<&ProfileWrap::RankStepsMethod>("rankSteps"),
                            InstanceMethod<&ProfileWrap::Close>("close"),
                            InstanceAccessor<&ProfileWrap::Closed>("closed"),
                        });
@@ -194,6 +199,17 @@ class ProfileWrap : public Napi::ObjectWrap<ProfileWrap> {
   Napi::Value AnalyzeMethod(const Napi::CallbackInfo& info);
   Napi::Value LineTotalsMethod(const Napi::CallbackInfo& info);
 
+  // A distributed job's ranks (rank_calls.cpp): ranks(), rankPhases(), rankSteps(),
+  // rankSpread(kind, node[, metric]).
+  Napi::Value RanksMethod(const Napi::CallbackInfo& info) { return RanksOf(info.Env(), Require(info.Env())); }
+  Napi::Value RankPhasesMethod(const Napi::CallbackInfo& info) { return QueueRankPhases(info.Env(), Require(info.Env())); }
+  Napi::Value RankStepsMethod(const Napi::CallbackInfo& info) { return QueueRankSteps(info.Env(), Require(info.Env())); }
+  Napi::Value RankSpreadMethod(const Napi::CallbackInfo& info) {
+    auto state = Require(info.Env());
+    ViewKind kind = KindArg(info, 0);
+    return QueueRankSpread(info.Env(), std::move(state), kind, NodeArg(info, 1), IndexArg(info, 2, "metric index"));
+  }
+
   // regionLaunchesOf(kind, nodeId[, metricIndex]): the captured launches of the kernel at a node
   // of the view built for that metric (default: the one last built for `kind`).
   Napi::Value RegionLaunchesOf(const Napi::CallbackInfo& info) {
@@ -202,8 +218,8 @@ class ProfileWrap : public Napi::ObjectWrap<ProfileWrap> {
     return RegionLaunchesOfNode(info.Env(), std::move(state), kind, NodeArg(info, 1), IndexArg(info, 2, "metric index"));
   }
 
-  // diffAgainst(baseline[, metric]): this profile (B) compared with `baseline` (A), for the
-  // viewer's diff mode (diff_calls.h).
+  // diffAgainst(baseline[, metric[, first]]): this profile (B) compared with `baseline` (A), for
+  // the viewer's diff mode (diff_calls.h); `first` as view()'s: B's view sent in parts.
   Napi::Value DiffAgainst(const Napi::CallbackInfo& info) {
     Napi::Env env = info.Env();
     auto state = Require(env);
@@ -215,7 +231,7 @@ class ProfileWrap : public Napi::ObjectWrap<ProfileWrap> {
       if (!info[1].IsString()) throw Napi::TypeError::New(env, "diffAgainst(baseline, metric?): metric must be a string");
       metric = info[1].As<Napi::String>().Utf8Value();
     }
-    return QueueDiff(env, std::move(baseline), std::move(state), std::move(metric));
+    return QueueDiff(env, std::move(baseline), std::move(state), std::move(metric), FirstPartArg(info, 2));
   }
 
   Napi::Value Close(const Napi::CallbackInfo& info) {
@@ -438,6 +454,7 @@ Napi::Value ProfileWrap::AnalyzeMethod(const Napi::CallbackInfo& info) {
   auto state = Require(env);
   strata::core::AnalyzeOptions options;
   options.profile_path = state->path;  // region-imbalance reads the captured buffers again
+  options.ranks = state->ranks.get();  // the rank rules compare a distributed job's ranks
   if (info.Length() > 0 && !info[0].IsUndefined()) {
     if (!info[0].IsObject()) throw Napi::TypeError::New(env, "analyze(options): options must be an object");
     Napi::Object o = info[0].As<Napi::Object>();
@@ -494,6 +511,7 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("Profile", data->profile_ctor.Value());
   ExportRegionCalls(env, exports);
   ExportRunCalls(env, exports, &data->profile_ctor);
+  ExportRankCalls(env, exports, &data->profile_ctor);
   exports.Set("frameKinds", StringArray(env, strata::core::FrameKindNames()));
   exports.Set("version", Napi::String::New(env, "0.1.0"));
   return exports;

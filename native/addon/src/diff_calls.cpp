@@ -1,7 +1,13 @@
-// The diff worker: the core compares on the thread pool; the result is B's view as columns (the
-// frame table and whole node columns a view() answer has) plus the per-node baseline.
+// The diff workers: the core compares on the thread pool; the answer is B's view as a view's
+// first part is (the part wider than half a pixel, or the whole view when small) with, per node
+// sent, A's value and how it matched; the comparison is kept behind the answer's `part` (a
+// node's part, as viewPart cuts one), `path` (the nodes from the root to one node: what a row of
+// the table zooms to) and `frameOf` (a node's frame, for opening its source).
 #include "diff_calls.h"
 
+#include <algorithm>
+#include <cmath>
+#include <optional>
 #include <utility>
 #include <vector>
 
@@ -17,6 +23,12 @@ namespace core = strata::core;
 // Rows sent to the table: the largest changes (the table shows a screenful and scrolls).
 constexpr size_t kRowsSent = 200;
 
+// What the answer's methods work on: the comparison and B's frame table as columns.
+struct DiffState {
+  core::DiffView diff;
+  ViewFrames frames;
+};
+
 Napi::Object FrameObject(Napi::Env env, const core::FrameInfo& f) {
   Napi::Object o = Napi::Object::New(env);
   o.Set("kind", f.kind);
@@ -26,20 +38,125 @@ Napi::Object FrameObject(Napi::Env env, const core::FrameInfo& f) {
   return o;
 }
 
-class DiffWorker : public PromiseWorker {
+// Nodes of B's view with A's value and the match of each: a part's columns plus `baseline` and
+// `match`.
+struct DiffPart {
+  PartColumns columns;
+  std::vector<double> baseline;
+  std::vector<uint8_t> match;
+
+  static DiffPart Of(const DiffState& s, const core::ViewSlice& slice, bool with_ids) {
+    DiffPart out;
+    out.columns = PartColumns::Of(s.diff.view, s.frames, slice, with_ids);
+    out.baseline.reserve(slice.node.size());
+    out.match.reserve(slice.node.size());
+    for (uint32_t i : slice.node) {
+      out.baseline.push_back(s.diff.a_inclusive[i]);
+      out.match.push_back(uint8_t(s.diff.match[i]));
+    }
+    return out;
+  }
+  void Set(Napi::Env env, Napi::Object out) const {
+    columns.Set(env, out);
+    out.Set("baseline", F64Column(env, baseline));
+    out.Set("match", U8Column(env, match));
+  }
+};
+
+// The nodes from the root down to `node`, each with its other children left out whatever their
+// value: what the viewer needs to show a node it has not been sent.
+core::ViewSlice PathSlice(const core::View& view, size_t node) {
+  core::ViewSlice s;
+  for (size_t n = node;; n = size_t(view.parent[n])) {
+    s.node.push_back(uint32_t(n));
+    if (n == 0) break;
+  }
+  std::reverse(s.node.begin(), s.node.end());
+  for (size_t j = 0; j < s.node.size(); ++j) {
+    s.parent.push_back(int32_t(j) - 1);
+    const size_t i = s.node[j];
+    const bool has_children = i + 1 < view.size() && size_t(view.parent[i + 1]) == i;
+    s.more.push_back(has_children ? core::LeftOut::kAny : core::LeftOut::kNone);
+  }
+  return s;
+}
+
+class DiffPartWorker : public PromiseWorker {
  public:
-  DiffWorker(Napi::Env env, std::shared_ptr<ProfileState> a, std::shared_ptr<ProfileState> b, std::string metric)
-      : PromiseWorker(env, "strata.diff"), a_(std::move(a)), b_(std::move(b)), metric_(std::move(metric)) {}
+  DiffPartWorker(Napi::Env env, std::shared_ptr<const DiffState> state, size_t node, core::SliceBound bound, bool path)
+      : PromiseWorker(env, "strata.diffPart"), state_(std::move(state)), node_(node), bound_(bound), path_(path) {}
 
  protected:
   void Run() override {
-    diff_ = core::DiffProfilesView(*a_->profile, *b_->profile, metric_);
-    frames_ = ViewFrames::Of(diff_.view);
-    columns_ = PartColumns::Of(diff_.view, frames_);
+    const core::View& view = state_->diff.view;
+    if (node_ >= view.size()) return;  // not a node of B's view: null
+    found_ = true;
+    part_ = DiffPart::Of(*state_, path_ ? PathSlice(view, node_) : core::SliceView(view, node_, bound_), /*with_ids=*/true);
+  }
+  Napi::Value Result(Napi::Env env) override {
+    if (!found_) return env.Null();
+    Napi::Object out = Napi::Object::New(env);
+    out.Set("root", Napi::Number::New(env, double(path_ ? 0 : node_)));
+    part_.Set(env, out);
+    return out;
+  }
+
+ private:
+  std::shared_ptr<const DiffState> state_;
+  size_t node_;
+  core::SliceBound bound_;
+  bool path_;
+  bool found_ = false;
+  DiffPart part_;
+};
+
+size_t NodeArgOf(const Napi::CallbackInfo& info, const char* what) {
+  const double d = info.Length() > 0 && info[0].IsNumber() ? info[0].As<Napi::Number>().DoubleValue() : -1;
+  if (!(d >= 0) || d != double(int64_t(d))) throw Napi::TypeError::New(info.Env(), std::string(what) + ": node must be a non-negative integer");
+  return size_t(d);
+}
+
+core::SliceBound BoundArgOf(const Napi::CallbackInfo& info) {
+  if (info.Length() < 2 || !info[1].IsObject()) throw Napi::TypeError::New(info.Env(), "part(node, bound): the bound must be an object {minValue, maxNodes?, maxDepth?}");
+  Napi::Object o = info[1].As<Napi::Object>();
+  auto number = [&](const char* key, double dflt) {
+    Napi::Value v = o.Get(key);
+    if (v.IsUndefined() && dflt >= 0) return dflt;
+    const double d = v.IsNumber() ? v.As<Napi::Number>().DoubleValue() : -1;
+    if (!(d >= 0) || !std::isfinite(d)) throw Napi::RangeError::New(info.Env(), std::string("part: ") + key + " must be a non-negative number");
+    return d;
+  };
+  core::SliceBound b;
+  b.min_value = number("minValue", -1);
+  b.max_nodes = size_t(std::min(number("maxNodes", 1e15), 1e15));
+  b.max_depth = size_t(std::min(number("maxDepth", 1e15), 1e15));
+  return b;
+}
+
+class DiffWorker : public PromiseWorker {
+ public:
+  DiffWorker(Napi::Env env, std::shared_ptr<ProfileState> a, std::shared_ptr<ProfileState> b, std::string metric,
+             std::optional<FirstPart> first)
+      : PromiseWorker(env, "strata.diff"), a_(std::move(a)), b_(std::move(b)), metric_(std::move(metric)), first_(first) {}
+
+ protected:
+  void Run() override {
+    auto state = std::make_shared<DiffState>();
+    state->diff = core::DiffProfilesView(*a_->profile, *b_->profile, metric_, kRowsSent);
+    state->frames = ViewFrames::Of(state->diff.view);
+    const core::View& view = state->diff.view;
+    core::SliceBound bound;  // no `first`: the whole view
+    if (first_ && view.size()) {
+      const double total = view.values[0].inclusive;
+      bound = core::SliceBound{first_->min_share * total, first_->max_nodes, first_->max_depth, first_->whole_up_to};
+    }
+    if (view.size()) first_part_ = DiffPart::Of(*state, core::SliceView(view, 0, bound), /*with_ids=*/false);
+    state_ = std::move(state);
   }
 
   Napi::Value Result(Napi::Env env) override {
-    const core::ProfileDiff& d = diff_.diff;
+    const core::DiffView& dv = state_->diff;
+    const core::ProfileDiff& d = dv.diff;
     Napi::Object out = Napi::Object::New(env);
     out.Set("metric", d.metric.name);
     out.Set("unit", d.metric.unit);
@@ -47,15 +164,12 @@ class DiffWorker : public PromiseWorker {
     out.Set("totalB", Napi::Number::New(env, d.total_b));
     out.Set("commonPaths", Napi::Number::New(env, double(d.common_paths)));
     out.Set("fuzzyPaths", Napi::Number::New(env, double(d.fuzzy_paths)));
-    out.Set("frameFilter", diff_.view.filter == core::FrameFilter::kPython ? "python" : "all");
-    out.Set("strings", StringArray(env, frames_.strings));
-    out.Set("frames", frames_.Columns(env));
-    columns_.Set(env, out);
-    out.Set("baseline", F64Column(env, diff_.a_inclusive));
-    std::vector<uint8_t> match;
-    match.reserve(diff_.match.size());
-    for (core::DiffMatch m : diff_.match) match.push_back(uint8_t(m));
-    out.Set("match", U8Column(env, match));
+    out.Set("frameFilter", dv.view.filter == core::FrameFilter::kPython ? "python" : "all");
+    out.Set("nodes", Napi::Number::New(env, double(dv.view.size())));
+    out.Set("largestChange", Napi::Number::New(env, dv.largest_change));
+    out.Set("strings", StringArray(env, state_->frames.strings));
+    out.Set("frames", state_->frames.Columns(env));
+    first_part_.Set(env, out);
 
     Napi::Array rows = Napi::Array::New(env);
     for (size_t i = 0; i < d.rows.size() && i < kRowsSent; ++i) {
@@ -86,22 +200,35 @@ class DiffWorker : public PromiseWorker {
       }
       out.Set(key, kernels);
     }
+    // The comparison stays with the answer (released with it): its parts, paths and frames.
+    std::shared_ptr<const DiffState> state = state_;
+    out.Set("part", Napi::Function::New(env, [state](const Napi::CallbackInfo& info) -> Napi::Value {
+      return strata::addon::Queue(new DiffPartWorker(info.Env(), state, NodeArgOf(info, "part"), BoundArgOf(info), false));
+    }, "part"));
+    out.Set("path", Napi::Function::New(env, [state](const Napi::CallbackInfo& info) -> Napi::Value {
+      return strata::addon::Queue(new DiffPartWorker(info.Env(), state, NodeArgOf(info, "path"), core::SliceBound{}, true));
+    }, "path"));
+    out.Set("frameOf", Napi::Function::New(env, [state](const Napi::CallbackInfo& info) -> Napi::Value {
+      const size_t node = NodeArgOf(info, "frameOf");
+      if (node >= state->diff.view.size()) return info.Env().Null();
+      return FrameObject(info.Env(), state->diff.view.frame(node));
+    }, "frameOf"));
     return out;
   }
 
  private:
   std::shared_ptr<ProfileState> a_, b_;
   std::string metric_;
-  core::DiffView diff_;
-  ViewFrames frames_;
-  PartColumns columns_;
+  std::optional<FirstPart> first_;
+  std::shared_ptr<const DiffState> state_;
+  DiffPart first_part_;
 };
 
 }  // namespace
 
 Napi::Value QueueDiff(Napi::Env env, std::shared_ptr<ProfileState> a, std::shared_ptr<ProfileState> b,
-                      std::string metric) {
-  return Queue(new DiffWorker(env, std::move(a), std::move(b), std::move(metric)));
+                      std::string metric, std::optional<FirstPart> first) {
+  return Queue(new DiffWorker(env, std::move(a), std::move(b), std::move(metric), first));
 }
 
 }  // namespace strata::addon

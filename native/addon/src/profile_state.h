@@ -11,6 +11,7 @@
 #include <utility>
 
 #include "strata/core/api.h"
+#include "strata/core/rank_run.h"
 #include "view_frames.h"
 
 namespace strata::addon {
@@ -24,6 +25,8 @@ using strata::core::ViewKind;
 struct ProfileState {
   std::string path;
   std::shared_ptr<const Profile> profile;
+  // A distributed job's ranks when opened by openRankRun (profile is then its merged profile).
+  std::shared_ptr<const strata::core::RankRun> ranks;
   std::mutex mu;
   // Views built so far, per (kind, metric, frame filter, by function), and the last ones asked
   // for per kind (the view the user is looking at: sourceLocation and regionLaunchesOf without an

@@ -1,6 +1,10 @@
 // strata analyze: runs the analyzers (built-in rules and rule files) over a profile and prints
-// the findings as text, JSON (docs/analyzers.md) or SARIF.
+// the findings as text, JSON (docs/analyzers.md) or SARIF. A run folder is analyzed merged; a
+// distributed job's with its ranks compared (straggler, exposed communication, imbalance).
+#include <algorithm>
 #include <cstdio>
+#include <filesystem>
+#include <memory>
 #include <cstdlib>
 #include <string>
 
@@ -8,6 +12,9 @@
 #include "symbol_paths.h"
 #include "strata/core/analyze.h"
 #include "strata/core/api.h"
+#include "strata/core/rank_run.h"
+#include "strata/core/run_family.h"
+#include "strata/core/run_merge.h"
 
 namespace strata::cli {
 
@@ -32,8 +39,25 @@ int RunAnalyze(const AnalyzeCliOptions& options) {
       }
       ao.thresholds[kv.substr(0, eq)] = value;
     }
-    auto profile = core::Profile::Open(options.file, open);
-    result = core::Analyze(*profile, ao);
+    // A run folder: a distributed job's ranks merged with their rank dimension (the rank rules
+    // compare them), any other run's processes merged as they are.
+    std::error_code ec;
+    std::unique_ptr<core::RankRun> ranks;
+    std::unique_ptr<core::Profile> profile;
+    if (std::filesystem::is_directory(options.file, ec)) {
+      auto members = core::RunFamily(options.file);
+      const bool ranked = std::any_of(members.begin(), members.end(), [](const core::RunMember& m) { return m.rank >= 0; });
+      if (ranked) {
+        ranks = core::RankRun::Open(members, open);
+        ao.ranks = ranks.get();
+      } else {
+        profile = core::MergeRun(members, open);
+      }
+      ao.profile_path.clear();  // no one file holds the captured region buffers
+    } else {
+      profile = core::Profile::Open(options.file, open);
+    }
+    result = core::Analyze(ranks ? ranks->profile() : *profile, ao);
     if (options.format == "json") out = core::FindingsJson(result, options.file);
     else if (options.format == "sarif") out = core::FindingsSarif(result, options.file);
     else out = core::FindingsText(result);

@@ -1,6 +1,7 @@
 // The subcommands of `strata`; each returns the process exit status.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -16,8 +17,12 @@ struct RecordOptions {
   int regions_every = 1;           // capture every Nth launch of a kernel
   int checkpoint_s = 60;           // STRATA_CHECKPOINT_S: periodic checkpoint, 0 = off
   bool no_children = false;        // STRATA_CHILDREN=0: the first process only
+  std::string ranks;               // "" = every rank | "0,2-3" (STRATA_RANKS): only these ranks
   std::string gpu_sampling;        // "" = every launch | "ON/PERIOD" ms (STRATA_GPU_SAMPLING)
   std::string capture_range;       // "" = whole run | "cudaProfilerApi" (STRATA_CAPTURE_RANGE)
+  std::string snap;                // "" off | KERNEL[:N] (STRATA_SNAP): one launch to a snapshot file
+  std::string snap_output;         // "" = the profile's path with .snap for .strata
+  uint64_t snap_max_bytes = 0;     // 0 = the runtime's default bound on region contents
   std::vector<std::string> command;
 };
 int RunRecord(const RecordOptions& options);
@@ -29,8 +34,11 @@ struct ReportOptions {
   long limit = -1;                 // -1: default (50 for text, all for json); 0: all
   std::string metric;              // "" = the first metric
   std::vector<std::string> symbol_paths;  // --symbol-path, then $STRATA_SYMBOL_PATH (a:b:c)
+  bool by_rank = false;            // a distributed job's run folder: per-rank phases and spread
 };
 int RunReport(const ReportOptions& options);
+// strata report RUN_DIR --by-rank (rank_report.cpp).
+int RunRankReport(const ReportOptions& options);
 
 struct AnalyzeCliOptions {
   std::string file;
@@ -89,6 +97,19 @@ int RunSass(const SassOptions& options);
 // Embeds the listings (nvdisasm "" = found as core::FindNvdisasm does); returns meta `sass`.
 // Throws core::Error when the profile cannot be read or replaced.
 std::string EmbedSass(const std::string& profile, const std::string& nvdisasm);
+
+struct ReplayCliOptions {
+  std::string file;                 // the snapshot
+  int repeat = 20;
+  double rtol = 0, atol = 0;        // 0, 0: bit-exact
+  std::string dtype = "f32";
+  bool any_driver = false;
+  bool relocate = false;
+  std::string l2 = "restored";      // restored | clean | back-to-back (replay::L2State)
+  bool info = false;                // print what the snapshot holds; no GPU needed
+};
+// 0: outputs match; 3: they differ; 1: no replay (the one-line reason on stderr).
+int RunReplay(const ReplayCliOptions& options);
 
 // Exit statuses.
 inline constexpr int kExitUsage = 2;

@@ -21,7 +21,7 @@ int RunDiff(const DiffOptions& options) {
     }
   }
   try {
-    const core::ProfileDiff diff = core::DiffProfiles(*a, *b, options.metric);
+    const core::ProfileDiff diff = core::DiffProfiles(*a, *b, options.metric, options.limit);
     const std::string text = core::DiffText(diff, options.limit);
     std::fwrite(text.data(), 1, text.size(), stdout);
   } catch (const core::Error& e) {

@@ -75,6 +75,19 @@ int main(int argc, char** argv) {
   record->add_flag("--no-children", rec.no_children,
                    "Profile only the first process, not the processes it starts (each of which gets a "
                    "profile of its own beside the first one's by default)");
+  record->add_option("--ranks", rec.ranks,
+                     "Profile only these ranks of a distributed job (e.g. 0,2-3; the rank each process's "
+                     "launcher sets: RANK, OMPI_COMM_WORLD_RANK, PMI_RANK, SLURM_PROCID); processes "
+                     "without a rank, such as the launcher, are profiled as before");
+  record->add_option("--snap", rec.snap,
+                     "Write the N-th launch (default 1st) of a kernel whose name contains KERNEL to a snapshot "
+                     "file for `strata replay`: KERNEL[:N]")
+      ->excludes("--gpu-sampling")
+      ->excludes("--capture-range");
+  record->add_option("--snap-output", rec.snap_output, "The snapshot file (default: the profile's name with .snap)");
+  record->add_option("--snap-max-bytes", rec.snap_max_bytes,
+                     "Keep the contents of the snapped allocations up to this many bytes (default 4 GiB)")
+      ->check(CLI::PositiveNumber);
   std::string program;
   record->add_option("command", program, "The command to run, after -- (CMD ARGS...)");
   record->prefix_command();  // without --: everything after the program goes to the target
@@ -88,6 +101,9 @@ int main(int argc, char** argv) {
   report->add_option("--limit", rep.limit, "Keep the N heaviest nodes and their ancestors (0: all)")
       ->check(kNonNegative);
   report->add_option("--metric", rep.metric, "Metric to order and limit by (default: the first)");
+  report->add_flag("--by-rank", rep.by_rank,
+                   "A distributed job's run folder: each rank's compute / communication / idle time and "
+                   "each frame's values over the ranks (min, median, max)");
   report->add_option("--symbol-path", rep.symbol_paths,
                      "Folder with the modules of a profile recorded elsewhere, matched by build id "
                      "(repeatable; also $STRATA_SYMBOL_PATH, colon-separated)")
@@ -95,7 +111,7 @@ int main(int argc, char** argv) {
 
   AnalyzeCliOptions ana;
   CLI::App* analyze = app.add_subcommand("analyze", "Run the analyzers over a profile and print their findings");
-  analyze->add_option("file", ana.file, "Profile file")->required();
+  analyze->add_option("file", ana.file, "Profile file, or a run folder (a distributed job's ranks are compared)")->required();
   analyze->add_option("--format", ana.format, "text, json or sarif")->check(CLI::IsMember({"text", "json", "sarif"}));
   analyze->add_option("--rules", ana.rule_files, "A rule file (docs/analyzers.md); repeatable");
   analyze->add_option("--set", ana.settings, "RULE.PARAMETER=VALUE, e.g. hotspot.share=0.05; repeatable");
@@ -142,10 +158,10 @@ int main(int argc, char** argv) {
                    "nvdisasm to run (default: $STRATA_NVDISASM, PATH, $CUDA_HOME/bin, /usr/local/cuda/bin)");
 
   ExportOptions exp;
-  CLI::App* export_cmd = app.add_subcommand("export", "Write a profile for another tool: its calling context tree, or its region timelines");
+  CLI::App* export_cmd = app.add_subcommand("export", "Write a profile for another tool: its calling context tree, or its GPU activity and region timelines");
   export_cmd->add_option("file", exp.file, "Profile file")->required();
   // Not checked with IsMember here: the core names the known formats in its one-line error.
-  export_cmd->add_option("--format", exp.format, "pprof (gzipped profile.proto), speedscope (JSON), perfetto (protobuf trace of the in-kernel region launches) or chrome")
+  export_cmd->add_option("--format", exp.format, "pprof (gzipped profile.proto), speedscope (JSON), perfetto (protobuf trace of the GPU activity timeline and the in-kernel region launches) or chrome (Trace Event JSON of the GPU activity timeline)")
       ->required();
   export_cmd->add_option("-o,--output", exp.output, "File to write (atomically)")->required();
   export_cmd->add_option("--symbol-path", exp.symbol_paths, "As for report")->check(CLI::ExistingDirectory);
@@ -162,6 +178,24 @@ int main(int argc, char** argv) {
   diff_cmd->add_option("--metric", dif.metric, "Metric to compare (default: the first additive metric both have)");
   diff_cmd->add_option("--limit", dif.limit, "Rows to show (0: all)")->check(kNonNegative);
   diff_cmd->add_option("--symbol-path", dif.symbol_paths, "As for report")->check(CLI::ExistingDirectory);
+
+  ReplayCliOptions rpl;
+  CLI::App* replay_cmd = app.add_subcommand("replay", "Launch a snapped kernel alone: restore its memory, compare its outputs, time it");
+  replay_cmd->add_option("file", rpl.file, "Snapshot file (strata record --snap)")->required();
+  replay_cmd->add_option("--repeat", rpl.repeat, "Timed launches, each after restoring the memory but with --l2 back-to-back (default 20)")
+      ->check(CLI::Range(0, 1000000));
+  replay_cmd->add_option("--rtol", rpl.rtol, "Relative tolerance for differing outputs (default 0: bit-exact)")->check(kNonNegative);
+  replay_cmd->add_option("--atol", rpl.atol, "Absolute tolerance for differing outputs (default 0)")->check(kNonNegative);
+  replay_cmd->add_option("--dtype", rpl.dtype, "How differing bytes are read for the tolerance: f32, f16 or bf16")
+      ->check(CLI::IsMember({"f32", "f16", "bf16"}));
+  replay_cmd->add_flag("--any-driver", rpl.any_driver, "Replay a snapshot taken under another CUDA driver version");
+  replay_cmd->add_flag("--info", rpl.info, "Print what the snapshot holds (kernel, launch, parameters, regions) and stop; no GPU needed");
+  replay_cmd->add_flag("--relocate", rpl.relocate,
+                       "Place the memory anywhere and patch the pointers the snap found (default: the snapped addresses)");
+  replay_cmd->add_option("--l2", rpl.l2,
+                         "The L2 a timed launch finds: restored (after the restore copy, default), clean (dirty lines written "
+                         "back first), back-to-back (restored once, the previous launch's lines)")
+      ->check(CLI::IsMember({"restored", "clean", "back-to-back"}));
 
   // `strata record [options] -- CMD ARGS...`: everything after the first -- is the target's,
   // split off here (CLI11's handling of -- with prefix commands is not faithful).
@@ -184,7 +218,7 @@ int main(int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    std::string where = record->parsed() ? " record" : report->parsed() ? " report" : analyze->parsed() ? " analyze" : regions->parsed() ? " regions" : sass->parsed() ? " sass" : export_cmd->parsed() ? " export" : import_cmd->parsed() ? " import" : diff_cmd->parsed() ? " diff" : "";
+    std::string where = record->parsed() ? " record" : report->parsed() ? " report" : analyze->parsed() ? " analyze" : regions->parsed() ? " regions" : sass->parsed() ? " sass" : export_cmd->parsed() ? " export" : import_cmd->parsed() ? " import" : diff_cmd->parsed() ? " diff" : replay_cmd->parsed() ? " replay" : "";
     std::fprintf(stderr, "strata: %s (see 'strata%s --help')\n", e.what(), where.c_str());
     return kExitUsage;
   }
@@ -221,6 +255,7 @@ int main(int argc, char** argv) {
     if (export_cmd->parsed()) return RunExport(exp);
     if (import_cmd->parsed()) return RunImport(imp);
     if (diff_cmd->parsed()) return RunDiff(dif);
+    if (replay_cmd->parsed()) return RunReplay(rpl);
     return RunReport(rep);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "strata: %s\n", e.what());

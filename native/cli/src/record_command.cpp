@@ -22,6 +22,7 @@
 #include "launch_rate_advice.h"
 #include "strata/core/api.h"
 #include "strata/core/run_family.h"
+#include "strata/rank_list.h"
 #include "strata/record_protocol.h"
 
 extern char** environ;
@@ -69,6 +70,23 @@ std::string DefaultOutput() {
   char buf[64];
   std::strftime(buf, sizeof buf, "strata-%Y%m%d-%H%M%S.strata", &tm);
   return buf;
+}
+
+// 64 random bits in hex.
+std::string NewRunId() {
+  unsigned char bytes[8] = {};
+  int fd = ::open("/dev/urandom", O_RDONLY | O_CLOEXEC);
+  bool ok = fd >= 0 && ::read(fd, bytes, sizeof bytes) == ssize_t(sizeof bytes);
+  if (fd >= 0) ::close(fd);
+  if (!ok) {  // no /dev/urandom: the time and pid still tell runs apart
+    struct timespec ts;
+    ::clock_gettime(CLOCK_REALTIME, &ts);
+    uint64_t v = uint64_t(ts.tv_sec) * 1000000000ull + uint64_t(ts.tv_nsec) ^ (uint64_t(::getpid()) << 40);
+    for (int i = 0; i < 8; ++i) bytes[i] = (unsigned char)(v >> (8 * i));
+  }
+  char hex[17];
+  for (int i = 0; i < 8; ++i) std::snprintf(hex + 2 * i, 3, "%02x", bytes[i]);
+  return hex;
 }
 
 std::string RuntimeLibrary() {
@@ -145,6 +163,8 @@ struct RuntimeStatus {
   std::string ending;       // reason of the final write, "" if it never began
   bool written = false;
   std::string not_written;  // the runtime's error when the write failed
+  std::vector<std::string> snap;  // what became of --snap, in every process
+  std::vector<std::pair<long, int>> reaped;  // (pid, wait status) of children a profiled process reaped
 };
 
 RuntimeStatus ReadStatus(const std::string& path) {
@@ -152,8 +172,17 @@ RuntimeStatus ReadStatus(const std::string& path) {
   std::ifstream in(path);
   std::string line;
   auto starts = [&](const char* prefix) { return line.rfind(prefix, 0) == 0; };
+  std::vector<std::string> snap;
+  std::vector<std::pair<long, int>> reaped;
   while (std::getline(in, line)) {
-    if (starts(record_protocol::kStatusLoaded)) {
+    if (starts(record_protocol::kStatusReaped)) {
+      long pid = 0;
+      int status = 0;
+      if (std::sscanf(line.c_str() + std::strlen(record_protocol::kStatusReaped), "%ld %d", &pid, &status) == 2)
+        reaped.emplace_back(pid, status);
+    } else if (starts(record_protocol::kStatusSnap)) {
+      snap.push_back(line.substr(std::strlen(record_protocol::kStatusSnap)));
+    } else if (starts(record_protocol::kStatusLoaded)) {
       st = RuntimeStatus{};  // an exec'd image starts over
       st.loaded = true;
     } else if (starts(record_protocol::kStatusEnding)) {
@@ -164,6 +193,8 @@ RuntimeStatus ReadStatus(const std::string& path) {
       st.not_written = line.substr(std::strlen(record_protocol::kStatusNotWritten));
     }
   }
+  st.snap = std::move(snap);
+  st.reaped = std::move(reaped);
   return st;
 }
 
@@ -184,6 +215,36 @@ std::string NoProfileReason(const RuntimeStatus& st, const std::string& runtime,
   if (WIFSIGNALED(status))
     return "the target was " + how + " before the Strata runtime wrote it (the signal's handler was not the runtime's)";
   return "the target " + how + " by a way the runtime does not see (a direct exit_group system call?)";
+}
+
+// Meta `exit`, `exit_code` / `exit_signal` for a wait status (the first process's and, from
+// what their parents reaped, the other processes').
+std::vector<std::pair<std::string, std::string>> ExitMeta(int status, std::string* how) {
+  if (WIFSIGNALED(status)) {
+    int sig = WTERMSIG(status);
+    *how = "killed by signal " + std::to_string(sig) + " (" + SignalName(sig) + ")";
+    return {{"exit", *how}, {"exit_signal", std::to_string(sig)}};
+  }
+  *how = "exited with code " + std::to_string(WEXITSTATUS(status));
+  return {{"exit", *how}, {"exit_code", std::to_string(WEXITSTATUS(status))}};
+}
+
+// A process the target started ended as its parent saw it (a rank killed by SIGKILL leaves
+// only its last checkpoint, which cannot say so itself): its profile's meta gets the same
+// `exit` keys as the first process's.
+void RecordChildExits(const std::string& output, const std::vector<std::pair<long, int>>& reaped) {
+  std::string stem = output;
+  if (stem.size() > 7 && stem.compare(stem.size() - 7, 7, ".strata") == 0) stem.resize(stem.size() - 7);
+  for (const auto& [pid, status] : reaped) {
+    const std::string path = stem + "." + std::to_string(pid) + ".strata";
+    if (::access(path.c_str(), F_OK) != 0) continue;  // not profiled (a helper that left nothing)
+    std::string how;
+    try {
+      core::RewriteProfileMeta(path, ExitMeta(status, &how));
+    } catch (const core::Error& e) {
+      std::fprintf(stderr, "strata: %s: %s\n", path.c_str(), e.what());
+    }
+  }
 }
 
 // The processes the target started, each with its profile beside the first one's.
@@ -210,6 +271,12 @@ int RunRecord(const RecordOptions& options) {
     std::fprintf(stderr, "strata: cannot write profile to %s: %s\n", shown.c_str(), err.c_str());
     return kExitUsage;
   }
+  std::string ranks = options.ranks;
+  if (ranks.empty()) if (const char* e = std::getenv(rank_list::kRanksEnv)) ranks = e;
+  if (std::string why; !ranks.empty() && !rank_list::Parse(ranks, &why)) {
+    std::fprintf(stderr, "strata: --ranks %s: %s\n", ranks.c_str(), why.c_str());
+    return kExitUsage;
+  }
   const std::string runtime = RuntimeLibrary();
 
   // The target's environment.
@@ -233,7 +300,10 @@ int RunRecord(const RecordOptions& options) {
                                           (options.pc_sampling_period >= 0 && kv.rfind("STRATA_PC_SAMPLING_PERIOD=", 0) == 0))) ||
         (!options.regions.empty() && (kv.rfind("STRATA_REGIONS=", 0) == 0 || kv.rfind("STRATA_REGIONS_EVERY=", 0) == 0)) ||
         (!options.gpu_sampling.empty() && kv.rfind("STRATA_GPU_SAMPLING=", 0) == 0) ||
-        (!options.capture_range.empty() && kv.rfind("STRATA_CAPTURE_RANGE=", 0) == 0))
+        (!options.capture_range.empty() && kv.rfind("STRATA_CAPTURE_RANGE=", 0) == 0) ||
+        kv.rfind("STRATA_SNAP=", 0) == 0 || kv.rfind("STRATA_SNAP_OUTPUT=", 0) == 0 ||
+        kv.rfind("STRATA_SNAP_MAX_BYTES=", 0) == 0 || kv.rfind("STRATA_RUN_ID=", 0) == 0 ||
+        kv.rfind(std::string(rank_list::kRanksEnv) + "=", 0) == 0)
       continue;
     env.push_back(std::move(kv));
   }
@@ -243,11 +313,33 @@ int RunRecord(const RecordOptions& options) {
   env.push_back(std::string("STRATA_MODE=") + (options.wall ? "wall" : "cpu"));
   env.push_back("STRATA_CHECKPOINT_S=" + std::to_string(options.checkpoint_s));
   env.push_back(std::string("STRATA_CHILDREN=") + (options.no_children ? "0" : "1"));
+  // One id for every process of this recording (meta run_id): a folder holding profiles of
+  // two runs is told apart by it.
+  env.push_back("STRATA_RUN_ID=" + NewRunId());
+  if (!ranks.empty()) env.push_back(std::string(rank_list::kRanksEnv) + "=" + ranks);
   if (!options.regions.empty()) {
     env.push_back("STRATA_REGIONS=" + options.regions);
     env.push_back("STRATA_REGIONS_EVERY=" + std::to_string(options.regions_every));
   }
   if (!options.gpu_sampling.empty()) env.push_back("STRATA_GPU_SAMPLING=" + options.gpu_sampling);
+  std::string snap_shown;
+  if (!options.snap.empty()) {
+    snap_shown = options.snap_output;
+    if (snap_shown.empty()) {
+      snap_shown = shown;
+      if (snap_shown.size() > 7 && snap_shown.compare(snap_shown.size() - 7, 7, ".strata") == 0) snap_shown.resize(snap_shown.size() - 7);
+      snap_shown += ".snap";
+    }
+    const std::string snap_path = AbsolutePath(snap_shown);
+    if (std::string err = CheckWritable(snap_path); !err.empty()) {
+      std::fprintf(stderr, "strata: cannot write snapshot to %s: %s\n", snap_shown.c_str(), err.c_str());
+      return kExitUsage;
+    }
+    ::unlink(snap_path.c_str());  // a snapshot left by an earlier run is not this run's
+    env.push_back("STRATA_SNAP=" + options.snap);
+    env.push_back("STRATA_SNAP_OUTPUT=" + snap_path);
+    if (options.snap_max_bytes) env.push_back("STRATA_SNAP_MAX_BYTES=" + std::to_string(options.snap_max_bytes));
+  }
   if (!options.capture_range.empty()) env.push_back("STRATA_CAPTURE_RANGE=" + options.capture_range);
   if (!options.pc_sampling.empty()) {
     env.push_back("STRATA_PC_SAMPLING=" + options.pc_sampling);
@@ -322,6 +414,11 @@ int RunRecord(const RecordOptions& options) {
   g_child = 0;
   const RuntimeStatus runtime_status = ReadStatus(status_file);
   if (!status_file.empty()) ::unlink(status_file.c_str());
+  if (!options.snap.empty()) {
+    for (const auto& line : runtime_status.snap) std::fprintf(stderr, "strata: %s\n", line.c_str());
+    if (runtime_status.snap.empty())
+      std::fprintf(stderr, "strata: no snapshot: the runtime saw no CUDA kernel launch to snap (no GPU collection in the target; see the profile's meta gpu)\n");
+  }
   if (got == sizeof exec_errno) {
     std::fprintf(stderr, "strata: cannot run '%s': %s\n", options.command[0].c_str(),
                  std::strerror(exec_errno));
@@ -329,18 +426,9 @@ int RunRecord(const RecordOptions& options) {
   }
 
   std::string how;
-  std::vector<std::pair<std::string, std::string>> meta;
-  int code;
-  if (WIFSIGNALED(status)) {
-    int sig = WTERMSIG(status);
-    how = "killed by signal " + std::to_string(sig) + " (" + SignalName(sig) + ")";
-    meta = {{"exit", how}, {"exit_signal", std::to_string(sig)}};
-    code = 128 + sig;
-  } else {
-    code = WEXITSTATUS(status);
-    how = "exited with code " + std::to_string(code);
-    meta = {{"exit", how}, {"exit_code", std::to_string(code)}};
-  }
+  std::vector<std::pair<std::string, std::string>> meta = ExitMeta(status, &how);
+  int code = WIFSIGNALED(status) ? 128 + WTERMSIG(status) : WEXITSTATUS(status);
+  RecordChildExits(output, runtime_status.reaped);
 
   const FileId after = Identify(output);
   if (!runtime_status.not_written.empty() && after.exists && !SameFile(before, after)) {

@@ -99,6 +99,7 @@ int ReportFolder(const ReportOptions& options) {
 }  // namespace
 
 int RunReport(const ReportOptions& options) {
+  if (options.by_rank) return RunRankReport(options);
   if (IsFolder(options.file)) return ReportFolder(options);
   int code = 0;
   std::string out = ReportOne(options, options.file, &code);

@@ -6,6 +6,8 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "analyze/run_phases.h"
+#include "analyze/sys_path_files.h"
 #include "strata/core/analyze.h"
 #include "test_util.h"
 
@@ -29,6 +31,10 @@ class Builder {
   uint32_t Node(uint32_t parent, fmt::FrameKind kind, const std::string& name, const std::string& file = "",
                 uint32_t line = 0) {
     return w_.Child(parent, w_.Frame(kind, fmt::kNone, 0, name, file, line));
+  }
+  uint32_t NativeIn(uint32_t parent, const std::string& module, const std::string& name, const std::string& file,
+                    uint32_t line) {
+    return w_.Child(parent, w_.Frame(fmt::FrameKind::kNative, w_.Module(module, "", 0), 0, name, file, line));
   }
   // `count` events of `each` (exclusive) on `node`.
   void AddStats(uint32_t node, const std::string& metric, const fmt::MetricStats& s) { w_.AddStats(node, Metric(metric), s); }
@@ -311,6 +317,146 @@ TEST(Analyze, CpuLatencyIdleGpuNamesTheCpuLine) {
   EXPECT_EQ(f[0].location.line, 44u);
   EXPECT_NE(f[0].message.find("drives no GPU work"), std::string::npos) << f[0].message;
   EXPECT_NE(f[0].message.find("busy about 1.0%"), std::string::npos) << f[0].message;
+}
+
+// Strata's own work (launch callbacks, operator contexts) on the main thread is in its CPU time
+// and stretched the run; with it left out, a program whose GPU is busy 60% of the time is not
+// CPU-bound. Recorded: 1 s of run, 0.95 s main-thread CPU of which 0.5 s the profiler's, 0.3 s of GPU.
+TEST(Analyze, CpuLatencyLeavesTheProfilersOwnTimeOut) {
+  auto make = [](bool with_profiler_time) {
+    Builder b;
+    b.Metric("cpu_time");
+    b.Metric("gpu_time");
+    if (with_profiler_time) b.Metric("profiler_time");
+    b.Meta("duration_ns", "1000000000");
+    uint32_t loop = b.Node(0, K::kPython, "train", "/w/train.py", 40);
+    uint32_t step = b.Node(loop, K::kPython, "step", "/w/train.py", 44);
+    b.Add(step, "cpu_time", 0.95e9);
+    uint32_t api = b.Node(step, K::kGpuApi, "cudaLaunchKernel");
+    if (with_profiler_time) b.Add(api, "profiler_time", 0.5e9);
+    b.Add(b.Node(api, K::kKernel, "k"), "gpu_time", 0.3e9);
+    return b.Build();
+  };
+  EXPECT_FALSE(Of(Analyze(*make(false)), "cpu-latency").empty());  // 30% busy as recorded
+  EXPECT_TRUE(Of(Analyze(*make(true)), "cpu-latency").empty());    // 60% busy without Strata
+}
+
+// The runtime's wall time between the main thread's samples (elapsed_time) gives the steady
+// state's wall time itself, instead of the run's duration scaled by the main thread's CPU share
+// (off where the thread waited outside the steady state: building the operator plugin).
+TEST(Analyze, CpuLatencyTakesTheSteadyStatesWallTimeFromTheSamples) {
+  auto judged = [](bool with_elapsed) {
+    Builder b;
+    b.Metric("cpu_time");
+    b.Metric("gpu_time");
+    if (with_elapsed) b.Metric("elapsed_time");
+    b.Meta("duration_ns", "1200000000");
+    uint32_t loop = b.Node(0, K::kPython, "train", "/w/train.py", 40);
+    uint32_t step = b.Node(loop, K::kPython, "step", "/w/train.py", 44);
+    b.Add(step, "cpu_time", 0.9e9);
+    if (with_elapsed) b.Add(step, "elapsed_time", 1e9);
+    b.Add(b.Node(b.Node(step, K::kGpuApi, "cudaLaunchKernel"), K::kKernel, "k"), "gpu_time", 0.2e9);
+    auto f = Of(Analyze(*b.Build()), "cpu-latency");
+    for (const auto& fd : f)
+      for (const auto& e : fd.evidence)
+        if (e.name == "judged_duration") return e.value;
+    return -1.0;
+  };
+  EXPECT_DOUBLE_EQ(judged(false), 1.2e9);
+  EXPECT_DOUBLE_EQ(judged(true), 1e9);
+}
+
+// The judged_duration evidence of cpu-latency's run-level finding (-1 when it did not fire).
+double JudgedDuration(const Profile& p) {
+  for (const auto& fd : Of(Analyze(p), "cpu-latency"))
+    for (const auto& e : fd.evidence)
+      if (e.name == "judged_duration") return e.value;
+  return -1.0;
+}
+
+// PyTorch runs a CUDA backward on its autograd device thread while the calling thread waits; the
+// runtime links the backward's samples under the forward's line. Their elapsed_time is that
+// thread's wall time (its idle time during the forward included): the main thread's own samples
+// already span the step. A CPU backward runs on the calling thread: its samples count.
+TEST(Analyze, SteadyWallLeavesTheAutogradThreadsSamplesOut) {
+  auto judged = [](bool backward_on_gpu) {
+    Builder b;
+    b.Metric("cpu_time");
+    b.Metric("gpu_time");
+    b.Metric("elapsed_time");
+    b.Meta("duration_ns", "3000000000");
+    uint32_t step = b.Node(b.Node(0, K::kPython, "train", "/w/train.py", 40), K::kPython, "step", "/w/train.py", 44);
+    b.Add(step, "cpu_time", 0.8e9);
+    b.Add(step, "elapsed_time", 1e9);
+    uint32_t fwd = b.Node(step, K::kOperator, "aten::linear");
+    b.Add(b.Node(b.Node(fwd, K::kGpuApi, "cudaLaunchKernel"), K::kKernel, "k"), "gpu_time", 0.15e9);
+    uint32_t bwd = b.Node(fwd, K::kOperator, "autograd::engine::evaluate_function: AddmmBackward0");
+    b.Add(bwd, "cpu_time", 0.3e9);
+    b.Add(bwd, "elapsed_time", 0.9e9);
+    if (backward_on_gpu) b.Add(b.Node(b.Node(bwd, K::kGpuApi, "cudaLaunchKernel"), K::kKernel, "k2"), "gpu_time", 0.1e9);
+    return JudgedDuration(*b.Build());
+  };
+  EXPECT_DOUBLE_EQ(judged(true), 1e9);
+  EXPECT_DOUBLE_EQ(judged(false), 1.9e9);
+}
+
+// A warm-up loop and the timed loop call one step function from two lines of main. Per GPU
+// launch (the same kernels each step) the warm-up line costs twice the timed one: its first steps
+// held one-time work no frame marks, and the steady state is the timed loop. Twin: the same cost
+// per launch: both loops are steady.
+TEST(Analyze, WarmupLoopWithOneTimeWorkIsNotTheSteadyState) {
+  auto judged = [](double warm_wall) {
+    Builder b;
+    b.Metric("cpu_time");
+    b.Metric("gpu_time");
+    b.Metric("elapsed_time");
+    b.Meta("duration_ns", "5000000000");
+    uint32_t mod = b.Node(0, K::kPython, "<module>", "/w/bench.py", 30);
+    auto loop = [&](uint32_t line, double wall, int launches) {
+      uint32_t st = b.Node(b.Node(mod, K::kPython, "main", "/w/bench.py", line), K::kPython, "step", "/w/bench.py", 10);
+      b.Add(st, "cpu_time", 0.9 * wall);
+      b.Add(st, "elapsed_time", wall);
+      b.Add(b.Node(b.Node(st, K::kGpuApi, "cudaLaunchKernel"), K::kKernel, "k"), "gpu_time", 1e6, launches);
+    };
+    loop(20, warm_wall, 100);
+    loop(24, 1e9, 200);
+    auto p = b.Build();
+    auto f = Of(Analyze(*p), "cpu-latency");
+    if (warm_wall > 0.5e9 && !f.empty())
+      EXPECT_NE(f[0].message.find("line 20 (2.0x line 24's cost per GPU launch"), std::string::npos) << f[0].message;
+    return JudgedDuration(*p);
+  };
+  EXPECT_DOUBLE_EQ(judged(1e9), 1e9);      // 10 ms a launch against 5: warm-up
+  EXPECT_DOUBLE_EQ(judged(0.5e9), 1.5e9);  // 5 ms a launch in both: steady
+}
+
+// RecordFunction's calls to its observers run only while a profiler watches the operators.
+TEST(Analyze, RecordFunctionsObserverCallsAreTheProfilers) {
+  using strata::core::detail::FramePhaseMark;
+  using strata::core::detail::PhaseMark;
+  strata::core::FrameInfo f;
+  f.kind = "native";
+  f.module = "/venv/lib/python3.12/site-packages/torch/lib/libtorch_cpu.so";
+  f.name = "at::RecordFunction::runStartCallbacks()";
+  EXPECT_EQ(FramePhaseMark(f), PhaseMark::kProfiler);
+  f.name = "c10::Dispatcher::runRecordFunction(at::RecordFunction&, std::reference_wrapper<c10::OperatorHandle const> const&, c10::DispatchKey)";
+  EXPECT_EQ(FramePhaseMark(f), PhaseMark::kProfiler);
+  f.name = "at::native::add_kernel(at::TensorIteratorBase&, c10::Scalar const&)";
+  EXPECT_EQ(FramePhaseMark(f), PhaseMark::kNone);
+}
+
+// A pyenv interpreter's extension modules carry the paths of its build (/tmp/python-build...):
+// their C code is the interpreter's, not the user's; the hotspot goes to the user's line.
+TEST(Analyze, InterpretersBuildPathsAreNotTheUsersCode) {
+  Builder b;
+  b.Metric("cpu_time");
+  uint32_t line = b.Node(b.Node(0, K::kPython, "<module>", "/w/train_loop.py", 56), K::kPython, "make_batch", "/w/train_loop.py", 35);
+  uint32_t init = b.NativeIn(line, "/root/.pyenv/versions/3.11.7/lib/python3.11/lib-dynload/_ctypes.cpython-311-x86_64-linux-gnu.so",
+                             "Array_init", "/tmp/python-build.1/Python-3.11.7/Modules/_ctypes/_ctypes.c", 4565);
+  b.Add(init, "cpu_time", 5e8);
+  b.Add(line, "cpu_time", 1e8);
+  for (const auto& f : Of(Analyze(*b.Build()), "hotspot"))
+    EXPECT_EQ(f.location.file, "/w/train_loop.py") << f.message;
 }
 
 TEST(Analyze, CpuLatencyTwinGpuBoundFindsNothing) {
@@ -678,4 +824,18 @@ TEST(AnalyzeCli, FormatsAndBadInput) {
   auto not_profile = RunShell(cli + " analyze " + Quote(bad_rules));
   EXPECT_EQ(not_profile.status, 1);
   EXPECT_EQ(strata::test::CountLines(not_profile.err), 1u) << not_profile.err;
+}
+
+// torch.profiler trims sys.path prefixes: the script's folder and site-packages look alike.
+TEST(Analyze, UserFilesOfATraceRelativeToSysPath) {
+  using strata::core::detail::UserFileRelativeToSysPath;
+  EXPECT_TRUE(UserFileRelativeToSysPath("kineto_trace.py", "kineto_trace.py"));
+  EXPECT_TRUE(UserFileRelativeToSysPath("model.py", "train.py"));  // beside the script
+  EXPECT_FALSE(UserFileRelativeToSysPath("enum.py", "train.py"));  // the standard library
+  EXPECT_FALSE(UserFileRelativeToSysPath("logging/__init__.py", "train.py"));
+  EXPECT_FALSE(UserFileRelativeToSysPath("torch/nn/modules/module.py", "train.py"));
+  EXPECT_FALSE(UserFileRelativeToSysPath("torchvision/models/resnet.py", "train.py"));
+  EXPECT_TRUE(UserFileRelativeToSysPath("pkg/models/net.py", "pkg/main.py"));  // python -m pkg.main
+  EXPECT_FALSE(UserFileRelativeToSysPath("torch/_tensor.py", "pkg/main.py"));
+  EXPECT_FALSE(UserFileRelativeToSysPath("<frozen os>", "train.py"));
 }

@@ -259,14 +259,15 @@ TEST(ExportErrors, OneLineAndNothingWritten) {
     EXPECT_STREQ(e.what(), "unknown export format 'perfeto' (pprof, speedscope, perfetto or chrome)");
   }
 
-  // chrome: no activity times in the tree; an existing file stays as it was.
+  // chrome: a profile recorded before the GPU activity timeline has no times; an existing file
+  // stays as it was.
   const std::string out = TempPath("kept.json");
   { std::ofstream(out) << "before"; }
   try {
-    ExportProfileToFile(*profile, ExportFormat::kChrome, out);
+    ExportProfileToFile(*profile, ExportFormat::kChrome, out, kFixtures[0]);
     FAIL() << "exported a timeline the profile does not have";
   } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find("no timeline"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("no GPU activity timeline"), std::string::npos) << e.what();
     EXPECT_EQ(std::string(e.what()).find('\n'), std::string::npos);
   }
   std::stringstream kept;
@@ -276,13 +277,13 @@ TEST(ExportErrors, OneLineAndNothingWritten) {
 
   EXPECT_THROW(ExportProfileToFile(*profile, ExportFormat::kPprof, "/nonexistent-dir/p.pb.gz"), Error);
 
-  // perfetto: a profile without region launches has nothing with a time.
+  // perfetto: a profile without GPU activities or region launches has nothing with a time.
   { std::ofstream(out) << "before"; }
   try {
     ExportProfileToFile(*profile, ExportFormat::kPerfetto, out, kFixtures[0]);
     FAIL() << "exported a timeline the profile does not have";
   } catch (const Error& e) {
-    EXPECT_EQ(std::string(e.what()).rfind("perfetto: this profile has no in-kernel region launches", 0), 0u) << e.what();
+    EXPECT_EQ(std::string(e.what()).rfind("perfetto: this profile has no GPU activity timeline and no in-kernel region launches", 0), 0u) << e.what();
     EXPECT_EQ(std::string(e.what()).find('\n'), std::string::npos);
   }
   std::stringstream still;

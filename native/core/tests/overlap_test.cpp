@@ -138,43 +138,47 @@ TEST(OverlapFixture, GluonAttentionProton) {
 enum : uint32_t { kProdLoop = 1, kLoad = 2, kConsLoop = 3, kMma = 4, kLate = 5, kFull = 10, kEmpty = 11 };
 const char* kNames = "1=producer loop;2=load tile@ws.cu:40;3=consumer loop;4=mma@ws.cu:60;5=rescale@ws.cu:64;10=full;11=empty";
 
-std::vector<uint8_t> WarpSpecialized(int iterations, double L, double M, double X, double sync, bool late, double* end_ns) {
+// record_ns: what each marker costs its lane after its clock read (0: the plain kernel's times).
+std::vector<uint8_t> WarpSpecialized(int iterations, double L, double M, double X, double sync, bool late, double* end_ns,
+                                     double record_ns = 0) {
   std::vector<Rec> p, c;
   auto at = [](double ns) { return uint64_t(10000 + std::llround(2 * ns)); };  // 2 cycles per ns
   double tp = 100, tc = 100;
+  auto P = [&](uint32_t kind, uint32_t id, uint32_t use) { p.push_back({kind, id, use, at(tp)}); tp += record_ns; };
+  auto C = [&](uint32_t kind, uint32_t id, uint32_t use) { c.push_back({kind, id, use, at(tc)}); tc += record_ns; };
   std::vector<double> full(static_cast<size_t>(iterations), 0.0), empty(static_cast<size_t>(iterations), 0.0);
-  p.push_back({0, kProdLoop, 0, at(tp)});
-  c.push_back({0, kConsLoop, 0, at(tc)});
+  P(0, kProdLoop, 0);
+  C(0, kConsLoop, 0);
   for (int k = 0; k < iterations; ++k) {
-    p.push_back({2, kProdLoop, uint32_t(k), at(tp)});
+    P(2, kProdLoop, uint32_t(k));
     if (k >= 1) {
-      p.push_back({7, kEmpty, uint32_t(k - 1), at(tp)});
+      P(7, kEmpty, uint32_t(k - 1));
       tp = std::max(tp, empty[size_t(k - 1)] + sync);
-      p.push_back({8, kEmpty, uint32_t(k - 1), at(tp)});
+      P(8, kEmpty, uint32_t(k - 1));
     }
-    p.push_back({0, kLoad, 0, at(tp)});
+    P(0, kLoad, 0);
     tp += L;
-    p.push_back({1, kLoad, 0, at(tp)});
+    P(1, kLoad, 0);
     tp += 5;  // the arrive follows the region's end by a marker
-    p.push_back({6, kFull, uint32_t(k), at(tp)});
+    P(6, kFull, uint32_t(k));
     full[size_t(k)] = tp;
-    p.push_back({3, kProdLoop, uint32_t(k), at(tp)});
-    c.push_back({2, kConsLoop, uint32_t(k), at(tc)});
-    c.push_back({7, kFull, uint32_t(k), at(tc)});
+    P(3, kProdLoop, uint32_t(k));
+    C(2, kConsLoop, uint32_t(k));
+    C(7, kFull, uint32_t(k));
     tc = std::max(tc, full[size_t(k)] + sync);
-    c.push_back({8, kFull, uint32_t(k), at(tc)});
-    c.push_back({0, kMma, 0, at(tc)});
+    C(8, kFull, uint32_t(k));
+    C(0, kMma, 0);
     tc += M;
-    c.push_back({1, kMma, 0, at(tc)});
-    if (!late) { tc += 5; c.push_back({6, kEmpty, uint32_t(k), at(tc)}); empty[size_t(k)] = tc; }
-    c.push_back({0, kLate, 0, at(tc)});
+    C(1, kMma, 0);
+    if (!late) { tc += 5; C(6, kEmpty, uint32_t(k)); empty[size_t(k)] = tc; }
+    C(0, kLate, 0);
     tc += X;
-    c.push_back({1, kLate, 0, at(tc)});
-    if (late) { tc += 5; c.push_back({6, kEmpty, uint32_t(k), at(tc)}); empty[size_t(k)] = tc; }
-    c.push_back({3, kConsLoop, uint32_t(k), at(tc)});
+    C(1, kLate, 0);
+    if (late) { tc += 5; C(6, kEmpty, uint32_t(k)); empty[size_t(k)] = tc; }
+    C(3, kConsLoop, uint32_t(k));
   }
-  p.push_back({1, kProdLoop, 0, at(tp)});
-  c.push_back({1, kConsLoop, 0, at(tc)});
+  P(1, kProdLoop, 0);
+  C(1, kConsLoop, 0);
   *end_ns = tc;
   const uint64_t span = 2 * uint64_t(tc + 100);
   LaneSpec lp = Lane2(p, span, 0), lc = Lane2(c, span, 1);
@@ -240,6 +244,59 @@ TEST(OverlapBarriers, LateArriveIsFoundAndTheTwinPredicted) {
 
 // The analyzer rule on a profile that carries the late-arrive kernel's buffer as a captured
 // launch: the finding sits on the region frame of the marker's line, in SARIF as in text.
+// Markers that cost their lane time, replayed: the lanes have different numbers of records per
+// iteration (the producer 7, the consumer 8), so each lane's replayed clock drifts from the
+// other's; edges and their latencies are read on the recorded clock, less the arrive's own
+// record. The twin's time predicted from the instrumented late kernel, as the late kernel's
+// plain time less the predicted gain, against the plain twin.
+TEST(OverlapBarriers, ReplayedMarkersKeepTheEdgesAndTheTwinPrediction) {
+  const rg::RegionNames names = rg::ParseNameTable(kNames);
+  double late_end = 0, late_plain_end = 0, fixed_plain_end = 0;
+  auto late_buf = WarpSpecialized(32, 300, 500, 300, 20, true, &late_end, 15);  // 30 cycles a record
+  WarpSpecialized(32, 300, 500, 300, 20, true, &late_plain_end);
+  WarpSpecialized(32, 300, 500, 300, 20, false, &fixed_plain_end);
+  rg::DecodeOptions o;
+  o.cycles_per_ns = 2;
+  o.record_cost_cycles = 30;
+  rg::Trace late = rg::Decode(late_buf.data(), late_buf.size(), o);
+  OverlapAnalysis a = AnalyzeOverlap(late, names);
+  EXPECT_EQ(a.barrier_edges, 63u);
+  size_t binding = 0;
+  for (const DependencyEdge& e : a.edges) binding += e.binding;
+  EXPECT_EQ(binding, 63u);  // one slot: every wait waits for its arrive
+  ASSERT_EQ(a.model.kind, ModelKind::kWarpSpecialization);
+  EXPECT_EQ(a.model.stages, 1u);
+  EXPECT_NEAR(a.model.sync_ns, 2 * 20, 2);  // the two hops, the markers' cost taken out
+  const OverlapFinding* arrive = nullptr;
+  for (const OverlapFinding& f : a.findings)
+    if (f.kind == FindingKind::kArriveEarlier) arrive = &f;
+  ASSERT_NE(arrive, nullptr);
+  EXPECT_EQ(rg::NameOf(names, arrive->region).name, "rescale");
+  EXPECT_NEAR((late_plain_end - arrive->gain_ns) / fixed_plain_end, 1.0, 0.03);
+}
+
+// The fixed twin whose work after the arrive (`rescale`, 900 ns) outlasts the other role's
+// (load and sync): its waits on `full` find the barrier open and last about one record. Replayed
+// with a record cost above what a record costs its lane (a kernel's whole marker overhead over its
+// records, as the per-kernel calibration gives), such a wait ends before it starts and the next
+// region starts before it: the stages' order within an iteration is read on the recorded clock,
+// so the wait still precedes `mma` and the twin's release after `mma` is not taken for a late one.
+TEST(OverlapBarriers, ReplayPastAShortWaitKeepsTheStagesInOrder) {
+  const rg::RegionNames names = rg::ParseNameTable(kNames);
+  double end = 0;
+  auto buf = WarpSpecialized(32, 300, 500, 900, 20, false, &end, 15);  // 30 cycles a record
+  rg::DecodeOptions o;
+  o.cycles_per_ns = 2;
+  o.record_cost_cycles = 160;  // 80 ns a record: more than the 15 ns a record takes
+  rg::Trace t = rg::Decode(buf.data(), buf.size(), o);
+  OverlapAnalysis b = AnalyzeOverlap(t, names);
+  ASSERT_EQ(b.model.kind, ModelKind::kWarpSpecialization);
+  bool shortened_wait = false;
+  for (const auto& iv : t.intervals) shortened_wait = shortened_wait || (iv.barrier_use >= 0 && iv.end_ns < iv.start_ns);
+  EXPECT_TRUE(shortened_wait);  // the case: replay turns a wait around
+  for (const OverlapFinding& f : b.findings) EXPECT_NE(f.kind, FindingKind::kArriveEarlier) << f.message << "\n" << OverlapToText(b, t, names);
+}
+
 TEST(OverlapBarriers, AnalyzerRuleOnAProfile) {
   namespace fmt = strata::format;
   double end = 0;

@@ -61,6 +61,8 @@ const char* SectionKindName(uint32_t kind) {
     case SectionKind::kBlobs: return "blobs";
     case SectionKind::kRegionLaunches: return "region launches";
     case SectionKind::kFrameSourceLines: return "frame source lines";
+    case SectionKind::kGpuActivities: return "GPU activities";
+    case SectionKind::kCollectives: return "collectives";
   }
   return nullptr;
 }
@@ -121,7 +123,7 @@ ProfileReader ProfileReader::Parse(const unsigned char* data, size_t size) {
   struct Range { uint64_t begin, end; std::string what; };
   std::vector<Range> ranges;
   ranges.push_back({h->section_table_offset, table_end, "the section table"});
-  const SectionEntry* known[11] = {};  // indexed by known kind (1..10)
+  const SectionEntry* known[13] = {};  // indexed by known kind (1..12)
   for (size_t i = 0; i < r.sections_.size; ++i) {
     const SectionEntry& s = r.sections_[i];
     const char* name = SectionKindName(s.kind);
@@ -387,6 +389,70 @@ ProfileReader ProfileReader::Parse(const unsigned char* data, size_t size) {
       }
       r.frame_lists_ = Span<FrameSourceListRecord>{lists, fh->list_count};
       r.frame_lines_ = Span<SourceLineRecord>{lines, fh->line_count};
+    }
+  }
+  // --- GPU activities -----------------------------------------------------------------------
+  if (const SectionEntry* s = section(SectionKind::kGpuActivities)) {
+    if (s->record_size != 0) Corrupt("GPU activities section has record size " + U(s->record_size) + ", expected 0");
+    if (s->size < sizeof(GpuActivitiesHeader)) Corrupt("GPU activities section is too small for its header");
+    const auto* gh = reinterpret_cast<const GpuActivitiesHeader*>(data + s->offset);
+    r.gpu_activities_version_ = gh->version;
+    if (gh->version == 0) Corrupt("GPU activities section has version 0");
+    if (gh->version <= kGpuActivitiesVersion) {
+      if (gh->record_count != s->count)
+        Corrupt("GPU activities section header says " + U(gh->record_count) + " records, section table says " + U(s->count));
+      // u32 count times 80 bytes: no overflow in 64 bits.
+      if (uint64_t(gh->record_count) * sizeof(GpuActivityRecord) != s->size - sizeof(GpuActivitiesHeader))
+        Corrupt("GPU activities section (" + U(s->size) + " bytes) does not hold " + U(gh->record_count) + " records");
+      const auto* recs = reinterpret_cast<const GpuActivityRecord*>(data + s->offset + sizeof(GpuActivitiesHeader));
+      for (uint32_t i = 0; i < gh->record_count; ++i) {
+        const GpuActivityRecord& a = recs[i];
+        check_string(a.name, "GPU activity", i);
+        if (a.node >= r.nodes_.size)
+          Corrupt("GPU activity " + U(i) + " refers to node " + U(a.node) + ", there are " + U(r.nodes_.size));
+        if (a.end_ns < a.start_ns) Corrupt("GPU activity " + U(i) + " ends before it starts");
+      }
+      r.gpu_timeline_ = gh;
+      r.gpu_activities_ = Span<GpuActivityRecord>{recs, gh->record_count};
+    }
+  }
+  // --- Collectives -----------------------------------------------------------------------------
+  if (const SectionEntry* s = section(SectionKind::kCollectives)) {
+    if (s->record_size != 0) Corrupt("collectives section has record size " + U(s->record_size) + ", expected 0");
+    if (s->size < sizeof(CollectivesHeader)) Corrupt("collectives section is too small for its header");
+    const auto* ch = reinterpret_cast<const CollectivesHeader*>(data + s->offset);
+    r.collectives_version_ = ch->version;
+    if (ch->version == 0) Corrupt("collectives section has version 0");
+    if (ch->version <= kCollectivesVersion) {
+      if (ch->site_count != s->count)
+        Corrupt("collectives section header says " + U(ch->site_count) + " sites, section table says " + U(s->count));
+      // u32 counts times 80 / 32 bytes: no overflow in 64 bits.
+      if (uint64_t(ch->site_count) * sizeof(CollectiveSiteRecord) + uint64_t(ch->call_count) * sizeof(CollectiveCallRecord) !=
+          s->size - sizeof(CollectivesHeader))
+        Corrupt("collectives section (" + U(s->size) + " bytes) does not hold " + U(ch->site_count) + " sites and " +
+                U(ch->call_count) + " calls");
+      const auto* sites = reinterpret_cast<const CollectiveSiteRecord*>(data + s->offset + sizeof(CollectivesHeader));
+      const auto* calls = reinterpret_cast<const CollectiveCallRecord*>(sites + ch->site_count);
+      for (uint32_t i = 0; i < ch->site_count; ++i) {
+        const CollectiveSiteRecord& c = sites[i];
+        check_string(c.name, "collective site", i);
+        check_string(c.backend, "collective site", i);
+        check_string(c.dtype, "collective site", i);
+        check_string(c.group_name, "collective site", i);
+        if (c.node >= r.nodes_.size)
+          Corrupt("collective site " + U(i) + " refers to node " + U(c.node) + ", there are " + U(r.nodes_.size));
+        if (c.count && (c.min_ns > c.max_ns || c.max_ns > c.total_ns))
+          Corrupt("collective site " + U(i) + " has inconsistent times");
+      }
+      for (uint32_t i = 0; i < ch->call_count; ++i) {
+        const CollectiveCallRecord& c = calls[i];
+        if (c.site >= ch->site_count)
+          Corrupt("collective call " + U(i) + " refers to site " + U(c.site) + ", there are " + U(ch->site_count));
+        if (c.end_ns && c.end_ns < c.start_ns) Corrupt("collective call " + U(i) + " ends before it starts");
+      }
+      r.collectives_ = ch;
+      r.collective_sites_ = Span<CollectiveSiteRecord>{sites, ch->site_count};
+      r.collective_calls_ = Span<CollectiveCallRecord>{calls, ch->call_count};
     }
   }
   return r;

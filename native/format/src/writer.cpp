@@ -192,6 +192,33 @@ void ProfileWriter::AddRegionLaunch(const RegionLaunch& launch) {
   region_launches_.push_back(PendingRegionLaunch{rec, launch.buffer});
 }
 
+void ProfileWriter::SetGpuTimeline(uint64_t dropped, uint64_t limit, const GpuClockReading& first_clock,
+                                   const GpuClockReading& last_clock) {
+  gpu_timeline_ = true;
+  gpu_timeline_header_.dropped = dropped;
+  gpu_timeline_header_.limit = limit;
+  gpu_timeline_header_.first_clock = first_clock;
+  gpu_timeline_header_.last_clock = last_clock;
+}
+
+uint32_t ProfileWriter::AddCollectiveSite(const CollectiveSiteRecord& site) {
+  collectives_ = true;
+  collective_sites_.push_back(site);
+  return uint32_t(collective_sites_.size() - 1);
+}
+
+uint32_t ProfileWriter::AddCollectiveCall(const CollectiveCallRecord& call) {
+  collectives_ = true;
+  collective_calls_.push_back(call);
+  return uint32_t(collective_calls_.size() - 1);
+}
+
+void ProfileWriter::SetCollectivesLimit(uint64_t calls_dropped, uint64_t call_limit) {
+  collectives_ = true;
+  collectives_header_.calls_dropped = calls_dropped;
+  collectives_header_.call_limit = call_limit;
+}
+
 std::vector<unsigned char> ProfileWriter::Serialize() const {
   std::vector<unsigned char> out(sizeof(FileHeader), 0);
   std::vector<SectionEntry> sections;
@@ -276,6 +303,28 @@ std::vector<unsigned char> ProfileWriter::Serialize() const {
       Append(out, FrameSourceListRecord{frame, l.role, l.first, l.count});
     }
     for (const SourceLineRecord& l : source_lines_) Append(out, l);
+    end();
+  }
+
+  if (gpu_timeline_ || !gpu_activities_.empty()) {  // optional
+    begin(SectionKind::kGpuActivities, 0, gpu_activities_.size());
+    GpuActivitiesHeader h = gpu_timeline_header_;
+    h.version = kGpuActivitiesVersion;
+    h.record_count = uint32_t(gpu_activities_.size());
+    Append(out, h);
+    for (const GpuActivityRecord& r : gpu_activities_) Append(out, r);
+    end();
+  }
+
+  if (collectives_) {  // optional
+    begin(SectionKind::kCollectives, 0, collective_sites_.size());
+    CollectivesHeader h = collectives_header_;
+    h.version = kCollectivesVersion;
+    h.site_count = uint32_t(collective_sites_.size());
+    h.call_count = uint32_t(collective_calls_.size());
+    Append(out, h);
+    for (const CollectiveSiteRecord& r : collective_sites_) Append(out, r);
+    for (const CollectiveCallRecord& r : collective_calls_) Append(out, r);
     end();
   }
 

@@ -8,10 +8,15 @@
 
 #include "strata/format/reader.h"
 #include "strata/format/writer.h"
+#include "damaged_profile.h"
 
 namespace fmt = strata::format;
 
 namespace {
+
+using fmt::test::ErrorOf;
+using fmt::test::Reseal;
+using fmt::test::Section;
 
 const std::vector<fmt::SourceLine> kLines = {
     {"/m/model.py", "forward", 20}, {"/m/model.py", "forward", 19}, {"/m/model.py", "forward", 20}};
@@ -37,30 +42,8 @@ Written Write() {
   return out;
 }
 
-std::string ErrorOf(const std::vector<unsigned char>& b) {
-  try {
-    fmt::ProfileReader::Parse(b.data(), b.size());
-  } catch (const fmt::ReadError& e) {
-    return e.what();
-  }
-  return "";
-}
-
-void Reseal(std::vector<unsigned char>& b) {
-  auto* h = reinterpret_cast<fmt::FileHeader*>(b.data());
-  h->checksum = fmt::Fnv1a(b.data() + sizeof *h, b.size() - sizeof *h);
-}
-
-fmt::SectionEntry* Section(std::vector<unsigned char>& b, fmt::SectionKind kind) {
-  auto* h = reinterpret_cast<fmt::FileHeader*>(b.data());
-  auto* t = reinterpret_cast<fmt::SectionEntry*>(b.data() + h->section_table_offset);
-  for (uint32_t i = 0; i < h->section_count; ++i)
-    if (t[i].kind == uint32_t(kind)) return &t[i];
-  return nullptr;
-}
-
 fmt::FrameSourceLinesHeader* Head(std::vector<unsigned char>& b) {
-  return reinterpret_cast<fmt::FrameSourceLinesHeader*>(b.data() + Section(b, fmt::SectionKind::kFrameSourceLines)->offset);
+  return fmt::test::SectionHeader<fmt::FrameSourceLinesHeader>(b, fmt::SectionKind::kFrameSourceLines);
 }
 fmt::FrameSourceListRecord* ListAt(std::vector<unsigned char>& b, size_t i) {
   return reinterpret_cast<fmt::FrameSourceListRecord*>(Head(b) + 1) + i;
@@ -71,10 +54,7 @@ fmt::SourceLineRecord* LineAt(std::vector<unsigned char>& b, size_t i) {
 
 template <typename Damage>
 std::string Damaged(Damage damage) {
-  std::vector<unsigned char> b = Write().bytes;
-  damage(b);
-  Reseal(b);
-  return ErrorOf(b);
+  return fmt::test::ErrorAfter(Write().bytes, damage);
 }
 
 }  // namespace

@@ -10,10 +10,15 @@
 
 #include "strata/format/reader.h"
 #include "strata/format/writer.h"
+#include "damaged_profile.h"
 
 namespace fmt = strata::format;
 
 namespace {
+
+using fmt::test::ErrorOf;
+using fmt::test::Reseal;
+using fmt::test::Section;
 
 fmt::RegionLaunch Launch(const std::string& kernel, uint64_t corr, std::string buffer) {
   fmt::RegionLaunch l;
@@ -48,30 +53,8 @@ std::vector<unsigned char> ProfileWithLaunches() {
   return w.Serialize();
 }
 
-std::string ErrorOf(const std::vector<unsigned char>& b) {
-  try {
-    fmt::ProfileReader::Parse(b.data(), b.size());
-  } catch (const fmt::ReadError& e) {
-    return e.what();
-  }
-  return "";
-}
-
-void Reseal(std::vector<unsigned char>& b) {
-  auto* h = reinterpret_cast<fmt::FileHeader*>(b.data());
-  h->checksum = fmt::Fnv1a(b.data() + sizeof *h, b.size() - sizeof *h);
-}
-
-fmt::SectionEntry* Section(std::vector<unsigned char>& b, fmt::SectionKind kind) {
-  auto* h = reinterpret_cast<fmt::FileHeader*>(b.data());
-  auto* t = reinterpret_cast<fmt::SectionEntry*>(b.data() + h->section_table_offset);
-  for (uint32_t i = 0; i < h->section_count; ++i)
-    if (t[i].kind == uint32_t(kind)) return &t[i];
-  return nullptr;
-}
-
 fmt::RegionLaunchesHeader* Head(std::vector<unsigned char>& b) {
-  return reinterpret_cast<fmt::RegionLaunchesHeader*>(b.data() + Section(b, fmt::SectionKind::kRegionLaunches)->offset);
+  return fmt::test::SectionHeader<fmt::RegionLaunchesHeader>(b, fmt::SectionKind::kRegionLaunches);
 }
 fmt::RegionLaunchRecord* LaunchAt(std::vector<unsigned char>& b, size_t i) {
   return reinterpret_cast<fmt::RegionLaunchRecord*>(Head(b) + 1) + i;

@@ -21,9 +21,16 @@ inline constexpr const char* kStatusFileEnv = "STRATA_STATUS_FILE";
 //   "ending <reason>"         the final write began (reason as in meta `ended`)
 //   "written"                 the profile file is in place
 //   "not written: <why>"      the write failed; <why> is the error text
+//   "snap: <message>"         what became of `--snap` (written where, or why not), one line
+//   "reaped <pid> <status>"   a profiled process reaped its child <pid> (any process of the run
+//                             writes these): <status> the wait status as a decimal int, so the
+//                             CLI records in that child's profile how it ended (exit code or
+//                             signal, SIGKILL included, which the child itself cannot see)
 inline constexpr const char* kStatusLoaded = "loaded ";
 inline constexpr const char* kStatusEnding = "ending ";
 inline constexpr const char* kStatusWritten = "written";
 inline constexpr const char* kStatusNotWritten = "not written: ";
+inline constexpr const char* kStatusSnap = "snap: ";
+inline constexpr const char* kStatusReaped = "reaped ";
 
 }  // namespace strata::record_protocol

@@ -13,7 +13,19 @@
 //     sequence number their node will carry; -1 without grad mode), forwardThreadId() for
 //     backward nodes.
 // No inputs, outputs or ids are requested, so torch does no extra work for us.
+//
+// Collectives: the dispatcher's c10d:: operators (c10d::allreduce_) are where a collective is
+// issued (collective_issue, after the push, so the runtime's path has the operator). A second
+// callback, for the USER_SCOPE only, with inputs: torch.distributed's process groups open a
+// USER_SCOPE RecordFunction per work ("gloo:all_reduce", "nccl:...") with the work's input
+// tensors — in the work's constructor inside the c10d:: operator, or (torch 1.13's gloo) when
+// a worker thread starts it — and close it when the work completes (an async scope). Its entry
+// reports the title, elements, bytes and element type (collective_begin), its exit the
+// completion (collective_end). Other USER_SCOPE scopes (record_function) are not
+// collectives; the runtime says so from the title and nothing is kept.
+#include <ATen/core/ivalue.h>
 #include <ATen/record_function.h>
+#include <c10/core/ScalarType.h>
 #include <c10/core/GradMode.h>
 #include <torch/version.h>
 
@@ -38,16 +50,21 @@ struct NameEntry {
   const char* ptr;
   uint32_t id;
   uint32_t flags;
+  bool comm;  // a c10d:: operator: where a collective is issued
   char copy[64];
 };
 thread_local NameEntry t_names[256];
 
-uint32_t NameId(const char* name, uint32_t* flags) {
+constexpr char kComm[] = "c10d::";
+
+uint32_t NameId(const char* name, uint32_t* flags, bool* comm) {
   NameEntry& e = t_names[(reinterpret_cast<uintptr_t>(name) >> 3) & 255];
   if (e.ptr == name && strncmp(e.copy, name, sizeof(e.copy)) == 0) {
     *flags = e.flags;
+    *comm = e.comm;
     return e.id;
   }
+  *comm = strncmp(name, kComm, sizeof(kComm) - 1) == 0;
   size_t len = strlen(name);
   uint32_t id = g_api.intern(name, len);
   uint32_t f = strncmp(name, kEngine, sizeof(kEngine) - 1) == 0 ? uint32_t(STRATA_OP_ENGINE_WRAPPER) : 0u;
@@ -55,6 +72,7 @@ uint32_t NameId(const char* name, uint32_t* flags) {
     e.ptr = name;
     e.id = id;
     e.flags = f;
+    e.comm = *comm;
     memcpy(e.copy, name, len + 1);
   }
   *flags = f;
@@ -66,7 +84,8 @@ std::unique_ptr<at::ObserverContext> OnEnter(const at::RecordFunction& fn) {
   const char* name = fn.name();
   if (!name) return nullptr;
   uint32_t flags = 0;
-  uint32_t id = NameId(name, &flags);
+  bool comm = false;
+  uint32_t id = NameId(name, &flags, &comm);
   bool backward = fn.scope() == at::RecordScope::BACKWARD_FUNCTION;
   if (backward) flags |= STRATA_OP_BACKWARD;
   uint64_t key = reinterpret_cast<uintptr_t>(&fn);
@@ -78,12 +97,47 @@ std::unique_ptr<at::ObserverContext> OnEnter(const at::RecordFunction& fn) {
   // its path, so it is not stored (inference and decoding loops skip that work).
   int64_t seq = backward || c10::GradMode::is_enabled() ? fn.seqNr() : -1;
   g_api.push(id, sp, key, seq, backward ? fn.forwardThreadId() : fn.threadId(), flags);
+  if (comm && g_api.collective_issue) g_api.collective_issue(name);
   return nullptr;
 }
 
 void OnExit(const at::RecordFunction& fn, at::ObserverContext*) {
   if (fn.isAsync()) return;
   g_api.pop(reinterpret_cast<uintptr_t>(&fn));
+}
+
+at::CallbackHandle g_comm_handle = 0;
+
+struct CommContext : at::ObserverContext {
+  bool open = false;
+};
+
+std::unique_ptr<at::ObserverContext> OnCommEnter(const at::RecordFunction& fn) {
+  if (!g_api.collective_begin) return nullptr;
+  const char* title = fn.name();
+  if (!title || !strchr(title, ':')) return nullptr;  // works are "<backend>:<collective>"
+  StrataCollectiveCall call{};
+  call.title = title;
+  call.seq = -1;
+  c10::ScalarType dtype = c10::ScalarType::Undefined;
+  for (const c10::IValue& v : fn.inputs()) {
+    if (!v.isTensor()) continue;
+    const at::Tensor& t = v.toTensor();
+    if (!t.defined()) continue;
+    call.elements += uint64_t(t.numel());
+    call.bytes += uint64_t(t.numel()) * uint64_t(t.element_size());
+    if (dtype == c10::ScalarType::Undefined) dtype = t.scalar_type();
+  }
+  call.dtype = dtype == c10::ScalarType::Undefined ? "" : c10::toString(dtype);
+  call.group_name = "";
+  if (!g_api.collective_begin(reinterpret_cast<uintptr_t>(&fn), &call)) return nullptr;
+  auto ctx = std::make_unique<CommContext>();
+  ctx->open = true;
+  return ctx;
+}
+
+void OnCommExit(const at::RecordFunction& fn, at::ObserverContext* ctx) {
+  if (ctx && static_cast<CommContext*>(ctx)->open) g_api.collective_end(reinterpret_cast<uintptr_t>(&fn));
 }
 
 }  // namespace
@@ -108,6 +162,9 @@ __attribute__((visibility("default"))) int strata_plugin_start(const StrataOpsAp
     cb.needsInputs(false).needsOutputs(false).needsIds(false).scopes(
         {at::RecordScope::FUNCTION, at::RecordScope::BACKWARD_FUNCTION});
     g_handle = at::addGlobalCallback(cb);
+    at::RecordFunctionCallback comm(&OnCommEnter, &OnCommExit);
+    comm.needsInputs(true).needsOutputs(false).needsIds(false).scopes({at::RecordScope::USER_SCOPE});
+    g_comm_handle = at::addGlobalCallback(comm);
     // RecordFunction is on by default (a thread-local switch); make sure it is here.
     if (!at::isRecordFunctionEnabled()) at::enableRecordFunction(true);
   } catch (const std::exception& e) {
@@ -124,6 +181,10 @@ __attribute__((visibility("default"))) void strata_plugin_set_enabled(int on) {
   if (!g_handle) return;
   if (on) at::reenableCallback(g_handle);
   else at::disableCallback(g_handle);
+  if (g_comm_handle) {
+    if (on) at::reenableCallback(g_comm_handle);
+    else at::disableCallback(g_comm_handle);
+  }
 }
 
 }  // extern "C"

@@ -112,7 +112,7 @@ void Aggregator::DrainAll(bool final) {
   ThreadSlot* slots = registry::Slots();
   cct_->Locked([&](Cct&, Cct::Unlocked u) {
     // GPU launch paths name thread slots: take them before dead slots are recycled below.
-    if (drain_hook_) drain_hook_(this, u, final);
+    for (int i = 0; i < drain_hook_count_; ++i) drain_hooks_[i](this, u, final);
     struct EmitRoles {  // after the records below
       ThreadRoles& r; Cct::Unlocked& u; bool on;
       ~EmitRoles() { if (on) r.Emit(u); }
@@ -142,7 +142,16 @@ void Aggregator::AddRecord(uint32_t slot_index, const ThreadSlot& slot, const Sa
   uint32_t ids[kMaxDepth];
   int n = rec.depth > kMaxDepth ? kMaxDepth : rec.depth;
   ResolveWords(slot_index, slot, rec.frames, n, ids, u);
-  u.AddPath(ids, size_t(n), metric_, double(rec.value));
+  const uint32_t node = u.Node(ids, size_t(n));  // one walk down the tree for all of the record's values
+  u.AddAt(node, metric_, double(rec.value));
+  if (rec.elapsed) {
+    if (elapsed_metric_ < 0) elapsed_metric_ = int64_t(u.Metric("elapsed_time", "ns"));
+    u.AddAt(node, uint32_t(elapsed_metric_), double(rec.elapsed));
+  }
+  if (rec.own_ns) {
+    if (own_metric_ < 0) own_metric_ = int64_t(u.Metric("profiler_time", "ns"));
+    u.AddAt(node, uint32_t(own_metric_), double(rec.own_ns));
+  }
   roles_.Note(slot_index, ids, n, double(rec.value), u);
   aggregated_.fetch_add(1, std::memory_order_relaxed);
 }

@@ -49,10 +49,12 @@ class Aggregator {
                     uint32_t* ids, Cct::Unlocked& u);
   // Module path of a native PC ("" when unknown). Aggregator thread only.
   const std::string& ModulePathOf(uint64_t pc);
-  // Extra producer drained under the same lock at every drain (GPU activity); `final` on the
-  // last drain before writing. Set before Start().
+  // Extra producers drained under the same lock at every drain (GPU activity, collectives), in
+  // the order added; `final` on the last drain before writing. Added before Start().
   using DrainHook = void (*)(Aggregator* agg, Cct::Unlocked& u, bool final);
-  void SetDrainHook(DrainHook hook) { drain_hook_ = hook; }
+  static constexpr int kMaxDrainHooks = 4;
+  void AddDrainHook(DrainHook hook) { if (drain_hook_count_ < kMaxDrainHooks) drain_hooks_[drain_hook_count_++] = hook; }
+  void SetDrainHook(DrainHook hook) { AddDrainHook(hook); }
   // Periodic checkpoint: every `period_ns` (0: never) after a drain, `fn(transient)` writes the
   // profile so far on this thread (transient: the thread roles of a final drain, for that file
   // only). Its cost is bounded: the next one waits at least kCheckpointCostFactor times as long
@@ -76,6 +78,8 @@ class Aggregator {
 
   Cct* cct_;
   uint32_t metric_;
+  int64_t own_metric_ = -1;
+  int64_t elapsed_metric_ = -1;  // "elapsed_time": wall time between a thread's CPU-time samples  // "profiler_time": the profiler's own time, carried by samples
   FinishFn on_finish_;
   std::atomic<const char*> finish_request_{nullptr};
   std::atomic<bool> finished_{false};
@@ -90,7 +94,8 @@ class Aggregator {
 
   void Checkpoint();
 
-  DrainHook drain_hook_ = nullptr;
+  DrainHook drain_hooks_[kMaxDrainHooks] = {};
+  int drain_hook_count_ = 0;
   uint64_t checkpoint_ns_ = 0;
   CheckpointFn checkpoint_fn_ = nullptr;
   ModuleMap modules_;

@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <cstring>
 
+#include "common/loaded_objects.h"
+
 namespace strata::rt {
 namespace {
 
@@ -13,7 +15,7 @@ namespace {
 template <typename Fn>
 void WithObject(uint64_t bias, const std::string& name, Fn fn) {
   struct Ctx { uint64_t bias; const std::string* name; Fn* fn; } ctx{bias, &name, &fn};
-  dl_iterate_phdr(
+  IterateLoadedObjects(
       [](dl_phdr_info* info, size_t, void* data) -> int {
         auto* c = static_cast<Ctx*>(data);
         if (info->dlpi_addr != c->bias || *c->name != (info->dlpi_name ? info->dlpi_name : "")) return 0;

@@ -6,6 +6,8 @@
 
 #include <cstring>
 
+#include "common/loaded_objects.h"
+
 namespace strata::rt {
 namespace {
 
@@ -63,7 +65,7 @@ int Collect(dl_phdr_info* info, size_t, void* data) {
 
 void ModuleMap::Refresh() {
   std::vector<ModuleInfo> fresh;
-  dl_iterate_phdr(Collect, &fresh);
+  IterateLoadedObjects(Collect, &fresh);
   modules_ = std::move(fresh);
 }
 

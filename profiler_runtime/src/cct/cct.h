@@ -65,6 +65,24 @@ class Cct {
     }
     // A launch whose in-kernel region buffer was read back (the profile's region launches).
     void RegionLaunch(const strata::format::RegionLaunch& launch) { c->w_.AddRegionLaunch(launch); }
+    // The GPU activity timeline: a record (`name` from String, `node` from Node/Child) and the
+    // section's header.
+    uint32_t String(std::string_view s) { return c->w_.String(s); }
+    void GpuActivity(const strata::format::GpuActivityRecord& r) { c->w_.AddGpuActivity(r); }
+    // The collectives section: sites and calls, updated in place as calls complete.
+    uint32_t AddCollectiveSite(const strata::format::CollectiveSiteRecord& r) { return c->w_.AddCollectiveSite(r); }
+    strata::format::CollectiveSiteRecord& CollectiveSite(uint32_t i) { return c->w_.collective_site(i); }
+    uint32_t AddCollectiveCall(const strata::format::CollectiveCallRecord& r) { return c->w_.AddCollectiveCall(r); }
+    strata::format::CollectiveCallRecord& CollectiveCall(uint32_t i) { return c->w_.collective_call(i); }
+    void CollectivesLimit(uint64_t dropped, uint64_t limit) { c->w_.SetCollectivesLimit(dropped, limit); }
+    // The GPU activity timeline so far (read by the collectives' device sites).
+    size_t GpuActivityCount() const { return c->w_.gpu_activity_count(); }
+    const strata::format::GpuActivityRecord& GpuActivityAt(size_t i) const { return c->w_.gpu_activity(i); }
+    const std::string& StringAt(uint32_t i) const { return c->w_.string_at(i); }
+    void GpuTimeline(uint64_t dropped, uint64_t limit, const strata::format::GpuClockReading& first,
+                     const strata::format::GpuClockReading& last) {
+      c->w_.SetGpuTimeline(dropped, limit, first, last);
+    }
   };
 
   size_t NodeCount();

@@ -13,6 +13,7 @@ struct CollectionOptions {
   bool regions = false;        // region buffers handed to launches (cupti/region_capture.h)
   TraceWindowConfig windows;   // sampled tracing (trace_window_config.h); off = every launch
   bool capture_range = false;  // collect only between cudaProfilerStart/Stop (cupti/capture_range.h)
+  bool snap = false;           // one launch written to a snapshot file (snap/snap_capture.h)
 };
 
 }  // namespace strata::rt::gpu

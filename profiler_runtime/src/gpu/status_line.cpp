@@ -40,6 +40,7 @@ std::string CollectedLine(CuptiSession& session) {
   s += TraceWindowsStatus(session);
   s += CaptureRangeStatus(session);
   s += session.join.PlacementStatus();
+  s += "; " + session.join.attribution().timeline.StatusPart();
   if (uint64_t q = session.queue.Dropped()) s += ", " + std::to_string(q) + " API calls dropped (queue full)";
   return s;
 }

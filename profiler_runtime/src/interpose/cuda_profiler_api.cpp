@@ -6,6 +6,7 @@
 
 #include <cstring>
 
+#include "common/loaded_objects.h"
 #include "gpu/cupti/capture_range.h"
 
 namespace {
@@ -21,7 +22,7 @@ StartFn Real(const char* name, const char* lib) {
     const char* lib;
     const char* path = nullptr;
   } find{lib};
-  dl_iterate_phdr(
+  strata::rt::IterateLoadedObjects(
       [](dl_phdr_info* info, size_t, void* data) {
         auto* f = static_cast<Find*>(data);
         const char* base = info->dlpi_name ? strrchr(info->dlpi_name, '/') : nullptr;

@@ -1,5 +1,5 @@
-// dlopen, dlclose and dl_iterate_phdr, interposed. They mark "this thread is inside the dynamic
-// loader": libunwind looks up unwind tables through dl_iterate_phdr; if the handler interrupted
+// dlopen, dlclose and dl_iterate_phdr, interposed. Every walk is counted for fork()
+// (common/loaded_objects.h). They mark "this thread is inside the dynamic loader": libunwind looks up unwind tables through dl_iterate_phdr; if the handler interrupted
 // a thread inside dlopen/dlclose (loader lists mid-update, loader lock held) we take only the PC
 // for that sample. After a successful dlopen the GPU collection (JAX) and the operator plugin
 // (torch) look at the library's name.
@@ -12,6 +12,7 @@
 #include <cstring>
 #include <string>
 
+#include "common/loaded_objects.h"
 #include "common/tls.h"
 #include "ops/torch_loader.h"
 #include "gpu/gpu.h"
@@ -31,8 +32,7 @@ struct BusyScope {
   ~BusyScope() { --strata::rt::t_loader_busy; }
 };
 
-using DlIterateFn = int (*)(int (*)(dl_phdr_info*, size_t, void*), void*);
-DlIterateFn g_real_dl_iterate_phdr = nullptr;
+strata::rt::DlIterateFn g_real_dl_iterate_phdr = nullptr;
 }  // namespace
 
 namespace {
@@ -126,13 +126,14 @@ extern "C" __attribute__((visibility("default"))) int dlclose(void* handle) {
 extern "C" __attribute__((visibility("default"))) int dl_iterate_phdr(
     int (*cb)(dl_phdr_info*, size_t, void*), void* data) {
   // Resolved at first use from normal context (runtime init calls it before arming signals).
-  DlIterateFn real = __atomic_load_n(&g_real_dl_iterate_phdr, __ATOMIC_ACQUIRE);
+  strata::rt::DlIterateFn real = __atomic_load_n(&g_real_dl_iterate_phdr, __ATOMIC_ACQUIRE);
   if (!real) {
-    real = Real<DlIterateFn>("dl_iterate_phdr");
+    real = Real<strata::rt::DlIterateFn>("dl_iterate_phdr");
     __atomic_store_n(&g_real_dl_iterate_phdr, real, __ATOMIC_RELEASE);
   }
-  if (strata::rt::t_in_handler) return real(cb, data);  // libunwind, from our own handler
+  // libunwind, from our own handler: counted for fork, never waiting.
+  if (strata::rt::t_in_handler) return strata::rt::CountedWalk(real, cb, data, true);
   // C++ exception unwinding and others walk the loader lists under its lock: mark busy.
   BusyScope busy;
-  return real(cb, data);
+  return strata::rt::CountedWalk(real, cb, data, false);
 }

@@ -16,13 +16,26 @@
 extern "C" {
 #endif
 
-#define STRATA_OPS_ABI_VERSION 1u
+#define STRATA_OPS_ABI_VERSION 2u
 
 enum {
   STRATA_OP_BACKWARD = 1,        /* an autograd node's backward (seq + thread = its forward's) */
   STRATA_OP_ENGINE_WRAPPER = 2,  /* "autograd::engine::evaluate_function: X": the backward op
                                     it wraps hands its forward link to it */
 };
+
+/* A communication call (torch.distributed: a process group's work), as the framework gives it.
+   Strings are the framework's, valid during the call; "" when unknown. */
+typedef struct StrataCollectiveCall {
+  const char* title;       /* the work's title, "<backend>:<collective>" ("gloo:all_reduce") */
+  const char* dtype;       /* element type of the input tensors ("Float") */
+  const char* group_name;  /* process group name */
+  uint64_t elements;       /* input elements, all tensors together */
+  uint64_t bytes;          /* input bytes */
+  int64_t seq;             /* the framework's sequence number in its group, -1: unknown */
+  uint32_t group_size;     /* ranks in the group, 0: unknown */
+  uint32_t reserved;
+} StrataCollectiveCall;
 
 typedef struct StrataOpsApi {
   uint32_t abi_version; /* STRATA_OPS_ABI_VERSION */
@@ -37,6 +50,16 @@ typedef struct StrataOpsApi {
   void (*pop)(uint64_t key);
   /* 1 while this process is being profiled (forked children: 0; push/pop then do nothing). */
   int (*active)(void);
+  /* A communication operator entered on this thread (torch: the dispatcher's c10d::allreduce_,
+     with the operator already pushed): where the collective was issued. Its work may begin
+     later on another thread (torch 1.13's gloo runs it on a worker thread). */
+  void (*collective_issue)(const char* op_name);
+  /* A collective's work begins (on the issuing thread inside its operator, or on a backend's
+     thread); key: matched by collective_end. Returns 0 when the title is not a collective
+     (nothing kept). */
+  int (*collective_begin)(uint64_t key, const StrataCollectiveCall* call);
+  /* Its completion, from any thread. */
+  void (*collective_end)(uint64_t key);
 } StrataOpsApi;
 
 /* Exported by the runtime. */
@@ -45,6 +68,9 @@ void strata_op_push(uint32_t name_id, uint64_t sp, uint64_t key, int64_t seq, ui
                     uint32_t flags);
 void strata_op_pop(uint64_t key);
 int strata_op_active(void);
+void strata_op_collective_issue(const char* op_name);
+int strata_op_collective_begin(uint64_t key, const StrataCollectiveCall* call);
+void strata_op_collective_end(uint64_t key);
 
 /* Exported by a plugin. */
 /* The framework version the plugin was compiled against, e.g. "2.11.0". */

@@ -193,8 +193,10 @@ bool PythonContext(OpStack* s) {
   uint64_t t0 = NowNs(CLOCK_MONOTONIC);
   bool ok = PythonContextUntimed(s);
   Counters& c = GetCounters();
+  uint64_t spent = NowNs(CLOCK_MONOTONIC) - t0;
   c.contexts.fetch_add(1, std::memory_order_relaxed);
-  c.context_ns.fetch_add(NowNs(CLOCK_MONOTONIC) - t0, std::memory_order_relaxed);
+  c.context_ns.fetch_add(spent, std::memory_order_relaxed);
+  s->slot->own_ns.fetch_add(spent, std::memory_order_relaxed);
   return ok;
 }
 
@@ -315,8 +317,10 @@ void Push(uint32_t name_id, uint64_t sp, uint64_t key, int64_t seq, uint64_t thr
       uint64_t t0 = NowNs(CLOCK_MONOTONIC);
       s->entry_n = unwind::FromCurrentContext(s->entry, nullptr, kMaxEntry, 0, &failed);
       Counters& c = GetCounters();
+      uint64_t spent = NowNs(CLOCK_MONOTONIC) - t0;
       c.entry_traces.fetch_add(1, std::memory_order_relaxed);
-      c.entry_ns.fetch_add(NowNs(CLOCK_MONOTONIC) - t0, std::memory_order_relaxed);
+      c.entry_ns.fetch_add(spent, std::memory_order_relaxed);
+      if (s->slot) s->slot->own_ns.fetch_add(spent, std::memory_order_relaxed);
     }
   }
   Fence();

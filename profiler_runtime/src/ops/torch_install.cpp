@@ -9,6 +9,8 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "common/loaded_objects.h"
+
 namespace strata::rt::ops {
 namespace {
 
@@ -113,7 +115,7 @@ int Numbers(const std::string& v, long out[3]) {
 
 TorchInstall LoadedTorchLibraries() {
   TorchInstall t;
-  dl_iterate_phdr(CountTorch, &t);
+  IterateLoadedObjects(CountTorch, &t);
   return t;
 }
 

@@ -37,6 +37,9 @@ const StrataOpsApi kApi = {
     &strata_op_push,
     &strata_op_pop,
     &strata_op_active,
+    &strata_op_collective_issue,
+    &strata_op_collective_begin,
+    &strata_op_collective_end,
 };
 
 std::string Base(const std::string& path) {

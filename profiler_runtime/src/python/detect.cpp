@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <cstring>
 
+#include "common/loaded_objects.h"
 #include "python/py_reader.h"
 
 namespace strata::rt::python {
@@ -51,7 +52,7 @@ bool Detect() {
   if (!ver) {
     // libpython loaded RTLD_LOCAL (embedding, plugins): look it up by object name.
     FindLibpython f;
-    dl_iterate_phdr(FindLibpythonCb, &f);
+    IterateLoadedObjects(FindLibpythonCb, &f);
     if (f.path[0]) handle = dlopen(f.path, RTLD_LAZY | RTLD_NOLOAD);
     if (!handle) return false;
     ver = dlsym(handle, "Py_GetVersion");

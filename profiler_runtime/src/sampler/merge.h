@@ -139,4 +139,18 @@ inline int MergeStacks(const uint64_t* pcs, const uint64_t* sps, int npcs, uint6
   return n;
 }
 
+// A launch path located by the outermost operator's entry trace instead of by SPs: `below`
+// holds the native frames inside the innermost operator (leaf first), then come the operators
+// from the innermost outwards and `tail` (the adopted or cached context). The result is the one
+// MergeStacks gives with SPs and `ops->tail` set, provided `below` stops where MergeStacks would
+// emit the innermost operator: the glue between nested operators is dropped in both.
+inline int JoinAtOperators(const uint64_t* below, int nbelow, const OpMarks* ops, const uint64_t* tail,
+                           int tail_n, uint64_t* out, int max) {
+  int n = 0;
+  for (int q = 0; q < nbelow && n < max; ++q) out[n++] = below[q];
+  for (int k = ops->n - 1; k >= ops->lowest && n < max; --k) out[n++] = ops->e[k].word;
+  for (int q = 0; q < tail_n && n < max; ++q) out[n++] = tail[q];
+  return n;
+}
+
 }  // namespace strata::rt

@@ -86,7 +86,8 @@ CollectedPath CollectPath(ucontext_t* uc, ThreadSlot* slot, int skip, uint64_t* 
   // Normal code inside an operator (a GPU launch): walk only down to the operator chain's
   // outermost entry and reuse the context cached at operator level (the forward path adopted by
   // a backward operator, else the Python path above the outermost operator), so the kernels of
-  // one operator do not walk Python and the whole native stack again.
+  // one operator do not walk Python and the whole native stack again. The path must be the one
+  // the walk by SPs below gives (the launch path cache stores whichever ran first).
   if (!uc && have_ops && marks.lowest == 0 && os->entry_n > 0) {
     // Fast: libunwind's fast trace, cut where it stops sharing frames with the outermost
     // operator's entry trace (below: that operator's own frames; above: its callers).
@@ -96,21 +97,36 @@ CollectedPath CollectPath(ucontext_t* uc, ThreadSlot* slot, int skip, uint64_t* 
     int cut = i + 1;
     bool python_inside = false;
     for (int q = 0; q < cut; ++q) python_inside |= pcs[q] >= eval_begin && pcs[q] < eval_end;
-    if (!python_inside && cut < npcs) {
+    const uint64_t* below = pcs;
+    int nbelow = cut;
+    bool located = !python_inside && cut < npcs;
+    // Nested operators: the frames between them are dispatcher glue that every other path drops
+    // (merge.h), so only the frames inside the innermost operator stay; its scope address finds
+    // them with a walk by SPs that ends there, much shorter than one down to the outermost.
+    if (located && marks.n > 1) {
+      uint64_t stop = marks.e[marks.n - 1].sp;
+      for (int k = 0; k < marks.n; ++k) located &= marks.e[k].sp != 0;
+      // The fast branch has no use for sps[]: its two halves hold this short walk.
+      constexpr int kHalf = kMaxDepth / 2;
+      uint64_t* inner_pcs = sps;
+      uint64_t* inner_sps = sps + kHalf;
+      bool walk_failed = false;
+      int m = located ? WalkToSp(inner_pcs, inner_sps, kHalf, skip + 1, stop, &walk_failed) : 0;
+      located = located && !walk_failed && m > 0 && inner_sps[m - 1] > stop;
+      below = inner_pcs;
+      nbelow = m - 1;
+    }
+    if (located) {
       if (failed) r.flags |= kSampleUnwindFailed;
-      int n = 0;
-      // Nested operators have no entry traces: they stand together right below the outermost
-      // one, above all of its native frames.
-      for (int q = 0; q < cut && n < max; ++q) out[n++] = pcs[q];
-      for (int k = marks.n - 1; k >= 0 && n < max; --k) out[n++] = marks.e[k].word;
+      const uint64_t* tail = pcs + cut;  // no Python: the native callers the fast trace has
+      int tail_n = npcs - cut;
       if (marks.tail) {
-        for (int q = 0; q < marks.tail_n && n < max; ++q) out[n++] = marks.tail[q];
+        tail = marks.tail, tail_n = marks.tail_n;
       } else if (ops::EnsurePythonContext(os)) {
-        for (int q = 0; q < os->ctx_n && n < max; ++q) out[n++] = os->ctx[q];
-      } else {
-        for (int q = cut; q < npcs && n < max; ++q) out[n++] = pcs[q];
+        tail = os->ctx, tail_n = os->ctx_n;
       }
-      r.depth = n;
+      r.depth = JoinAtOperators(below, nbelow, &marks, tail, tail_n, out, max);
+      MarkFullPath(&r, out, max);
       return r;
     }
   }

@@ -67,7 +67,8 @@ struct SampleRecord {
   uint64_t value;     // metric value in ns (CPU or wall delta of this thread)
   uint16_t depth;     // frames used, leaf first
   uint16_t flags;     // SampleFlags
-  uint32_t reserved;
+  uint32_t own_ns;   // the profiler's own time on this thread since its previous sample (saturating)
+  uint64_t elapsed;  // CPU-time sampling: wall-clock ns since this thread's previous sample (0: unknown)
   uint64_t frames[kMaxDepth];
 };
 

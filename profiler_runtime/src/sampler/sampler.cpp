@@ -89,6 +89,14 @@ void TakeSample(ucontext_t* uc) {
   uint64_t now = NowNs(g_clock);
   uint64_t value = slot->last_ns ? now - slot->last_ns : g_period_ns;
   slot->last_ns = now;
+  // With CPU-time sampling, the wall time between a thread's samples too: a phase's wall time
+  // (a training loop's steady state) is then the sum over its samples, not an estimate.
+  uint64_t elapsed = 0;
+  if (g_clock != CLOCK_MONOTONIC) {
+    uint64_t wall = NowNs(CLOCK_MONOTONIC);
+    elapsed = slot->last_wall_ns && wall > slot->last_wall_ns ? wall - slot->last_wall_ns : 0;
+    slot->last_wall_ns = wall;
+  }
   SampleRecord* rec = slot->ring.Reserve();
   if (!rec) { g_dropped.fetch_add(1, std::memory_order_relaxed); return; }
 
@@ -97,6 +105,9 @@ void TakeSample(ucontext_t* uc) {
   uint16_t flags = path.flags;
   if (flags & kSampleNamesDropped) { g_dropped.fetch_add(1, std::memory_order_relaxed); return; }
   rec->value = value;
+  rec->elapsed = elapsed;
+  uint64_t own = slot->own_ns.exchange(0, std::memory_order_relaxed);
+  rec->own_ns = uint32_t(own < 0xFFFFFFFFull ? own : 0xFFFFFFFFull);
   rec->flags = flags;
   rec->depth = uint16_t(path.depth);
   slot->ring.Commit();
@@ -123,7 +134,9 @@ void OnSampleSignal(int, siginfo_t*, void* ucv) {
     t_fault_guard = 0;
     t_fault_jmp = nullptr;
     t_in_handler = 0;
-    NoteHandlerTime(NowNs(CLOCK_MONOTONIC) - start);
+    uint64_t spent = NowNs(CLOCK_MONOTONIC) - start;
+    NoteHandlerTime(spent);
+    if (ThreadSlot* slot = registry::CurrentThreadSlot()) slot->own_ns.fetch_add(spent, std::memory_order_relaxed);
   }
   errno = saved_errno;
 }
@@ -300,9 +313,12 @@ void OnThreadStart(ThreadSlot* slot) {
 void OnThreadExit(ThreadSlot* slot) { thread_timers::Disarm(slot); }
 
 void OnForkChild() {
-  // The child has none of our timers (fork does not copy them): forget their ids unused.
+  // The child has none of our timers (fork does not copy them): forget their ids unused. Only
+  // where one is set: a store to every slot copied a page per slot in each forked child (a
+  // shell's command substitution cost ~4 ms).
   ThreadSlot* slots = registry::Slots();
-  for (uint32_t i = 0; slots && i < registry::kMaxSlots; ++i) slots[i].timer_id_plus1.store(0);
+  for (uint32_t i = 0; slots && i < registry::kMaxSlots; ++i)
+    if (slots[i].timer_id_plus1.load(std::memory_order_relaxed) != 0) slots[i].timer_id_plus1.store(0);
   g_enabled.store(false);
 }
 

@@ -31,6 +31,8 @@ ThreadSlot* Claim() {
         g_slots[i].state.compare_exchange_strong(expected, kSlotActive, std::memory_order_acq_rel)) {
       g_slots[i].tid = pid_t(syscall(SYS_gettid));
       g_slots[i].last_ns = 0;
+      g_slots[i].last_wall_ns = 0;
+      g_slots[i].own_ns.store(0, std::memory_order_relaxed);
       g_threads_seen.fetch_add(1, std::memory_order_relaxed);
       return &g_slots[i];
     }
@@ -96,6 +98,8 @@ void ResetInForkChild() {
     if (mine) {
       s.tid = pid_t(syscall(SYS_gettid));
       s.last_ns = 0;
+      s.last_wall_ns = 0;
+      s.own_ns.store(0, std::memory_order_relaxed);
       s.state.store(kSlotActive, std::memory_order_release);
     }
   }

@@ -23,7 +23,13 @@ struct ThreadSlot {
   pid_t tid = 0;
   uint32_t generation = 0;     // bumped on recycle: invalidates aggregator-side caches
   uint64_t last_ns = 0;        // handler-private: clock at this thread's previous sample
+  uint64_t last_wall_ns = 0;   // handler-private: CLOCK_MONOTONIC at that sample (CPU-time mode)
   std::atomic<int> timer_id_plus1{0};  // cpu mode: the thread's sampling timer + 1 (thread_timers.h)
+  // The profiler's own work on this thread (launch callbacks, operator contexts and entry traces,
+  // the sample handler) since the last sample: that sample carries it, so analyses can take the
+  // profiler's cost out of the program's time where it was spent. Added by the thread, taken by
+  // its own signal handler: atomic against that interruption, never shared between threads.
+  std::atomic<uint64_t> own_ns{0};
   SpscRing<SampleRecord, 32> ring;
   python::CodeCache code_cache;  // code identity -> name (python/code_cache.h)
   python::NameRing names;        // new names, handler -> aggregator (python/name_ring.h)

@@ -38,6 +38,9 @@ bool Arm(ThreadSlot* slot, int sig, uint64_t period_ns, bool wall) {
 }
 
 void Disarm(ThreadSlot* slot) {
+  // Read first: a write to a slot that never had a timer touched (and, in a forked child, copied)
+  // its page, and the end of a run disarms every slot.
+  if (slot->timer_id_plus1.load(std::memory_order_acquire) == 0) return;
   int id_plus1 = slot->timer_id_plus1.exchange(0, std::memory_order_acq_rel);
   if (id_plus1) syscall(SYS_timer_delete, id_plus1 - 1);
 }

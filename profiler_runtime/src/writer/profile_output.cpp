@@ -32,6 +32,7 @@ bool WriteProfile(Cct& cct, const RunInfo& info, std::string* error,
       {"sampler", info.sampler},
       {"period_ns", std::to_string(info.period_ns)},
       {"start_unix_ns", std::to_string(info.start_unix_ns)},
+      {"start_monotonic_ns", std::to_string(info.start_monotonic_ns)},
       {"duration_ns", std::to_string(info.duration_ns)},
       {"samples", std::to_string(info.samples)},
       {"samples_dropped", std::to_string(info.samples_dropped)},
@@ -44,6 +45,7 @@ bool WriteProfile(Cct& cct, const RunInfo& info, std::string* error,
       {"pc_sampling", info.pc_sampling},
       {"regions", info.regions},
       {"operators", ops::StatusLine()},
+      {"collectives", info.collectives},
       {"checkpoint_period_ns", std::to_string(info.checkpoint_period_ns)},
       {"checkpoints", std::to_string(info.checkpoints)},
   };
@@ -51,6 +53,7 @@ bool WriteProfile(Cct& cct, const RunInfo& info, std::string* error,
     meta.emplace_back("parent_pid", std::to_string(info.parent_pid));
     meta.emplace_back("parent_profile", info.parent_profile);
   }
+  meta.insert(meta.end(), info.identity.begin(), info.identity.end());
   return cct.Write(info.output, meta, error, transient);
 }
 

@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "cct/cct.h"
@@ -17,6 +18,7 @@ struct RunInfo {
   std::string sampler;        // sampler::StatusLine(): timer kind and signal
   uint64_t period_ns = 0;
   uint64_t start_unix_ns = 0;
+  uint64_t start_monotonic_ns = 0;  // CLOCK_MONOTONIC read with start_unix_ns (aligns ranks' clocks)
   uint64_t duration_ns = 0;
   uint64_t samples = 0;
   uint64_t samples_dropped = 0;
@@ -27,10 +29,12 @@ struct RunInfo {
   std::string gpu = "not collected";  // gpu::StatusLine(): "collected: ..." | "not collected: <why>"
   std::string pc_sampling = "off";    // gpu::PcSamplingStatusLine()
   std::string regions = "off";        // gpu::RegionsStatusLine()
+  std::string collectives;            // collectives::StatusLine()
   uint64_t checkpoint_period_ns = 0;  // 0: no periodic checkpoints
   uint64_t checkpoints = 0;           // checkpoints written (this file included if it is one)
   long parent_pid = 0;                // a child process: the profiled process that started it
   std::string parent_profile;         // its profile's file name (same folder)
+  std::vector<std::pair<std::string, std::string>> identity;  // ranks::RankMeta
 };
 
 // Any number of times (checkpoints, then the end); `transient` counts in this file only.

@@ -13,11 +13,12 @@ namespace strata::rt::run_status {
 namespace {
 
 char g_path[4096];  // empty: no CLI listening
+char g_reap_path[4096];  // every profiled process's, for the children it reaps
 
 // open/write/close only: callable from signal handlers.
-void Append(const char* prefix, const char* text) {
-  if (!g_path[0]) return;
-  int fd = open(g_path, O_WRONLY | O_APPEND | O_CLOEXEC);
+void AppendTo(const char* path, const char* prefix, const char* text) {
+  if (!path[0]) return;
+  int fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC);
   if (fd < 0) return;
   char line[1024];
   size_t n = 0;
@@ -28,6 +29,20 @@ void Append(const char* prefix, const char* text) {
   ssize_t ignored = write(fd, line, n);  // one write: lines of concurrent writers stay whole
   (void)ignored;
   close(fd);
+}
+
+void Append(const char* prefix, const char* text) { AppendTo(g_path, prefix, text); }
+
+// Async-signal-safe decimal (a leading '-' for negatives).
+char* Decimal(long v, char* out) {
+  char digits[24];
+  int n = 0;
+  unsigned long u = v < 0 ? 0ul - (unsigned long)v : (unsigned long)v;
+  do { digits[n++] = char('0' + u % 10); u /= 10; } while (u);
+  if (v < 0) *out++ = '-';
+  while (n) *out++ = digits[--n];
+  *out = 0;
+  return out;
 }
 
 }  // namespace
@@ -47,6 +62,20 @@ void Open() {
 }
 
 void Close() { g_path[0] = 0; }
+
+void OpenForReaping() {
+  const char* path = getenv(record_protocol::kStatusFileEnv);
+  if (!path || !*path || strlen(path) >= sizeof(g_reap_path)) return;
+  strcpy(g_reap_path, path);
+}
+
+void Reaped(long pid, int status) {
+  char text[64];
+  char* p = Decimal(pid, text);
+  *p++ = ' ';
+  Decimal(status, p);
+  AppendTo(g_reap_path, record_protocol::kStatusReaped, text);
+}
 
 void Ending(const char* reason) { Append(record_protocol::kStatusEnding, reason); }
 void Written() { Append(record_protocol::kStatusWritten, ""); }

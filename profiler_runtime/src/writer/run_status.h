@@ -15,5 +15,9 @@ void Written();
 void NotWritten(const char* why);
 // A forked child: its status is not the first process's.
 void Close();
+// Any profiled process (normal context, at start): remembers the status file for Reaped.
+void OpenForReaping();
+// Async-signal-safe: appends kStatusReaped "<pid> <wait status>".
+void Reaped(long pid, int status);
 
 }  // namespace strata::rt::run_status

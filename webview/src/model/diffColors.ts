@@ -18,13 +18,19 @@ const ONLY_B: RGBA = [166, 96, 200, 255];
 /** The change of node i (B's inclusive minus A's). */
 export function changeOf(d: DiffNodes, i: number): number { return d.inclusive[i] - d.baseline[i]; }
 
-/** RGBA per node; `neutral` is the unchanged frames' colour (from the theme). */
-export function diffNodeColors(d: DiffNodes, neutral: RGBA): Uint8Array {
-  const n = d.inclusive.length;
+/** The largest change of any node but the root (what colours are scaled to). */
+export function largestChange(d: DiffNodes): number {
   let scale = 0;
-  for (let i = 1; i < n; i++) scale = Math.max(scale, Math.abs(changeOf(d, i)));
-  const out = new Uint8Array(n * 4);
-  for (let i = 0; i < n; i++) {
+  for (let i = 1; i < d.inclusive.length; i++) scale = Math.max(scale, Math.abs(changeOf(d, i)));
+  return scale;
+}
+
+/** RGBA per node into `out` for nodes [from, n); `neutral` is the unchanged frames' colour (from
+ *  the theme); `scale` the largest change (of the whole view: a view in parts has it from the
+ *  host, so that colours do not shift as parts come in). */
+export function diffNodeColors(d: DiffNodes, neutral: RGBA, scale = largestChange(d), out: Uint8Array = new Uint8Array(d.inclusive.length * 4), from = 0): Uint8Array {
+  const n = d.inclusive.length;
+  for (let i = from; i < n; i++) {
     let c: RGBA = neutral;
     let t = 0;
     if (d.match[i] === DiffMatch.OnlyB) {

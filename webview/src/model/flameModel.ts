@@ -25,19 +25,22 @@ export interface SearchResult {
 }
 
 export class FlameModel {
-  readonly data: FlameData;
-  readonly n: number;
+  data: FlameData;
+  n = 0;
   readonly total: number;
-  readonly depth: Int32Array;
-  /** End (exclusive) of each node's subtree in preorder: the subtree of i is [i, end[i]). */
-  readonly end: Int32Array;
-  readonly firstChild: Int32Array;
-  readonly nextSibling: Int32Array;
-  readonly maxDepth: number;
-  readonly x0: Float64Array;
-  readonly x1: Float64Array;
+  /** Per-node layout columns (their first `n` entries count; they grow with the data). */
+  depth: Int32Array;
+  firstChild: Int32Array;
+  nextSibling: Int32Array;
+  private lastChild: Int32Array;
+  private prevSibling: Int32Array;
+  /** 1: in the focused subtree. */
+  private inFocus: Uint8Array;
+  maxDepth = 0;
+  x0: Float64Array;
+  x1: Float64Array;
   /** Per node: every child the host left out is under this value (0: none left out). */
-  readonly limit: Float64Array;
+  limit: Float64Array;
   private _focus = 0;
   /** The visible part of the focused subtree's width (fractions; v0 < v1). */
   v0 = 0;
@@ -45,36 +48,114 @@ export class FlameModel {
   private _ancestors: number[] = [0];
   private lowerStrings: string[] | null = null;
   private labels: (string | undefined)[] | null = null;
+  /** host id → index where the data's ids do not ascend (a view that took parts in). */
+  private ids: ((id: number) => number) | null = null;
+  /** A stack for walks over the tree (kept: no allocation per frame drawn). */
+  private stack = new Int32Array(64);
 
-  constructor(data: FlameData, limit?: Float64Array) {
+  /** Nodes need only come parents first (a view's preorder, or a view in parts as parts came
+   *  in). `prev`: the model of the same view before; what depends only on the frame table
+   *  (lower-case strings, labels) is taken over from it. */
+  constructor(data: FlameData, limit?: Float64Array, prev?: FlameModel) {
     this.data = data;
-    const n = (this.n = data.parent.length);
+    if (prev && prev.data.strings === data.strings && prev.data.frames === data.frames) {
+      this.lowerStrings = prev.lowerStrings;
+      this.labels = prev.labels;
+    }
+    const n = data.parent.length;
     this.limit = limit && limit.length === n ? limit : new Float64Array(n);
-    const parent = data.parent;
     this.total = data.total > 0 ? data.total : data.inclusive[0];
-    const depth = (this.depth = new Int32Array(n));
-    const end = (this.end = new Int32Array(n));
-    const firstChild = (this.firstChild = new Int32Array(n).fill(-1));
-    const nextSibling = (this.nextSibling = new Int32Array(n).fill(-1));
-    const lastChild = new Int32Array(n).fill(-1);
-    let maxDepth = 0;
-    for (let i = 1; i < n; i++) {
-      const p = parent[i];
-      const d = (depth[i] = depth[p] + 1);
-      if (d > maxDepth) maxDepth = d;
-      if (lastChild[p] < 0) firstChild[p] = i; else nextSibling[lastChild[p]] = i;
-      lastChild[p] = i;
-    }
-    this.maxDepth = maxDepth;
-    // Subtree ends: in preorder, end[i] = max over descendants + 1; walk backwards.
-    for (let i = n - 1; i >= 0; i--) {
-      if (end[i] === 0) end[i] = i + 1;
-      const p = parent[i];
-      if (p >= 0 && end[i] > end[p]) end[p] = end[i];
-    }
+    this.depth = new Int32Array(n);
+    this.firstChild = new Int32Array(n).fill(-1);
+    this.nextSibling = new Int32Array(n).fill(-1);
+    this.lastChild = new Int32Array(n).fill(-1);
+    this.prevSibling = new Int32Array(n).fill(-1);
+    this.inFocus = new Uint8Array(n);
     this.x0 = new Float64Array(n);
     this.x1 = new Float64Array(n);
+    this.link(0, n);
     this.layout(0);
+  }
+
+  /** Takes nodes [from, data's length) in (a part came in; `data` and `limit` are the grown
+   *  view's), nodes before `from` unchanged but for their limits: links, depth and, in the
+   *  focused subtree, the layout of the new nodes only (they go after their siblings: nothing
+   *  drawn moves). `indexOf`: host id → index for the grown data. */
+  grow(data: FlameData, limit: Float64Array, from: number, indexOf: (id: number) => number): void {
+    const n = data.parent.length;
+    this.data = data;
+    this.limit = limit;
+    this.ids = indexOf;
+    if (n > this.depth.length) {
+      const cap = Math.max(n, Math.ceil(this.depth.length * 1.5));
+      const g = <T extends Int32Array | Float64Array | Uint8Array>(a: T, fill = 0): T => {
+        const out = new (a.constructor as { new (k: number): T })(cap);
+        if (fill) out.fill(fill as never);
+        out.set(a.subarray(0, this.n) as never);
+        return out;
+      };
+      this.depth = g(this.depth);
+      this.firstChild = g(this.firstChild, -1);
+      this.nextSibling = g(this.nextSibling, -1);
+      this.lastChild = g(this.lastChild, -1);
+      this.prevSibling = g(this.prevSibling, -1);
+      this.inFocus = g(this.inFocus);
+      this.x0 = g(this.x0);
+      this.x1 = g(this.x1);
+    }
+    const moved = this.link(from, n);
+    if (moved >= 0) { this.relayout(moved); return; }
+    // New nodes in the focused subtree: placed after their parent's earlier children.
+    const { parent, inclusive } = data;
+    const fi = inclusive[this._focus];
+    const scale = fi > 0 ? 1 / fi : 0;
+    const x0 = this.x0, x1 = this.x1;
+    for (let i = from; i < n; i++) {
+      const p = parent[i];
+      if (!this.inFocus[p]) continue;
+      this.inFocus[i] = 1;
+      const ps = this.prevSibling[i];
+      const start = ps >= 0 ? x1[ps] : x0[p];
+      const stop = Math.min(start + Math.max(0, inclusive[i]) * scale, x1[p]);
+      x0[i] = start;
+      x1[i] = stop > start ? stop : start;
+    }
+  }
+
+  /** Links nodes [from, to) under their parents, in the host's order of siblings (ids ascend);
+   *  returns a parent whose earlier children moved (a child went before them), else -1. */
+  private link(from: number, to: number): number {
+    const { parent } = this.data;
+    const node = this.data.node;
+    const depth = this.depth, first = this.firstChild, next = this.nextSibling, last = this.lastChild, prev = this.prevSibling;
+    let moved = -1;
+    for (let i = Math.max(from, 1); i < to; i++) {
+      const p = parent[i];
+      const d = (depth[i] = depth[p] + 1);
+      if (d > this.maxDepth) this.maxDepth = d;
+      const l = last[p];
+      if (l < 0) { first[p] = last[p] = i; continue; }
+      if (!node || node[l] < node[i]) { next[l] = i; prev[i] = l; last[p] = i; continue; }
+      // Before a sibling held already (the host's order says so): walk to its place.
+      let after = prev[l];
+      let before = l;
+      while (after >= 0 && node[after] > node[i]) { before = after; after = prev[after]; }
+      prev[i] = after; next[i] = before; prev[before] = i;
+      if (after >= 0) next[after] = i; else first[p] = i;
+      if (moved < 0 || depth[p] < depth[moved]) moved = p;
+    }
+    if (from === 0 && to > 0) { depth[0] = 0; }
+    this.n = to;
+    return moved;
+  }
+
+  /** Lays out the focus again when node `p`'s children moved inside it. */
+  private relayout(p: number): void {
+    if (this.inFocus[p] || this._ancestors.includes(p)) {
+      const { v0, v1 } = this;
+      this.layout(this._focus);
+      this.setViewport(v0, v1);
+    }
   }
 
   get focus(): number { return this._focus; }
@@ -82,21 +163,48 @@ export class FlameModel {
   /** The host's id of node i (what messages to the host name it by). */
   hostId(i: number): number { return hostId(this.data, i); }
   /** The node with the host's id `id`, or -1 when this data does not have it. */
-  indexOf(id: number): number { return indexOfHostId(this.data, id); }
+  indexOf(id: number): number { return this.ids ? this.ids(id) : indexOfHostId(this.data, id); }
   /** Root-to-focus path (inclusive). */
   get ancestors(): readonly number[] { return this._ancestors; }
 
   /** Visible = in the focused subtree, or an ancestor of the focus. */
   isVisible(i: number): boolean {
-    if (i >= this._focus && i < this.end[this._focus]) return true;
+    if (i >= 0 && i < this.n && this.inFocus[i]) return true;
     return this.depth[i] < this._ancestors.length && this._ancestors[this.depth[i]] === i;
   }
 
-  isInFocusSubtree(i: number): boolean { return i >= this._focus && i < this.end[this._focus]; }
+  isInFocusSubtree(i: number): boolean { return i >= 0 && i < this.n && this.inFocus[i] === 1; }
+
+  /** The nodes of i's subtree held here. */
+  subtreeSize(i: number): number {
+    let count = 0;
+    this.walk(i, () => { count++; return true; });
+    return count;
+  }
+
+  /** Visits i's subtree parents first, children in order; `visit` returning false skips the
+   *  node's children. */
+  walk(i: number, visit: (node: number) => boolean): void {
+    let stack = this.stack;
+    let top = 0;
+    stack[top++] = i;
+    const last = this.lastChild, prev = this.prevSibling;
+    while (top > 0) {
+      const v = stack[--top];
+      if (!visit(v)) continue;
+      for (let c = last[v]; c >= 0; c = prev[c]) {
+        if (top === stack.length) { const s = new Int32Array(stack.length * 2); s.set(stack); this.stack = stack = s; }
+        stack[top++] = c;
+      }
+    }
+  }
 
   /** Zoom: lay out the subtree of `f` across the full width. */
   layout(f: number): void {
     if (!(f >= 0 && f < this.n)) f = 0;
+    // The old focus's subtree leaves the focus.
+    const inFocus = this.inFocus;
+    this.walk(this._focus < this.n ? this._focus : 0, (i) => { inFocus[i] = 0; return true; });
     this._focus = f;
     this.v0 = 0;
     this.v1 = 1;
@@ -109,20 +217,20 @@ export class FlameModel {
     for (const a of path) { x0[a] = 0; x1[a] = 1; }
     const fi = inclusive[f];
     const scale = fi > 0 ? 1 / fi : 0;
-    // cur: next free x inside each parent (children start at the parent's left edge).
-    const cur = new Float64Array(this.end[f] - f);
-    cur[0] = 0;
-    const e = this.end[f];
-    for (let i = f + 1; i < e; i++) {
-      const p = parent[i];
-      const start = cur[p - f];
-      const w = Math.max(0, inclusive[i]) * scale;
-      const stop = Math.min(start + w, x1[p]);
-      x0[i] = start;
-      x1[i] = stop > start ? stop : start;
-      cur[p - f] = x1[i];
-      cur[i - f] = start;
-    }
+    const first = this.firstChild, next = this.nextSibling;
+    // Children start at the parent's left edge, one after the other.
+    this.walk(f, (i) => {
+      inFocus[i] = 1;
+      let cur = x0[i];
+      const end = x1[i];
+      for (let c = first[i]; c >= 0; c = next[c]) {
+        const stop = Math.min(cur + Math.max(0, inclusive[c]) * scale, end);
+        x0[c] = cur;
+        x1[c] = stop > cur ? stop : cur;
+        cur = x1[c];
+      }
+      return true;
+    });
   }
 
   /** Smallest viewport: a millionth of the focused width (deeper zoom is a click away). */
@@ -233,14 +341,10 @@ export class FlameModel {
     for (let f = 0; f < frameHit.length; f++) frameHit[f] = hit[frames.name[f]] | hit[frames.file[f]];
     const n = this.n;
     const matches = new Uint8Array(n);
-    let count = 0, value = 0, coveredUntil = 0;
-    for (let i = 0; i < n; i++) {
-      if (frameHit[frame[i]]) {
-        matches[i] = 1;
-        count++;
-        if (i >= coveredUntil) { value += Math.max(0, inclusive[i]); coveredUntil = this.end[i]; }
-      }
-    }
+    let count = 0, value = 0;
+    for (let i = 0; i < n; i++) if (frameHit[frame[i]]) { matches[i] = 1; count++; }
+    // The share: each match's value once, not again for matches under it.
+    if (count) this.walk(0, (i) => { if (!matches[i]) return true; value += Math.max(0, inclusive[i]); return false; });
     return { query, matches, count, value, share: this.total > 0 ? value / this.total : 0 };
   }
 

@@ -123,9 +123,13 @@ export function normalizeNodePart(raw: unknown, frameCount: number): NodePart {
   for (let i = 0; i < n; i++) if (frame[i] >= frameCount) throw new Error(`view part: node ${i} names frame ${frame[i]}; the frame table has ${frameCount}`);
   const node = col('node', Uint32Array);
   for (let i = 1; i < n; i++) if (node[i] <= node[i - 1]) throw new Error(`view part: node ids must ascend (node ${i})`);
-  return {
+  const out: NodePart = {
     parent, frame, node,
     inclusive: col('inclusive', Float64Array), exclusive: col('exclusive', Float64Array), more: col('more', Uint8Array),
     minValue: typeof r.minValue === 'number' && r.minValue > 0 ? r.minValue : 0,
   };
+  // A diff's part: A's value and the match of each node.
+  if (r.baseline !== undefined) out.baseline = col('baseline', Float64Array);
+  if (r.match !== undefined) out.match = col('match', Uint8Array);
+  return out;
 }

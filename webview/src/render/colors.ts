@@ -87,16 +87,22 @@ export function classColor(cls: ColorClass, theme: Theme): RGBA {
   return vary(classBase(cls, kind, theme), 0, 0, theme.kind === 'dark' || theme.kind === 'high-contrast');
 }
 
-/** RGBA per node (n*4 bytes): one colour per frame of the table, by whose code it is (legend),
- *  its kind, name and module. */
-export function computeNodeColors(data: FlameData, theme: Theme): Uint8Array {
-  const { frames, frame } = data;
+/** RGBA per frame of the table (frames*4 bytes), by whose code it is (legend), its kind, name and
+ *  module. Per frame, not per node: a view's parts share its frame table, so the colours are made
+ *  once per view and a node's colour is its frame's. */
+export function computeFrameColors(data: Pick<FlameData, 'frames' | 'strings'>, theme: Theme): Uint8Array {
+  const { frames, strings } = data;
   const dark = theme.kind === 'dark' || theme.kind === 'high-contrast';
-  const hashes = new Uint32Array(data.strings.length);
-  for (let s = 0; s < data.strings.length; s++) hashes[s] = hashString(data.strings[s]);
+  const hashes = new Map<number, number>();
+  const hash = (s: number): number => {
+    let h = hashes.get(s);
+    if (h === undefined) hashes.set(s, (h = hashString(strings[s] ?? '')));
+    return h;
+  };
   const cache = new Map<string, RGBA>();
-  const frameColors: RGBA[] = [];
-  for (let f = 0; f < frames.kind.length; f++) {
+  const nf = frames.kind.length;
+  const out = new Uint8Array(nf * 4);
+  for (let f = 0; f < nf; f++) {
     const k = frames.kind[f];
     const cls = colorClassOf(frames, f);
     const nm = frames.name[f], md = frames.module[f];
@@ -104,14 +110,11 @@ export function computeNodeColors(data: FlameData, theme: Theme): Uint8Array {
     let c = cache.get(key);
     if (!c) {
       const base = classBase(cls, k, theme);
-      c = cls === ColorClass.Truncated ? base : vary(base, md ? hashes[md] : hashes[nm] >>> 3, hashes[nm], dark);
+      c = cls === ColorClass.Truncated ? base : vary(base, md ? hash(md) : hash(nm) >>> 3, hash(nm), dark);
       cache.set(key, c);
     }
-    frameColors.push(c);
+    out[f * 4] = c[0]; out[f * 4 + 1] = c[1]; out[f * 4 + 2] = c[2]; out[f * 4 + 3] = 255;
   }
-  const n = data.parent.length;
-  const out = new Uint8Array(n * 4);
-  for (let i = 0; i < n; i++) out.set(frameColors[frame[i]], i * 4);
   return out;
 }
 

@@ -1,8 +1,9 @@
 // The details pane: everything about one frame (the focused one, or the one picked): its full
 // name, kind, whose code it is, source, module, whether its stack was truncated, its call path
-// (each step clickable), a fused kernel's source lines (each opens its source) and every metric's statistics at it (count, sum, mean, min, max, std;
+// (each step clickable), a fused kernel's source lines (each opens its source), a distributed job's value per rank, and every metric's statistics at it (count, sum, mean, min, max, std;
 // attributes as mean / min / max, never as sums). Text only (no markup from the profile).
-import type { NodeLine, NodeMetricValues } from '../protocol';
+import type { NodeLine, NodeMetricValues, RankSpreadData } from '../protocol';
+import { spreadByRank } from '../model/rankSpread';
 import type { FusedLine } from '../model/fusedLines';
 import { formatValue } from '../model/format';
 import { el } from './dom';
@@ -61,7 +62,7 @@ export class DetailsPane {
 
   get node(): number { return this.frame ? this.frame.node : -1; }
 
-  show(f: DetailsFrame, metrics: NodeMetricValues[] | null, lines: NodeLine[] = []): void {
+  show(f: DetailsFrame, metrics: NodeMetricValues[] | null, lines: NodeLine[] = [], spread?: RankSpreadData): void {
     this.frame = f;
     const parts: Node[] = [];
     parts.push(el('div', { className: 'strata-details-name', text: f.name }));
@@ -111,6 +112,18 @@ export class DetailsPane {
       table.append(el('tr', { attrs: { 'data-metric': f.metric.name } }, ...[f.metric.name, f.metric.total, f.metric.self, '', '', '', '', ''].map((c) => el('td', { text: c }))));
     }
     parts.push(table);
+    // A distributed job: the frame's value on each rank, the heaviest marked.
+    const byRank = spreadByRank(spread);
+    if (byRank.length > 1) {
+      const rt = el('table', { className: 'strata-details-ranks' });
+      for (const r of byRank) {
+        const tr = el('tr', { attrs: { 'data-rank': String(r.rank) } }, el('td', { text: `rank ${r.rank}` }),
+          el('td', { text: formatValue(r.value, f.metric.unit) }), el('td', { text: r.max ? 'heaviest' : '' }));
+        if (r.max) tr.classList.add('strata-details-rank-max');
+        rt.append(tr);
+      }
+      parts.push(el('div', { className: 'strata-details-path-title', text: `${f.metric.name} per rank (${byRank.length} ranks)` }), rt);
+    }
     // A view by function: the lines merged into this frame.
     if (lines.length > 0) {
       const lt = el('table', { className: 'strata-details-lines' });

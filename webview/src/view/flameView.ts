@@ -6,12 +6,12 @@
 // sent in part: a drawn node whose left-out children would now be wider than half a pixel is
 // reported (needNodes) so that its part is asked for; the part, once in, is drawn in place.
 import type { FlameData } from '../protocol';
-import type { LoadedView } from '../model/viewParts';
+import type { Added, LoadedView } from '../model/viewParts';
 import { FlameModel, SearchResult } from '../model/flameModel';
 import { formatPercent, formatValue, kindName } from '../model/format';
 import { capText } from '../model/frameNames';
 import { ZoomHistory, ZoomPlace } from '../model/zoomHistory';
-import { computeNodeColors, mix } from '../render/colors';
+import { computeFrameColors, mix } from '../render/colors';
 import { FLAG_FOCUS, FLAG_OUTLINE, FlameRenderer, RectBatch } from '../render/flameRenderer';
 import { Label, LabelLayer, MIN_LABEL_WIDTH } from '../render/labels';
 import type { Theme } from '../ui/theme';
@@ -44,6 +44,10 @@ export interface FlameViewHandlers {
 }
 
 export interface NodeNeed { node: number; minValue: number }
+/** Colours: RGBA bytes per frame of the table (a node has its frame's) or per node. */
+interface NodeColors { rgba: Uint8Array; byFrame: boolean }
+/** Colours nodes [from, data's length) into `out` (RGBA per node). */
+export type NodeColoring = (data: FlameData, theme: Theme, out: Uint8Array, from: number) => void;
 /** A part asked for goes this much below half a pixel: the next zoom steps need no new part. */
 const PART_AHEAD = 4;
 /** At most this many parts asked for per frame drawn. */
@@ -78,9 +82,16 @@ export class FlameView {
   private labels: LabelLayer;
 
   model: FlameModel | null = null;
-  private colors: Uint8Array | null = null;
+  /** RGBA per frame of the table (by whose code), or per node (a colouring such as the diff's). */
+  private colors: NodeColors | null = null;
+  /** The frame colours made last, kept while the frame table and the theme are the same: a
+   *  view's parts share its frame table. */
+  private frameColors: { frames: FlameData['frames']; theme: Theme; rgba: Uint8Array } | null = null;
   private searchResult: SearchResult | null = null;
+  /** Outlined: nodes (the host's 'highlight'; nodes added later are not) or frames (a source
+   *  line's: every node of those frames, also the ones parts add). */
   private highlighted: Uint8Array | null = null;
+  private highlightedFrames: Uint8Array | null = null;
   private hovered = -1;
   private batch: RectBatch = { rects: new Float32Array(0), colors: new Uint8Array(0), count: 0 };
   private labelList: Label[] = [];
@@ -89,10 +100,10 @@ export class FlameView {
   private suppressClick = false;
   private lastWheel = 0;
   readonly history = new ZoomHistory();
-  /** Dims every frame that is not the user's code ("my code" highlight). */
+  /** Per frame of the table: 0 dims its nodes ("my code" highlight: the user's code kept). */
   private dimmed: Uint8Array | null = null;
   /** Colours per node other than by whose code (the diff mode's, by change); null: by code. */
-  private coloring: ((data: FlameData, theme: Theme) => Uint8Array) | null = null;
+  private coloring: NodeColoring | null = null;
   readonly stats: FlameViewStats = {
     frames: 0, instances: 0, labels: 0, buildMs: 0, drawMs: 0, loadMs: 0, focus: 0, nodes: 0,
     rowHeight: ROW_HEIGHT, width: 0, height: 0, dpr: 1, webgl: false, v0: 0, v1: 1,
@@ -129,10 +140,10 @@ export class FlameView {
     this.model = m;
     this.colors = this.colorsOf(data);
     this.highlighted = null;
+    this.highlightedFrames = null;
     this.hovered = -1;
     this.stats.nodes = m.n;
-    const cap = m.n * 4;
-    this.batch = { rects: new Float32Array(cap), colors: new Uint8Array(cap), count: 0 };
+    this.batch = { rects: new Float32Array(m.n * 4), colors: new Uint8Array(m.n * 4), count: 0 };
     this.history.reset();
     if (prevPath) { m.layout(m.findSteps(prevPath)); this.history.push(this.place); }
     this.searchResult = query ? m.search(query) : null;
@@ -143,26 +154,20 @@ export class FlameView {
     this.schedule();
   }
 
-  /** The same view with more of it (a node's part came in): the zoom, the visible part, the
-   *  history and the outline stay where they were (nodes are matched by the host's ids). */
-  extend(v: LoadedView): void {
-    const prev = this.model;
-    if (!prev) { this.setData(v.data, v.limit); return; }
+  /** The same view with more of it (a node's part came in: nodes `added` at the end): the
+   *  zoom, the visible part, the history and the outlines stay (nodes keep their indexes); what
+   *  is done costs the part, not the nodes held. */
+  extend(v: LoadedView, added: Added): void {
+    const m = this.model;
+    if (!m) { this.setData(v.data, v.limit); return; }
     const t0 = performance.now();
-    const m = new FlameModel(v.data, v.limit);
-    const at = (i: number) => m.indexOf(prev.hostId(i));
-    const outlined = this.highlighted ? this.highlightedNodes.map(at).filter((i) => i >= 0) : null;
-    m.layout(Math.max(0, at(prev.focus)));
-    m.setViewport(prev.v0, prev.v1);
-    this.history.remap(at);
-    this.model = m;
-    this.colors = this.colorsOf(v.data);
-    if (outlined) { const hl = new Uint8Array(m.n); for (const i of outlined) hl[i] = 1; this.highlighted = hl; }
-    this.hovered = this.hovered >= 0 ? at(this.hovered) : -1;
-    this.dimmed = null;
+    m.grow(v.data, v.limit, added.from, (id) => v.indexOf(id));
+    if (this.colors && !this.colors.byFrame && this.coloring) {
+      const rgba = this.colors.rgba.length >= m.n * 4 ? this.colors.rgba : grownBytes(this.colors.rgba, Math.max(m.n * 4, this.colors.rgba.length * 1.5));
+      this.coloring(v.data, this.theme, rgba, added.from);
+      this.colors = { rgba, byFrame: false };
+    }
     this.stats.nodes = m.n;
-    const cap = m.n * 4;
-    this.batch = { rects: new Float32Array(cap), colors: new Uint8Array(cap), count: 0 };
     const query = this.searchResult?.query ?? '';
     this.searchResult = query ? m.search(query) : null;
     this.stats.loadMs = performance.now() - t0;
@@ -170,17 +175,27 @@ export class FlameView {
   }
 
   /** Colours nodes by `fn` instead of by whose code they are (null: by code again). */
-  setColoring(fn: ((data: FlameData, theme: Theme) => Uint8Array) | null): void {
+  setColoring(fn: NodeColoring | null): void {
     this.coloring = fn;
     if (this.model) this.colors = this.colorsOf(this.model.data);
     this.schedule();
   }
 
-  private colorsOf(data: FlameData): Uint8Array {
-    return this.coloring ? this.coloring(data, this.theme) : computeNodeColors(data, this.theme);
+  private colorsOf(data: FlameData): NodeColors {
+    if (this.coloring) {
+      const rgba = new Uint8Array(data.parent.length * 4);
+      this.coloring(data, this.theme, rgba, 0);
+      return { rgba, byFrame: false };
+    }
+    const c = this.frameColors;
+    if (c && c.frames === data.frames && c.theme === this.theme) return { rgba: c.rgba, byFrame: true };
+    const rgba = computeFrameColors(data, this.theme);
+    this.frameColors = { frames: data.frames, theme: this.theme, rgba };
+    return { rgba, byFrame: true };
   }
 
-  /** Dims frames for which `keep` is 0 (null: none dimmed). */
+  /** Dims the nodes of frames (of the table) for which `keep` is 0 (null: none dimmed; the root
+   *  never is). */
   setDimmed(keep: Uint8Array | null): void {
     this.dimmed = keep;
     this.schedule();
@@ -212,7 +227,16 @@ export class FlameView {
       if (Number.isInteger(i) && i >= 0 && i < m.n) { hl[i] = 1; any = true; if (m.isVisible(i)) anyVisible = true; }
     }
     this.highlighted = any ? hl : null;
+    this.highlightedFrames = null;
     if (any && !anyVisible && zoomOut) { m.layout(0); this.h.focusChanged(); }
+    this.schedule();
+  }
+
+  /** Outlines every node of the frames (of the table) marked in `frames` (null: none), without
+   *  zooming: also the nodes parts add later. */
+  setHighlightFrames(frames: Uint8Array | null): void {
+    this.highlightedFrames = frames;
+    this.highlighted = null;
     this.schedule();
   }
 
@@ -222,9 +246,15 @@ export class FlameView {
   /** Ids of the outlined nodes (for tests and the app). */
   get highlightedNodes(): number[] {
     const out: number[] = [];
-    const hl = this.highlighted;
-    if (hl) for (let i = 0; i < hl.length; i++) if (hl[i]) out.push(i);
+    const m = this.model;
+    if (!m) return out;
+    for (let i = 0; i < m.n; i++) if (this.isOutlined(i, m.data.frame)) out.push(i);
     return out;
+  }
+
+  private isOutlined(i: number, frame: Uint32Array): boolean {
+    const hl = this.highlighted, hf = this.highlightedFrames;
+    return !!((hl && i < hl.length && hl[i]) || (hf && hf[frame[i]]));
   }
 
   // ---- zoom / source ---------------------------------------------------------------------
@@ -466,56 +496,67 @@ export class FlameView {
     const W = this.g.width;
     const rowTop = Math.floor(scrollY / ROW_HEIGHT);
     const rowBottom = Math.ceil((scrollY + this.g.height) / ROW_HEIGHT);
+    if (this.batch.rects.length < m.n * 4) {
+      const cap = Math.max(m.n * 4, Math.ceil(this.batch.rects.length * 1.5));
+      this.batch = { rects: new Float32Array(cap), colors: new Uint8Array(cap), count: 0 };
+    }
     const { rects, colors: out } = this.batch;
-    const base = this.colors!;
+    const base = this.colors!.rgba;
+    const byFrame = this.colors!.byFrame;
+    const frameOf = m.data.frame;
     const match = this.searchResult?.matches ?? null;
-    const hl = this.highlighted;
+    const hl = this.highlighted, hf = this.highlightedFrames;
     const bg = this.theme.background;
-    const depth = m.depth, x0 = m.x0, x1 = m.x1, end = m.end;
+    const depth = m.depth, x0 = m.x0, x1 = m.x1;
     const dimmed = this.dimmed;
     const v0 = m.v0, scale = W / m.span;
     const labels: Label[] = [];
     let k = 0;
     const push = (i: number, a: number, b: number, row: number, ancestor: boolean) => {
       const o = k * 4;
+      const f = frameOf[i];
       rects[o] = a; rects[o + 1] = b; rects[o + 2] = row;
-      rects[o + 3] = (hl && hl[i] ? FLAG_OUTLINE : 0) + (i === this.hovered ? FLAG_FOCUS : 0);
-      const dim = match ? (match[i] ? 0 : DIM) : dimmed && !dimmed[i] ? DIM * 0.8 : ancestor ? 0.25 : 0;
-      if (dim) mix(base, i * 4, bg, dim, out, o);
-      else { out[o] = base[i * 4]; out[o + 1] = base[i * 4 + 1]; out[o + 2] = base[i * 4 + 2]; out[o + 3] = 255; }
+      rects[o + 3] = ((hl && i < hl.length && hl[i]) || (hf && hf[f]) ? FLAG_OUTLINE : 0) + (i === this.hovered ? FLAG_FOCUS : 0);
+      const dim = match ? (i < match.length && match[i] ? 0 : DIM) : dimmed && i > 0 && !dimmed[f] ? DIM * 0.8 : ancestor ? 0.25 : 0;
+      const c = (byFrame ? f : i) * 4;
+      if (dim) mix(base, c, bg, dim, out, o);
+      else { out[o] = base[c]; out[o + 1] = base[c + 1]; out[o + 2] = base[c + 2]; out[o + 3] = 255; }
       k++;
       const la = Math.max(a, 0), lb = Math.min(b, W);
       if (lb - la >= MIN_LABEL_WIDTH) labels.push({ x: la, row, w: lb - la, text: m.label(i), r: out[o], g: out[o + 1], b: out[o + 2] });
     };
     const anc = m.ancestors;
     for (let d = 0; d < anc.length - 1; d++) if (d >= rowTop && d < rowBottom) push(anc[d], 0, W, d, true);
-    const f = m.focus, e = end[f];
+    const f = m.focus;
     // Pixels per unit of value at this zoom: a node whose left-out children are under limit[i]
     // needs its part once limit[i] is worth half a pixel.
     const pxPerValue = m.data.inclusive[f] > 0 ? scale / m.data.inclusive[f] : 0;
     const limit = m.limit;
     const needs: NodeNeed[] = [];
     const fills: { node: number; minValue: number; px: number }[] = [];
-    // Only the outermost nodes in need: a part goes down their whole subtree.
-    let needUntil = -1;
-    for (let i = f; i < e;) {
-      let a = (x0[i] - v0) * scale, b = (x1[i] - v0) * scale;
+    // Only the outermost nodes in need: a part goes down their whole subtree. A node's need
+    // covers its subtree: the walk marks where it is inside one by the depth it began at.
+    let needDepth = -1;
+    const inclusive = m.data.inclusive;
+    m.walk(f, (i) => {
       const row = depth[i];
+      if (needDepth >= 0 && row <= needDepth) needDepth = -1;
+      let a = (x0[i] - v0) * scale, b = (x1[i] - v0) * scale;
       // Narrow, outside the viewport or below the screen: the whole subtree is culled.
-      if (b - a < MIN_RECT_PX || row >= rowBottom || b <= 0 || a >= W) { i = end[i]; continue; }
+      if (b - a < MIN_RECT_PX || row >= rowBottom || b <= 0 || a >= W) return false;
       if (a < -1) a = -1;
       if (b > W + 1) b = W + 1;
       if (row >= rowTop) push(i, a, b, row, false);
-      if (i >= needUntil && limit[i] > 0 && limit[i] * pxPerValue >= MIN_RECT_PX && row + 1 < rowBottom && needs.length < NEEDS_PER_FRAME) {
+      if (needDepth < 0 && limit[i] > 0 && limit[i] * pxPerValue >= MIN_RECT_PX && row + 1 < rowBottom && needs.length < NEEDS_PER_FRAME) {
         needs.push({ node: i, minValue: MIN_RECT_PX / pxPerValue / PART_AHEAD });
-        needUntil = end[i];
+        needDepth = row;
       } else if (limit[i] > 0 && b - a >= FILL_MIN_PX && i !== f && row >= rowTop) {
         // Zoomed into, node i would span the width: half a pixel is then worth inclusive / W (no
         // further: every node the fill adds makes each later part's putting in place slower).
-        fills.push({ node: i, minValue: (MIN_RECT_PX * m.data.inclusive[i]) / W, px: b - a });
+        fills.push({ node: i, minValue: (MIN_RECT_PX * inclusive[i]) / W, px: b - a });
       }
-      i++;
-    }
+      return true;
+    });
     this.batch.count = k;
     this.labelList = labels;
     if (needs.length) this.h.needNodes?.(needs);
@@ -524,4 +565,10 @@ export class FlameView {
       this.h.fillNodes?.(fills.slice(0, FILLS_PER_FRAME).map(({ node, minValue }) => ({ node, minValue })));
     }
   }
+}
+
+function grownBytes(a: Uint8Array, size: number): Uint8Array {
+  const out = new Uint8Array(Math.ceil(size / 4) * 4);
+  out.set(a);
+  return out;
 }

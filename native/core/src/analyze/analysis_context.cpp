@@ -3,8 +3,10 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <string_view>
 
 #include "strata/format/layout.h"
+#include "sys_path_files.h"
 
 
 namespace strata::core::detail {
@@ -16,8 +18,19 @@ bool SystemOrInterpreterModule(const std::string& module) {
   if (module.empty()) return false;
   size_t slash = module.rfind('/');
   std::string base = slash == std::string::npos ? module : module.substr(slash + 1);
+  // An interpreter built from source (pyenv) keeps its build's paths in its line tables: its
+  // extension modules (lib-dynload) and installed packages' are told by where they are loaded from.
   return base.rfind("python", 0) == 0 || base.rfind("libpython", 0) == 0 || module.rfind("/lib/", 0) == 0 ||
-         module.rfind("/lib64/", 0) == 0 || module.rfind("/usr/lib/", 0) == 0 || module.rfind("/usr/lib64/", 0) == 0;
+         module.rfind("/lib64/", 0) == 0 || module.rfind("/usr/lib/", 0) == 0 || module.rfind("/usr/lib64/", 0) == 0 ||
+         module.find("/lib-dynload/") != std::string::npos || module.find("-packages/") != std::string::npos;
+}
+
+// Strata's runtime and its operator plugin: the code profiler_time times.
+bool StrataModule(const std::string& module) {
+  size_t slash = module.rfind('/');
+  std::string_view base(module);
+  if (slash != std::string::npos) base.remove_prefix(slash + 1);
+  return base.rfind("libstrata_runtime", 0) == 0 || base.rfind("libstrata_torch", 0) == 0;
 }
 
 // torch.compile's generated code (its wrapper and kernels) wherever its cache is
@@ -55,6 +68,17 @@ AnalysisContext::AnalysisContext(const Profile& profile, View top_down, bool all
   // frame per sampled address).
   for (uint32_t f : *view_.frame_function) function_count_ = std::max<size_t>(function_count_, size_t(f) + 1);
   std::vector<int8_t> function_kind(function_count_, -1);
+  // torch.profiler names Python files relative to sys.path: the program the user ran (the
+  // outermost `<module>`, first in preorder) tells the user's files from the libraries'.
+  const bool sys_path_relative = profile_.meta("imported_from").value_or("") == "kineto";
+  std::string script;
+  for (size_t n = 0; sys_path_relative && n < view_.size(); ++n) {
+    const FrameInfo& f = view_.frame(n);
+    if (f.name == "<module>" && !f.file.empty() && f.file[0] != '<') {
+      script = f.file;
+      break;
+    }
+  }
   for (size_t i = 0; i < table.size(); ++i) {
     int8_t& known = function_kind[(*view_.frame_function)[i]];
     if (known < 0) {
@@ -66,11 +90,14 @@ AnalysisContext::AnalysisContext(const Profile& profile, View top_down, bool all
     // "autograd::engine::evaluate_function: <Op>Backward<k>".
     const std::string& file = table[i].file;
     auto has = [&](const char* part) { return file.find(part) != std::string::npos; };
-    frame_user_[i] = !file.empty() && table[i].line > 0 && file[0] != '<' && !has("/site-packages/") &&
-                     !has("/dist-packages/") && !has("/lib/python") && file.rfind("/usr/include/", 0) != 0 &&
-                     file.rfind("/usr/lib/", 0) != 0 && file.rfind("/usr/local/cuda", 0) != 0 &&
-                     !has("/torchinductor_") && !InductorGeneratedFile(file) && !has("/.triton/") &&
-                     !has("/triton/runtime/") && !SystemOrInterpreterModule(table[i].module);
+    if (sys_path_relative && !file.empty() && file[0] != '/')
+      frame_user_[i] = table[i].line > 0 && UserFileRelativeToSysPath(file, script);
+    else
+      frame_user_[i] = !file.empty() && table[i].line > 0 && file[0] != '<' && !has("/site-packages/") &&
+                       !has("/dist-packages/") && !has("/lib/python") && file.rfind("/usr/include/", 0) != 0 &&
+                       file.rfind("/usr/lib/", 0) != 0 && file.rfind("/usr/local/cuda", 0) != 0 &&
+                       !has("/torchinductor_") && !InductorGeneratedFile(file) && !has("/.triton/") &&
+                       !has("/triton/runtime/") && !SystemOrInterpreterModule(table[i].module);
 
     if (frame_kind_[i] == Kind::kOperator) {
       const std::string& nm = table[i].name;
@@ -80,6 +107,18 @@ AnalysisContext::AnalysisContext(const Profile& profile, View top_down, bool all
       frame_backward_[i] = digits || nm.rfind("autograd::engine::evaluate_function", 0) == 0;
     }
   }
+  // The checks below find frameworks, DataLoaders and phases by installed paths
+  // (`-packages/torch/...`): a library file torch.profiler named relative to sys.path is read as
+  // what it was before the trim. Only for classifying; findings show the names as recorded.
+  std::vector<FrameInfo> untrimmed;
+  if (sys_path_relative) {
+    untrimmed = table;
+    for (size_t i = 0; i < untrimmed.size(); ++i) {
+      std::string& file = untrimmed[i].file;
+      if (!frame_user_[i] && !file.empty() && file[0] != '/' && file[0] != '<') file = "/site-packages/" + file;
+    }
+  }
+  const std::vector<FrameInfo>& classified = sys_path_relative ? untrimmed : table;
   // A mark depends only on what names a function (kind, name, file or module): decided once per
   // function, not per frame (a native function has a frame per sampled address).
   const auto& frame_function = *view_.frame_function;
@@ -88,7 +127,7 @@ AnalysisContext::AnalysisContext(const Profile& profile, View top_down, bool all
   for (size_t i = 0; i < table.size(); ++i) {
     int8_t& known = function_mark[frame_function[i]];
     if (known < 0) {
-      PhaseMark mark = FramePhaseMark(table[i]);
+      PhaseMark mark = FramePhaseMark(classified[i]);
       if (all_phases && mark != PhaseMark::kProfiler) mark = PhaseMark::kNone;  // never the program's
       known = int8_t(mark);
     }
@@ -103,7 +142,7 @@ AnalysisContext::AnalysisContext(const Profile& profile, View top_down, bool all
   uint8_t file_bits = 0, mod_bits = 0;
   bool data_file = false;  // torch/utils/data: its frames' parts in a DataLoader
   for (size_t i = 0; i < table.size(); ++i) {
-    const std::string& file = table[i].file;
+    const std::string& file = classified[i].file;
     const std::string& mod = table[i].module;
     if (!last_file || file != *last_file) {
       auto has = [&](const char* part) { return file.find(part) != std::string::npos; };
@@ -192,26 +231,153 @@ AnalysisContext::AnalysisContext(const Profile& profile, View top_down, bool all
   dataloader_ = (frameworks & 4) != 0;
   judged_incl_.resize(profile.metrics().size());
   judged_excl_.resize(profile.metrics().size());
+  profiler_metric_ = FindMetric(profile_, "profiler_time");
   // The main thread and the steady state's wall time.
   std::optional<size_t> cpu;
   for (const char* m : {"cpu_time", "wall_time"})
     if (!cpu) cpu = FindMetric(profile_, m);
-  if (cpu) {
-    double best = -1;
-    for (size_t c = 1; c < n; c = end_[c]) {
-      bool user = false;
-      for (size_t d = c; d < end_[c] && !user; ++d) user = IsUserFrame(d);
-      if (user && metric(c, *cpu).inclusive > best) { best = metric(c, *cpu).inclusive; main_thread_ = c; }
+  if (!cpu) return;
+  double best = -1;
+  for (size_t c = 1; c < n; c = end_[c]) {
+    bool user = false;
+    for (size_t d = c; d < end_[c] && !user; ++d) user = IsUserFrame(d);
+    if (user && metric(c, *cpu).inclusive > best) { best = metric(c, *cpu).inclusive; main_thread_ = c; }
+  }
+  if (auto period = profile_.meta("period_ns")) {
+    try { min_cpu_ns_ = 10 * std::stod(*period); } catch (...) { min_cpu_ns_ = 0; }
+  }
+  double run_ns = 0;
+  if (auto d = profile_.meta("duration_ns")) {
+    try { run_ns = std::stod(*d); } catch (...) { run_ns = 0; }
+  }
+  auto elapsed = FindMetric(profile_, "elapsed_time");
+  if (elapsed && !(metric(0, *elapsed).inclusive > 0)) elapsed.reset();
+  elapsed_metric_ = elapsed;
+  cpu_metric_ = cpu;
+  MarkOtherThreads(elapsed);
+  if (!all_phases) MarkWarmupCallSites(*cpu);
+  // The main thread's wall time between its own samples, where the runtime records it; else the
+  // run's duration scaled by the judged share of the main thread's CPU time (off where the thread
+  // waited outside the steady state: a build, a download). The profiler's own work stretched the
+  // run: the figure is of the program alone.
+  double wall = 0;
+  if (main_thread_ && elapsed) wall = SteadyCost(*elapsed)[main_thread_];
+  else if (main_thread_ && run_ns > 0 && best > 0)
+    wall = run_ns * std::min(1.0, Incl(main_thread_, *cpu) / best) - ProfilerNs(main_thread_, *cpu);
+  judged_wall_ns_ = std::max(0.0, wall);
+}
+
+std::vector<double> AnalysisContext::SteadyCost(size_t k) const {
+  // Per node, inclusive: metric k over the judged phases on the main thread's own samples, with
+  // the profiler's work inside them counted in and then its cost taken out: what Strata's runtime
+  // measured of itself (profiler_time: its callbacks and the sample handler, where no sample can
+  // land), plus the CPU time sampled in the other profiling machinery it drives and does not time
+  // (CUPTI's library, RecordFunction's calls to its observers, outside Strata's own frames).
+  // Without profiler_time, everything sampled in profiler frames. Elapsed time in a profiler frame
+  // is not the profiler's: the wait before that sample is the program's.
+  const size_t n = size();
+  const bool wall = elapsed_metric_ == k;  // another thread's samples carry its own wall time
+  std::vector<char> inside(n, 0);  // judged, or profiler work entered from a judged frame
+  const std::vector<char> strata = StrataFrames();  // in Strata's own code (timed by profiler_time)
+  inside[0] = judged(0);
+  for (size_t v = 1; v < n; ++v) inside[v] = judged(v) || (phase_[v] == Phase::kProfiler && inside[size_t(parent(v))]);
+  std::vector<double> value(n, 0.0), cost(n, 0.0);
+  for (size_t v = n; v-- > 0;) {
+    if (inside[v]) {
+      if (!(wall && other_thread_.size() == n && other_thread_[v])) value[v] += metric(v, k).exclusive;
+      if (profiler_metric_) cost[v] += metric(v, *profiler_metric_).exclusive;
+      if (phase_[v] == Phase::kProfiler && cpu_metric_ && !(profiler_metric_ && strata[v]))
+        cost[v] += metric(v, *cpu_metric_).exclusive;
     }
-    if (auto period = profile_.meta("period_ns")) {
-      try { min_cpu_ns_ = 10 * std::stod(*period); } catch (...) { min_cpu_ns_ = 0; }
+    if (v > 0) {
+      value[size_t(parent(v))] += value[v];
+      cost[size_t(parent(v))] += cost[v];
     }
-    double run_ns = 0;
-    if (auto d = profile_.meta("duration_ns")) {
-      try { run_ns = std::stod(*d); } catch (...) { run_ns = 0; }
+  }
+  for (size_t v = 0; v < n; ++v) value[v] = std::max(0.0, value[v] - cost[v]);
+  return value;
+}
+
+void AnalysisContext::MarkOtherThreads(std::optional<size_t> elapsed) {
+  // PyTorch runs the backward of CUDA tensors on its per-device autograd threads while the calling
+  // thread waits; the runtime links each backward operator's samples under its forward's call
+  // path. Their elapsed_time is those threads' wall time (their idle time between backward
+  // passes included), not the main thread's: summing both counts a training step about twice.
+  // A backward that launched GPU work ran there; in a run with such a backward every linked
+  // backward did (a CPU tensor's backward runs on the calling thread, and then nothing is marked).
+  // Work another thread did for the main thread's line (XLA's threads) is placed under a `thread`
+  // frame: that thread's samples too.
+  other_thread_.assign(size(), 0);
+  if (!elapsed || !main_thread_) return;
+  auto gpu = FindMetric(profile_, "gpu_time");
+  auto api = FindMetric(profile_, "api_time");
+  bool on_device_threads = false;
+  for (size_t v = main_thread_ + 1; v < end_[main_thread_] && !on_device_threads; ++v)
+    if (is_backward_op(v) && !is_backward_op(size_t(parent(v))))
+      on_device_threads = (gpu && metric(v, *gpu).inclusive > 0) || (api && metric(v, *api).inclusive > 0);
+  for (size_t v = main_thread_ + 1; v < end_[main_thread_]; ++v)
+    other_thread_[v] = other_thread_[size_t(parent(v))] || (on_device_threads && is_backward_op(v)) ||
+                       (kind(v) == Kind::kOther && frame(v).kind == "thread");
+}
+
+void AnalysisContext::MarkWarmupCallSites(size_t cost_metric) {
+  // A loop's first steps do one-time work no frame marks (cuBLASLt's heuristics, cuDNN's graph
+  // builds, allocator growth, lazy module loads below the launch threshold). A calling context
+  // tree has no time order, but a program that calls its step from a warm-up loop and then from
+  // the loop it times has the step under two lines of one function: per unit of GPU work (a
+  // launch: a step launches the same kernels each time) the earlier line then costs far more
+  // than the later one, and the difference is that one-time work. The steady state is the later
+  // loop: the earlier lines are warm-up.
+  auto gpu = FindMetric(profile_, "gpu_time");
+  if (!gpu || !main_thread_) return;
+  const size_t n = size();
+  // Per node over the steady state: the cost (CPU time: one-time work is the host's, heuristics
+  // and graph builds; wall time per launch would also differ where one line waits on the GPU and
+  // the other does not; the profiler's own cost out) and the GPU launches below.
+  const std::vector<double> cost = SteadyCost(cost_metric);
+  std::vector<double> launches(n, 0.0);
+  for (size_t v = n; v-- > 1;) {
+    if (judged(v) && metric(v, *gpu).exclusive > 0) launches[v] += double(metric(v, *gpu).count);
+    launches[size_t(parent(v))] += launches[v];
+  }
+  // Call sites: a user line (Python) of the main thread with launches below, keyed by its node's
+  // parent and function; the functions it calls that launch.
+  struct Site { size_t node; std::vector<uint32_t> callees; };
+  std::map<std::pair<size_t, uint32_t>, std::vector<Site>> groups;
+  std::map<size_t, size_t> site_of;  // node -> index in its group
+  for (size_t v = main_thread_ + 1; v < end_[main_thread_]; ++v) {
+    if (kind(v) != Kind::kPython || !IsUserFrame(v) || launches[v] <= 0 || !judged(v)) continue;
+    auto& g = groups[{size_t(parent(v)), function(v)}];
+    site_of[v] = g.size();
+    g.push_back(Site{v, {}});
+  }
+  for (size_t v = main_thread_ + 1; v < end_[main_thread_]; ++v) {
+    if (kind(v) != Kind::kPython || launches[v] <= 0) continue;
+    int32_t c = PythonAncestor(size_t(parent(v)));
+    if (c <= 0) continue;
+    auto it = site_of.find(size_t(c));
+    if (it == site_of.end()) continue;
+    auto& callees = groups[{size_t(parent(size_t(c))), function(size_t(c))}][it->second].callees;
+    if (std::find(callees.begin(), callees.end(), function(v)) == callees.end()) callees.push_back(function(v));
+  }
+  for (auto& [key, sites] : groups) {
+    if (sites.size() < 2) continue;
+    // The later line in the function is the loop that runs later.
+    std::sort(sites.begin(), sites.end(), [&](const Site& a, const Site& b) { return frame(a.node).line < frame(b.node).line; });
+    for (size_t last = sites.size() - 1, i = 0; i < last; ++i) {
+      const Site& e = sites[i];
+      // The latest line calling the same function.
+      const Site* r = nullptr;
+      for (size_t j = last + 1; j-- > i + 1 && !r;)
+        for (uint32_t f : sites[j].callees)
+          if (std::find(e.callees.begin(), e.callees.end(), f) != e.callees.end()) { r = &sites[j]; break; }
+      if (!r || cost[r->node] < min_cpu_ns_ || launches[r->node] <= 0 || frame(r->node).line == frame(e.node).line) continue;
+      const double per_e = cost[e.node] / launches[e.node], per_r = cost[r->node] / launches[r->node];
+      if (per_r <= 0 || per_e < kOneTimeCostRatio * per_r) continue;
+      for (size_t v = e.node; v < end_[e.node]; ++v)
+        if (phase_[v] == Phase::kSteady) phase_[v] = Phase::kWarmup;
+      warmup_sites_.push_back(WarmupSite{e.node, r->node, per_e / per_r});
     }
-    if (main_thread_ && run_ns > 0 && best > 0)
-      judged_wall_ns_ = run_ns * std::min(1.0, Incl(main_thread_, *cpu) / best);
   }
 }
 
@@ -246,6 +412,33 @@ const std::vector<double>& AnalysisContext::judged_incl(size_t k) const {
     }
   }
   return v;
+}
+
+double AnalysisContext::ProfilerNs(size_t n, size_t k) const {
+  if (!profiler_metric_) return 0.0;
+  std::vector<double>& sampled = sampled_in_profiler_[k];
+  if (sampled.size() != size()) {
+    // k's samples in Strata's own frames entered from the steady state: the part of profiler_time
+    // the judged metrics left out already (CUPTI's and RecordFunction's frames are left out too,
+    // but profiler_time does not hold them).
+    const std::vector<char> strata = StrataFrames();
+    sampled.assign(size(), 0.0);
+    std::vector<char> inside(size(), 0);
+    inside[0] = judged(0);
+    for (size_t v = 1; v < size(); ++v) {
+      inside[v] = judged(v) || (phase_[v] == Phase::kProfiler && inside[size_t(parent(v))]);
+      if (inside[v] && strata[v]) sampled[v] = metric(v, k).exclusive;
+    }
+    for (size_t v = size(); v-- > 1;) sampled[size_t(parent(v))] += sampled[v];
+  }
+  return std::max(0.0, Incl(n, *profiler_metric_) - sampled[n]);
+}
+
+std::vector<char> AnalysisContext::StrataFrames() const {
+  std::vector<char> strata(size(), 0);
+  for (size_t v = 1; v < size(); ++v)
+    strata[v] = phase_[v] == Phase::kProfiler && (strata[size_t(parent(v))] || StrataModule(frame(v).module));
+  return strata;
 }
 
 double AnalysisContext::gpu_busy() const {

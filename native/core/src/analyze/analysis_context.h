@@ -6,6 +6,7 @@
 // every node (a dozen metrics of a million nodes are most of a gigabyte).
 #pragma once
 
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -30,6 +31,9 @@ class AnalysisContext {
   const std::string& profile_path() const { return profile_path_; }
 
   const Profile& profile() const { return profile_; }
+  // The ranks of a distributed job whose merged profile this is; nullptr otherwise.
+  const RankRun* ranks() const { return ranks_; }
+  void set_ranks(const RankRun* ranks) { ranks_ = ranks; }
   const View& view() const { return view_; }
   size_t size() const { return view_.size(); }
   int32_t parent(size_t n) const { return view_.parent[n]; }
@@ -57,9 +61,26 @@ class AnalysisContext {
   // with a user frame (background threads of libraries, e.g. BLAS pools spinning, are not it);
   // 0 when there is none.
   size_t main_thread() const { return main_thread_; }
-  // The steady state's wall time, estimated: the profile has no timeline, so the run's duration
-  // times the judged share of the main thread's CPU time. 0 when unknown.
+  // The steady state's wall time: the main thread's own samples' elapsed_time where the runtime
+  // records it (samples of PyTorch's autograd device threads, linked under the forward's path,
+  // left out), else the run's duration times the judged share of the main thread's CPU time; the
+  // profiler's own time left out. 0 when unknown.
   double judged_wall_ns() const { return judged_wall_ns_; }
+  // Lines that call the step a later line of the same function calls too, at a far higher cost
+  // per GPU launch (a warm-up loop whose first steps hold one-time work): judged as warm-up.
+  struct WarmupSite {
+    size_t node;       // the earlier line (warm-up)
+    size_t steady;     // the later line it was compared with
+    double cost_ratio; // its cost per launch over the later line's
+  };
+  const std::vector<WarmupSite>& warmup_sites() const { return warmup_sites_; }
+  // Per launch, how many times a later loop's cost an earlier line must take to be warm-up.
+  static constexpr double kOneTimeCostRatio = 1.5;
+  // The profiler's own time under node n in the steady state that metric k (a CPU or wall
+  // metric) still holds: measured by the runtime (metric profiler_time, carried by its samples;
+  // 0 in profiles without it), less k's samples that landed in Strata's own code (left out of
+  // the judged metrics already as the profiler phase).
+  double ProfilerNs(size_t n, size_t k) const;
   // The least CPU time a finding may rest on: 10 sampling periods (fewer samples are noise).
   double min_cpu_ns() const { return min_cpu_ns_; }
   // GPU time over judged_wall_ns (0 when unknown).
@@ -93,6 +114,7 @@ class AnalysisContext {
   const Profile& profile_;
   View view_;
   std::string profile_path_;
+  const RankRun* ranks_ = nullptr;
   std::vector<size_t> end_;
   // A lean view's metrics, each computed for every node when first read; the ones read last are
   // kept within a memory budget (a column of a million nodes is 56 MB).
@@ -119,6 +141,15 @@ class AnalysisContext {
   bool torch_ = false, jax_ = false, dataloader_ = false;
   size_t main_thread_ = 0;
   double judged_wall_ns_ = 0;
+  std::vector<char> other_thread_;  // per node: samples of another thread linked under the main thread's path
+  std::vector<WarmupSite> warmup_sites_;
+  std::optional<size_t> elapsed_metric_, cpu_metric_;
+  void MarkOtherThreads(std::optional<size_t> elapsed);
+  void MarkWarmupCallSites(size_t cost_metric);
+  std::vector<double> SteadyCost(size_t k) const;
+  std::vector<char> StrataFrames() const;  // per node: Strata's own code, in the profiler phase
+  std::optional<size_t> profiler_metric_;
+  mutable std::map<size_t, std::vector<double>> sampled_in_profiler_;  // per metric k, see ProfilerNs
   double min_cpu_ns_ = 0;
   // Per metric, computed on first use: inclusive over the judged phases.
   const std::vector<double>& judged_incl(size_t k) const;

@@ -142,6 +142,7 @@ AnalysisResult Analyze(const Profile& profile, View top_down, const AnalyzeOptio
     t = now;
   };
   detail::AnalysisContext cx(profile, std::move(top_down), options.all_phases, options.profile_path);
+  cx.set_ranks(options.ranks);
   lap("context");
   for (const auto& rule : detail::BuiltinRules()) {
     if (disabled.count(rule.id)) continue;

@@ -79,6 +79,10 @@ PhaseMark FramePhaseMark(const FrameInfo& f) {
     if (Starts(base, "libcupti") || Starts(base, "libnvperf") || Starts(base, "libstrata_runtime") ||
         Starts(base, "libstrata_torch"))
       return PhaseMark::kProfiler;
+    // PyTorch's RecordFunction calling its observers: it runs only while a profiler watches the
+    // operators (Strata's operator recording, torch.profiler); the operator's own work is not
+    // under it.
+    if (Starts(n, "at::RecordFunction::") || Starts(n, "c10::Dispatcher::runRecordFunction")) return PhaseMark::kProfiler;
   }
   if (f.kind == "native" && (n == "Py_FinalizeEx" || n == "Py_Finalize" || n == "exit" || n == "__run_exit_handlers" ||
                              n == "__cxa_finalize" || n == "_dl_fini" || n == "_PyRuntime_Finalize"))

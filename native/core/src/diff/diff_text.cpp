@@ -30,11 +30,7 @@ std::string Column(const std::string& s, size_t width) {
 
 std::string DiffText(const ProfileDiff& diff, size_t limit) {
   const MetricInfo& m = diff.metric;
-  size_t only_a = 0, only_b = 0;
-  for (const DiffRow& r : diff.rows) {
-    if (r.b == 0) ++only_a;
-    if (r.a == 0) ++only_b;
-  }
+  const size_t only_a = diff.only_a_paths, only_b = diff.only_b_paths;
   std::string out = "diff of " + m.name + " (" + m.unit + "): A " + Value(diff.total_a, m) + ", B " +
                     Value(diff.total_b, m) + ", change " + Signed(diff.total_b - diff.total_a, m);
   if (diff.total_a != 0) out += " (" + (diff.total_b >= diff.total_a ? std::string("+") : std::string("-")) +

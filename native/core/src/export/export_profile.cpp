@@ -1,5 +1,7 @@
 // strata/core/export.h: picks the format's writer and writes its bytes atomically.
 #include "strata/format/writer.h"
+#include "chrome_export.h"
+#include "gpu_timeline.h"
 #include "perfetto_export.h"
 #include "pprof_export.h"
 #include "speedscope_export.h"
@@ -30,16 +32,13 @@ std::string ExportProfile(const Profile& profile, ExportFormat format, const std
     case ExportFormat::kPprof: return detail::ExportPprof(profile);
     case ExportFormat::kSpeedscope: return detail::ExportSpeedscope(profile);
     case ExportFormat::kPerfetto:
-      if (profile_path.empty()) throw Error("perfetto: needs the profile's file (its region launches)");
-      return detail::ExportPerfetto(profile, regions::ReadProfileRegions(profile_path));
-    case ExportFormat::kChrome: break;
+      if (profile_path.empty()) throw Error("perfetto: needs the profile's file (its GPU activities and region launches)");
+      return detail::ExportPerfetto(profile, regions::ReadProfileRegions(profile_path), detail::ReadGpuTimeline(profile_path));
+    case ExportFormat::kChrome:
+      if (profile_path.empty()) throw Error("chrome: needs the profile's file (its GPU activities)");
+      return detail::ExportChrome(profile, detail::ReadGpuTimeline(profile_path));
   }
-  // The runtime adds each kernel's time to its call path's totals as the activity arrives and
-  // keeps no start time or stream per launch, so there is no timeline to export.
-  throw Error(
-      "chrome: a Strata profile keeps GPU time per call path, not when or on which stream each kernel "
-      "ran, so it has no timeline (in-kernel region launches do: --format perfetto, or strata regions "
-      "PROFILE --launch N --format chrome)");
+  throw Error("unknown export format");
 }
 
 void ExportProfileToFile(const Profile& profile, ExportFormat format, const std::string& path,

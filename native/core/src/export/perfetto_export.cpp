@@ -1,5 +1,8 @@
 // Perfetto's TrackEvent model: a TrackDescriptor per track (uuid, parent, name), then slices as
-// TYPE_SLICE_BEGIN / TYPE_SLICE_END pairs on a track, nested by time. Field numbers are those of
+// TYPE_SLICE_BEGIN / TYPE_SLICE_END pairs on a track, nested by time. The GPU timeline's slices
+// repeat their names and call paths thousands of times: those strings are interned (one
+// InternedData packet ahead of the events, referred to by iid), the call path written as
+// DebugAnnotation dict_entries / array_values, whose names and string values can be interned. Field numbers are those of
 // perfetto/protos/perfetto/trace/{trace,trace_packet}.proto and track_event/*.proto (the subset
 // the tests decode with is test/interop/perfetto_trace.proto).
 #include "perfetto_export.h"
@@ -7,8 +10,11 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <map>
 #include <sstream>
 #include <string>
+#include <tuple>
+#include <unordered_map>
 #include <vector>
 
 #include "protobuf_writer.h"
@@ -23,16 +29,23 @@ constexpr uint32_t kTracePacket = 1;                // Trace.packet
 constexpr uint32_t kPacketTimestamp = 8;            // TracePacket.timestamp (ns, boot clock)
 constexpr uint32_t kPacketSequenceId = 10;          // TracePacket.trusted_packet_sequence_id
 constexpr uint32_t kPacketTrackEvent = 11;          // TracePacket.track_event
+constexpr uint32_t kPacketInternedData = 12;        // TracePacket.interned_data
 constexpr uint32_t kPacketSequenceFlags = 13;       // TracePacket.sequence_flags
 constexpr uint32_t kPacketTrackDescriptor = 60;     // TracePacket.track_descriptor
 constexpr uint32_t kTrackUuid = 1, kTrackName = 2, kTrackParentUuid = 5;  // TrackDescriptor
-constexpr uint32_t kEventAnnotations = 4, kEventType = 9, kEventTrackUuid = 11, kEventName = 23;  // TrackEvent
-constexpr uint32_t kAnnotationUint = 3, kAnnotationInt = 4, kAnnotationDouble = 5, kAnnotationString = 6,
-                   kAnnotationNested = 8, kAnnotationName = 10;            // DebugAnnotation
-constexpr uint32_t kNestedType = 1, kNestedArray = 4, kNestedString = 8;  // DebugAnnotation.NestedValue
-constexpr uint64_t kNestedTypeArray = 2;
+constexpr uint32_t kEventAnnotations = 4, kEventType = 9, kEventNameIid = 10, kEventTrackUuid = 11,
+                   kEventName = 23;  // TrackEvent
+constexpr uint32_t kAnnotationNameIid = 1, kAnnotationUint = 3, kAnnotationInt = 4, kAnnotationDouble = 5,
+                   kAnnotationString = 6, kAnnotationNested = 8, kAnnotationName = 10, kAnnotationDictEntries = 11,
+                   kAnnotationArrayValues = 12, kAnnotationStringIid = 17;  // DebugAnnotation
+constexpr uint32_t kInternedEventNames = 2, kInternedAnnotationNames = 3,
+                   kInternedAnnotationStrings = 29;  // InternedData
+constexpr uint32_t kInternedIid = 1, kInternedName = 2;  // EventName, DebugAnnotationName, InternedString
+constexpr uint32_t kNestedType = 1, kNestedArray = 4, kNestedInt = 5,
+                   kNestedString = 8;  // DebugAnnotation.NestedValue
+constexpr uint64_t kNestedTypeDict = 1, kNestedTypeArray = 2;
 constexpr uint64_t kSliceBegin = 1, kSliceEnd = 2;
-constexpr uint64_t kIncrementalStateCleared = 1;
+constexpr uint64_t kIncrementalStateCleared = 1, kNeedsIncrementalState = 2;
 constexpr uint32_t kSequence = 1;  // one writer: every packet on one sequence
 
 class TraceOut {
@@ -55,11 +68,27 @@ class TraceOut {
     e.Varint(kEventTrackUuid, track);
     events_.push_back({ts, e.bytes() + event.bytes()});
   }
+  // Interning ids (from 1, per table) of an event name, an annotation name, an annotation string.
+  uint64_t EventNameIid(const std::string& name) { return event_names_.Iid(name); }
+  uint64_t AnnotationNameIid(const std::string& name) { return annotation_names_.Iid(name); }
+  uint64_t AnnotationStringIid(const std::string& value) { return annotation_strings_.Iid(value); }
+
   std::string Finish() {
     std::stable_sort(events_.begin(), events_.end(),
                      [](const Pending& a, const Pending& b) { return a.ts < b.ts; });
-    for (const Pending& e : events_) {
+    // Every interned entry, in one packet ahead of the events that refer to them.
+    ProtobufWriter interned;
+    event_names_.Write(interned, kInternedEventNames);
+    annotation_names_.Write(interned, kInternedAnnotationNames);
+    annotation_strings_.Write(interned, kInternedAnnotationStrings);
+    const bool any_interned = !interned.bytes().empty();
+    if (any_interned) {
       ProtobufWriter packet = Packet();
+      packet.Message(kPacketInternedData, interned);
+      trace_.Message(kTracePacket, packet);
+    }
+    for (const Pending& e : events_) {
+      ProtobufWriter packet = Packet(any_interned ? kNeedsIncrementalState : 0);
       packet.Varint(kPacketTimestamp, e.ts);
       packet.Bytes(kPacketTrackEvent, e.bytes);
       trace_.Message(kTracePacket, packet);
@@ -69,10 +98,11 @@ class TraceOut {
   }
 
  private:
-  ProtobufWriter Packet() {
+  ProtobufWriter Packet(uint64_t flags = 0) {
     ProtobufWriter p;
     p.Varint(kPacketSequenceId, kSequence);
-    if (first_) p.Varint(kPacketSequenceFlags, kIncrementalStateCleared);
+    if (first_) flags |= kIncrementalStateCleared;
+    if (flags) p.Varint(kPacketSequenceFlags, flags);
     first_ = false;
     return p;
   }
@@ -80,6 +110,27 @@ class TraceOut {
     uint64_t ts;
     std::string bytes;
   };
+  class InternTable {
+   public:
+    uint64_t Iid(const std::string& value) {
+      auto [it, added] = iids_.emplace(value, values_.size() + 1);
+      if (added) values_.push_back(&it->first);
+      return it->second;
+    }
+    void Write(ProtobufWriter& interned, uint32_t field) const {
+      for (size_t i = 0; i < values_.size(); ++i) {
+        ProtobufWriter entry;
+        entry.Varint(kInternedIid, i + 1);
+        entry.Bytes(kInternedName, *values_[i]);
+        interned.Message(field, entry);
+      }
+    }
+
+   private:
+    std::unordered_map<std::string, uint64_t> iids_;
+    std::vector<const std::string*> values_;  // by iid - 1 (keys of iids_: stable addresses)
+  };
+  InternTable event_names_, annotation_names_, annotation_strings_;
   ProtobufWriter trace_;
   std::vector<Pending> events_;
   bool first_ = true;
@@ -126,6 +177,20 @@ ProtobufWriter StringArrayAnnotation(const std::string& name, const std::vector<
   return a;
 }
 
+ProtobufWriter NestedInt(int64_t v) {
+  ProtobufWriter n;
+  n.Int64(kNestedInt, v);
+  return n;
+}
+// An array of three integers (a launch's grid or block, x y z).
+ProtobufWriter DimsAnnotation(const std::string& name, const uint32_t dims[3]) {
+  ProtobufWriter nested;
+  nested.Varint(kNestedType, kNestedTypeArray);
+  for (int d = 0; d < 3; ++d) nested.Message(kNestedArray, NestedInt(dims[d]));
+  ProtobufWriter a = Annotation(name);
+  a.Message(kAnnotationNested, nested);
+  return a;
+}
 std::string FrameText(const FrameInfo& f) {
   std::string out = f.name.empty() ? "[" + f.kind + "]" : f.name;
   if (!f.file.empty()) out += "  " + f.file + (f.line ? ":" + std::to_string(f.line) : "");
@@ -230,21 +295,124 @@ void EmitNested(TraceOut& out, uint64_t track, const std::vector<Slice>& slices,
   }
 }
 
+// Track uuids of the GPU activity timeline: above the region launches' ((n + 1) << 32 upward).
+constexpr uint64_t kGpuTrackBase = uint64_t(1) << 62;
+
+// The GPU activity timeline: a track per device, a child per (context, stream) with its kernels,
+// copies and sets as slices (a stream runs its work in order; records that overlap anyway go on
+// an extra track of that stream, so that no slice is cut). Each slice's arguments: kind,
+// correlation id, device, context, stream, grid and block (kernels), bytes (copies, sets), the
+// mangled name, and call_path: the launch's frames, outermost first, each a dictionary.
+void EmitGpuActivities(TraceOut& out, const View& view, const GpuTimeline& timeline) {
+  using fmt_kind = strata::format::GpuActivityKind;
+  std::map<std::tuple<uint32_t, uint32_t, uint32_t>, std::vector<const GpuTimelineRecord*>> streams;
+  std::map<uint32_t, std::vector<uint32_t>> contexts;  // per device, its contexts
+  for (const GpuTimelineRecord& r : timeline.records) {
+    streams[{r.device, r.context, r.stream}].push_back(&r);
+    auto& c = contexts[r.device];
+    if (std::find(c.begin(), c.end(), r.context) == c.end()) c.push_back(r.context);
+  }
+  // call_path: an array of frames, each a dictionary (function, kind, file, line) whose names and
+  // strings are interned; per stored node, its bytes are built once.
+  std::unordered_map<uint32_t, std::string> path_of;
+  auto call_path = [&](uint32_t node) -> const std::string& {
+    auto it = path_of.find(node);
+    if (it != path_of.end()) return it->second;
+    auto string_entry = [&](const char* key, const std::string& value) {
+      ProtobufWriter e;
+      e.Varint(kAnnotationNameIid, out.AnnotationNameIid(key));
+      e.Varint(kAnnotationStringIid, out.AnnotationStringIid(value));
+      return e;
+    };
+    ProtobufWriter a;
+    a.Varint(kAnnotationNameIid, out.AnnotationNameIid("call_path"));
+    for (size_t n : LaunchPath(view, node)) {
+      const FrameInfo& f = view.frame(n);
+      ProtobufWriter frame;
+      frame.Message(kAnnotationDictEntries, string_entry("function", f.name.empty() ? "[" + f.kind + "]" : f.name));
+      frame.Message(kAnnotationDictEntries, string_entry("kind", f.kind));
+      if (!f.file.empty()) frame.Message(kAnnotationDictEntries, string_entry("file", f.file));
+      if (f.line) {
+        ProtobufWriter line;
+        line.Varint(kAnnotationNameIid, out.AnnotationNameIid("line"));
+        line.Int64(kAnnotationInt, f.line);
+        frame.Message(kAnnotationDictEntries, line);
+      }
+      a.Message(kAnnotationArrayValues, frame);
+    }
+    return path_of.emplace(node, a.bytes()).first->second;
+  };
+
+  uint64_t next = kGpuTrackBase;
+  uint32_t device_track_of = UINT32_MAX;
+  uint64_t device_track = 0;
+  for (auto& [key, records] : streams) {
+    const auto [device, context, stream] = key;
+    if (device != device_track_of) {
+      device_track_of = device;
+      device_track = next++;
+      out.Track(device_track, 0, "GPU " + std::to_string(device));
+    }
+    std::string stream_name = "stream " + std::to_string(stream);
+    if (contexts[device].size() > 1) stream_name += " (context " + std::to_string(context) + ")";
+    std::stable_sort(records.begin(), records.end(), [](const GpuTimelineRecord* a, const GpuTimelineRecord* b) {
+      return a->start_ns != b->start_ns ? a->start_ns < b->start_ns : a->end_ns < b->end_ns;
+    });
+    std::vector<std::pair<uint64_t, uint64_t>> lanes;  // (track, end of its last slice)
+    for (const GpuTimelineRecord* r : records) {
+      size_t lane = 0;
+      while (lane < lanes.size() && lanes[lane].second > r->start_ns) ++lane;
+      if (lane == lanes.size()) {
+        const uint64_t track = next++;
+        out.Track(track, device_track, lane == 0 ? stream_name : stream_name + ", overlapping " + std::to_string(lane));
+        lanes.emplace_back(track, 0);
+      }
+      lanes[lane].second = r->end_ns;
+      ProtobufWriter begin;
+      begin.Varint(kEventNameIid, out.EventNameIid(SliceName(view, *r)));
+      begin.Message(kEventAnnotations, StringAnnotation("kind", ActivityKindName(r->kind)));
+      begin.Message(kEventAnnotations, UintAnnotation("correlation_id", r->correlation_id));
+      begin.Message(kEventAnnotations, UintAnnotation("device", r->device));
+      begin.Message(kEventAnnotations, UintAnnotation("context", r->context));
+      begin.Message(kEventAnnotations, UintAnnotation("stream", r->stream));
+      if (r->kind == fmt_kind::kKernel) {
+        begin.Message(kEventAnnotations, DimsAnnotation("grid", r->grid));
+        begin.Message(kEventAnnotations, DimsAnnotation("block", r->block));
+        if (!r->mangled.empty()) {
+          ProtobufWriter mangled;
+          mangled.Varint(kAnnotationNameIid, out.AnnotationNameIid("mangled"));
+          mangled.Varint(kAnnotationStringIid, out.AnnotationStringIid(r->mangled));
+          begin.Message(kEventAnnotations, mangled);
+        }
+      } else {
+        begin.Message(kEventAnnotations, UintAnnotation("bytes", r->bytes));
+      }
+      begin.Bytes(kEventAnnotations, call_path(r->node));
+      out.Event(r->start_ns, kSliceBegin, lanes[lane].first, begin);
+      out.Event(r->end_ns, kSliceEnd, lanes[lane].first, ProtobufWriter());
+    }
+  }
+}
+
 }  // namespace
 
-std::string ExportPerfetto(const Profile& profile, const rg::ProfileRegions& launches) {
-  if (launches.launches.empty())
-    throw Error(
-        "perfetto: this profile has no in-kernel region launches, the only part of a Strata profile with "
-        "times (its calling context tree keeps GPU time per call path, not when or on which stream each "
-        "kernel ran): record with strata record --regions, or export the tree as pprof or speedscope");
+std::string ExportPerfetto(const Profile& profile, const rg::ProfileRegions& launches, const GpuTimeline& timeline) {
+  if (launches.launches.empty() && timeline.records.empty())
+    throw Error(std::string("perfetto: this profile has no GPU activity timeline and no in-kernel region launches, ") +
+                (timeline.present
+                     ? "its timeline is empty (STRATA_GPU_TIMELINE=0 or no kernel ran)"
+                     : "the parts of a Strata profile with times (its calling context tree keeps GPU time per call "
+                       "path, not when or on which stream each kernel ran): record it again with this Strata") +
+                ", or export the tree as pprof or speedscope");
 
   ViewOptions options;
   options.expand = false;
   options.filter = FrameFilter::kAll;
+  options.all_metrics = false;  // then View::landing maps the timeline's stored nodes to view nodes
   const View view = profile.BuildView(ViewKind::kTopDown, options);
 
   TraceOut out;
+  EmitGpuActivities(out, view, timeline);
   for (size_t n = 0; n < launches.launches.size(); ++n) {
     const rg::CapturedLaunch& launch = launches.launches[n];
     const rg::Trace trace = rg::DecodeLaunch(launches, n);

@@ -71,6 +71,25 @@ DependencyEdge MakeEdge(const TraceView& v, uint32_t from_lane, int32_t from_iv,
   return e;
 }
 
+// An arrive marker's edge. Replay moves each lane's records earlier by that lane's own markers
+// before them, so across lanes the replayed times drift apart (by the difference of their
+// record counts, every iteration) and lose the order the barrier imposed: which arrive came
+// last, whether it came after the wait began, and the latency are read on the recorded clock.
+// The latency then holds the arrive marker's own cost (its store, after its clock read), which
+// replay takes out as it does from a leaf region.
+DependencyEdge MakeArriveEdge(const TraceView& v, const region_decoder::BarrierArrive& ar, int32_t from_iv, uint32_t wait_iv) {
+  const Trace& t = *v.trace;
+  const auto& w = t.intervals[wait_iv];
+  const double shift_from = v.lanes[ar.lane].shift_ns, shift_to = v.lanes[w.lane].shift_ns;
+  const double rate = t.lanes[ar.lane].cycles_per_ns;
+  const double record_ns = rate > 0 ? t.record_cost_cycles / rate : 0;
+  DependencyEdge e = MakeEdge(v, ar.lane, from_iv, ar.ns + shift_from, wait_iv);
+  const double release_raw = ar.raw_ns + shift_from;
+  e.latency_ns = std::max(0.0, w.raw_end_ns + shift_to - release_raw - record_ns);
+  e.binding = release_raw > w.raw_start_ns + shift_to;
+  return e;
+}
+
 }  // namespace
 
 std::vector<DependencyEdge> FindDependencyEdges(const TraceView& v) {
@@ -94,12 +113,12 @@ std::vector<DependencyEdge> FindDependencyEdges(const TraceView& v) {
     for (size_t a : it->second) {
       const auto& ar = t.arrives[a];
       if (ar.lane == w.lane) continue;
-      const double at = ar.ns + v.lanes[ar.lane].shift_ns;
+      const double at = ar.raw_ns + v.lanes[ar.lane].shift_ns;
       if (at > last_at) { last_at = at; last = int64_t(a); }
     }
     if (last < 0) continue;
     const auto& ar = t.arrives[size_t(last)];
-    DependencyEdge e = MakeEdge(v, ar.lane, ReleasingInterval(v, ar.lane, ar.index), last_at, uint32_t(i));
+    DependencyEdge e = MakeArriveEdge(v, ar, ReleasingInterval(v, ar.lane, ar.index), uint32_t(i));
     e.source = EdgeSource::kBarrier;
     e.barrier = w.region;
     e.use = w.barrier_use;

@@ -98,7 +98,7 @@ std::vector<Role> BuildRoles(const TraceView& v, const std::vector<DependencyEdg
     for (uint32_t i : lv.intervals) {
       if (v.iteration[i] < 0 || !(v.innermost[i] || v.async[i])) continue;
       auto it = iter_start.find(v.iteration[i]);
-      if (it == iter_start.end() || v.Start(i) < it->second) iter_start[v.iteration[i]] = v.Start(i);
+      if (it == iter_start.end() || v.RawStart(i) < it->second) iter_start[v.iteration[i]] = v.RawStart(i);
     }
     for (uint32_t i : lv.intervals) {
       if (!(v.innermost[i] || v.async[i])) continue;
@@ -109,7 +109,8 @@ std::vector<Role> BuildRoles(const TraceView& v, const std::vector<DependencyEdg
       a.async = a.async || v.async[i];
       a.a = v.activity[i];
       ++count[iv.region];
-      if (v.iteration[i] >= 0) { a.off += v.Start(i) - iter_start[v.iteration[i]]; ++a.offn; }
+      // On the recorded clock: the stages' order is what the chains need, and replay can break it.
+      if (v.iteration[i] >= 0) { a.off += v.RawStart(i) - iter_start[v.iteration[i]]; ++a.offn; }
     }
     size_t k = 0;
     for (const auto& [id, c] : count) k = std::max(k, c);
@@ -382,7 +383,8 @@ std::vector<OverlapFinding> ModelFindings(const PipelineModel& m, const std::vec
         double kept = 0;
         for (size_t q : chain) if (r.stages[q].offset_ns < r.stages[s].offset_ns) kept += PerIter(r.stages[q]);
         WsTerms x = w;
-        (side == 0 ? x.chain_p : x.chain_c) = kept;
+        // The role's time in no region (bookkeeping, the barrier instructions) stays on its chain.
+        (side == 0 ? x.chain_p : x.chain_c) = kept + r.idle_ns;
         const double gain = m.iterations * (base - x.Iteration());
         if (gain > fgain) {
           fgain = gain;

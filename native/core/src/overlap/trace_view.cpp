@@ -17,6 +17,10 @@ double TraceView::End(uint32_t iv) const {
   const auto& i = trace->intervals[iv];
   return i.end_ns + lanes[i.lane].shift_ns;
 }
+double TraceView::RawStart(uint32_t iv) const {
+  const auto& i = trace->intervals[iv];
+  return i.raw_start_ns + lanes[i.lane].shift_ns;
+}
 
 TraceView BuildTraceView(const Trace& t, const RegionNames& names) {
   TraceView v;

@@ -32,6 +32,9 @@ struct TraceView {
   uint32_t roles = 0;
   double Start(uint32_t iv) const;  // aligned
   double End(uint32_t iv) const;
+  // Aligned, on the recorded clock: replay moves records earlier by the markers before them and
+  // can turn a region shorter than a record around, so order within an iteration is read here.
+  double RawStart(uint32_t iv) const;
 };
 
 TraceView BuildTraceView(const Trace& trace, const RegionNames& names);

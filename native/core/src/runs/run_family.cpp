@@ -31,6 +31,27 @@ bool ReadMember(const std::string& path, RunMember* m) {
     m->parent_profile = p->meta("parent_profile").value_or("");
     m->command = p->meta("command").value_or("");
     m->ended = p->meta("ended").value_or("");
+    m->exit = p->meta("exit").value_or("");
+    auto integer = [&](const char* key, long fallback) {
+      auto v = p->meta(key);
+      if (!v || v->empty()) return fallback;
+      char* end = nullptr;
+      const long x = std::strtol(v->c_str(), &end, 10);
+      return *end == 0 ? x : fallback;
+    };
+    m->rank = int(integer("rank", -1));
+    m->local_rank = int(integer("local_rank", -1));
+    m->world_size = int(integer("world_size", 0));
+    m->node_rank = int(integer("node_rank", -1));
+    m->host = p->meta("host").value_or("");
+    m->run_id = p->meta("run_id").value_or("");
+    auto wide = [&](const char* key) {
+      auto v = p->meta(key);
+      return v ? std::strtoll(v->c_str(), nullptr, 10) : 0LL;
+    };
+    m->start_unix_ns = wide("start_unix_ns");
+    m->duration_ns = wide("duration_ns");
+    m->start_monotonic_ns = wide("start_monotonic_ns");
     const auto& metrics = p->metrics();
     for (size_t k = 0; k < metrics.size(); ++k)
       if (metrics[k].nature == MetricNature::kAdditive && p->total_count(k) > 0)
@@ -70,6 +91,20 @@ std::vector<RunMember> RunFamily(const std::string& path) {
     if (ReadMember(it->path().string(), &m)) all.push_back(std::move(m));
   }
   if (ec) throw Error("cannot list " + dir.string() + ": " + ec.message());
+  // One run per folder: profiles of another run (an earlier recording into the same folder)
+  // would merge into ranks that never ran together.
+  std::map<std::string, std::vector<std::string>> by_run;
+  for (const auto& m : all)
+    if (!m.run_id.empty()) by_run[m.run_id].push_back(fs::path(m.path).filename().string());
+  if (by_run.size() > 1) {
+    std::string msg = "profiles of " + std::to_string(by_run.size()) + " different runs in " + dir.string() + ":";
+    for (const auto& [id, names] : by_run) {
+      msg += " run " + id + " (" + names.front();
+      if (names.size() > 1) msg += " and " + std::to_string(names.size() - 1) + " more";
+      msg += ")";
+    }
+    throw Error(msg + "; keep one run per folder");
+  }
   // name -> member; children hang under the member their parent_profile names.
   std::map<std::string, size_t> by_name;
   for (size_t i = 0; i < all.size(); ++i) by_name[fs::path(all[i].path).filename().string()] = i;
@@ -108,6 +143,19 @@ std::vector<RunMember> RunFamily(const std::string& path) {
   for (size_t r : roots) walk(r, 0);
   if (out.empty()) throw Error("no Strata profile in " + path);
   return out;
+}
+
+std::string AbnormalEnd(const RunMember& m) {
+  // strata record's `exit` names the signal that killed the first process; the runtime's `ended`
+  // says how each process's profile was finished.
+  if (m.exit.rfind("killed", 0) == 0)
+    return m.ended == "checkpoint" ? m.exit + "; its profile is its last checkpoint" : m.exit;
+  if (m.ended.empty() || m.ended == "exit") {
+    if (m.exit.rfind("exited with code ", 0) == 0 && m.exit != "exited with code 0") return m.exit;
+    return "";
+  }
+  if (m.ended == "checkpoint") return "no end written: killed without a chance to write (its last checkpoint)";
+  return m.ended;
 }
 
 }  // namespace strata::core

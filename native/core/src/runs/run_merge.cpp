@@ -4,7 +4,7 @@
 #include <string>
 #include <unordered_map>
 
-#include "../rewrite.h"
+#include "member_profile.h"
 #include "strata/format/reader.h"
 #include "strata/format/writer.h"
 
@@ -68,17 +68,8 @@ std::unique_ptr<Profile> MergeRun(const std::vector<RunMember>& members, const O
   fmt::ProfileWriter w;
   for (size_t k = 0; k < members.size(); ++k) {
     const RunMember& m = members[k];
-    const std::string name = std::filesystem::path(m.path).filename().string();
     std::vector<unsigned char> bytes;
-    fmt::ProfileReader r;
-    try {
-      bytes = detail::ReadProfileBytes(m.path);
-      r = fmt::ProfileReader::Parse(bytes.data(), bytes.size());
-    } catch (const fmt::ReadError& e) {
-      throw Error(name + ": " + e.what());
-    } catch (const Error& e) {
-      throw Error(name + ": " + e.what());
-    }
+    const fmt::ProfileReader r = detail::ParseMemberProfile(m.path, &bytes);
     if (k == 0)
       for (const auto& e : r.meta()) w.Meta(r.string(e.key), r.string(e.value));
     AddProcess(m, r, &w);

@@ -102,6 +102,7 @@ void Attribution::Emit(Cct::Unlocked& u, const GpuActivity& ev, uint32_t api_nod
       double occ = occupancy_.Of(ev.device, ev.block_threads, ev.registers_per_thread,
                                  int64_t(ev.static_shared_bytes) + ev.dynamic_shared_bytes);
       if (occ >= 0) u.AddAt(node, m_.occ, occ);
+      timeline.Add(u, ev, node);
       ++counts.kernels;
       break;
     }
@@ -116,6 +117,7 @@ void Attribution::Emit(Cct::Unlocked& u, const GpuActivity& ev, uint32_t api_nod
       uint32_t node = ChildNode(u, api_node, f);
       u.AddAt(node, m_.gpu_time, double(ev.duration_ns) * scale);
       u.AddAt(node, copy ? m_.copy_bytes : m_.set_bytes, double(ev.bytes) * scale);
+      timeline.Add(u, ev, node);
       ++(copy ? counts.copies : counts.sets);
       break;
     }

@@ -10,6 +10,7 @@
 
 #include "cct/cct.h"
 #include "gpu/activity/gpu_activity.h"
+#include "gpu/activity/gpu_timeline.h"
 #include "gpu/activity/occupancy.h"
 #include "gpu/collection_options.h"
 
@@ -42,6 +43,8 @@ class Attribution {
   uint32_t UnattributedNode(Cct::Unlocked& u);
 
   GpuCounts counts;
+  // Each kernel, copy and set as Emit places it, with its node (bounded).
+  GpuTimeline timeline;
   // Where kernels went, for the PC-sample and region frames of the final drain: per mangled
   // function its nodes and their GPU time (+1 per kernel); per launch (only serialized PC
   // sampling and region captures) its node.

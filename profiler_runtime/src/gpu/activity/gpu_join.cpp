@@ -44,6 +44,23 @@ void GpuJoin::Drain(Aggregator* agg, Cct::Unlocked& u, bool final) {
     if (!issues.empty()) region_issues_ = issues;
   }
   correlations_.Sweep(now);
+  if (session_->api) attribution_.timeline.NoteClock(u, ClockReading());
+}
+
+strata::format::GpuClockReading GpuJoin::ClockReading() const {
+  strata::format::GpuClockReading r{};
+  uint64_t gpu = 0;
+  if (!session_->api || !session_->api->GetTimestamp) return r;
+  // A CUPTI call after a detach would attach it again (as FlushAll notes): no reading then.
+  if (!session_->collecting.load() || session_->detached.load()) return r;
+  // Host clocks on both sides of the tracer's: their midpoint is the reading's host time.
+  const uint64_t unix0 = NowNs(CLOCK_REALTIME), mono0 = NowNs(CLOCK_MONOTONIC);
+  if (session_->api->GetTimestamp(&gpu) != CUPTI_SUCCESS) return r;
+  const uint64_t mono1 = NowNs(CLOCK_MONOTONIC), unix1 = NowNs(CLOCK_REALTIME);
+  r.gpu_ns = gpu;
+  r.unix_ns = unix0 + (unix1 - unix0) / 2;
+  r.monotonic_ns = mono0 + (mono1 - mono0) / 2;
+  return r;
 }
 
 void GpuJoin::TakeApiEntries(Aggregator* agg, Cct::Unlocked& u, uint64_t now) {

@@ -42,6 +42,8 @@ class GpuJoin {
   // A record to its parent: the placements first (in order; the first that places it wins),
   // then attribution.
   void Deliver(Cct::Unlocked& u, const GpuActivity& a, uint32_t parent);
+  // The tracer's clock read between two readings of the host's (all zero when it cannot be read).
+  strata::format::GpuClockReading ClockReading() const;
 
   CuptiSession* session_;
   Attribution attribution_;

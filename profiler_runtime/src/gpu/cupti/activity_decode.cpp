@@ -19,6 +19,13 @@ CopyKind CopyKindOf(uint8_t k) {
   }
 }
 
+template <typename R>
+void DecodeTimes(const R* r, GpuActivity* ev) {
+  ev->start_ns = r->start;
+  ev->end_ns = r->end > r->start ? r->end : r->start;
+  ev->duration_ns = ev->end_ns - ev->start_ns;
+}
+
 }  // namespace
 
 bool DecodeActivity(const CUpti_Activity* r, GpuActivity* ev) {
@@ -29,7 +36,11 @@ bool DecodeActivity(const CUpti_Activity* r, GpuActivity* ev) {
       ev->kind = GpuActivityKind::kKernel;
       ev->correlation_id = k->correlationId;
       ev->device = k->deviceId;
-      ev->duration_ns = k->end > k->start ? k->end - k->start : 0;
+      ev->context = k->contextId;
+      ev->stream = k->streamId;
+      DecodeTimes(k, ev);
+      ev->grid[0] = uint32_t(k->gridX), ev->grid[1] = uint32_t(k->gridY), ev->grid[2] = uint32_t(k->gridZ);
+      ev->block[0] = uint32_t(k->blockX), ev->block[1] = uint32_t(k->blockY), ev->block[2] = uint32_t(k->blockZ);
       ev->grid_blocks = int64_t(k->gridX) * k->gridY * k->gridZ;
       ev->block_threads = int64_t(k->blockX) * k->blockY * k->blockZ;
       ev->registers_per_thread = k->registersPerThread;
@@ -43,7 +54,10 @@ bool DecodeActivity(const CUpti_Activity* r, GpuActivity* ev) {
       ev->kind = GpuActivityKind::kMemcpy;
       ev->copy_kind = CopyKindOf(m->copyKind);
       ev->correlation_id = m->correlationId;
-      ev->duration_ns = m->end > m->start ? m->end - m->start : 0;
+      ev->device = m->deviceId;
+      ev->context = m->contextId;
+      ev->stream = m->streamId;
+      DecodeTimes(m, ev);
       ev->bytes = m->bytes;
       return true;
     }
@@ -51,7 +65,10 @@ bool DecodeActivity(const CUpti_Activity* r, GpuActivity* ev) {
       const auto* m = reinterpret_cast<const CUpti_ActivityMemset4*>(r);
       ev->kind = GpuActivityKind::kMemset;
       ev->correlation_id = m->correlationId;
-      ev->duration_ns = m->end > m->start ? m->end - m->start : 0;
+      ev->device = m->deviceId;
+      ev->context = m->contextId;
+      ev->stream = m->streamId;
+      DecodeTimes(m, ev);
       ev->bytes = m->bytes;
       return true;
     }
@@ -60,7 +77,7 @@ bool DecodeActivity(const CUpti_Activity* r, GpuActivity* ev) {
       if (s->type == CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_WAIT_EVENT) return false;
       ev->kind = GpuActivityKind::kSync;
       ev->correlation_id = s->correlationId;
-      ev->duration_ns = s->end > s->start ? s->end - s->start : 0;
+      DecodeTimes(s, ev);
       return true;
     }
     default:

@@ -7,6 +7,7 @@
 #include "gpu/cupti/cupti_session.h"
 #include "gpu/cupti/pc_sampling.h"
 #include "gpu/cupti/region_capture.h"
+#include "gpu/snap/snap_capture.h"
 #include "sampler/path_collector.h"
 #include "sampler/thread_registry.h"
 
@@ -32,6 +33,10 @@ ApiRole RoleOf(CuptiSession* s, CUpti_CallbackDomain d, CUpti_CallbackId id, con
 
 void OnResource(CuptiSession* s, CUpti_CallbackId cbid, const CUpti_ResourceData* rd) {
   const CollectionOptions& o = s->options;
+  if (o.snap && cbid == CUPTI_CBID_RESOURCE_MODULE_LOADED) {
+    const auto* m = static_cast<const CUpti_ModuleResourceData*>(rd->resourceDescriptor);
+    if (m) snap::OnModuleLoaded(m->pCubin, m->cubinSize);
+  }
   // Records of a context must be out before it goes (cudaDeviceReset, explicit destroy).
   if (cbid == CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING && s->collecting.load()) {
     if (o.pc_sampling) pcs::OnContextDestroying(s->api, rd->context);
@@ -75,6 +80,10 @@ void HandleApiCallback(CuptiSession* s, CUpti_CallbackDomain domain, CUpti_Callb
     t_epoch = ep;
     t_api_depth = 0;
   }
+  if (o.snap && snap::InternalCall()) {  // the snap's own syncs and copies
+    if (cb->callbackSite == CUPTI_API_ENTER) s->IgnoreCorrelation(cb->correlationId);
+    return;
+  }
   if (o.regions && regions::InternalCall()) {  // the runtime's own copies: not the program's
     if (cb->callbackSite == CUPTI_API_ENTER) s->IgnoreCorrelation(cb->correlationId);
     return;
@@ -83,11 +92,13 @@ void HandleApiCallback(CuptiSession* s, CUpti_CallbackDomain domain, CUpti_Callb
     if (t_api_depth++ == 0) t_outer_corr = cb->correlationId;
     if (cb->correlationData) *cb->correlationData = NowNs(CLOCK_MONOTONIC);
     if (o.regions && IsLaunchCbid(domain, cbid)) regions::OnLaunchEnter(cbid, cb, cb->correlationId, t_outer_corr);
+    if (o.snap && IsLaunchCbid(domain, cbid)) snap::OnLaunchEnter(cbid, cb);
     return;
   }
   if (t_api_depth <= 0) return;  // exit of a call entered before we subscribed
   int depth = --t_api_depth;
   if (o.regions && IsLaunchCbid(domain, cbid)) regions::OnLaunchExit(cbid, cb);
+  if (o.snap && IsLaunchCbid(domain, cbid)) snap::OnLaunchExit(cbid, cb);
   if (!s->collecting.load(std::memory_order_relaxed)) return;
   ApiRole role = RoleOf(s, domain, cbid, cb->functionName);
   if (depth > 0) {  // nested in a tracked call: its records belong to the outer call's path
@@ -129,6 +140,7 @@ void HandleApiCallback(CuptiSession* s, CUpti_CallbackDomain domain, CUpti_Callb
   if (o.pc_sampling && (role == ApiRole::kSync || (o.pc_serialized && (role == ApiRole::kLaunch || role == ApiRole::kGraphLaunch))))
     pcs::Collect(s->api);
   if (o.regions && role == ApiRole::kSync) regions::Harvest(false);
+  if (slot) slot->own_ns.fetch_add(NowNs(CLOCK_MONOTONIC) - now0, std::memory_order_relaxed);
 }
 
 }  // namespace

@@ -86,6 +86,7 @@ bool LoadCupti(CuptiApi* api, std::string* why) {
     Sym(h, "cuptiActivityFlushPeriod", &api->ActivityFlushPeriod);
     Sym(h, "cuptiActivityDisable", &api->ActivityDisable);
     Sym(h, "cuptiFinalize", &api->Finalize);
+    Sym(h, "cuptiGetTimestamp", &api->GetTimestamp);
     Sym(h, "cuptiPCSamplingEnable", &api->PCSamplingEnable);
     Sym(h, "cuptiPCSamplingDisable", &api->PCSamplingDisable);
     Sym(h, "cuptiPCSamplingGetData", &api->PCSamplingGetData);

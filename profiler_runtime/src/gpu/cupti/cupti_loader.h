@@ -28,6 +28,7 @@ struct CuptiApi {
   CUptiResult (*ActivityGetNumDroppedRecords)(CUcontext, uint32_t, size_t*) = nullptr;
   CUptiResult (*GetResultString)(CUptiResult, const char**) = nullptr;
   CUptiResult (*GetVersion)(uint32_t*) = nullptr;
+  CUptiResult (*GetTimestamp)(uint64_t*) = nullptr;  // optional (the timeline's clock relation)
   // PC sampling (cupti_pcsampling.h); optional: null when this CUPTI lacks them.
   CUptiResult (*PCSamplingEnable)(CUpti_PCSamplingEnableParams*) = nullptr;
   CUptiResult (*PCSamplingDisable)(CUpti_PCSamplingDisableParams*) = nullptr;

@@ -13,6 +13,7 @@
 #include "gpu/cupti/pc_sampling.h"
 #include "gpu/cupti/region_capture.h"
 #include "gpu/cupti/trace_windows.h"
+#include "gpu/snap/snap_capture.h"
 #include "ops/torch_loader.h"
 
 namespace strata::rt::gpu {
@@ -98,6 +99,10 @@ void CuptiSession::Start() {
   if (none) enabled = 1;
   a->EnableCallback(1, sub_, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING);
   if (regions::Configure()) options.regions = true;
+  if (snap::Configure()) {
+    options.snap = true;
+    a->EnableCallback(1, sub_, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_MODULE_LOADED);
+  }
   if (pcs::Configure()) {
     options.pc_sampling = true;
     options.pc_serialized = getenv("STRATA_PC_SAMPLING") && strcmp(getenv("STRATA_PC_SAMPLING"), "serialized") == 0;

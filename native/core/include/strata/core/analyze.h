@@ -13,6 +13,8 @@
 
 namespace strata::core {
 
+class RankRun;
+
 // One frame of a finding's call path, root side first.
 struct FindingFrame {
   std::string kind;   // "python", "native", "operator", "gpu_api", "kernel", "pc", "region"
@@ -61,6 +63,10 @@ struct AnalyzeOptions {
   // The profile's file, when known: region-imbalance decodes the captured region buffers again
   // to tell imbalance inside blocks from imbalance between blocks.
   std::string profile_path;
+  // A distributed job's ranks (RankRun) when `profile` is its merged profile: the rank rules
+  // (straggler, exposed-communication, rank-imbalance) compare the ranks; without it they are
+  // silent.
+  const RankRun* ranks = nullptr;
 };
 
 struct AnalysisResult {

@@ -92,7 +92,7 @@ struct RoleStage {
   Activity activity = Activity::kCompute;
   double mean_ns = 0;          // per instance
   double per_iteration = 0;    // instances per lane and iteration
-  double offset_ns = 0;        // mean start within its iteration (orders the stages)
+  double offset_ns = 0;        // mean start within its iteration, on the recorded clock (orders the stages)
   bool async = false;          // issue to arrival (overlaps the lane's work)
 };
 struct Role {

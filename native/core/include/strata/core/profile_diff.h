@@ -39,26 +39,31 @@ struct ProfileDiff {
   double total_a = 0, total_b = 0;
   size_t common_paths = 0;      // call paths with a self value in both runs (exact or fuzzy)
   size_t fuzzy_paths = 0;       // of which matched fuzzily
-  std::vector<DiffRow> rows;    // largest absolute change first
+  size_t only_a_paths = 0, only_b_paths = 0;  // call paths with a self value in one run only
+  std::vector<DiffRow> rows;    // largest absolute change first (the first max_rows of them)
   std::vector<KernelChange> appeared, vanished;  // heaviest first
 };
 
 // Compares `metric` ("" = the first additive metric both profiles have). Throws Error (one line)
 // when the metric is missing from either profile or is not additive, or when the call paths with
 // a self value in both runs hold under 1% of either run's total (not two runs of one program).
-ProfileDiff DiffProfiles(const Profile& a, const Profile& b, const std::string& metric = "");
+// `max_rows`: at most this many rows, the largest changes (0: every path's): a pair of
+// million-node profiles has a million rows, each with its path's frames.
+ProfileDiff DiffProfiles(const Profile& a, const Profile& b, const std::string& metric = "", size_t max_rows = 0);
 
-// B's top-down view (the Python view where B has Python frames, all metrics' values kept) with,
-// per node, the inclusive value of its matched node in A (0 where none) and how it matched: the
-// viewer's diff mode colours B's flame graph by inclusive(B) - a_inclusive.
+// B's top-down view (the Python view where B has Python frames; the compared metric's values
+// only, View::values) with, per node, the inclusive value of its matched node in A (0 where none)
+// and how it matched: the viewer's diff mode colours B's flame graph by inclusive(B) -
+// a_inclusive, and sends it in parts as it sends any view (SliceView).
 struct DiffView {
   ProfileDiff diff;
   size_t metric_b = 0;              // the compared metric's index in B
   View view;                        // of B
   std::vector<double> a_inclusive;  // per node of `view`
   std::vector<DiffMatch> match;     // per node of `view` (the root: exact)
+  double largest_change = 0;        // of |inclusive - a_inclusive| over every node but the root
 };
-DiffView DiffProfilesView(const Profile& a, const Profile& b, const std::string& metric = "");
+DiffView DiffProfilesView(const Profile& a, const Profile& b, const std::string& metric = "", size_t max_rows = 0);
 
 // The name a kernel keeps across template instantiations: template arguments and the parameter
 // list left out ("void ns::k<float, 4>(float*, int)" -> "void ns::k").

@@ -3,6 +3,7 @@
 // `parent_pid` and `parent_profile`). Shown together (the tree) or one by one.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -24,6 +25,19 @@ struct RunMember {
   std::string parent_profile;  // meta `parent_profile` (file name in the same folder), or ""
   std::string command;         // meta `command`
   std::string ended;           // meta `ended` ("exit", "checkpoint", "signal SIGTERM", ...)
+  std::string exit;            // meta `exit` (strata record: "exited with code N", "killed by signal N (SIG...)")
+  // A distributed job's process (meta written by the runtime from the launcher's environment;
+  // absent keys keep these defaults): its rank, rank on its node, ranks in the job, node.
+  int rank = -1, local_rank = -1, world_size = 0, node_rank = -1;
+  std::string host;            // meta `host` (gethostname), "" when unknown
+  std::string run_id;          // meta `run_id`: one id per `strata record` run, "" when unknown
+  // The process's clock span: meta `start_unix_ns` (CLOCK_REALTIME at start) and `duration_ns`
+  // (0 when unknown): where its time sits among the other processes' of the run.
+  int64_t start_unix_ns = 0, duration_ns = 0;
+  // meta `start_monotonic_ns`: CLOCK_MONOTONIC read together with start_unix_ns (0 when
+  // unknown): the pair that moves this process's monotonic times (collective calls) onto its
+  // host's realtime clock.
+  int64_t start_monotonic_ns = 0;
   int depth = 0;               // 0: the first process (or a profile whose parent is missing)
   std::vector<MetricTotal> totals;  // additive metrics with values, in the profile's order
 };
@@ -31,7 +45,12 @@ struct RunMember {
 // `path` is a profile (its run: the profile and every profile below it, found in its folder)
 // or a folder (every profile in it). Members in tree order: a parent before its children,
 // children by pid. Files that are not readable profiles are skipped; a folder without any
-// profile, or a path that is neither, is a core::Error.
+// profile, or a path that is neither, is a core::Error. Profiles of different runs (two
+// run_ids) are a core::Error naming them: one folder holds one run.
 std::vector<RunMember> RunFamily(const std::string& path);
+
+// How a member ended, in words, when that was not a normal exit ("" for one): "killed by signal 9
+// (SIGKILL)", "signal SIGTERM", "no end written (its last checkpoint)", ...
+std::string AbnormalEnd(const RunMember& member);
 
 }  // namespace strata::core

@@ -27,6 +27,9 @@ void RegionWait(const AnalysisContext&, const RuleParams&, std::vector<Finding>&
 void RegionImbalance(const AnalysisContext&, const RuleParams&, std::vector<Finding>&);
 void CriticalPath(const AnalysisContext&, const RuleParams&, std::vector<Finding>&);
 void DataLoaderBound(const AnalysisContext&, const RuleParams&, std::vector<Finding>&);
+void Straggler(const AnalysisContext&, const RuleParams&, std::vector<Finding>&);
+void ExposedCommunication(const AnalysisContext&, const RuleParams&, std::vector<Finding>&);
+void RankImbalance(const AnalysisContext&, const RuleParams&, std::vector<Finding>&);
 
 const std::vector<BuiltinRule>& BuiltinRules();
 

@@ -5,6 +5,7 @@
 // (3) more threads than cores on one job (a data loader's load function): the runtime counts
 // each sampled thread once at its role (metric `threads`, profiler_runtime's thread_roles);
 // CPU-only profiles too.
+#include <cstdio>
 #include <map>
 #include <utility>
 
@@ -77,7 +78,8 @@ void CpuLatency(const AnalysisContext& cx, const RuleParams& p, std::vector<Find
   // Shares are of the main thread's CPU time: library threads that spin in the background (a BLAS
   // pool) do not make the user's lines look lighter.
   const size_t main = cx.main_thread();
-  const double main_cpu = main ? cx.Incl(main, *cpu) : cx.Total(*cpu);
+  // The profiler's own time (launch callbacks, operator contexts, samples) is not the program's.
+  const double main_cpu = main ? cx.Incl(main, *cpu) - cx.ProfilerNs(main, *cpu) : cx.Total(*cpu) - cx.ProfilerNs(0, *cpu);
   if (main_cpu <= 0) return;
   // Time under a DataLoader's next-batch call is loading, not driving the GPU: the data-loader
   // rule judges it, so a line's CPU time here leaves it out (per node: the loader time below it).
@@ -95,7 +97,7 @@ void CpuLatency(const AnalysisContext& cx, const RuleParams& p, std::vector<Find
       continue;
     }
     const FrameInfo& f = cx.frame(v);
-    double c = cx.Incl(v, *cpu) - (loading.empty() ? 0.0 : loading[v]), g = cx.Incl(v, *gpu);
+    double c = cx.Incl(v, *cpu) - cx.ProfilerNs(v, *cpu) - (loading.empty() ? 0.0 : loading[v]), g = cx.Incl(v, *gpu);
     bool hit = g > 0 && c >= p["min_share"] * main_cpu && c >= p["ratio"] * g && c >= cx.min_cpu_ns();
     if (hit) sub[size_t(cx.parent(v))] = 1;
     if (!hit) continue;
@@ -147,15 +149,25 @@ void CpuLatency(const AnalysisContext& cx, const RuleParams& p, std::vector<Find
              "cut Python overhead on the heaviest CPU path";
   else
     advice = "Cut the CPU work on the heaviest path: " + overhead_advice;
+  // Warm-up loops told apart by their cost (AnalysisContext::warmup_sites): named, so the user
+  // sees which loop was judged.
+  std::string warmup;
+  for (const auto& w : cx.warmup_sites()) {
+    const FrameInfo& e = cx.frame(w.node);
+    char ratio[32];
+    std::snprintf(ratio, sizeof ratio, "%.1f", w.cost_ratio);
+    warmup += (warmup.empty() ? ", and " : ", ") + std::string("line ") + std::to_string(e.line) + " (" + ratio +
+              "x line " + std::to_string(cx.frame(w.steady).line) + "'s cost per GPU launch: one-time work)";
+  }
   std::string msg = "In the steady state the GPU was busy about " + Percent(gpu_busy) + " of the time (" +
                     Duration(cx.Total(*gpu)) + " of about " + Duration(judged_ns) + ", imports, model construction, "
-                    "compilation and warm-up left out) while the main thread's CPU was busy " + Percent(cpu_busy) +
-                    ": the program is CPU-bound. " + advice + ".";
+                    "compilation and warm-up left out" + warmup + ") while the main thread's CPU was busy " +
+                    Percent(cpu_busy) + ": the program is CPU-bound. " + advice + ".";
   Finding fd = cx.Make("cpu-latency", "warning", line > 0 ? size_t(line) : 0, std::move(msg));
   if (line <= 0) fd.node = -1, fd.path.clear();
   fd.cause = "run";
   fd.evidence = {{"gpu_busy_share", gpu_busy, "share"}, {"cpu_busy_share", cpu_busy, "share"},
-                 {"judged_duration", judged_ns, "ns"}};
+                 {"judged_duration", judged_ns, "ns"}, {"profiler_time_left_out", cx.ProfilerNs(main, *cpu), "ns"}};
   out.push_back(std::move(fd));
 }
 }  // namespace strata::core::detail

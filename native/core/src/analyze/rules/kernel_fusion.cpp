@@ -1,7 +1,8 @@
 // kernel-fusion: a frame that launches many short kernels spends its GPU time on launch
 // latency and on memory round trips between them. Flagged: the deepest frame with a source
 // line (a Python line first, else a C++ line) under which launches >= min_launches, the mean
-// kernel time <= max_mean_us and the kernels' GPU time >= min_share of the total.
+// kernel time <= max_mean_us, the kernels' GPU time >= min_share of the total, and their launch
+// calls and kernels together >= min_wall_share of the steady state's estimated wall time.
 #include <algorithm>
 #include <map>
 
@@ -89,6 +90,13 @@ void KernelFusion(const AnalysisContext& cx, const RuleParams& p, std::vector<Fi
       if (kernels.size() < 2) continue;
       const double mean = kernel_ns[v] / launches[v];
       const double overhead = api ? api_ns / (api_ns + kernel_ns[v]) : 0;
+      // What fusing them could save at most: their launch calls and their kernels. Where that is a
+      // sliver of the steady state (a loop waiting on its data loader), the cause is elsewhere.
+      // Only where the launches were seen under the line (XLA launches from its own threads: its
+      // dispatch cost is the jitted call's CPU time, not measured here).
+      const double wall = cx.judged_wall_ns();
+      const double step_share = wall > 0 ? (api_ns + kernel_ns[v]) / wall : 0;
+      if (wall > 0 && api_ns > 0 && step_share < p["min_wall_share"]) continue;
       const FrameInfo& f = cx.frame(v);
       std::string advice;
       if (cx.uses_torch() && compiled > 0)
@@ -122,6 +130,7 @@ void KernelFusion(const AnalysisContext& cx, const RuleParams& p, std::vector<Fi
         fd.evidence.push_back({"api_time", api_ns, "ns"});
         fd.evidence.push_back({"launch_overhead_share", overhead, "share"});
       }
+      if (wall > 0) fd.evidence.push_back({"launch_and_kernel_share_of_steady_state", step_share, "share"});
       out.push_back(std::move(fd));
     }
   }

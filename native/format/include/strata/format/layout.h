@@ -27,6 +27,10 @@ enum class SectionKind : uint32_t {
                         // RegionNameRecord[names] + buffers (record_size 0; count = launches)
   kFrameSourceLines = 10,  // FrameSourceLinesHeader + FrameSourceListRecord[lists] +
                            // SourceLineRecord[lines] (record_size 0; count = lists)
+  kGpuActivities = 11,  // GpuActivitiesHeader + GpuActivityRecord[records] (record_size 0;
+                        // count = records)
+  kCollectives = 12,    // CollectivesHeader + CollectiveSiteRecord[sites] + CollectiveCallRecord[calls]
+                        // (record_size 0; count = sites)
 };
 
 struct FileHeader {            // at offset 0, 64 bytes
@@ -238,6 +242,119 @@ struct SourceLineRecord {        // 16 bytes: one source location
   uint32_t reserved;             // 0
 };
 static_assert(sizeof(SourceLineRecord) == 16, "SourceLineRecord layout");
+
+// The GPU activity timeline (optional section; versioned on its own like the region launches):
+// when, on which device and stream, each kernel, copy and set ran, with the calling context tree
+// node its launch was attributed to. The tree keeps totals per call path; this keeps the first
+// records in the order the runtime attributed them, up to a limit, and says how many it dropped.
+// Times are in the GPU tracer's clock (CUPTI's); the header's clock readings relate it to the
+// host's, so a consumer can place records on the host's timeline.
+inline constexpr uint32_t kGpuActivitiesVersion = 1;
+
+// GpuActivityRecord::kind. Readers skip records of a kind they do not know.
+enum class GpuActivityKind : uint32_t { kKernel = 1, kMemcpy = 2, kMemset = 3 };
+
+// GpuActivityRecord::copy_kind: the direction of a copy (h host, d device, a array, p peer).
+enum class GpuCopyKind : uint32_t {
+  kOther = 0, kHtoD = 1, kDtoH = 2, kHtoA = 3, kAtoH = 4, kAtoA = 5, kAtoD = 6, kDtoA = 7, kDtoD = 8,
+  kHtoH = 9, kPtoP = 10,
+};
+
+// One reading of the GPU tracer's clock and the host's clocks, taken back to back.
+struct GpuClockReading {       // 24 bytes
+  uint64_t gpu_ns;             // the tracer's timestamp (cuptiGetTimestamp)
+  uint64_t unix_ns;            // CLOCK_REALTIME
+  uint64_t monotonic_ns;       // CLOCK_MONOTONIC
+};
+static_assert(sizeof(GpuClockReading) == 24, "GpuClockReading layout");
+
+struct GpuActivitiesHeader {   // 72 bytes, start of the kGpuActivities section
+  uint32_t version;            // kGpuActivitiesVersion
+  uint32_t record_count;       // GpuActivityRecord records that follow (= SectionEntry::count)
+  uint64_t dropped;            // records attributed after the limit was reached (not kept)
+  uint64_t limit;              // the most records the runtime keeps (its setting)
+  GpuClockReading first_clock; // at the start of GPU collection (all zero: none taken)
+  GpuClockReading last_clock;  // at the last drain before writing (all zero: none taken)
+};
+static_assert(sizeof(GpuActivitiesHeader) == 72, "GpuActivitiesHeader layout");
+
+struct GpuActivityRecord {     // 80 bytes
+  uint64_t start_ns;           // the tracer's clock (GpuActivitiesHeader relates it to the host)
+  uint64_t end_ns;             // >= start_ns
+  uint32_t kind;               // GpuActivityKind
+  uint32_t device;             // device ordinal
+  uint32_t context;            // the tracer's context id
+  uint32_t stream;             // the tracer's stream id
+  uint32_t correlation_id;     // of the API call that launched it (0: unknown)
+  uint32_t node;               // the tree node it was attributed to (its kernel / memcpy / memset
+                               // frame's node, under the launch's call path); 0 when none
+  uint32_t name;               // string index: a kernel's mangled name ("" for copies and sets)
+  uint32_t copy_kind;          // GpuCopyKind for a memcpy, 0 otherwise
+  uint64_t bytes;              // memcpy, memset; 0 for kernels
+  uint32_t grid[3];            // kernel launch configuration (x, y, z); 0 for copies and sets
+  uint32_t block[3];
+};
+static_assert(sizeof(GpuActivityRecord) == 80, "GpuActivityRecord layout");
+
+// Collectives (kCollectives): the communication calls of a distributed job (torch.distributed's
+// all_reduce, broadcast, barrier, send/recv ...), each aggregated per call site (the tree node
+// that issued it, the collective, its backend, element type, size and process group) and, up to
+// a limit, each call with its times and sequence number, so that ranks can be lined up call by
+// call. Versioned on its own: a reader skips a newer version.
+inline constexpr uint32_t kCollectivesVersion = 1;
+
+// CollectiveSiteRecord::op. The framework's own name is kept too (`name`); readers treat an op
+// they do not know as kOther.
+enum class CollectiveOp : uint32_t {
+  kOther = 0, kAllReduce = 1, kAllGather = 2, kBroadcast = 3, kReduceScatter = 4, kReduce = 5,
+  kGather = 6, kScatter = 7, kAllToAll = 8, kBarrier = 9, kSend = 10, kRecv = 11,
+};
+
+// CollectiveSiteRecord::flags.
+inline constexpr uint32_t kCollectiveOnDevice = 1;      // device-side (a communication kernel's
+                                                         // node and times); else the host call
+inline constexpr uint32_t kCollectiveSeqIssueOrder = 2;  // `seq` is the call's order among this
+                                                         // process's collectives (1-based), the
+                                                         // framework gave none
+
+struct CollectivesHeader {     // 32 bytes, start of the kCollectives section
+  uint32_t version;            // kCollectivesVersion
+  uint32_t site_count;         // CollectiveSiteRecord records that follow (= SectionEntry::count)
+  uint32_t call_count;         // CollectiveCallRecord records after the sites
+  uint32_t reserved;           // 0
+  uint64_t calls_dropped;      // calls after the limit was reached: in their site, not listed
+  uint64_t call_limit;         // the most calls the runtime lists (its setting; 0: none listed)
+};
+static_assert(sizeof(CollectivesHeader) == 32, "CollectivesHeader layout");
+
+struct CollectiveSiteRecord {  // 80 bytes
+  uint32_t node;               // tree node that issued it: the innermost framework operator
+                               // (c10d::allreduce_) under the Python line, else that line
+  uint32_t op;                 // CollectiveOp
+  uint32_t name;               // string: the framework's name of the collective ("all_reduce")
+  uint32_t backend;            // string: "gloo", "nccl", "mpi", "ucc" ("" unknown)
+  uint32_t dtype;              // string: element type as the framework names it ("Float"; "" none)
+  uint32_t group_name;         // string: process group name ("" unknown)
+  uint32_t group_size;         // ranks in the process group (0 unknown)
+  uint32_t flags;              // kCollective*
+  uint64_t elements;           // elements per call (the input tensors together)
+  uint64_t bytes;              // bytes per call (elements times element size)
+  uint64_t count;              // calls that completed
+  uint64_t total_ns;           // their time from issue to completion, summed
+  uint64_t min_ns;             // shortest (0 when count is 0)
+  uint64_t max_ns;             // longest
+};
+static_assert(sizeof(CollectiveSiteRecord) == 80, "CollectiveSiteRecord layout");
+
+struct CollectiveCallRecord {  // 32 bytes, in issue order
+  uint64_t start_ns;           // issue, CLOCK_MONOTONIC (meta start_monotonic_ns / start_unix_ns
+                               // relate it to wall time)
+  uint64_t end_ns;             // completion (>= start_ns); 0: had not completed when written
+  uint64_t seq;                // the framework's sequence number in its group (see flags)
+  uint32_t site;               // CollectiveSiteRecord index
+  uint32_t reserved;           // 0
+};
+static_assert(sizeof(CollectiveCallRecord) == 32, "CollectiveCallRecord layout");
 
 // FNV-1a 64-bit, used for BlobEntry::hash.
 inline uint64_t Fnv1a64(const unsigned char* p, uint64_t n, uint64_t h = 14695981039346656037ull) {

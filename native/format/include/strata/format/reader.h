@@ -98,6 +98,20 @@ class ProfileReader {
   // The lines of `role` attached to `frame` (empty when none): a binary search.
   Span<SourceLineRecord> frame_source_lines(uint32_t frame, SourceLinesRole role) const;
 
+  // GPU activity timeline (optional section). gpu_activities_version(): 0 when the profile has
+  // no such section; a version newer than kGpuActivitiesVersion is skipped (no records, no
+  // header). Records are in the order the runtime attributed them; names and nodes checked.
+  uint32_t gpu_activities_version() const { return gpu_activities_version_; }
+  const GpuActivitiesHeader* gpu_timeline() const { return gpu_timeline_; }  // nullptr when none
+  Span<GpuActivityRecord> gpu_activities() const { return gpu_activities_; }
+
+  // Collectives (optional section). collectives_version(): 0 when the profile has none; a newer
+  // version than kCollectivesVersion is skipped. Sites' nodes and strings, calls' sites checked.
+  uint32_t collectives_version() const { return collectives_version_; }
+  const CollectivesHeader* collectives() const { return collectives_; }  // nullptr when none
+  Span<CollectiveSiteRecord> collective_sites() const { return collective_sites_; }
+  Span<CollectiveCallRecord> collective_calls() const { return collective_calls_; }
+
   const unsigned char* data() const { return data_; }
   size_t size() const { return size_; }
 
@@ -124,6 +138,13 @@ class ProfileReader {
   uint32_t frame_lines_version_ = 0;
   Span<FrameSourceListRecord> frame_lists_;
   Span<SourceLineRecord> frame_lines_;
+  uint32_t gpu_activities_version_ = 0;
+  const GpuActivitiesHeader* gpu_timeline_ = nullptr;
+  Span<GpuActivityRecord> gpu_activities_;
+  uint32_t collectives_version_ = 0;
+  const CollectivesHeader* collectives_ = nullptr;
+  Span<CollectiveSiteRecord> collective_sites_;
+  Span<CollectiveCallRecord> collective_calls_;
 };
 
 // "cubin", "sass_listing", "region_buffer", "region_info"; nullptr for a kind this version does not know.

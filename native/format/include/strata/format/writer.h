@@ -84,6 +84,25 @@ class ProfileWriter {
   // Adds one captured region launch (written to the optional region launches section, in the
   // order added; identical names tables are stored once).
   void AddRegionLaunch(const RegionLaunch& launch);
+  // The GPU activity timeline (optional section): records in the order added (`name` a string
+  // index from String(), `node` one from Child()); SetGpuTimeline gives its header (how many
+  // were dropped, the limit, the clock readings). Written when either was called.
+  void AddGpuActivity(const GpuActivityRecord& record) { gpu_activities_.push_back(record); }
+  size_t gpu_activity_count() const { return gpu_activities_.size(); }
+  const GpuActivityRecord& gpu_activity(size_t i) const { return gpu_activities_[i]; }
+  // A string added before (an index from String()).
+  const std::string& string_at(uint32_t i) const { return strings_[i]; }
+  void SetGpuTimeline(uint64_t dropped, uint64_t limit, const GpuClockReading& first_clock,
+                      const GpuClockReading& last_clock);
+
+  // Collectives (optional section): sites (`node` from Child(), strings from String()) and calls
+  // (`site` an index returned by AddCollectiveSite), both updated in place as calls complete,
+  // and the header's dropped count and limit. Written once any of these was called.
+  uint32_t AddCollectiveSite(const CollectiveSiteRecord& site);
+  CollectiveSiteRecord& collective_site(uint32_t i) { return collective_sites_[i]; }
+  uint32_t AddCollectiveCall(const CollectiveCallRecord& call);
+  CollectiveCallRecord& collective_call(uint32_t i) { return collective_calls_[i]; }
+  void SetCollectivesLimit(uint64_t calls_dropped, uint64_t call_limit);
 
   // The stats of (node, metric), nullptr when there are none; ReplaceStats sets them (nullptr
   // removes them). A periodic checkpoint adds values meant for one file only and puts the
@@ -129,6 +148,13 @@ class ProfileWriter {
   std::vector<SourceLineRecord> source_lines_;
   std::map<std::vector<uint32_t>, uint32_t> source_list_index_;  // role, then file/function/line triples
   std::vector<std::pair<uint32_t, uint32_t>> frame_lists_;       // (frame, list), frames ascending
+  std::vector<GpuActivityRecord> gpu_activities_;
+  bool gpu_timeline_ = false;                                    // SetGpuTimeline was called
+  GpuActivitiesHeader gpu_timeline_header_{};
+  bool collectives_ = false;                                     // SetCollectives was called
+  std::vector<CollectiveSiteRecord> collective_sites_;
+  std::vector<CollectiveCallRecord> collective_calls_;
+  CollectivesHeader collectives_header_{};
 };
 
 }  // namespace strata::format

@@ -1,0 +1,127 @@
+// strata replay: a snapshot's kernel launched alone, its outputs compared with the snapped ones,
+// its time measured (the engine is native/replay).
+#include <cstdio>
+#include <string>
+
+#include "commands.h"
+#include "strata/replay/replay.h"
+#include "strata/snapshot/reader.h"
+
+namespace strata::cli {
+namespace {
+
+std::string Hex(uint64_t v) {
+  char b[32];
+  std::snprintf(b, sizeof b, "0x%llx", static_cast<unsigned long long>(v));
+  return b;
+}
+
+std::string Us(double ns) {
+  char b[32];
+  std::snprintf(b, sizeof b, "%.2f us", ns / 1000);
+  return b;
+}
+
+const char* KindName(snapshot::WordKind k) {
+  return k == snapshot::WordKind::kDevice ? "device" : k == snapshot::WordKind::kHost ? "pinned host" : "unresolved";
+}
+
+// What the snapshot holds, read without a GPU.
+int PrintInfo(const std::string& file) {
+  snapshot::Snapshot s;
+  try {
+    s = snapshot::Read(file);
+  } catch (const snapshot::Error& e) {
+    std::fprintf(stderr, "strata replay: %s\n", e.what());
+    return kExitError;
+  }
+  const auto& l = s.launch;
+  std::printf("kernel    %s (launch %llu of the matching kernels)\n", s.kernel.c_str(), static_cast<unsigned long long>(s.launch_index));
+  std::printf("device    %s sm_%d%d, driver %d\n", s.device.name.c_str(), s.device.cc_major, s.device.cc_minor, s.device.driver_version);
+  std::printf("process   %d: %s\n", s.pid, s.command.c_str());
+  std::printf("launch    grid (%u,%u,%u) block (%u,%u,%u) cluster (%u,%u,%u) dynamic shared %u bytes, %s, %zu launch attributes\n",
+              l.grid[0], l.grid[1], l.grid[2], l.block[0], l.block[1], l.block[2], l.cluster[0], l.cluster[1], l.cluster[2],
+              l.shared_bytes, l.ex ? "cuLaunchKernelEx" : "cuLaunchKernel", s.launch_attributes.size());
+  std::printf("image     %llu bytes (%u kept images define the kernel)\n", static_cast<unsigned long long>(s.image.size), s.image_candidates);
+  for (const auto& a : s.function_attributes) std::printf("attribute %d = %d\n", a.id, a.value);
+  std::printf("params    %zu, %zu bytes\n", s.params.size(), s.param_buffer.size());
+  for (size_t i = 0; i < s.params.size(); ++i) std::printf("  param %zu: offset %u size %u\n", i, s.params[i].offset, s.params[i].size);
+  for (const auto& w : s.pointers)
+    std::printf("  pointer %s at %s%u = %s -> %s region %d\n", KindName(w.kind), w.in_region < 0 ? "param byte " : "region byte ",
+                w.offset, Hex(w.value).c_str(), KindName(w.kind), w.region);
+  uint64_t saved = 0;
+  for (size_t i = 0; i < s.regions.size(); ++i) {
+    const auto& g = s.regions[i];
+    if (g.saved) saved += g.size;
+    std::printf("  region %zu: %s %llu bytes %s%s\n", i, Hex(g.base).c_str(), static_cast<unsigned long long>(g.size),
+                g.kind == snapshot::MemoryKind::kManaged ? "managed" : "device", g.saved ? "" : " (contents not saved)");
+  }
+  std::printf("regions   %zu, %llu bytes saved (bound %llu)\n", s.regions.size(), static_cast<unsigned long long>(saved),
+              static_cast<unsigned long long>(s.bytes_bound));
+  if (s.in_run_ns) std::printf("in run    %s\n", Us(double(s.in_run_ns)).c_str());
+  return 0;
+}
+
+}  // namespace
+
+int RunReplay(const ReplayCliOptions& options) {
+  if (options.info) return PrintInfo(options.file);
+#if defined(STRATA_HAVE_REPLAY)
+  replay::ReplayOptions o;
+  o.file = options.file;
+  o.repeat = options.repeat;
+  o.rtol = options.rtol;
+  o.atol = options.atol;
+  o.dtype = options.dtype;
+  o.any_driver = options.any_driver;
+  o.relocate = options.relocate;
+  o.l2 = options.l2 == "clean" ? replay::L2State::kClean
+         : options.l2 == "back-to-back" ? replay::L2State::kBackToBack : replay::L2State::kAsRestored;
+  replay::ReplayResult r;
+  try {
+    r = replay::Replay(o, [](const std::string& m) { std::fprintf(stderr, "strata replay: %s\n", m.c_str()); });
+  } catch (const snapshot::Error& e) {
+    std::fprintf(stderr, "strata replay: %s\n", e.what());
+    return kExitError;
+  } catch (const replay::ReplayError& e) {
+    std::fprintf(stderr, "strata replay: %s\n", e.what());
+    return kExitError;
+  }
+  for (const auto& w : r.warnings) std::fprintf(stderr, "strata replay: warning: %s\n", w.c_str());
+  std::printf("kernel   %s\ndevice   %s\naddresses %s\n", r.kernel.c_str(), r.device.c_str(),
+              r.same_addresses ? "as snapped" : "relocated");
+  size_t differ = 0;
+  for (const auto& g : r.regions) {
+    if (!g.saved) {
+      std::printf("region %u %s %llu bytes: not saved\n", g.index, Hex(g.base).c_str(), static_cast<unsigned long long>(g.size));
+      continue;
+    }
+    if (!g.diff.bytes_differ) {
+      std::printf("region %u %s %llu bytes: identical\n", g.index, Hex(g.base).c_str(), static_cast<unsigned long long>(g.size));
+      continue;
+    }
+    ++differ;
+    std::printf("region %u %s %llu bytes: %llu bytes differ (first at byte %llu); as %s: %llu elements, max abs %.3g, max rel %.3g, %llu beyond tolerance\n",
+                g.index, Hex(g.base).c_str(), static_cast<unsigned long long>(g.size),
+                static_cast<unsigned long long>(g.diff.bytes_differ), static_cast<unsigned long long>(g.diff.first_differ),
+                o.dtype.c_str(), static_cast<unsigned long long>(g.diff.elements_differ), g.diff.max_abs, g.diff.max_rel,
+                static_cast<unsigned long long>(g.diff.beyond_tolerance));
+  }
+  std::string how = o.rtol > 0 || o.atol > 0 ? "within rtol " + std::to_string(o.rtol) + " atol " + std::to_string(o.atol) + " (" + o.dtype + ")" : "bit-exact";
+  std::printf("outputs  %s (%zu of %zu regions differ; %s asked)\n", r.matches ? "MATCH" : "DIFFER", differ, r.regions.size(), how.c_str());
+  if (!r.times_ns.empty()) {
+    std::printf("time     min %s, median %s over %zu launches (L2 %s)", Us(r.min_ns).c_str(), Us(r.median_ns).c_str(), r.times_ns.size(),
+                options.l2.c_str());
+    if (r.in_run_ns) std::printf("; in the run %s (median/in-run %.3f)", Us(double(r.in_run_ns)).c_str(), r.median_ns / double(r.in_run_ns));
+    std::printf("\n");
+    if (r.floor_median_ns > 0) std::printf("floor    median %s: an empty kernel timed the same way (what the events add)\n", Us(r.floor_median_ns).c_str());
+  }
+  return r.matches ? 0 : 3;
+#else
+  (void)options;
+  std::fprintf(stderr, "strata replay: this strata was built without CUDA headers\n");
+  return kExitError;
+#endif
+}
+
+}  // namespace strata::cli

@@ -1,0 +1,62 @@
+// The replay engine behind `strata replay`: restores a snapshot's memory in a fresh process,
+// launches the snapped kernel alone, compares its outputs with the snapped ones and times it.
+// Loads libcuda at run time (no link), so the CLI runs on machines without a GPU too.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "strata/replay/compare.h"
+
+namespace strata::replay {
+
+// What the L2 holds when a timed launch starts (the run's launch found its producers' outputs
+// there, which a replay cannot reproduce; these bound it from both sides).
+enum class L2State {
+  kAsRestored,  // after the restore copy: its last lines resident and dirty (written back during the launch)
+  kClean,       // after the restore, a scratch read twice the L2's size: the inputs come from DRAM, nothing to write back
+  kBackToBack,  // restored once, then launched again and again: the L2 holds what the previous launch left
+};
+
+struct ReplayOptions {
+  std::string file;
+  int repeat = 20;            // timed launches, each after a restore of the before-state (but kBackToBack)
+  double rtol = 0, atol = 0;  // 0 and 0: bit-exact
+  std::string dtype = "f32";  // how differing bytes are read for the tolerance: f32 | f16 | bf16
+  bool any_driver = false;    // replay a snapshot taken under another driver version
+  bool relocate = false;      // place regions anywhere and patch the known pointers
+  L2State l2 = L2State::kAsRestored;
+};
+
+struct RegionOutcome {
+  uint32_t index = 0;
+  uint64_t base = 0, size = 0;
+  bool saved = true;
+  RegionDiff diff;
+};
+
+struct ReplayResult {
+  std::string kernel;
+  std::string device;
+  bool same_addresses = true;     // false: relocated (pointers patched)
+  std::vector<std::string> warnings;
+  std::vector<RegionOutcome> regions;
+  bool matches = false;           // every saved region equal (or within the tolerance)
+  std::vector<double> times_ns;   // per timed launch
+  double min_ns = 0, median_ns = 0;
+  double floor_median_ns = 0;     // an empty kernel timed the same way: what the events add (0: not measured)
+  uint64_t in_run_ns = 0;
+};
+
+class ReplayError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// Throws snapshot::Error (bad file) or ReplayError (device, driver, memory): one line each.
+ReplayResult Replay(const ReplayOptions& options, const std::function<void(const std::string&)>& progress);
+
+}  // namespace strata::replay
