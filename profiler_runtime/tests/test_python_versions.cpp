@@ -133,7 +133,7 @@ TEST_P(PythonVersion, MergedFramesAndExactLines) {
 
 TEST_P(PythonVersion, HundredThousandFunctionsAllNamed) {
   Recorded r = Record("many_" + GetParam(), {"--wall", "--period-ms", "1"},
-                      {python_, STRATA_TEST_SOURCE_DIR "/targets/many_functions.py"});
+                      {python_, STRATA_TEST_SOURCE_DIR "/targets/many_functions.py", "1000", "100", "2000", "2.5"});
   ASSERT_TRUE(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0) << r.stderr_text;
   const Profile& p = r.profile;
   size_t python_frames = 0, unnamed = 0;
@@ -151,8 +151,8 @@ TEST_P(PythonVersion, HundredThousandFunctionsAllNamed) {
          GetParam().c_str(), python_frames, chain_functions.size(), p.meta.at("samples").c_str(),
          p.meta.at("samples_dropped").c_str());
   EXPECT_EQ(unnamed, 0u);
-  // Most chains are sampled while their leaf spins, all 100 frames above it: far more distinct
-  // code objects than any per-thread cache holds (how many depends on the machine's load).
+  // Most chains are sampled while their leaf spins (≥ 2.5 ms of wall time at a 1 ms period), all
+  // 100 frames above it: far more distinct code objects than any per-thread cache holds.
   EXPECT_GE(chain_functions.size(), 50000u);
 }
 

@@ -79,7 +79,8 @@ int main(int argc, char** argv) {
     waitpid(c, &st, 0);
     pid_t f = fork();
     if (f == 0) {
-      for (int i = 0; i < 5; ++i) round_of_work();
+      // Several sampling periods of CPU time (a child that leaves no sample writes no profile).
+      for (int i = 0; i < 30; ++i) round_of_work();
       exit(0);  // runs atexit handlers in the forked child: must not write the profile
     }
     waitpid(f, &st, 0);
