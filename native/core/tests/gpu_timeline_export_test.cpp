@@ -220,7 +220,7 @@ TEST(GpuTimelineExport, ChromeEventsPerDeviceAndStream) {
   EXPECT_NEAR(us, (4 + 20 + 4 + 2 + 2 + 40) * 1000.0 / 1000.0, 1e-6);
 }
 
-// Real H100 recordings (test/fixtures/h100/timeline/README.md): ResNet-18 training with the
+// Real H100 recordings (test/fixtures/README.md, `h100/timeline/`): ResNet-18 training with the
 // timeline capped at 500 records, and a jitted flax step (XLA's autotuner: host-to-host copies,
 // kernels that overlap on a stream under programmatic dependent launch). Through the CLI: every
 // kept record is one slice with its call path, none nested in another (records that overlap on a

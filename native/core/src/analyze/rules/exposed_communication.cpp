@@ -10,6 +10,29 @@
 #include "rank_compare.h"
 
 namespace strata::core::detail {
+namespace {
+
+// One finding: `what` (the issuing line, its frame) holds the ranks `share` of their step; `e` is
+// the ranks' exposed time there, `detail` how it was measured, `how` what exposes it.
+Finding Exposed(const AnalysisContext& cx, const RuleParams& p, size_t node, const std::string& what, double share,
+                const RankSpread& e, double median_step, const std::string& detail, const char* how) {
+  std::string msg = "`" + what + "` holds the ranks " + Percent(share) + " of their step (" + detail + "; rank " +
+                    std::to_string(e.max_rank) + " the most: " + Duration(e.max) + ", rank " + std::to_string(e.min_rank) +
+                    " the least: " + Duration(e.min) + ")" + how + ". ";
+  if (e.max > 2 * e.min && e.min >= 0)
+    msg += "The spread over ranks says most of it is waiting for the slowest rank (see straggler / rank-imbalance). ";
+  msg += "Overlap it with compute: issue it asynchronously (async_op=True, wait where the result is needed), bucket "
+         "gradients so communication starts during backward (DDP does), or communicate less often or fewer bytes.";
+  Finding fd = cx.Make("exposed-communication", share >= 2 * p["min_share"] ? "warning" : "note", node, std::move(msg));
+  fd.evidence = {{"exposed_time_median", e.median, "ns"},
+                 {"step_share", share, "share"},
+                 {"exposed_time_max", e.max, "ns"},
+                 {"exposed_time_min", e.min, "ns"},
+                 {"median_step_time", median_step, "ns"}};
+  return fd;
+}
+
+}  // namespace
 
 void ExposedCommunication(const AnalysisContext& cx, const RuleParams& p, std::vector<Finding>& out) {
   auto rc = CompareRanks(cx);
@@ -36,21 +59,9 @@ void ExposedCommunication(const AnalysisContext& cx, const RuleParams& p, std::v
     const size_t node = nodes.front();
     const FrameInfo& f = cx.frame(node);
     const bool gpu = !phases.empty() && phases[0].overlap_share.has_value();
-    std::string msg = "`" + Where(f.name, f.file, f.line) + "` holds the ranks " + Percent(share) + " of their step (median " +
-                      Duration(e.median) + ", rank " + std::to_string(e.max_rank) + " the most: " + Duration(e.max) + ", rank " +
-                      std::to_string(e.min_rank) + " the least: " + Duration(e.min) + ")" +
-                      (gpu ? ", not overlapped by compute kernels" : ", blocking its thread") + ". ";
-    if (e.max > 2 * e.min && e.min >= 0)
-      msg += "The spread over ranks says most of it is waiting for the slowest rank (see straggler / rank-imbalance). ";
-    msg += "Overlap it with compute: issue it asynchronously (async_op=True, wait where the result is needed), bucket "
-           "gradients so communication starts during backward (DDP does), or communicate less often or fewer bytes.";
-    Finding fd = cx.Make("exposed-communication", share >= 2 * p["min_share"] ? "warning" : "note", node, std::move(msg));
+    Finding fd = Exposed(cx, p, node, Where(f.name, f.file, f.line), share, e, rc->median_step,
+                         "median " + Duration(e.median), gpu ? ", not overlapped by compute kernels" : ", blocking its thread");
     fd.cause = f.name;
-    fd.evidence = {{"exposed_time_median", e.median, "ns"},
-                   {"step_share", share, "share"},
-                   {"exposed_time_max", e.max, "ns"},
-                   {"exposed_time_min", e.min, "ns"},
-                   {"median_step_time", rc->median_step, "ns"}};
     for (size_t k = 1; k < nodes.size(); ++k) fd.other_paths.push_back(cx.Path(nodes[k]));
     out.push_back(std::move(fd));
     found = true;
@@ -80,20 +91,10 @@ void ExposedCommunication(const AnalysisContext& cx, const RuleParams& p, std::v
   for (const auto& [line, nodes] : by_line)
     for (size_t u : nodes)
       if (cx.metric(u, rc->metric).inclusive > best) best = cx.metric(u, rc->metric).inclusive, node = u;
-  std::string msg = "`" + Where(steps.collective, steps.file, steps.line) + "` holds the ranks " + Percent(share) +
-                    " of their step (median per step " + Duration(e.median) + " of " + Duration(median_step) + "; rank " +
-                    std::to_string(e.max_rank) + " the most: " + Duration(e.max) + ", rank " + std::to_string(e.min_rank) +
-                    " the least: " + Duration(e.min) + "; from the recorded collectives), blocking its thread. ";
-  if (e.max > 2 * e.min) msg += "The spread over ranks says most of it is waiting for the slowest rank (see straggler / rank-imbalance). ";
-  msg += "Overlap it with compute: issue it asynchronously (async_op=True, wait where the result is needed), bucket "
-         "gradients so communication starts during backward (DDP does), or communicate less often or fewer bytes.";
-  Finding fd = cx.Make("exposed-communication", share >= 2 * p["min_share"] ? "warning" : "note", node, std::move(msg));
+  Finding fd = Exposed(cx, p, node, Where(steps.collective, steps.file, steps.line), share, e, median_step,
+                       "median per step " + Duration(e.median) + " of " + Duration(median_step) + "; from the recorded collectives",
+                       ", blocking its thread");
   fd.cause = steps.collective;
-  fd.evidence = {{"exposed_time_median", e.median, "ns"},
-                 {"step_share", share, "share"},
-                 {"exposed_time_max", e.max, "ns"},
-                 {"exposed_time_min", e.min, "ns"},
-                 {"median_step_time", median_step, "ns"}};
   out.push_back(std::move(fd));
 }
 
