@@ -10,7 +10,7 @@
 
 #include "common/log.h"
 #include "common/tls.h"
-#include "gpu/cupti/cuda_driver.h"
+#include "gpu/driver/cuda_driver.h"
 #include "gpu/cupti/cupti_session.h"
 #include "strata/region_decoder/calibration.h"
 #include "strata/region_decoder/decode.h"
@@ -65,6 +65,7 @@ struct State {
   uint32_t every = 1, max = 8;
   size_t bytes = 16u << 20;
   CudaDriver* drv = nullptr;
+  bool drv_ok = false;  // the entry points the capture needs are there
   bool driver_tried = false;
   std::unordered_map<CUmodule, Module>* modules = nullptr;
   std::unordered_map<std::string, Kernel>* kernels = nullptr;
@@ -84,6 +85,14 @@ State* NewState() { return new State(); }
 namespace {
 
 State& S() { return *CuptiSession::Get()->region_capture_state; }
+
+// What the capture cannot go without: its buffers, their zeroing and copies, the events that tell
+// a launch finished. The calibration kernel's entry points are optional (no calibration).
+bool HasCaptureEntryPoints(const CudaDriver& d) {
+  return d.FuncGetModule && d.ModuleGetGlobal && d.MemAlloc && d.MemFree && d.MemAllocHost && d.MemFreeHost &&
+         d.MemsetD8Async && d.MemcpyHtoDAsync && d.MemcpyDtoHAsync && d.MemcpyDtoH && d.EventCreate && d.EventRecord &&
+         d.EventQuery && d.EventSynchronize && d.EventDestroy;
+}
 
 STRATA_TLS int t_internal_cuda = 0;
 thread_local Armed t_armed;
@@ -275,9 +284,10 @@ void OnLaunchEnter(CUpti_CallbackId cbid, const CUpti_CallbackData* cb, uint32_t
   if (!S().driver_tried) {
     S().driver_tried = true;
     S().drv = new CudaDriver();
-    if (!LoadCudaDriver(S().drv)) Fail("the CUDA driver lacks an entry point the capture needs");
+    S().drv_ok = LoadCudaDriver(S().drv) && HasCaptureEntryPoints(*S().drv);
+    if (!S().drv_ok) Fail("the CUDA driver lacks an entry point the capture needs");
   }
-  if (!S().drv->ok) return;
+  if (!S().drv_ok) return;
   InternalScope internal;
   const Module& mod = ModuleOfLocked(f);
   if (!mod.desc) return;
@@ -341,7 +351,7 @@ void OnLaunchExit(CUpti_CallbackId, const CUpti_CallbackData*) {
 void Harvest(bool wait) {
   if (!S().on) return;
   std::lock_guard<std::mutex> lock(S().mu);
-  if (!S().drv || !S().drv->ok || S().inflight->empty()) return;
+  if (!S().drv_ok || S().inflight->empty()) return;
   InternalScope internal;
   std::vector<InFlight> still;
   for (InFlight& f : *S().inflight) {

@@ -16,7 +16,7 @@
 #include "common/tls.h"
 #include "gpu/snap/module_images.h"
 #include "gpu/snap/pointer_scan.h"
-#include "gpu/snap/snap_driver.h"
+#include "gpu/driver/cuda_driver.h"
 #include "gpu/snap/snap_request.h"
 #include "gpu/snap/snap_status.h"
 #include "strata/snapshot/wait_kernel.h"
@@ -91,12 +91,21 @@ struct Armed {  // set at the snapped launch's entry, finished at its exit (same
   CUevent start = nullptr, stop = nullptr;
 };
 
+// What the snap cannot go without: the kernel's parameter layout, pointer queries, copies out,
+// the device's description and the timing events. The wait kernel's entry points are optional.
+bool HasSnapEntryPoints(const CudaDriver& d) {
+  return d.CtxSynchronize && d.CtxGetDevice && d.PointerGetAttribute && d.MemcpyDtoH && d.MemAllocHost &&
+         d.MemFreeHost && d.FuncGetParamInfo && d.FuncGetAttribute && d.FuncGetModule && d.DeviceGetName &&
+         d.DeviceGetAttribute && d.DeviceTotalMem && d.DriverGetVersion && d.StreamIsCapturing && d.EventCreate &&
+         d.EventRecord && d.EventSynchronize && d.EventDestroy && d.EventElapsedTime;
+}
+
 struct State {
   std::mutex mu;
   SnapRequest req;
   std::atomic<bool> finished{false};  // taken, failed, or given up
   uint64_t matching = 0, in_capture = 0;
-  SnapDriver drv;
+  CudaDriver drv;
   bool driver_tried = false;
   std::unordered_map<CUfunction, bool>* matches = nullptr;
   std::string* demangled_example = nullptr;
@@ -395,7 +404,7 @@ void OnLaunchEnter(CUpti_CallbackId cbid, const CUpti_CallbackData* cb) {
   if (g->finished.load()) return;
   if (!g->driver_tried) {
     g->driver_tried = true;
-    if (!LoadSnapDriver(&g->drv)) return Give("the CUDA driver lacks an entry point the snap needs (cuFuncGetParamInfo: driver 12.4 or later)");
+    if (!LoadCudaDriver(&g->drv) || !HasSnapEntryPoints(g->drv)) return Give("the CUDA driver lacks an entry point the snap needs (cuFuncGetParamInfo: driver 12.4 or later)");
   }
   InternalScope internal;
   if (!Matches(l.f, cb->symbolName)) return;
