@@ -37,7 +37,9 @@ describe('Strata IDE integration (code-server)', { timeout: 600_000 }, () => {
     writeFileSync(path.join(S.ws, '.vscode/launch.json'), JSON.stringify({
       version: '0.2.0',
       configurations: [
-        { type: 'strata', request: 'launch', name: 'Profile train loop', program: '${workspaceFolder}/train_loop.py', args: ['60'] },
+        // 200 steps: each of the example's two hot spots holds well over the hotspot rule's ten
+        // sampling periods of CPU time on a fast CPU (60 steps held ~100 ms and lost findings).
+        { type: 'strata', request: 'launch', name: 'Profile train loop', program: '${workspaceFolder}/train_loop.py', args: ['200'] },
         { type: 'strata', request: 'launch', name: 'Missing program', program: '${workspaceFolder}/no_such_script.py' },
         { type: 'strata', request: 'launch', name: 'Missing interpreter', program: '${workspaceFolder}/train_loop.py', python: '/opt/no-python/bin/python3' },
       ],
@@ -90,7 +92,7 @@ describe('Strata IDE integration (code-server)', { timeout: 600_000 }, () => {
     // The target's output and its exit status, live in the run's terminal.
     const term = await waitFor('the run\'s terminal output', async () => {
       const t = await terminalText();
-      return /loss after 60 steps/.test(t) && /finished after .* the program exited normally/.test(t) ? t : null;
+      return /loss after 200 steps/.test(t) && /finished after .* the program exited normally/.test(t) ? t : null;
     }, 20000).catch(async (e) => { await shot('f-terminal'); throw new Error(`${e.message}\nterminal: ${await terminalText()}`); });
     assert.match(term, /strata record -o .*train_loop-.*\.strata/);
     assert.ok(await S.page.locator('.terminal-tab, .single-terminal-tab, .tabs-list .monaco-list-row', { hasText: 'Strata: train_loop.py' }).count() > 0
@@ -105,7 +107,7 @@ describe('Strata IDE integration (code-server)', { timeout: 600_000 }, () => {
     }, 20000).catch(async (e) => { await shot('f-profiles-view'); throw e; });
     const iNew = rows.findIndex((x) => x.includes(file)), iOld = rows.findIndex((x) => x.includes('older.strata'));
     assert.ok(iNew < iOld, `newest first: ${JSON.stringify(rows)}`);
-    assert.match(rows[iNew], /\d+(\.\d+)? (ms|s) · python3 train_loop\.py 60/, `duration and command: ${rows[iNew]}`);
+    assert.match(rows[iNew], /\d+(\.\d+)? (ms|s) · python3 train_loop\.py 200/, `duration and command: ${rows[iNew]}`);
     assert.ok(rows.some((x) => x.includes('newer.strata') && /newer than this Strata supports/.test(x)),
       `the newer-version profile says why it cannot be read: ${JSON.stringify(rows)}`);
     await shot('f-profiles-view');
