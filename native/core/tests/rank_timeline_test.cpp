@@ -310,8 +310,8 @@ TEST(RankTimeline, CliExportsTheRanksAsAChromeTrace) {
   ASSERT_EQ(processes.size(), 4u);
   EXPECT_EQ(processes[2], "rank 2 (" + run->ranks()[2].host + ")");
   EXPECT_EQ(threads.size(), t.lanes.size());
-  EXPECT_EQ(threads[{0, 1}], "steps");
-  EXPECT_EQ(threads[{0, 2}], "collectives");
+  EXPECT_EQ(threads[std::make_pair(0, 1)], "steps");
+  EXPECT_EQ(threads[std::make_pair(0, 2)], "collectives");
   EXPECT_EQ(slices, t.slices.size());
   EXPECT_EQ(j["otherData"]["origin_unix_ns"], t.origin_unix_ns);
   // A rank's profile names its run: the same trace.
