@@ -1,7 +1,8 @@
 // The addon's rank calls on real 4-rank gloo jobs (test/fixtures/rankview: torchrun, rank 2
 // slowed down in slow_rank2): openRankRun merges the ranks by calling context; ranks() says who
 // they are, rankPhases() each rank's compute / communication split, rankSpread() a node's values
-// over the ranks; analyze() runs the rank rules on it.
+// over the ranks, rankTimeline() the ranks on one clock (gloo4 and the constructed GPU run gpu2);
+// analyze() runs the rank rules on it.
 // Run: node --test native/addon/test/     (after native/addon/build.sh)
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
