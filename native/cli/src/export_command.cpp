@@ -21,16 +21,18 @@ bool IsDirectory(const std::string& path) {
   return ::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
 }
 
-// The ranks on one timeline, written atomically; `folder` is the run's.
+// The ranks on one timeline (chrome or perfetto), written atomically; `folder` is the run's.
 void ExportRankTimeline(const std::string& folder, core::ExportFormat format, const std::string& output,
                         const core::OpenOptions& open) {
-  if (format != core::ExportFormat::kChrome)
+  if (format != core::ExportFormat::kChrome && format != core::ExportFormat::kPerfetto)
     throw core::Error(std::string(core::ExportFormatName(format)) +
-                      ": a run's ranks export as their timeline with --format chrome");
+                      ": a run's ranks export as their timeline, --format chrome or perfetto");
   auto run = core::RankRun::Open(folder, open);
-  const std::string json = core::RankTimelineChromeJson(*run, core::BuildRankTimeline(*run));
+  const core::RankTimeline timeline = core::BuildRankTimeline(*run);
+  const std::string bytes = format == core::ExportFormat::kChrome ? core::RankTimelineChromeJson(*run, timeline)
+                                                                  : core::RankTimelinePerfetto(*run, timeline);
   std::string error;
-  if (!format::WriteFileAtomically(output, std::vector<unsigned char>(json.begin(), json.end()), &error))
+  if (!format::WriteFileAtomically(output, std::vector<unsigned char>(bytes.begin(), bytes.end()), &error))
     throw core::Error(error);
 }
 
@@ -51,7 +53,8 @@ int RunExport(const ExportOptions& options) {
       ExportRankTimeline(options.file, format, options.output, open);
     } else {
       auto profile = core::Profile::Open(options.file, open);
-      // One rank's profile, as a trace: the timeline of its run's ranks (its folder).
+      // One rank's profile as a Chrome trace: the timeline of its run's ranks (its folder). Its
+      // Perfetto trace stays its own (that one also holds its in-kernel region launches).
       if (format == core::ExportFormat::kChrome && profile->meta("rank")) {
         profile.reset();
         const std::string dir = std::filesystem::path(options.file).parent_path().string();

@@ -321,13 +321,53 @@ TEST(RankTimeline, CliExportsTheRanksAsAChromeTrace) {
   EXPECT_EQ(test::ReadText(out2), test::ReadText(out));
   // Bad input: one line, nothing written.
   const std::string none = dir + "/none.json";
-  for (const std::string& args : {test::Quote(gloo) + " --format perfetto", test::Quote(kFixtures + "/../runs/pipeline") + " --format chrome",
+  for (const std::string& args : {test::Quote(gloo) + " --format pprof", test::Quote(kFixtures + "/../runs/pipeline") + " --format chrome",
                                   test::Quote(dir + "/missing") + " --format chrome"}) {
     auto bad = test::RunShell(cli + " export " + args + " -o " + test::Quote(none));
     EXPECT_EQ(bad.status, 1) << args;
     EXPECT_EQ(test::CountLines(bad.err), 1u) << bad.err;
     EXPECT_EQ(test::RunShell("test -e " + test::Quote(none)).status, 1) << args;
   }
+  std::system(("rm -rf " + test::Quote(dir)).c_str());
+}
+
+// The Perfetto trace of the same run, decoded by the protobuf library (test/interop): a track per
+// rank, a child track per lane, its slices at unix ns with their args.
+TEST(RankTimeline, CliExportsTheRanksAsAPerfettoTrace) {
+  if (test::RunShell("protoc --version && /usr/bin/python3 -c 'import google.protobuf'").status != 0)
+    GTEST_SKIP() << "needs protoc and Python's protobuf (Debian: protobuf-compiler python3-protobuf)";
+  const std::string cli = STRATA_CLI, dir = test::TempDir(), gloo = kRecorded + "/gloo4";
+  const std::string out = dir + "/ranks.pftrace";
+  auto r = test::RunShell(cli + " export " + test::Quote(gloo) + " --format perfetto -o " + test::Quote(out));
+  ASSERT_EQ(r.status, 0) << r.err;
+  const test::RunResult decoded = test::RunShell("/usr/bin/python3 " STRATA_INTEROP_TESTS "/decode_perfetto.py " + test::Quote(out));
+  ASSERT_EQ(decoded.status, 0) << decoded.err;
+  const auto tracks = nlohmann::json::parse(decoded.out).at("tracks");
+  auto run = RankRun::Open(gloo);
+  const RankTimeline t = BuildRankTimeline(*run);
+  std::map<uint64_t, std::string> name_of;
+  for (const auto& tr : tracks) name_of[tr.at("uuid")] = tr.at("name");
+  size_t slices = 0, ranks = 0, reduce = 0;
+  for (const auto& tr : tracks) {
+    if (!tr.contains("parent") || tr.at("parent") == 0) {
+      ++ranks;
+      continue;
+    }
+    const std::string parent = name_of[tr.at("parent")];
+    EXPECT_EQ(parent.rfind("rank ", 0), 0u) << parent;
+    for (const auto& s : tr.at("slices")) {
+      ++slices;
+      EXPECT_GE(int64_t(s.at("begin")), t.origin_unix_ns);
+      if (s.at("name") == "all_reduce") {
+        ++reduce;
+        EXPECT_EQ(s.at("args").at("line"), 57);
+        EXPECT_GE(s.at("args").at("node"), 0);
+      }
+    }
+  }
+  EXPECT_EQ(ranks, 4u);
+  EXPECT_EQ(slices, t.slices.size());
+  EXPECT_GE(reduce, 40u);
   std::system(("rm -rf " + test::Quote(dir)).c_str());
 }
 

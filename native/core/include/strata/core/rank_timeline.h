@@ -87,5 +87,9 @@ RankTimeline BuildRankTimeline(const RankRun& run, const RankTimelineOptions& op
 // rank ("rank 0 (host)"), a thread per lane, a complete ("X") event per slice with its source,
 // merged node and bytes in args; times in µs from origin_unix_ns (otherData keeps the origin).
 std::string RankTimelineChromeJson(const RankRun& run, const RankTimeline& timeline);
+// The same as a Perfetto protobuf trace (ui.perfetto.dev, trace_processor): a track per rank, a
+// child track per lane (slices of a lane that overlap without nesting on the lane's
+// "overlapping N" tracks), slices at unix ns with their source, merged node and bytes as args.
+std::string RankTimelinePerfetto(const RankRun& run, const RankTimeline& timeline);
 
 }  // namespace strata::core
