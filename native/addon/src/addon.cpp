@@ -57,6 +57,7 @@ class ProfileWrap : public Napi::ObjectWrap<ProfileWrap> {
                            InstanceMethod<&ProfileWrap::RankPhasesMethod>("rankPhases"),
                            InstanceMethod<&ProfileWrap::RankSpreadMethod>("rankSpread"),
                            InstanceMethod<&ProfileWrap::RankStepsMethod>("rankSteps"),
+                           InstanceMethod<&ProfileWrap::RankTimelineMethod>("rankTimeline"),
                            InstanceMethod<&ProfileWrap::Close>("close"),
                            InstanceAccessor<&ProfileWrap::Closed>("closed"),
                        });
@@ -200,10 +201,14 @@ class ProfileWrap : public Napi::ObjectWrap<ProfileWrap> {
   Napi::Value LineTotalsMethod(const Napi::CallbackInfo& info);
 
   // A distributed job's ranks (rank_calls.cpp): ranks(), rankPhases(), rankSteps(),
-  // rankSpread(kind, node[, metric]).
+  // rankSpread(kind, node[, metric]), rankTimeline([maxSlices]).
   Napi::Value RanksMethod(const Napi::CallbackInfo& info) { return RanksOf(info.Env(), Require(info.Env())); }
   Napi::Value RankPhasesMethod(const Napi::CallbackInfo& info) { return QueueRankPhases(info.Env(), Require(info.Env())); }
   Napi::Value RankStepsMethod(const Napi::CallbackInfo& info) { return QueueRankSteps(info.Env(), Require(info.Env())); }
+  Napi::Value RankTimelineMethod(const Napi::CallbackInfo& info) {
+    auto state = Require(info.Env());
+    return QueueRankTimeline(info.Env(), std::move(state), IndexArg(info, 0, "maxSlices"));
+  }
   Napi::Value RankSpreadMethod(const Napi::CallbackInfo& info) {
     auto state = Require(info.Env());
     ViewKind kind = KindArg(info, 0);

@@ -6,6 +6,7 @@
 
 #include "promise_worker.h"
 #include "strata/core/rank_run.h"
+#include "strata/core/rank_timeline.h"
 
 namespace strata::addon {
 namespace {
@@ -107,6 +108,90 @@ class RankStepsWorker : public PromiseWorker {
   strata::core::RankSteps steps_;
 };
 
+class RankTimelineWorker : public PromiseWorker {
+ public:
+  RankTimelineWorker(Napi::Env env, std::shared_ptr<ProfileState> state, std::optional<size_t> max_slices)
+      : PromiseWorker(env, "strata.rankTimeline"), state_(std::move(state)), max_slices_(max_slices) {}
+
+ protected:
+  void Run() override {
+    if (!state_->ranks) return;
+    strata::core::RankTimelineOptions options;
+    if (max_slices_) options.max_slices = *max_slices_;
+    timeline_ = strata::core::BuildRankTimeline(*state_->ranks, options);
+  }
+  Napi::Value Result(Napi::Env env) override {
+    if (!state_->ranks) return env.Null();
+    const auto& t = timeline_;
+    Napi::Object o = Napi::Object::New(env);
+    o.Set("originUnixNs", Napi::Number::New(env, double(t.origin_unix_ns)));
+    o.Set("spanNs", Napi::Number::New(env, double(t.span_ns)));
+    Napi::Array lanes = Napi::Array::New(env, t.lanes.size());
+    for (size_t i = 0; i < t.lanes.size(); ++i) {
+      const auto& l = t.lanes[i];
+      Napi::Object lo = Napi::Object::New(env);
+      lo.Set("rank", l.rank);
+      lo.Set("kind", l.kind == strata::core::RankLaneKind::kSteps         ? "steps"
+                     : l.kind == strata::core::RankLaneKind::kCollectives ? "collectives"
+                                                                          : "gpu");
+      lo.Set("device", l.device);
+      lo.Set("stream", l.stream);
+      lanes.Set(uint32_t(i), lo);
+    }
+    o.Set("lanes", lanes);
+    Napi::Array names = Napi::Array::New(env, t.names.size());
+    for (size_t i = 0; i < t.names.size(); ++i) names.Set(uint32_t(i), t.names[i]);
+    o.Set("names", names);
+    Napi::Array sources = Napi::Array::New(env, t.sources.size());
+    for (size_t i = 0; i < t.sources.size(); ++i) {
+      Napi::Object so = Napi::Object::New(env);
+      so.Set("file", t.sources[i].file);
+      so.Set("line", t.sources[i].line);
+      sources.Set(uint32_t(i), so);
+    }
+    o.Set("sources", sources);
+    const size_t n = t.slices.size();
+    auto lane = Napi::Uint32Array::New(env, n);
+    auto start = Napi::Float64Array::New(env, n);
+    auto end = Napi::Float64Array::New(env, n);
+    auto kind = Napi::Uint8Array::New(env, n);
+    auto name = Napi::Uint32Array::New(env, n);
+    auto node = Napi::Float64Array::New(env, n);
+    auto source = Napi::Int32Array::New(env, n);
+    auto bytes = Napi::Float64Array::New(env, n);
+    for (size_t i = 0; i < n; ++i) {
+      const auto& s = t.slices[i];
+      lane[i] = s.lane;
+      start[i] = double(s.start_ns);
+      end[i] = double(s.end_ns);
+      kind[i] = uint8_t(s.kind);
+      name[i] = s.name;
+      node[i] = double(s.node);
+      source[i] = s.source;
+      bytes[i] = double(s.bytes);
+    }
+    o.Set("lane", lane);
+    o.Set("start", start);
+    o.Set("end", end);
+    o.Set("kind", kind);
+    o.Set("name", name);
+    o.Set("node", node);
+    o.Set("source", source);
+    o.Set("bytes", bytes);
+    o.Set("truncated", Napi::Number::New(env, double(t.truncated)));
+    o.Set("gpuDropped", Napi::Number::New(env, double(t.gpu_dropped)));
+    Napi::Array without = Napi::Array::New(env, t.ranks_without_clock.size());
+    for (size_t i = 0; i < t.ranks_without_clock.size(); ++i) without.Set(uint32_t(i), t.ranks_without_clock[i]);
+    o.Set("ranksWithoutClock", without);
+    return o;
+  }
+
+ private:
+  std::shared_ptr<ProfileState> state_;
+  std::optional<size_t> max_slices_;
+  strata::core::RankTimeline timeline_;
+};
+
 class RankSpreadWorker : public PromiseWorker {
  public:
   RankSpreadWorker(Napi::Env env, std::shared_ptr<ProfileState> state, strata::core::ViewKind kind, size_t node,
@@ -199,6 +284,10 @@ Napi::Value QueueRankPhases(Napi::Env env, std::shared_ptr<ProfileState> state) 
 
 Napi::Value QueueRankSteps(Napi::Env env, std::shared_ptr<ProfileState> state) {
   return Queue(new RankStepsWorker(env, std::move(state)));
+}
+
+Napi::Value QueueRankTimeline(Napi::Env env, std::shared_ptr<ProfileState> state, std::optional<size_t> max_slices) {
+  return Queue(new RankTimelineWorker(env, std::move(state), max_slices));
 }
 
 Napi::Value QueueRankSpread(Napi::Env env, std::shared_ptr<ProfileState> state, strata::core::ViewKind kind, size_t node,

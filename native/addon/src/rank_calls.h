@@ -6,6 +6,7 @@
 #include <napi.h>
 
 #include <memory>
+#include <optional>
 
 #include "profile_state.h"
 
@@ -24,6 +25,9 @@ Napi::Value QueueRankPhases(Napi::Env env, std::shared_ptr<ProfileState> state);
 // communicationNs (Float64Array per rank, ranks() order), lastRank, arrivalSpreadNs}]}>; steps
 // empty without recorded collectives or ranks.
 Napi::Value QueueRankSteps(Napi::Env env, std::shared_ptr<ProfileState> state);
+// profile.rankTimeline([maxSlices]) -> Promise<RankTimeline | null> (index.d.ts: columns per
+// slice); null for a profile not opened by openRankRun.
+Napi::Value QueueRankTimeline(Napi::Env env, std::shared_ptr<ProfileState> state, std::optional<size_t> max_slices);
 // profile.rankSpread(kind, node[, metricIndex]) -> Promise<{ranks: Int32Array, values:
 // Float64Array, min, median, max, minRank, maxRank} | null>, for a node of the view last built
 // for `kind` (metric: that view's); null for an unknown node or without ranks.

@@ -1,7 +1,8 @@
 // The addon's rank calls on real 4-rank gloo jobs (test/fixtures/rankview: torchrun, rank 2
 // slowed down in slow_rank2): openRankRun merges the ranks by calling context; ranks() says who
 // they are, rankPhases() each rank's compute / communication split, rankSpread() a node's values
-// over the ranks; analyze() runs the rank rules on it.
+// over the ranks, rankTimeline() the ranks on one clock (gloo4 and the constructed GPU run gpu2);
+// analyze() runs the rank rules on it.
 // Run: node --test native/addon/test/     (after native/addon/build.sh)
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -95,4 +96,74 @@ test('rank calls on other profiles and bad input', async () => {
   await assert.rejects(addon.openRankRun(path.join(repo, 'test/fixtures/runs/pipeline')), /no rank meta/);
   await assert.rejects(addon.openRankRun('/nonexistent/run'), /./);
   assert.throws(() => addon.openRankRun(3), /path must be a string/);
+});
+
+test('rankTimeline: steps and collectives per rank on one clock, GPU streams, the slice limit', async () => {
+  const p = await addon.openRankRun(path.join(repo, 'test/fixtures/ranks/gloo4'));
+  try {
+    const t = await p.rankTimeline();
+    const info = p.ranks();
+    assert.equal(t.originUnixNs, Math.min(...info.ranks.map((r) => r.startUnixNs)));
+    assert.deepEqual(t.lanes.map((l) => `${l.rank} ${l.kind}`),
+      ['0 steps', '0 collectives', '1 steps', '1 collectives', '2 steps', '2 collectives', '3 steps', '3 collectives']);
+    const n = t.lane.length;
+    assert.ok(n > 80, `${n} slices`);
+    for (const c of [t.start, t.end, t.node, t.bytes]) assert.ok(c instanceof Float64Array && c.length === n);
+    assert.ok(t.kind instanceof Uint8Array && t.name instanceof Uint32Array && t.source instanceof Int32Array);
+    assert.equal(t.truncated, 0);
+    assert.equal(t.gpuDropped, 0);
+    assert.deepEqual(t.ranksWithoutClock, []);
+    // The steps lanes are rankSteps(): rank 2 issues each step's all_reduce last.
+    const steps = await p.rankSteps();
+    let stepSlices = 0;
+    for (let i = 0; i < n; i++) {
+      assert.ok(t.start[i] >= 0 && t.end[i] >= t.start[i] && t.end[i] <= t.spanNs);
+      if (i > 0 && t.lane[i] === t.lane[i - 1]) assert.ok(t.start[i] >= t.start[i - 1]);
+      if (t.kind[i] === 0) stepSlices++;
+      if (t.kind[i] === 1 && t.names[t.name[i]] === 'all_reduce') {
+        const src = t.sources[t.source[i]];
+        assert.match(src.file, /gloo_job\.py$/);
+        assert.equal(src.line, 57);
+        assert.ok(t.node[i] > 0);
+      }
+    }
+    assert.equal(stepSlices, 4 * steps.steps.length);
+    // Rank 2 reaches the all_reduce last: its calls start latest.
+    const starts = [[], [], [], []];
+    for (let i = 0; i < n; i++)
+      if (t.kind[i] === 1 && t.names[t.name[i]] === 'all_reduce') starts[t.lanes[t.lane[i]].rank].push(t.start[i]);
+    const calls = Math.min(...starts.map((s) => s.length));
+    let last = 0;
+    for (let c = 1; c < calls; c++) last += Math.max(...starts.map((s) => s[c])) === starts[2][c];
+    assert.ok(last >= (calls - 1) * 0.8, `rank 2 last in ${last} of ${calls - 1}`);
+    const cut = await p.rankTimeline(20);
+    assert.equal(cut.lane.length, 20);
+    assert.equal(cut.truncated, n - 20);
+    await assert.rejects(async () => p.rankTimeline(-1), /non-negative integer/);
+  } finally {
+    p.close();
+  }
+  const gpu = await addon.openRankRun(path.join(repo, 'test/fixtures/rankview/gpu2'));
+  try {
+    const t = await gpu.rankTimeline();
+    assert.ok(t.lanes.length >= 2 && t.lanes.every((l) => l.kind === 'gpu'));
+    assert.deepEqual([...new Set(t.lanes.map((l) => l.rank))], [0, 1]);
+    let kernels = 0, onScript = 0;
+    for (let i = 0; i < t.lane.length; i++) {
+      if (t.kind[i] !== 2) continue;
+      kernels++;
+      assert.ok(t.node[i] > 0);
+      if (t.source[i] >= 0 && t.sources[t.source[i]].file.endsWith('bench/timeline/workloads.py')) onScript++;
+    }
+    assert.ok(kernels > 100);
+    assert.ok(onScript >= kernels * 0.9, `${onScript} of ${kernels}`);
+  } finally {
+    gpu.close();
+  }
+  const plain = await addon.openRun(path.join(repo, 'test/fixtures/runs/pipeline'));
+  try {
+    assert.equal(await plain.rankTimeline(), null);
+  } finally {
+    plain.close();
+  }
 });

@@ -159,7 +159,7 @@ int main(int argc, char** argv) {
 
   ExportOptions exp;
   CLI::App* export_cmd = app.add_subcommand("export", "Write a profile for another tool: its calling context tree, or its GPU activity and region timelines");
-  export_cmd->add_option("file", exp.file, "Profile file")->required();
+  export_cmd->add_option("file", exp.file, "Profile file, or a distributed job's run folder (chrome or perfetto: its ranks on one timeline; chrome also from one rank's profile)")->required();
   // Not checked with IsMember here: the core names the known formats in its one-line error.
   export_cmd->add_option("--format", exp.format, "pprof (gzipped profile.proto), speedscope (JSON), perfetto (protobuf trace of the GPU activity timeline and the in-kernel region launches) or chrome (Trace Event JSON of the GPU activity timeline)")
       ->required();

@@ -151,6 +151,13 @@ class RankRunImpl : public RankRun {
     return out;
   }
 
+  int64_t MergedNode(size_t rank_index, size_t profile, uint32_t node) const override {
+    if (rank_index >= merged_of_.size() || profile >= merged_of_[rank_index].size()) return -1;
+    const auto& m = merged_of_[rank_index][profile];
+    auto it = std::lower_bound(m.begin(), m.end(), std::make_pair(node, uint32_t(0)));
+    return it != m.end() && it->first == node ? int64_t(it->second) : -1;
+  }
+
   std::vector<RankPhases> Phases() const override {
     std::call_once(phases_once_, [&] { phases_ = detail::RankPhasesOf(*this, gpu_overlap_); });
     return phases_;
@@ -161,6 +168,9 @@ class RankRunImpl : public RankRun {
 
  private:
   void AddProfile(size_t rank_index, const RunMember& m, fmt::ProfileWriter* w, bool first, bool own);
+  // Per rank, per profile: (member node, merged node) for the nodes its collective sites and GPU
+  // activities name, by member node.
+  std::vector<std::vector<std::vector<std::pair<uint32_t, uint32_t>>>> merged_of_;
 
   std::shared_ptr<const Profile> profile_;
   std::vector<RankInfo> ranks_;
@@ -231,6 +241,10 @@ void RankRunImpl::AddProfile(size_t rank_index, const RunMember& m, fmt::Profile
   std::vector<uint32_t> node_of(r.nodes().size);
   node_of[0] = 0;
   for (size_t i = 1; i < r.nodes().size; ++i) node_of[i] = w->Child(node_of[r.nodes()[i].parent], frame_of[r.nodes()[i].frame]);
+  // The nodes a timeline names (GPU activities here, collective sites below) keep their merged id.
+  std::vector<char> named(r.nodes().size, 0);
+  for (const auto& a : r.gpu_activities())
+    if (a.node < named.size()) named[a.node] = 1;
   RankColumn& col = columns_[rank_index];
   for (const auto& nm : r.node_metrics()) {
     fmt::MetricStats s;
@@ -251,6 +265,8 @@ void RankRunImpl::AddProfile(size_t rank_index, const RunMember& m, fmt::Profile
   if (own) {
     // The rank's collectives (its own process's: a worker issues none), on the realtime clock.
     Collectives cs = ReadCollectives(bytes.data(), bytes.size());
+    for (const auto& site : cs.sites)
+      if (site.node < named.size()) named[site.node] = 1;
     if (cs.present && cs.has_wall_clock) {
       std::vector<uint32_t> key_of(cs.sites.size());
       for (size_t i = 0; i < cs.sites.size(); ++i) {
@@ -282,6 +298,9 @@ void RankRunImpl::AddProfile(size_t rank_index, const RunMember& m, fmt::Profile
                                         c.end_ns ? int64_t(c.end_ns) + cs.unix_minus_monotonic_ns : 0});
     }
   }
+  auto& merged = merged_of_[rank_index].emplace_back();
+  for (size_t i = 0; i < named.size(); ++i)
+    if (named[i]) merged.emplace_back(uint32_t(i), node_of[i]);
   if (GpuOverlap(r, &gpu_comm_ns_[rank_index], &gpu_overlapped_ns_[rank_index]))
     gpu_overlap_[rank_index] = gpu_comm_ns_[rank_index] > 0 ? gpu_overlapped_ns_[rank_index] / gpu_comm_ns_[rank_index] : 0.0;
 }
@@ -345,6 +364,7 @@ void RankRunImpl::Build(const std::vector<RunMember>& members, const OpenOptions
 
   columns_.resize(ranks_.size());
   calls_.resize(ranks_.size());
+  merged_of_.resize(ranks_.size());
   gpu_overlap_.resize(ranks_.size());
   gpu_comm_ns_.assign(ranks_.size(), 0.0);
   gpu_overlapped_ns_.assign(ranks_.size(), 0.0);
@@ -420,6 +440,8 @@ RankSteps RankRunImpl::Steps() const {
         if (c.end > 0 && c.start >= prev.end) comm += double(c.end - c.start);
       }
       st.arrive_unix_ns.push_back(cur.start);
+      st.start_unix_ns.push_back(prev.end);
+      st.end_unix_ns.push_back(cur.end);
       st.communication_ns.push_back(comm);
       st.compute_ns.push_back(std::max(0.0, double(cur.end - prev.end) - comm));
     }

@@ -68,6 +68,8 @@ struct RankStep {
   std::vector<double> compute_ns;       // per rank: the step's time outside collectives (the time
                                         // before it reached the collective)
   std::vector<double> communication_ns; // per rank: its time inside collectives in the step
+  // per rank: the step's span, from the previous call's completion to this call's
+  std::vector<int64_t> start_unix_ns, end_unix_ns;
   int last_rank = -1;                   // the rank that issued the collective last
   double arrival_spread_ns = 0;         // last issue minus first issue
 };
@@ -116,6 +118,11 @@ class RankRun {
   // Per rank (ranks() order): the wall time its recorded collective calls cover (completed calls,
   // overlapping calls counted once); nullopt for a rank whose profile recorded none.
   virtual std::vector<std::optional<double>> CollectiveCallNs() const = 0;
+  // The stored node of profile() that stored node `node` of a rank's profile became (the merge
+  // is by call path), for the nodes that profile's collective sites and GPU activities name
+  // (what a timeline shows; kept while merging, not a whole map); -1 for any other node.
+  // `rank_index` in ranks() order, `profile` an index into its RankInfo::profiles.
+  virtual int64_t MergedNode(size_t rank_index, size_t profile, uint32_t node) const = 0;
 };
 
 // The RankSpread of per-rank values (min, median, max and who holds them).

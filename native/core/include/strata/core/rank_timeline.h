@@ -7,7 +7,9 @@
 // start (origin_unix_ns). On one host the ranks share both clocks; across hosts the alignment is
 // as good as the hosts' CLOCK_REALTIME agreement (docs/architecture.md "Ranks").
 //
-// Streaming: the ranks' sections are read one profile at a time (no two members in memory).
+// Streaming: the ranks' sections are read one profile at a time (no two members in memory); a
+// member's stored node becomes the merged profile's through RankRun::MergedNode (the merge is
+// by call path, and the merge keeps the mapping of the nodes a timeline names).
 #pragma once
 
 #include <cstdint>
@@ -73,11 +75,21 @@ struct RankTimeline {
   std::vector<RankSlice> slices;  // by lane, then by start
   uint64_t truncated = 0;         // slices left out by max_slices
   uint64_t gpu_dropped = 0;       // GPU activity records the ranks' runtimes dropped (their limit)
-  // Ranks whose profile lacks the start clock pair: their collectives cannot be placed (left out).
+  // Ranks whose profile lacks the start clock pair (their collectives cannot be placed), or whose
+  // GPU activities lack the tracer's clock readings (those cannot): left out.
   std::vector<int> ranks_without_clock;
 };
 
 // Throws Error (one line) when a member cannot be read.
 RankTimeline BuildRankTimeline(const RankRun& run, const RankTimelineOptions& options = {});
+
+// The timeline as a Chrome Trace Event JSON file (chrome://tracing, Perfetto's UI): a process per
+// rank ("rank 0 (host)"), a thread per lane, a complete ("X") event per slice with its source,
+// merged node and bytes in args; times in µs from origin_unix_ns (otherData keeps the origin).
+std::string RankTimelineChromeJson(const RankRun& run, const RankTimeline& timeline);
+// The same as a Perfetto protobuf trace (ui.perfetto.dev, trace_processor): a track per rank, a
+// child track per lane (slices of a lane that overlap without nesting on the lane's
+// "overlapping N" tracks), slices at unix ns with their source, merged node and bytes as args.
+std::string RankTimelinePerfetto(const RankRun& run, const RankTimeline& timeline);
 
 }  // namespace strata::core
