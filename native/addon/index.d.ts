@@ -231,6 +231,9 @@ export interface Profile {
   /** A node's inclusive values over the ranks, for the view last built for `kind` (metric: that
    *  view's, or `metricIndex`'s view); null for an unknown node or a profile without ranks. */
   rankSpread(kind: ViewKind, nodeId: number, metricIndex?: number): Promise<RankSpread | null>;
+  /** The ranks on one timeline (steps, collective calls, GPU streams) on one clock; null for a
+   *  profile not from openRankRun. */
+  rankTimeline(maxSlices?: number): Promise<RankTimeline | null>;
   /** Releases the profile (pending calls still complete). Later calls throw. */
   close(): void;
   readonly closed: boolean;
@@ -319,6 +322,26 @@ export interface RankStep {
   arrivalSpreadNs: number;
 }
 export interface RankSteps { collective: string; file: string; line: number; steps: RankStep[]; }
+export interface RankTimelineLane { rank: number; kind: 'steps' | 'collectives' | 'gpu'; device: number; stream: number; }
+export interface RankTimeline {
+  originUnixNs: number;           // time 0: the earliest rank's start (unix ns, as a double)
+  spanNs: number;
+  lanes: RankTimelineLane[];      // by rank, then steps, collectives, GPU streams
+  names: string[];
+  sources: { file: string; line: number }[];
+  // one entry per slice (columns), by lane then start:
+  lane: Uint32Array;
+  start: Float64Array;            // ns from originUnixNs
+  end: Float64Array;
+  kind: Uint8Array;               // 0 step, 1 collective, 2 kernel, 3 memcpy, 4 memset
+  name: Uint32Array;              // index into names
+  node: Float64Array;             // stored node of the merged profile, -1 none
+  source: Int32Array;             // index into sources, -1 none
+  bytes: Float64Array;
+  truncated: number;              // slices left out (maxSlices)
+  gpuDropped: number;
+  ranksWithoutClock: number[];
+}
 /** A distributed job's run folder (profiles with rank meta) as one profile with a rank
  *  dimension: the ranks' trees merged by calling context (no process frames), the launcher left
  *  out, a rank's workers under it. Meta adds `ranks`, `world_size`, `run`, and `ranks_ended`

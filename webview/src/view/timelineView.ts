@@ -120,6 +120,9 @@ export class TimelineView {
 
   resetZoom(): void { this.model?.reset(); this.afterWindowChange(); }
 
+  /** Shows the time window [a, b] (clamped to the trace). */
+  showWindow(a: number, b: number): void { this.model?.show(a, b); this.afterWindowChange(); }
+
   /** Zooms by `factor` (< 1: in) around the middle of the window. */
   zoomBy(factor: number): void {
     const m = this.model;
