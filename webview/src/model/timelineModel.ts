@@ -22,6 +22,9 @@ export interface TimelineInput {
   shade?: ArrayLike<number>;     // 0/1: alternate shade of the key's colour (e.g. iteration parity)
   /** Marks over the rows (e.g. a critical path, idle bubbles): thin bars drawn on top. */
   marks?: TimelineMarks;
+  /** Name each group in the gutter, at its first row (its rows' labels then right-aligned):
+   *  for groups whose rows do not say which group they are of (a rank's "steps"). */
+  groupLabels?: boolean;
 }
 
 /** Mark kinds: a bar at the row's top (a path), thinner for a hop; a bar at its bottom (a gap). */

@@ -6,7 +6,9 @@ import type { RGBA } from '../ui/theme';
 import { toCss } from '../ui/theme';
 
 export interface IntervalLabel { x: number; y: number; w: number; h: number; text: string; r: number; g: number; b: number }
-export interface RowLabel { y: number; h: number; text: string; groupStart: boolean }
+/** `group`: the group's name, drawn left of the row's label (then right-aligned) on its first row;
+ *  `right`: the label right-aligned (rows of a named group). */
+export interface RowLabel { y: number; h: number; text: string; groupStart: boolean; group?: string; right?: boolean }
 
 export interface OverlayParams {
   width: number; height: number; dpr: number;
@@ -80,13 +82,27 @@ export class TimelineOverlay {
     ctx.fillStyle = toCss(p.background);
     ctx.fillRect(0, 0, p.gutter, p.height);
     ctx.font = `${Math.min(p.fontSize, 12)}px ${p.fontFamily}`;
+    const fit = (s: string, avail: number) => {
+      let text = s;
+      while (text.length > 1 && ctx.measureText(text).width > avail) text = text.slice(0, -2) + '…';
+      return text;
+    };
     for (const r of rows) {
       if (r.groupStart) { ctx.fillStyle = faint; ctx.fillRect(0, r.y - 3, p.width, 1); }
       ctx.fillStyle = fg;
-      let text = r.text;
       const avail = p.gutter - 2 * pad - 4;
-      while (text.length > 1 && ctx.measureText(text).width > avail) text = text.slice(0, -2) + '…';
-      ctx.fillText(text, pad, r.y + Math.min(r.h, 16) / 2);
+      const y = r.y + Math.min(r.h, 16) / 2;
+      if (!r.right && !r.group) { ctx.fillText(fit(r.text, avail), pad, y); continue; }
+      // The row's label right-aligned; the group's name (bold) in what is left of the gutter.
+      const text = fit(r.text, avail / 2);
+      const w = ctx.measureText(text).width;
+      ctx.fillText(text, pad + avail - w, y);
+      if (r.group) {
+        ctx.save();
+        ctx.font = `bold ${Math.min(p.fontSize, 12)}px ${p.fontFamily}`;
+        ctx.fillText(fit(r.group, avail - w - 8), pad, y);
+        ctx.restore();
+      }
     }
     ctx.fillStyle = faint;
     ctx.fillRect(p.gutter - 1, 0, 1, p.height);

@@ -317,7 +317,9 @@ export class TimelineView {
     for (let r = m.firstRowBelow(scrollY); r < m.rowCount; r++) {
       const top = AXIS_HEIGHT + m.rowY[r] - scrollY;
       if (top >= this.g.height) break;
-      rowLabels.push({ y: top, h: m.rowH[r], text: m.input.rows[r].label, groupStart: r > 0 && m.input.rows[r].group !== m.input.rows[r - 1].group });
+      const rows = m.input.rows, first = r === 0 || rows[r].group !== rows[r - 1].group;
+      rowLabels.push({ y: top, h: m.rowH[r], text: rows[r].label, groupStart: r > 0 && first,
+        ...(m.input.groupLabels ? { right: true, group: first ? rows[r].group : undefined } : {}) });
       lastEnd.fill(-Infinity);
       for (let q = m.rowStart[r], e = m.rowStart[r + 1]; q < e; q++) {
         const i = m.order[q];
