@@ -232,7 +232,8 @@ export interface Profile {
    *  view's, or `metricIndex`'s view); null for an unknown node or a profile without ranks. */
   rankSpread(kind: ViewKind, nodeId: number, metricIndex?: number): Promise<RankSpread | null>;
   /** The ranks on one timeline (steps, collective calls, GPU streams) on one clock; null for a
-   *  profile not from openRankRun. */
+   *  profile not from openRankRun. At most `maxSlices` slices (default 2,000,000): each lane keeps
+   *  its earliest, in proportion, and `truncated` counts the rest. */
   rankTimeline(maxSlices?: number): Promise<RankTimeline | null>;
   /** Releases the profile (pending calls still complete). Later calls throw. */
   close(): void;
@@ -339,8 +340,8 @@ export interface RankTimeline {
   source: Int32Array;             // index into sources, -1 none
   bytes: Float64Array;
   truncated: number;              // slices left out (maxSlices)
-  gpuDropped: number;
-  ranksWithoutClock: number[];
+  gpuDropped: number;             // GPU activity records the ranks' runtimes dropped (their limit)
+  ranksWithoutClock: number[];    // ranks whose collectives or GPU activities could not be placed
 }
 /** A distributed job's run folder (profiles with rank meta) as one profile with a rank
  *  dimension: the ranks' trees merged by calling context (no process frames), the launcher left
