@@ -51,6 +51,12 @@ export function registerRankTimeline(context: vscode.ExtensionContext, deps: {
     }
     if (panels.has(run.path)) { panels.get(run.path)!.reveal(); return; }   // asked twice while it was made
     const data = toRankTimelineData(timeline, run.info);
+    if (data.lane.length === 0) {
+      // No recorded collective calls (an older runtime's profiles) and no GPU work: no steps either.
+      void vscode.window.showInformationMessage(`Strata: ${path.basename(run.path)}: its ranks recorded no collective calls and no GPU ` +
+        'activity: nothing to place on a timeline.' + (data.ranksWithoutClock.length ? ` Ranks without a start clock: ${data.ranksWithoutClock.join(', ')}.` : ''));
+      return;
+    }
     deps.log.appendLine(`[rank timeline] ${run.path}: ${data.lanes.length} lanes, ${data.lane.length} slices` +
       (data.truncated ? `, ${data.truncated} left out` : '') + (data.ranksWithoutClock.length ? `, ranks without a clock: ${data.ranksWithoutClock.join(', ')}` : ''));
     const panel = vscode.window.createWebviewPanel('strata.rankTimeline', `Strata: ${path.basename(run.path)} ranks timeline`,

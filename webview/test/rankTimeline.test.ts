@@ -80,12 +80,13 @@ test('colours: steps share one key in alternating shades; collectives by op, ker
 test('names and the banner', () => {
   assert.equal(rankSliceKindName(1), 'collective call');
   assert.equal(rankSliceKindName(3), 'memory copy');
-  assert.equal(rankTimelineBanner({ truncated: 0, ranksWithoutClock: [], gpuDropped: 0 }), '');
-  const b = rankTimelineBanner({ truncated: 1234567, ranksWithoutClock: [2, 3], gpuDropped: 5 });
+  assert.equal(rankTimelineBanner({ lane: [0], truncated: 0, ranksWithoutClock: [], gpuDropped: 0 }), '');
+  assert.match(rankTimelineBanner({ lane: [], truncated: 0, ranksWithoutClock: [], gpuDropped: 0 }), /^The ranks recorded no collective calls and no GPU activity/);
+  const b = rankTimelineBanner({ lane: [0], truncated: 1234567, ranksWithoutClock: [2, 3], gpuDropped: 5 });
   assert.match(b, /^1,234,567 slices are left out/);
   assert.match(b, /Ranks 2, 3 recorded no start clock: their collective calls cannot be placed/);
   assert.match(b, /dropped 5 GPU activity records/);
-  assert.match(rankTimelineBanner({ truncated: 0, ranksWithoutClock: [1], gpuDropped: 0 }), /^Rank 1 recorded no start clock: its collective/);
+  assert.match(rankTimelineBanner({ lane: [0], truncated: 0, ranksWithoutClock: [1], gpuDropped: 0 }), /^Rank 1 recorded no start clock: its collective/);
   const t = rankTimeline({ ...synthetic(), truncated: 7 });
   assert.equal(t.data.truncated, 7);
 });

@@ -41,8 +41,11 @@ export function rankSliceKindName(kind: number): string {
 }
 
 /** Why the timeline is incomplete, for a banner; "" when it is whole. */
-export function rankTimelineBanner(d: Pick<RankTimelineData, 'truncated' | 'ranksWithoutClock' | 'gpuDropped'>): string {
+export function rankTimelineBanner(d: Pick<RankTimelineData, 'lane' | 'truncated' | 'ranksWithoutClock' | 'gpuDropped'>): string {
   const lines: string[] = [];
+  if (d.lane.length === 0) {
+    lines.push('The ranks recorded no collective calls and no GPU activity: nothing to place on the timeline (the steps are told by the collective calls).');
+  }
   if (d.truncated > 0) {
     lines.push(`${d.truncated.toLocaleString('en-US')} slices are left out (too many to draw): each lane shows its earliest ones.`);
   }
