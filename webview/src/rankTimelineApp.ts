@@ -87,9 +87,10 @@ export class RankTimelineApp {
   private updateWindow(): void {
     const m = this.view.model;
     if (!m) return;
+    // Times count from the earliest rank's start (the axis's 0), as the tooltips' starts do.
     this.toolbar.setWindow(m.zoomed, m.zoomed
-      ? `${formatValue(m.v0, 'ns')} – ${formatValue(m.v1, 'ns')} of ${formatValue(m.t1, 'ns')}`
-      : `${formatValue(m.t1 - m.t0, 'ns')}`);
+      ? `${formatValue(m.v0, 'ns')} – ${formatValue(m.v1, 'ns')}`
+      : `${formatValue(m.t0, 'ns')} – ${formatValue(m.t1, 'ns')}`);
   }
 
   /** Tests: what is shown (rank groups, rows, slices) and the view's stats. */

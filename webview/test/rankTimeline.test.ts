@@ -43,6 +43,7 @@ test('rows: one group per rank ("rank 0 · host"), then steps, collectives, GPU 
   ]);
   assert.deepEqual(Array.from(t.rowOfLane), [4, 0, 1, 2, 3]);
   assert.equal(t.input.groupLabels, true, 'the rank groups are named in the gutter (their rows say "steps" only)');
+  assert.equal(t.input.origin, 0, 'the axis counts from the earliest rank\'s start, as the tooltips do');
   // Each slice in its lane's row, labelled by its name.
   assert.deepEqual(Array.from(t.input.row as Int32Array), [0, 0, 0, 1, 1, 1, 2, 3, 4, 4, 4]);
   assert.deepEqual(Array.from(t.input.label as Uint32Array), [0, 1, 2, 3, 3, 4, 0, 3, 5, 6, 7]);

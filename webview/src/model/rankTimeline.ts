@@ -138,5 +138,5 @@ export function rankTimeline(raw: unknown): RankTimelineModel {
       depth[i] = lv;
     }
   }
-  return { input: { rows, labels: data.names, row, start, end, depth, label, colorKey, shade, groupLabels: true }, data, rowOfLane, hostOf };
+  return { input: { rows, labels: data.names, row, start, end, depth, label, colorKey, shade, groupLabels: true, origin: 0 }, data, rowOfLane, hostOf };
 }

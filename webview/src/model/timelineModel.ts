@@ -25,6 +25,9 @@ export interface TimelineInput {
   /** Name each group in the gutter, at its first row (its rows' labels then right-aligned):
    *  for groups whose rows do not say which group they are of (a rank's "steps"). */
   groupLabels?: boolean;
+  /** The time the axis calls 0 (default: the earliest interval's start), e.g. when the rows'
+   *  own clock starts before their first interval and the tooltips count from there. */
+  origin?: number;
 }
 
 /** Mark kinds: a bar at the row's top (a path), thinner for a hop; a bar at its bottom (a gap). */

@@ -278,8 +278,9 @@ export class TimelineView {
     }
     const ticks: { x: number; text: string }[] = [];
     if (m) {
-      const { ticks: ts } = niceTicks(m.v0 - m.t0, m.v1 - m.t0, Math.max(1, Math.floor(this.plotWidth / 110)));
-      for (const t of ts) ticks.push({ x: m.xAt(t + m.t0, this.plotWidth), text: formatValue(t, this.unit) });
+      const o = typeof m.input.origin === 'number' && Number.isFinite(m.input.origin) ? m.input.origin : m.t0;
+      const { ticks: ts } = niceTicks(m.v0 - o, m.v1 - o, Math.max(1, Math.floor(this.plotWidth / 110)));
+      for (const t of ts) ticks.push({ x: m.xAt(t + o, this.plotWidth), text: formatValue(t, this.unit) });
     }
     this.overlay.resize(this.g.width, this.g.height, this.g.dpr);
     this.overlay.draw(this.g.renderer ? this.intervalLabels : [], m ? rowLabels : [], {
