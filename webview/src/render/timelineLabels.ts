@@ -33,6 +33,22 @@ export function niceTicks(v0: number, v1: number, maxTicks: number): { step: num
   return { step, ticks };
 }
 
+const TIME_SCALE: Record<string, number> = { ns: 1, us: 1e3, 'µs': 1e3, ms: 1e6, s: 1e9 };
+
+/** The ticks' texts: `format`'s (three significant digits) unless two neighbours read the same
+ *  (a window of 50 ms far from the axis's 0: "12.1 s" twice); then, for times, every tick in the
+ *  unit of the largest with the decimals the step needs ("12.05 s", "12.10 s"). */
+export function tickLabels(ticks: number[], step: number, unit: string, format: (v: number, unit: string) => string): string[] {
+  const plain = ticks.map((t) => format(t, unit));
+  const scale = TIME_SCALE[unit.toLowerCase()];
+  if (!plain.some((s, i) => i > 0 && s === plain[i - 1]) || scale === undefined || !(step > 0)) return plain;
+  const ns = (v: number) => v * scale;
+  const top = Math.max(...ticks.map((t) => Math.abs(ns(t))));
+  const [div, name] = top >= 1e9 ? [1e9, 's'] : top >= 1e6 ? [1e6, 'ms'] : top >= 1e3 ? [1e3, 'µs'] : [1, 'ns'];
+  const decimals = Math.min(9, Math.max(0, Math.ceil(-Math.log10(ns(step) / div) - 1e-9)));
+  return ticks.map((t) => `${(ns(t) / div).toFixed(decimals)} ${name}`);
+}
+
 export class TimelineOverlay {
   private ctx: CanvasRenderingContext2D | null;
 

@@ -7,7 +7,7 @@
 import { MarkKind, TimelineModel } from '../model/timelineModel';
 import { formatValue } from '../model/format';
 import { TimelineColors } from '../render/timelineColors';
-import { IntervalLabel, MIN_INTERVAL_LABEL_WIDTH, RowLabel, TimelineOverlay, niceTicks } from '../render/timelineLabels';
+import { IntervalLabel, MIN_INTERVAL_LABEL_WIDTH, RowLabel, TimelineOverlay, niceTicks, tickLabels } from '../render/timelineLabels';
 import { TL_FLAG_HOVER, TimelineBatch, TimelineRenderer, makeTimelineBatch } from '../render/timelineRenderer';
 import type { Theme } from '../ui/theme';
 import type { Tooltip, TooltipContent } from '../ui/tooltip';
@@ -279,8 +279,9 @@ export class TimelineView {
     const ticks: { x: number; text: string }[] = [];
     if (m) {
       const o = typeof m.input.origin === 'number' && Number.isFinite(m.input.origin) ? m.input.origin : m.t0;
-      const { ticks: ts } = niceTicks(m.v0 - o, m.v1 - o, Math.max(1, Math.floor(this.plotWidth / 110)));
-      for (const t of ts) ticks.push({ x: m.xAt(t + o, this.plotWidth), text: formatValue(t, this.unit) });
+      const { step, ticks: ts } = niceTicks(m.v0 - o, m.v1 - o, Math.max(1, Math.floor(this.plotWidth / 110)));
+      const texts = tickLabels(ts, step, this.unit, formatValue);
+      ts.forEach((t, k) => ticks.push({ x: m.xAt(t + o, this.plotWidth), text: texts[k] }));
     }
     this.overlay.resize(this.g.width, this.g.height, this.g.dpr);
     this.overlay.draw(this.g.renderer ? this.intervalLabels : [], m ? rowLabels : [], {
