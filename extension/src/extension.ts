@@ -3,7 +3,8 @@
 // profile in the editor (profileFeedback.ts: line heat, status bar, diagnostics, the Strata
 // Findings view), running and profiling (runCommands.ts, the `strata` launch type), the Strata Profiles view
 // (profilesTree.ts), a run's processes (runProcessesView.ts), the in-kernel region timeline
-// (regions/regionTraceCommands.ts) and two runs compared (diffPanel.ts).
+// (regions/regionTraceCommands.ts), two runs compared (diffPanel.ts) and a distributed job's
+// ranks on one timeline (rankTimelineCommand.ts).
 import * as fs from 'node:fs';
 import * as vscode from 'vscode';
 import { loadAddon, type StrataAddon } from './addon';
@@ -17,6 +18,7 @@ import { openStartupProfile, registerProfileViewers } from './profileViewers';
 import { registerProfilesTree } from './profilesTree';
 import { registerRunProcesses, type RunProcessesApi } from './runProcessesView';
 import { registerRegionTrace, type RegionTraceApi } from './regions/regionTraceCommands';
+import { registerRankTimeline, type RankTimelineApi } from './rankTimelineCommand';
 import { stopAllRuns } from './recordRun';
 import { registerRunCommands } from './runCommands';
 
@@ -39,6 +41,8 @@ export interface StrataApi {
   regionTraces: RegionTraceApi;
   /** Two runs compared (diff panels). */
   diffs: DiffApi;
+  /** A distributed job's ranks on one timeline (panels). */
+  rankTimelines: RankTimelineApi;
 }
 
 export function activate(context: vscode.ExtensionContext): StrataApi {
@@ -64,6 +68,7 @@ export function activate(context: vscode.ExtensionContext): StrataApi {
   openStartupProfile(viewers, log);
   const v1 = viewers;
   const diffs = registerDiff(context, { extensionUri: context.extensionUri, addon, log, currentProfile: () => v1.currentProfile() });
+  const rankTimelines = registerRankTimeline(context, { extensionUri: context.extensionUri, log, rankRun: (p) => v1.rankRun(p) });
 
   const v = viewers;
   return {
@@ -78,6 +83,7 @@ export function activate(context: vscode.ExtensionContext): StrataApi {
     openRun: v.openRun,
     regionTraces,
     diffs,
+    rankTimelines,
   };
 }
 

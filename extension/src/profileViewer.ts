@@ -5,7 +5,8 @@
 // 'requestSandwich' → the core's sandwich; 'openSource' → the addon's source location → an editor
 // at that line; 'showRegionTimeline' → strata.showRegionTimeline. Long calls report progress.
 // A distributed job's run (the addon's openRankRun) adds 'ranks' (the ranks panel), each node's
-// spread over the ranks in 'details', and 'selectRank' → one rank's own profiles alone.
+// spread over the ranks in 'details', and 'selectRank' → one rank's own profiles alone;
+// 'showRankTimeline' (the ranks panel's Timeline button) → strata.showRankTimeline.
 import * as crypto from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -163,6 +164,11 @@ export class ProfileViewer implements vscode.Disposable {
 
   /** A distributed job's run (every rank merged), as opposed to a single profile or a run's processes. */
   get ranked(): boolean { return !!this.rankInfo; }
+
+  /** A distributed job's merged run and its ranks (owned by this viewer: do not close it). */
+  get rankRunShown(): { profile: Profile; info: RankRunInfo } | undefined {
+    return this.rankRun && this.rankInfo ? { profile: this.rankRun, info: this.rankInfo } : undefined;
+  }
 
   /** The name of the metric shown ("" before the first view). */
   get metricName(): string { return this.profile?.metrics()[this.metric]?.name ?? ''; }
@@ -341,6 +347,9 @@ export class ProfileViewer implements vscode.Disposable {
         return;
       case 'selectRank':   // v10: one rank of a distributed job alone, or null: all of them
         void this.selectRank(m.rank === null ? null : Number.isInteger(m.rank) ? Number(m.rank) : this.selectedRank);
+        return;
+      case 'showRankTimeline':   // v11: this run's ranks on one timeline
+        if (this.rankRun) void vscode.commands.executeCommand('strata.showRankTimeline', this.profilePath);
         return;
       case 'showRegionTimeline':   // v4: a kernel node with region frames under it
         void this.showRegionTimeline(Number(m.node), isViewName(m.view) ? m.view : this.view, typeof m.kernel === 'string' ? m.kernel : '');

@@ -10,6 +10,7 @@ import type { ProfileFeedback } from './profileFeedback';
 import { SHOW_IN_FLAME_GRAPH, ShowInFlameGraphActions } from './showInFlameGraph';
 import { disposeHighlight } from './revealSource';
 import { stragglerRanks } from './rankRun';
+import type { OpenRankRun } from './rankTimelineCommand';
 
 export interface ProfileViewers {
   /** Opens `file` in a new viewer panel; the notification carries the core's one-line error. */
@@ -22,6 +23,9 @@ export interface ProfileViewers {
   states(): ViewerState[];
   /** The viewer whose profile drives line heat, the status bar and the diagnostics. */
   currentProfile(): string | undefined;
+  /** The distributed job's run at `runPath` open in a viewer, else (no path) the one the viewer
+   *  focused last shows; undefined when there is none. */
+  rankRun(runPath?: string): OpenRankRun | undefined;
 }
 
 export function registerProfileViewers(context: vscode.ExtensionContext, deps: {
@@ -40,6 +44,8 @@ export function registerProfileViewers(context: vscode.ExtensionContext, deps: {
     if (v && !followed(v)) return;
     current = v;
     feedback.follow(v);
+    // "Strata: Show Rank Timeline" is offered while the viewer focused last shows a distributed job's run.
+    void vscode.commands.executeCommand('setContext', 'strata.rankRunShown', !!v?.ranked);
   };
 
   // Cursor → frames: the line under the cursor of the active editor is outlined in every viewer.
@@ -190,7 +196,13 @@ export function registerProfileViewers(context: vscode.ExtensionContext, deps: {
     { dispose: () => { for (const v of viewers) v.dispose(); disposeHighlight(); } },
   );
 
-  return { open, openRun, states: () => [...viewers].map((v) => v.state()), currentProfile: () => current?.profilePath };
+  const rankRun = (runPath?: string): OpenRankRun | undefined => {
+    const v = runPath ? [...viewers].find((x) => x.profilePath === runPath && x.ranked) : current;
+    const r = v?.rankRunShown;
+    return v && r ? { path: v.profilePath, ...r } : undefined;
+  };
+
+  return { open, openRun, states: () => [...viewers].map((v) => v.state()), currentProfile: () => current?.profilePath, rankRun };
 }
 
 /** The demo (and anyone scripting a session) names a profile to show as soon as VS Code is up. */

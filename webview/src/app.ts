@@ -26,6 +26,7 @@ import { readTheme, watchTheme } from './ui/theme';
 import { el } from './ui/dom';
 import { COLOR_CLASS_NAMES, colorClassOf } from './render/colors';
 import { TimelineApp } from './timelineApp';
+import { RankTimelineApp } from './rankTimelineApp';
 import { DiffApp } from './diffApp';
 
 /** What the webview keeps across reloads (vscode.getState / setState). */
@@ -87,6 +88,8 @@ export class App {
   private detailsClosed = false;
   /** Timeline mode (protocol v3 'timeline'), made on the first trace; the flame parts hide. */
   timeline: TimelineApp | null = null;
+  /** Rank timeline mode (protocol v11 'rankTimeline'), made on the first one; the flame parts hide. */
+  rankTimeline: RankTimelineApp | null = null;
   /** Diff mode (protocol v8 'diff'), made on the first diff; the profile's parts hide. */
   diff: DiffApp | null = null;
   private appRoot: HTMLElement;
@@ -130,7 +133,8 @@ export class App {
       close: () => { this.details.hide(); this.detailsClosed = true; this.saveState(); },
     });
     this.legend = new Legend();
-    this.ranks = new RanksPanel((rank) => host.postMessage({ type: 'selectRank', rank }));
+    this.ranks = new RanksPanel((rank) => host.postMessage({ type: 'selectRank', rank }),
+      () => host.postMessage({ type: 'showRankTimeline' }));
     this.toolbar.setView(this.currentView);
     this.toolbar.setMetrics([], '');
     this.toolbar.setZoomed(false, []);
@@ -145,6 +149,7 @@ export class App {
       this.sandwich?.callers.setTheme(t);
       this.sandwich?.callees.setTheme(t);
       this.timeline?.view.setTheme(t);
+      this.rankTimeline?.view.setTheme(t);
       this.diff?.view.setTheme(t);
       this.updateLegend();
     });
@@ -161,6 +166,7 @@ export class App {
       switch (m.type) {
         case 'profile': this.setMode('flame'); return this.onProfile(m);
         case 'timeline': return this.onTimeline(m);
+        case 'rankTimeline': return this.onRankTimeline(m);
         case 'diff': return this.onDiff(m);
         case 'details': return this.onDetails(m);
         case 'ranks': return m.data && Array.isArray(m.data.ranks) ? this.ranks.show(m.data) : this.ranks.hide();
@@ -196,6 +202,19 @@ export class App {
     this.timeline.show(m);
   }
 
+  private onRankTimeline(m: Extract<HostMessage, { type: 'rankTimeline' }>): void {
+    if (!this.rankTimeline) {
+      this.rankTimeline = new RankTimelineApp(readTheme(), this.tooltip, this.host, this.message);
+      this.appRoot.append(this.rankTimeline.toolbar.root, this.rankTimeline.view.root);
+      if (this.rankTimeline.view.webglError) this.message.show(`${this.rankTimeline.view.webglError} The timeline cannot be drawn here.`);
+    }
+    this.setMode('rankTimeline');
+    if (typeof m.version === 'number' && m.version > PROTOCOL_VERSION) {
+      this.message.show(`This timeline uses message protocol v${m.version}; this webview understands v${PROTOCOL_VERSION}. Some data may be missing.`, 'info');
+    }
+    this.rankTimeline.show(m);
+  }
+
   private onDiff(m: Extract<HostMessage, { type: 'diff' }>): void {
     if (!this.diff) {
       this.diff = new DiffApp(readTheme(), this.tooltip, this.host);
@@ -209,9 +228,10 @@ export class App {
     this.diff.show(m);
   }
 
-  /** One panel shows a profile (flame graph), a region trace (timeline) or two runs compared (diff). */
-  private setMode(mode: 'flame' | 'timeline' | 'diff'): void {
-    const flame = mode === 'flame', tl = mode === 'timeline';
+  /** One panel shows a profile (flame graph), a region trace (timeline), two runs compared (diff)
+   *  or a distributed job's ranks on one timeline (rankTimeline). */
+  private setMode(mode: 'flame' | 'timeline' | 'diff' | 'rankTimeline'): void {
+    const flame = mode === 'flame', tl = mode === 'timeline', rtl = mode === 'rankTimeline';
     this.toolbar.root.hidden = !flame;
     this.legend.root.hidden = !flame;
     this.main.hidden = !flame;
@@ -219,6 +239,7 @@ export class App {
     if (!flame) this.ranks.hide();
     if (this.timeline) { this.timeline.toolbar.root.hidden = !tl; this.timeline.view.root.hidden = !tl; }
     if (this.diff) this.diff.root.hidden = mode !== 'diff';
+    if (this.rankTimeline) { this.rankTimeline.toolbar.root.hidden = !rtl; this.rankTimeline.view.root.hidden = !rtl; }
   }
 
   private onProfile(m: Extract<HostMessage, { type: 'profile' }>): void {
@@ -618,6 +639,7 @@ export class App {
     const t = e.target as HTMLElement | null;
     const typing = !!t && (t.tagName === 'INPUT' || t.tagName === 'SELECT' || t.tagName === 'TEXTAREA');
     if (this.timeline && !this.timeline.view.root.hidden) { if (!typing) this.timeline.view.handleKey(e); return; }
+    if (this.rankTimeline && !this.rankTimeline.view.root.hidden) { if (!typing) this.rankTimeline.view.handleKey(e); return; }
     if ((e.key === 'f' && (e.ctrlKey || e.metaKey)) || (e.key === '/' && !typing)) {
       e.preventDefault();
       this.toolbar.search.focus();

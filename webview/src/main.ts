@@ -35,6 +35,10 @@ function start(): void {
     // v3 timeline mode (tests): stats of the timeline view, where an interval is drawn.
     timeline: () => (app!.timeline ? { ...app!.timeline.view.stats } : null),
     locate: (name: string) => app!.timeline?.locate(name) ?? null,
+    // v11 rank timeline mode (tests): rank groups, rows and slices shown, the view's stats; where
+    // the first slice named `name` (of RankSliceKind `kind`) is drawn, zoomed to it.
+    rankTimeline: () => app!.rankTimeline?.state() ?? null,
+    locateRankSlice: (name: string, kind?: number) => app!.rankTimeline?.locate(name, kind) ?? null,
     // v8 diff mode (tests): the table's rows in order, and the graph's stats; v9: the view's
     // size and whether this holds part of it, parts asked for and put in place, the focused frame.
     diff: () => {

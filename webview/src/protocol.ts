@@ -41,7 +41,11 @@
 //     idle time and its median step, how it ended, the straggler ranks, which rank the graph shows), 'details' an
 //     optional `spread` (the node's value on each rank: min / median / max and who holds them),
 //     'selectRank' back (one rank alone, or null: every rank). Every v9 message is unchanged.
-export const PROTOCOL_VERSION = 10;
+// v11: a distributed job's ranks on one timeline: 'rankTimeline' (per rank its steps, collective
+//     calls and GPU streams' activities on one clock, as plain columns), 'openRankSlice' back (the
+//     source line of one slice) and 'showRankTimeline' (the ranks panel asks for the timeline).
+//     Every v10 message is unchanged.
+export const PROTOCOL_VERSION = 11;
 
 export type ViewName = 'top-down' | 'bottom-up';
 
@@ -327,6 +331,36 @@ export interface RanksData {
   steps?: { collective: string; file: string; line: number; count: number };
 }
 
+/** v11: one lane of a distributed job's timeline: a rank's steps, its collective calls, or one
+ *  GPU stream (device, stream: 'gpu' only). */
+export interface RankLaneData { rank: number; kind: 'steps' | 'collectives' | 'gpu'; device: number; stream: number }
+
+/** v11: what a slice of the ranks' timeline is (the core's RankSliceKind, same numbers). */
+export const enum RankSliceKind { Step = 0, Collective = 1, Kernel = 2, Memcpy = 3, Memset = 4 }
+
+/** v11: a distributed job's ranks on one timeline (the addon's RankTimeline as plain arrays:
+ *  typed arrays do not survive the webview's message). Slices are columns, by lane then start;
+ *  times in ns from the earliest rank's start. */
+export interface RankTimelineData {
+  originUnixNs: number;
+  spanNs: number;
+  /** Each rank's host (the ranks' meta), for the rank groups' labels. */
+  hosts: { rank: number; host: string }[];
+  lanes: RankLaneData[];        // by rank, then steps, collectives, GPU streams
+  names: string[];
+  sources: { file: string; line: number }[];
+  lane: number[];               // index into lanes
+  start: number[];
+  end: number[];
+  kind: number[];               // RankSliceKind
+  name: number[];               // index into names
+  source: number[];             // index into sources, -1 none
+  bytes: number[];              // bytes moved, 0 unknown
+  truncated: number;            // slices left out (the host's limit)
+  gpuDropped: number;           // GPU activity records the ranks' runtimes dropped
+  ranksWithoutClock: number[];  // ranks whose collectives could not be placed on the clock
+}
+
 /** extension -> webview */
 export type HostMessage =
   | { type: 'profile'; version: number; title: string; metrics: string[]; data: FlameData; metricInfo?: MetricDescriptor[] }
@@ -354,7 +388,9 @@ export type HostMessage =
   // region's marker is (region id → "file:line", for the tooltip); `canExport`: the host can
   // write a Chrome trace of it (it has the buffer).
   | { type: 'timeline'; version: number; title: string; data: RegionTraceData; sources?: Record<string, string>; canExport?: boolean }
-  | { type: 'diff'; version: number; title: string; nameA: string; nameB: string; data: DiffData };
+  | { type: 'diff'; version: number; title: string; nameA: string; nameB: string; data: DiffData }
+  // v11: a distributed job's ranks on one timeline instead of the flame graph.
+  | { type: 'rankTimeline'; version: number; title: string; data: RankTimelineData };
 
 /** webview -> extension */
 export type WebviewMessage =
@@ -380,4 +416,8 @@ export type WebviewMessage =
   // for messages only.
   | { type: 'showRegionTimeline'; node: number; view: ViewName; kernel: string }
   // v10: show one rank of a distributed job alone (its own profiles), or null: every rank merged.
-  | { type: 'selectRank'; rank: number | null };
+  | { type: 'selectRank'; rank: number | null }
+  // v11 (ranks panel): show this run's ranks on one timeline (strata.showRankTimeline).
+  | { type: 'showRankTimeline' }
+  // v11 (rank timeline): open the source line of slice `slice` (its index in the columns).
+  | { type: 'openRankSlice'; slice: number };

@@ -9,7 +9,8 @@ import { resolve } from 'node:path';
 import { TimelineModel } from '../src/model/timelineModel';
 import { intervalName, laneLabel, regionTimeline } from '../src/model/regionTimeline';
 import { groupHeadline, groupShares } from '../src/model/groupShares';
-import { niceTicks } from '../src/render/timelineLabels';
+import { niceTicks, tickLabels } from '../src/render/timelineLabels';
+import { formatValue } from '../src/model/format';
 import { TimelineColors } from '../src/render/timelineColors';
 import type { RegionShare, RegionTraceData } from '../src/protocol';
 import type { Theme } from '../src/ui/theme';
@@ -245,4 +246,15 @@ test('group shares on the H100 warp-specialized GEMM: the JSON the timeline read
   const gluon = JSON.parse(execFileSync(cli()!, ['regions', '--proton', resolve(REPO, 'test/fixtures/h100/proton/attention_ws_gluon.chrome_trace'),
     '--cycles-per-ns', '1.98', '--format', 'json'], { maxBuffer: 256 << 20 }).toString()) as RegionTraceData;
   assert.equal(groupHeadline(groupShares(gluon.groups), 'warp'), 'warp 0–3: softmax 47–48% · warp 6: wait_slot 96%');
+});
+
+test('tick labels: three digits unless two neighbours read the same, then the decimals the step needs', () => {
+  assert.deepEqual(tickLabels([0, 200, 400], 200, 'ns', formatValue), ['0 s', '200 ns', '400 ns']);
+  // A 50 ms step 12 s after the axis's 0 (a rank timeline zoomed in late in the run).
+  const { step, ticks } = niceTicks(11.98e9, 12.21e9, 5);
+  assert.equal(step, 50e6);
+  assert.deepEqual(tickLabels(ticks, step, 'ns', formatValue), ['12.00 s', '12.05 s', '12.10 s', '12.15 s', '12.20 s']);
+  const fine = niceTicks(2.0001e6, 2.0009e6, 4);
+  assert.deepEqual(tickLabels(fine.ticks, fine.step, 'ns', formatValue), ['2.0002 ms', '2.0004 ms', '2.0006 ms', '2.0008 ms']);
+  assert.deepEqual(tickLabels([1, 1], 0.001, 'count', formatValue), ['1', '1'], 'not a time: as formatted');
 });

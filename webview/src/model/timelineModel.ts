@@ -22,6 +22,12 @@ export interface TimelineInput {
   shade?: ArrayLike<number>;     // 0/1: alternate shade of the key's colour (e.g. iteration parity)
   /** Marks over the rows (e.g. a critical path, idle bubbles): thin bars drawn on top. */
   marks?: TimelineMarks;
+  /** Name each group in the gutter, at its first row (its rows' labels then right-aligned):
+   *  for groups whose rows do not say which group they are of (a rank's "steps"). */
+  groupLabels?: boolean;
+  /** The time the axis calls 0 (default: the earliest interval's start), e.g. when the rows'
+   *  own clock starts before their first interval and the tooltips count from there. */
+  origin?: number;
 }
 
 /** Mark kinds: a bar at the row's top (a path), thinner for a hop; a bar at its bottom (a gap). */

@@ -6,7 +6,9 @@ import type { RGBA } from '../ui/theme';
 import { toCss } from '../ui/theme';
 
 export interface IntervalLabel { x: number; y: number; w: number; h: number; text: string; r: number; g: number; b: number }
-export interface RowLabel { y: number; h: number; text: string; groupStart: boolean }
+/** `group`: the group's name, drawn left of the row's label (then right-aligned) on its first row;
+ *  `right`: the label right-aligned (rows of a named group). */
+export interface RowLabel { y: number; h: number; text: string; groupStart: boolean; group?: string; right?: boolean }
 
 export interface OverlayParams {
   width: number; height: number; dpr: number;
@@ -29,6 +31,22 @@ export function niceTicks(v0: number, v1: number, maxTicks: number): { step: num
   const ticks: number[] = [];
   for (let t = Math.ceil(v0 / step) * step; t <= v1 + step * 1e-9; t += step) ticks.push(Math.abs(t) < step * 1e-9 ? 0 : t);
   return { step, ticks };
+}
+
+const TIME_SCALE: Record<string, number> = { ns: 1, us: 1e3, 'µs': 1e3, ms: 1e6, s: 1e9 };
+
+/** The ticks' texts: `format`'s (three significant digits) unless two neighbours read the same
+ *  (a window of 50 ms far from the axis's 0: "12.1 s" twice); then, for times, every tick in the
+ *  unit of the largest with the decimals the step needs ("12.05 s", "12.10 s"). */
+export function tickLabels(ticks: number[], step: number, unit: string, format: (v: number, unit: string) => string): string[] {
+  const plain = ticks.map((t) => format(t, unit));
+  const scale = TIME_SCALE[unit.toLowerCase()];
+  if (!plain.some((s, i) => i > 0 && s === plain[i - 1]) || scale === undefined || !(step > 0)) return plain;
+  const ns = (v: number) => v * scale;
+  const top = Math.max(...ticks.map((t) => Math.abs(ns(t))));
+  const [div, name] = top >= 1e9 ? [1e9, 's'] : top >= 1e6 ? [1e6, 'ms'] : top >= 1e3 ? [1e3, 'µs'] : [1, 'ns'];
+  const decimals = Math.min(9, Math.max(0, Math.ceil(-Math.log10(ns(step) / div) - 1e-9)));
+  return ticks.map((t) => `${(ns(t) / div).toFixed(decimals)} ${name}`);
 }
 
 export class TimelineOverlay {
@@ -80,13 +98,27 @@ export class TimelineOverlay {
     ctx.fillStyle = toCss(p.background);
     ctx.fillRect(0, 0, p.gutter, p.height);
     ctx.font = `${Math.min(p.fontSize, 12)}px ${p.fontFamily}`;
+    const fit = (s: string, avail: number) => {
+      let text = s;
+      while (text.length > 1 && ctx.measureText(text).width > avail) text = text.slice(0, -2) + '…';
+      return text;
+    };
     for (const r of rows) {
       if (r.groupStart) { ctx.fillStyle = faint; ctx.fillRect(0, r.y - 3, p.width, 1); }
       ctx.fillStyle = fg;
-      let text = r.text;
       const avail = p.gutter - 2 * pad - 4;
-      while (text.length > 1 && ctx.measureText(text).width > avail) text = text.slice(0, -2) + '…';
-      ctx.fillText(text, pad, r.y + Math.min(r.h, 16) / 2);
+      const y = r.y + Math.min(r.h, 16) / 2;
+      if (!r.right && !r.group) { ctx.fillText(fit(r.text, avail), pad, y); continue; }
+      // The row's label right-aligned; the group's name (bold) in what is left of the gutter.
+      const text = fit(r.text, avail / 2);
+      const w = ctx.measureText(text).width;
+      ctx.fillText(text, pad + avail - w, y);
+      if (r.group) {
+        ctx.save();
+        ctx.font = `bold ${Math.min(p.fontSize, 12)}px ${p.fontFamily}`;
+        ctx.fillText(fit(r.group, avail - w - 8), pad, y);
+        ctx.restore();
+      }
     }
     ctx.fillStyle = faint;
     ctx.fillRect(p.gutter - 1, 0, 1, p.height);

@@ -14,7 +14,8 @@ export class RanksPanel {
   private readonly summary: HTMLElement;
   private data: RanksData | null = null;
 
-  constructor(private readonly onSelect: (rank: number | null) => void) {
+  /** `onTimeline`: the user asks for the ranks on one timeline (the host opens it). */
+  constructor(private readonly onSelect: (rank: number | null) => void, onTimeline?: () => void) {
     this.select = el('select', { className: 'strata-ranks-select', title: 'Show every rank merged, or one rank alone', attrs: { 'aria-label': 'Rank' } });
     this.select.addEventListener('change', () => {
       const v = this.select.value;
@@ -24,9 +25,16 @@ export class RanksPanel {
     const legend = el('span', { className: 'strata-ranks-legend' },
       ...PHASES.map((p) => el('span', { className: 'strata-ranks-legend-item' }, el('span', { className: `strata-swatch strata-phase-${p}` }), p)));
     this.rows = el('div', { className: 'strata-ranks-rows' });
+    const timeline = el('button', {
+      className: 'strata-button strata-ranks-timeline', text: 'Timeline',
+      title: 'Show the ranks on one timeline: each rank\'s steps, collective calls and GPU streams (Strata: Show Rank Timeline)',
+      attrs: { type: 'button' },
+    });
+    timeline.hidden = !onTimeline;
+    timeline.addEventListener('click', () => onTimeline?.());
     this.steps = el('div', { className: 'strata-ranks-steps' });
     this.root = el('div', { className: 'strata-ranks', attrs: { role: 'region', 'aria-label': 'Ranks' } },
-      el('div', { className: 'strata-ranks-head' }, el('span', { className: 'strata-ranks-title', text: 'Ranks' }), this.select, this.summary, legend),
+      el('div', { className: 'strata-ranks-head' }, el('span', { className: 'strata-ranks-title', text: 'Ranks' }), this.select, timeline, this.summary, legend),
       this.rows, this.steps);
     this.root.hidden = true;
   }

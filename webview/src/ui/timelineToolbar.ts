@@ -15,6 +15,7 @@ export class TimelineToolbar {
   private summary: HTMLElement;
   private windowEl: HTMLElement;
   private resetButton: HTMLButtonElement;
+  private hint: HTMLElement;
   readonly exportButton: HTMLButtonElement;
   /** Shows / hides the critical path and the bubbles (when the trace has an overlap analysis). */
   readonly pathButton: HTMLButtonElement;
@@ -44,15 +45,17 @@ export class TimelineToolbar {
       h.onPath?.(shown);
     });
     this.overlapEl = el('span', { className: 'strata-match strata-overlap-summary', attrs: { 'aria-live': 'polite' } });
-    const hint = el('span', {
+    this.hint = el('span', {
       className: 'strata-hint',
       text: 'Wheel: zoom · drag: pan · wheel on lanes / Shift+wheel: scroll · click: marker source',
     });
     this.root = el('div', { className: 'strata-toolbar', attrs: { role: 'toolbar' } },
-      this.titleEl, this.summary, this.overlapEl, this.pathButton, this.resetButton, this.exportButton, this.windowEl, hint);
+      this.titleEl, this.summary, this.overlapEl, this.pathButton, this.resetButton, this.exportButton, this.windowEl, this.hint);
   }
 
   setTitle(title: string): void { this.titleEl.textContent = title; this.titleEl.title = title; }
+  /** What the pointer does here (a click's meaning differs by what the timeline shows). */
+  setHint(text: string): void { this.hint.textContent = text; }
   setSummary(text: string): void { this.summary.textContent = text; }
   setExport(enabled: boolean): void { this.exportButton.hidden = !enabled; }
   /** The overlap verdict ("" hides it and the button). */

@@ -7,7 +7,7 @@
 import { MarkKind, TimelineModel } from '../model/timelineModel';
 import { formatValue } from '../model/format';
 import { TimelineColors } from '../render/timelineColors';
-import { IntervalLabel, MIN_INTERVAL_LABEL_WIDTH, RowLabel, TimelineOverlay, niceTicks } from '../render/timelineLabels';
+import { IntervalLabel, MIN_INTERVAL_LABEL_WIDTH, RowLabel, TimelineOverlay, niceTicks, tickLabels } from '../render/timelineLabels';
 import { TL_FLAG_HOVER, TimelineBatch, TimelineRenderer, makeTimelineBatch } from '../render/timelineRenderer';
 import type { Theme } from '../ui/theme';
 import type { Tooltip, TooltipContent } from '../ui/tooltip';
@@ -119,6 +119,9 @@ export class TimelineView {
   }
 
   resetZoom(): void { this.model?.reset(); this.afterWindowChange(); }
+
+  /** Shows the time window [a, b] (clamped to the trace). */
+  showWindow(a: number, b: number): void { this.model?.show(a, b); this.afterWindowChange(); }
 
   /** Zooms by `factor` (< 1: in) around the middle of the window. */
   zoomBy(factor: number): void {
@@ -275,8 +278,10 @@ export class TimelineView {
     }
     const ticks: { x: number; text: string }[] = [];
     if (m) {
-      const { ticks: ts } = niceTicks(m.v0 - m.t0, m.v1 - m.t0, Math.max(1, Math.floor(this.plotWidth / 110)));
-      for (const t of ts) ticks.push({ x: m.xAt(t + m.t0, this.plotWidth), text: formatValue(t, this.unit) });
+      const o = typeof m.input.origin === 'number' && Number.isFinite(m.input.origin) ? m.input.origin : m.t0;
+      const { step, ticks: ts } = niceTicks(m.v0 - o, m.v1 - o, Math.max(1, Math.floor(this.plotWidth / 110)));
+      const texts = tickLabels(ts, step, this.unit, formatValue);
+      ts.forEach((t, k) => ticks.push({ x: m.xAt(t + o, this.plotWidth), text: texts[k] }));
     }
     this.overlay.resize(this.g.width, this.g.height, this.g.dpr);
     this.overlay.draw(this.g.renderer ? this.intervalLabels : [], m ? rowLabels : [], {
@@ -314,7 +319,9 @@ export class TimelineView {
     for (let r = m.firstRowBelow(scrollY); r < m.rowCount; r++) {
       const top = AXIS_HEIGHT + m.rowY[r] - scrollY;
       if (top >= this.g.height) break;
-      rowLabels.push({ y: top, h: m.rowH[r], text: m.input.rows[r].label, groupStart: r > 0 && m.input.rows[r].group !== m.input.rows[r - 1].group });
+      const rows = m.input.rows, first = r === 0 || rows[r].group !== rows[r - 1].group;
+      rowLabels.push({ y: top, h: m.rowH[r], text: rows[r].label, groupStart: r > 0 && first,
+        ...(m.input.groupLabels ? { right: true, group: first ? rows[r].group : undefined } : {}) });
       lastEnd.fill(-Infinity);
       for (let q = m.rowStart[r], e = m.rowStart[r + 1]; q < e; q++) {
         const i = m.order[q];
