@@ -3,7 +3,7 @@
 //       into DST_DIR (rank r from source rank r % ranks), stamping rank, local_rank (r % 8),
 //       node_rank (r / 8), host node-<r / 8>, world_size N: a synthetic N-rank job of 8 per node
 //   strata_rank_bench open RUN_DIR                 opens it with RankRun and prints one line:
-//       ranks, profile bytes on disk, open / phases / steps / spread times, peak RSS
+//       ranks, profile bytes on disk, open / phases / steps / spread / rank timeline times, peak RSS
 #include <sys/resource.h>
 
 #include <chrono>
@@ -15,6 +15,7 @@
 
 #include "strata/core/api.h"
 #include "strata/core/rank_run.h"
+#include "strata/core/rank_timeline.h"
 #include "strata/core/run_family.h"
 
 namespace fs = std::filesystem;
@@ -78,12 +79,16 @@ int OpenRun(const std::string& dir) {
   t = std::chrono::steady_clock::now();
   RankSpread s = run->Spread(v, node, 0);
   const double spread_ms = Since(t);
+  t = std::chrono::steady_clock::now();
+  const RankTimeline timeline = BuildRankTimeline(*run);
+  const double timeline_ms = Since(t);
   struct rusage ru;
   getrusage(RUSAGE_SELF, &ru);
   std::printf("ranks %zu  profiles %.1f MB on disk  merged nodes %zu  family %.0f ms  open %.0f ms  phases %.0f ms  "
-              "steps %zu in %.1f ms  top-down view %.0f ms  spread (one node) %.1f ms  peak RSS %.1f MB  (median %.3g, max rank %d)\n",
+              "steps %zu in %.1f ms  top-down view %.0f ms  spread (one node) %.1f ms  timeline %zu slices in %.0f ms  "
+              "peak RSS %.1f MB  (median %.3g, max rank %d)\n",
               run->ranks().size(), double(bytes) / 1e6, run->profile().node_count(), family_ms, open_ms, phases_ms, steps.steps.size(), steps_ms, view_ms,
-              spread_ms, double(ru.ru_maxrss) / 1024.0, s.median, s.max_rank);
+              spread_ms, timeline.slices.size(), timeline_ms, double(ru.ru_maxrss) / 1024.0, s.median, s.max_rank);
   return 0;
 }
 
