@@ -7,6 +7,7 @@
 
 #include "strata/format/layout.h"
 #include "sys_path_files.h"
+#include "../views/frame_origin.h"
 
 
 namespace strata::core::detail {
@@ -96,7 +97,8 @@ AnalysisContext::AnalysisContext(const Profile& profile, View top_down, bool all
       frame_user_[i] = !file.empty() && table[i].line > 0 && file[0] != '<' && !has("/site-packages/") &&
                        !has("/dist-packages/") && !has("/lib/python") && file.rfind("/usr/include/", 0) != 0 &&
                        file.rfind("/usr/lib/", 0) != 0 && file.rfind("/usr/local/cuda", 0) != 0 &&
-                       !has("/torchinductor_") && !InductorGeneratedFile(file) && !has("/.triton/") &&
+                       !has("/torchinductor_") && !InductorGeneratedFile(file) && !IsCompilerGeneratedSource(file) &&
+                       !has("/.triton/") &&
                        !has("/triton/runtime/") && !SystemOrInterpreterModule(table[i].module);
 
     if (frame_kind_[i] == Kind::kOperator) {

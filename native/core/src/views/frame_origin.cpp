@@ -57,6 +57,10 @@ bool IsSharedObject(std::string_view module) {
 
 }  // namespace
 
+bool IsCompilerGeneratedSource(std::string_view file) {
+  return BaseName(file).find(".cudafe1.") != std::string_view::npos;
+}
+
 FrameOrigin ClassifyFrame(uint32_t kind, const std::string& module, const std::string& file, bool truncated) {
   if (truncated) return FrameOrigin::kNone;
   switch (static_cast<fmt::FrameKind>(kind)) {
@@ -78,6 +82,7 @@ FrameOrigin ClassifyFrame(uint32_t kind, const std::string& module, const std::s
       return FrameOrigin::kUser;
     case fmt::FrameKind::kNative:
       if (IsInterpreterModule(module)) return FrameOrigin::kInterpreter;
+      if (IsCompilerGeneratedSource(file)) return FrameOrigin::kLibrary;
       if (module.empty()) return file.empty() || InLibraryFolder(file) ? FrameOrigin::kLibrary : FrameOrigin::kUser;
       if (InLibraryFolder(module) || IsStartUpModule(module)) return FrameOrigin::kLibrary;
       // A program binary or a shared object outside the system and package folders (built in

@@ -4,6 +4,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "strata/core/api.h"
@@ -16,6 +17,11 @@ namespace strata::core::detail {
 // _start, __libc_start_main, clone3, start_thread: above every kept frame).
 // kStackStart: kept, and a stack starts below it as below the root (a merged run's process frame).
 enum class FoldClass : uint8_t { kKeep = 0, kAlways = 1, kStartUp = 2, kStackStart = 3 };
+
+// nvcc's front end writes the host side of a .cu file into temporary files
+// (tmpxft_..._name.cudafe1.stub.c: the __device_stub__ launch wrappers; .cudafe1.cpp), whose
+// lines the debug info names: generated code, not a line the user can change.
+bool IsCompilerGeneratedSource(std::string_view file);
 
 // `module` is the module path ("" when none), `file` the source path.
 FrameOrigin ClassifyFrame(uint32_t kind, const std::string& module, const std::string& file, bool truncated);
