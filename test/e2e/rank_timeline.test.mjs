@@ -7,7 +7,10 @@
 //        opens a panel with a group per rank, each with its steps and its collective calls;
 //   (t2) hovering a collective: the tooltip names all_reduce and its issuing line;
 //   (t3) a click on it opens gloo_job.py at that line;
-//   (t4) the ranks panel's Timeline button opens the timeline again once it was closed.
+//   (t4) the ranks panel's Timeline button opens the timeline again once it was closed;
+//   (t5) test/fixtures/rankview/gpu2 (two ranks constructed from a real H100 ResNet-18 recording,
+//        rank 1 moved 7 ms later: its README): a lane per GPU stream in each rank's group; a
+//        kernel's tooltip names its stream and the training script's line that launched it.
 // Run: node --test test/e2e/rank_timeline.test.mjs   (see harness.mjs for prerequisites and env)
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -20,8 +23,10 @@ import {
 
 const FIXTURE = path.join(repo, 'test/fixtures/ranks/gloo4');
 const NO_CALLS = path.join(repo, 'test/fixtures/rankview/slow_rank2');
+const GPU_RUN = path.join(repo, 'test/fixtures/rankview/gpu2');
 const JOB = path.join(repo, 'test/ranks/gloo_job.py');
 const COLLECTIVE = 1;   // RankSliceKind.Collective
+const KERNEL = 2;       // RankSliceKind.Kernel
 
 /** The frame of the webview showing the rank timeline, once it is drawn, with its state. */
 async function rankTimelineFrame(timeoutMs = 60000) {
@@ -62,6 +67,7 @@ describe('Strata rank timeline: a distributed job\'s ranks on one timeline (code
     run = path.join(S.ws, 'gloo4');
     cpSync(FIXTURE, run, { recursive: true });
     cpSync(NO_CALLS, path.join(S.ws, 'slow_rank2'), { recursive: true });
+    cpSync(GPU_RUN, path.join(S.ws, 'gpu2'), { recursive: true });
     // The job's source, found by name in the workspace when its recorded path is not here.
     mkdirSync(path.join(S.ws, 'ranks'), { recursive: true });
     cpSync(JOB, path.join(S.ws, 'ranks/gloo_job.py'));
@@ -168,5 +174,38 @@ describe('Strata rank timeline: a distributed job\'s ranks on one timeline (code
     const { st } = await rankTimelineFrame();
     assert.equal(st.groups.length, 4);
     await shot('t4-again');
+  });
+
+  test('(t5) a GPU run: a lane per stream in each rank, a kernel\'s stream and launching line', { skip }, async () => {
+    const p = await loadAddon().openRankRun(path.join(S.ws, 'gpu2'));
+    let kernel, source, streams;
+    try {
+      const t = await p.rankTimeline();
+      const k = Array.from(t.kind).findIndex((x) => x === KERNEL);
+      assert.ok(k >= 0, 'the constructed run has kernels');
+      kernel = t.names[t.name[k]];
+      source = t.sources[t.source[k]];
+      streams = t.lanes.filter((l) => l.kind === 'gpu').length;
+    } finally {
+      p.close();
+    }
+    assert.ok(streams >= 2, `GPU lanes in both ranks: ${streams}`);
+    await runCommand('View: Close All Editors');
+    await openRunFromExplorer('gpu2');
+    const viewer = await viewerFrame(2);
+    await viewer.locator('button.strata-ranks-timeline').click();
+    const { frame, st } = await waitFor('the gpu2 timeline', async () => {
+      const r = await rankTimelineFrame();
+      return r.st.groups.length === 2 ? r : null;
+    }, 60000);
+    for (const g of st.groups) assert.ok(st.rows.some((r) => r.startsWith(`${g} / GPU d`)), `${g} has GPU lanes: ${JSON.stringify(st.rows)}`);
+    const at = await frame.evaluate(([n, k]) => window.__strata.locateRankSlice(n, k), [kernel, KERNEL]);
+    assert.ok(at, `a ${kernel} slice is drawn`);
+    const tip = await tooltipOver(frame, { x: Math.round(at.x), y: Math.round(at.y) })
+      .catch(async (e) => { await shot('t5-tooltip'); throw e; });
+    assert.equal(tip.name, kernel);
+    assert.match(tip.lane, /^rank [01]( · .+)? · GPU d\d+ s\d+$/, tip.lane);
+    assert.ok(tip.loc.endsWith(`${path.basename(source.file)}:${source.line}`), `${tip.loc} vs ${source.file}:${source.line}`);
+    await shot('t5-gpu-lanes');
   });
 });

@@ -7,6 +7,7 @@ import type { HostApi } from './host';
 import { formatValue } from './model/format';
 import { RankTimelineModel, rankGroupLabel, rankLaneLabel, rankSliceKindName, rankTimeline, rankTimelineBanner } from './model/rankTimeline';
 import { TimelineModel } from './model/timelineModel';
+import { preciseTime, tickLabels } from './render/timelineLabels';
 import { TimelineView } from './view/timelineView';
 import { TimelineToolbar } from './ui/timelineToolbar';
 import type { Theme } from './ui/theme';
@@ -70,7 +71,8 @@ export class RankTimelineApp {
       ['Rank', rankGroupLabel(lane.rank, t.hostOf.get(lane.rank) ?? '')],
       ['Lane', rankLaneLabel(lane)],
       ['Duration', formatValue(d.end[i] - d.start[i], 'ns')],
-      ['Start', formatValue(d.start[i], 'ns')],
+      // To a tenth of the slice's duration: a 1 µs kernel 12 s in does not start at "12 s".
+      ['Start', preciseTime(d.start[i], Math.max(1, (d.end[i] - d.start[i]) / 10), 'ns', formatValue)],
     ];
     if (d.bytes[i] > 0) rows.push(['Bytes', formatBytes(d.bytes[i])]);
     const src = this.sourceOf(i);
@@ -87,10 +89,11 @@ export class RankTimelineApp {
   private updateWindow(): void {
     const m = this.view.model;
     if (!m) return;
-    // Times count from the earliest rank's start (the axis's 0), as the tooltips' starts do.
-    this.toolbar.setWindow(m.zoomed, m.zoomed
-      ? `${formatValue(m.v0, 'ns')} – ${formatValue(m.v1, 'ns')}`
-      : `${formatValue(m.t0, 'ns')} – ${formatValue(m.t1, 'ns')}`);
+    // Times count from the earliest rank's start (the axis's 0), as the tooltips' starts do; a
+    // narrow window far from 0 gets the decimals that tell its ends apart ("12 s – 12 s" else).
+    const [a, b] = m.zoomed ? [m.v0, m.v1] : [m.t0, m.t1];
+    const [from, to] = tickLabels([a, b], (b - a) / 10, 'ns', formatValue);
+    this.toolbar.setWindow(m.zoomed, m.zoomed ? `${from} – ${to} (${formatValue(b - a, 'ns')})` : `${from} – ${to}`);
   }
 
   /** Tests: what is shown (rank groups, rows, slices) and the view's stats. */

@@ -9,7 +9,7 @@ import { resolve } from 'node:path';
 import { TimelineModel } from '../src/model/timelineModel';
 import { intervalName, laneLabel, regionTimeline } from '../src/model/regionTimeline';
 import { groupHeadline, groupShares } from '../src/model/groupShares';
-import { niceTicks, tickLabels } from '../src/render/timelineLabels';
+import { niceTicks, preciseTime, tickLabels } from '../src/render/timelineLabels';
 import { formatValue } from '../src/model/format';
 import { TimelineColors } from '../src/render/timelineColors';
 import type { RegionShare, RegionTraceData } from '../src/protocol';
@@ -257,4 +257,9 @@ test('tick labels: three digits unless two neighbours read the same, then the de
   const fine = niceTicks(2.0001e6, 2.0009e6, 4);
   assert.deepEqual(tickLabels(fine.ticks, fine.step, 'ns', formatValue), ['2.0002 ms', '2.0004 ms', '2.0006 ms', '2.0008 ms']);
   assert.deepEqual(tickLabels([1, 1], 0.001, 'count', formatValue), ['1', '1'], 'not a time: as formatted');
+});
+
+test('a slice\'s start to a tenth of its duration: more decimals only where three digits do not resolve it', () => {
+  assert.equal(preciseTime(11.956579e9, 115, 'ns', formatValue), '11.9565790 s');  // a 1.15 µs kernel 12 s in
+  assert.equal(preciseTime(12.3e6, 1e5, 'ns', formatValue), '12.3 ms');
 });

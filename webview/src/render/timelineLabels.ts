@@ -49,6 +49,12 @@ export function tickLabels(ticks: number[], step: number, unit: string, format: 
   return ticks.map((t) => `${(ns(t) / div).toFixed(decimals)} ${name}`);
 }
 
+/** A time with the decimals `resolution` needs when `format`'s three significant digits do not
+ *  resolve it ("11.9565790 s" for a 1 µs slice 12 s in; "12.3 ms" stays as it is). */
+export function preciseTime(v: number, resolution: number, unit: string, format: (v: number, unit: string) => string): string {
+  return tickLabels([v, v + resolution], resolution, unit, format)[0];
+}
+
 export class TimelineOverlay {
   private ctx: CanvasRenderingContext2D | null;
 
