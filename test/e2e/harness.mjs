@@ -377,3 +377,40 @@ export async function lineHeatTexts() {
     return out;
   });
 }
+
+/** The explorer's "Open Run (all processes)" on a folder, as a user does: the context menu on the
+ *  folder's row. `focusFirst`: focus the Strata Processes view first (the extension's
+ *  contributions in before the menu is opened). */
+export async function openRunFromExplorer(name, { focusFirst = true } = {}) {
+  if (focusFirst) {
+    await runCommand('Focus on Strata Processes View');
+    await sleep(2000);
+  }
+  const row = S.page.locator('.explorer-folders-view .monaco-list-row', { hasText: name }).first();
+  await row.waitFor({ timeout: 20000 });
+  await row.click({ button: 'right' });
+  const item = S.page.locator('.monaco-menu .action-label', { hasText: 'Open Run (all processes)' }).first();
+  await item.waitFor({ state: 'visible', timeout: 10000 }).catch(async (e) => { await shot(`menu-${name}`); throw e; });
+  await item.hover();
+  await item.click();
+  // Under load the menu can swallow the click while it is still being laid out: the hovered
+  // item then takes Enter.
+  await S.page.locator('.context-view .monaco-menu').waitFor({ state: 'detached', timeout: 5000 })
+    .catch(() => S.page.keyboard.press('Enter'));
+}
+
+/** Hovers a timeline's stage at `pos` (a first move 1 px aside, so the pointer moves onto it)
+ *  and reads the tooltip: its name, location, lane line and rows by header. */
+export async function timelineTooltipAt(frame, stageSelector, pos) {
+  const stage = frame.locator(stageSelector);
+  await stage.hover({ position: { x: pos.x + 1, y: pos.y }, timeout: 5000 });
+  await stage.hover({ position: pos, timeout: 5000 });
+  return waitFor('the tooltip', () => frame.evaluate(() => {
+    const t = document.querySelector('.strata-tooltip');
+    if (!t || t.hidden) return null;
+    const rows = {};
+    for (const tr of t.querySelectorAll('tr')) rows[tr.querySelector('th')?.textContent ?? ''] = tr.querySelector('td')?.textContent ?? '';
+    return { name: t.querySelector('.strata-tt-name')?.textContent ?? '', loc: t.querySelector('.strata-tt-loc')?.textContent ?? '',
+      lane: t.querySelector('.strata-tt-module')?.textContent ?? '', rows };
+  }), 5000, 100);
+}

@@ -17,7 +17,8 @@ import assert from 'node:assert/strict';
 import { cpSync, mkdirSync, readFileSync, symlinkSync } from 'node:fs';
 import path from 'node:path';
 import {
-  S, activeTab, cli, extId, loadAddon, makeFolders, missingPrerequisites, repo, runCommand, shot, skipReason, sleep,
+  S, activeTab, cli, extId, loadAddon, makeFolders, missingPrerequisites, openRunFromExplorer, repo, runCommand, shot, skipReason, sleep,
+  timelineTooltipAt,
   startSession, statusLine, stopSession, strataFrame, strataTabs, waitFor, waitToast,
 } from './harness.mjs';
 
@@ -39,19 +40,6 @@ async function rankTimelineFrame(timeoutMs = 60000) {
   }, timeoutMs, 500).catch(async (e) => { await shot('rank-timeline-missing'); throw e; });
 }
 
-async function tooltipOver(frame, pos) {
-  const stage = frame.locator('.strata-rank-timeline .strata-timeline-stage');
-  await stage.hover({ position: { x: pos.x + 1, y: pos.y }, timeout: 5000 });
-  await stage.hover({ position: pos, timeout: 5000 });
-  return waitFor('the tooltip', () => frame.evaluate(() => {
-    const t = document.querySelector('.strata-tooltip');
-    if (!t || t.hidden) return null;
-    const rows = {};
-    for (const tr of t.querySelectorAll('tr')) rows[tr.querySelector('th')?.textContent ?? ''] = tr.querySelector('td')?.textContent ?? '';
-    return { name: t.querySelector('.strata-tt-name')?.textContent ?? '', loc: t.querySelector('.strata-tt-loc')?.textContent ?? '',
-      lane: t.querySelector('.strata-tt-module')?.textContent ?? '', rows };
-  }), 5000, 100);
-}
 
 describe('Strata rank timeline: a distributed job\'s ranks on one timeline (code-server)', { timeout: 300_000 }, () => {
   const missing = missingPrerequisites();
@@ -91,20 +79,6 @@ describe('Strata rank timeline: a distributed job\'s ranks on one timeline (code
 
   after(async () => { if (!skip) await stopSession(); });
 
-  // The explorer's context menu on the run folder, as a user does (ranks.test.mjs does the same).
-  async function openRunFromExplorer(name) {
-    await runCommand('Focus on Strata Processes View');
-    await sleep(2000);
-    const row = S.page.locator('.explorer-folders-view .monaco-list-row', { hasText: name }).first();
-    await row.waitFor({ timeout: 20000 });
-    await row.click({ button: 'right' });
-    const item = S.page.locator('.monaco-menu .action-label', { hasText: 'Open Run (all processes)' }).first();
-    await item.waitFor({ state: 'visible', timeout: 10000 }).catch(async (e) => { await shot(`menu-${name}`); throw e; });
-    await item.hover();
-    await item.click();
-    await S.page.locator('.context-view .monaco-menu').waitFor({ state: 'detached', timeout: 5000 })
-      .catch(() => S.page.keyboard.press('Enter'));
-  }
 
   /** The frame of the viewer whose ranks panel shows `count` ranks. */
   async function viewerFrame(count) {
@@ -147,7 +121,7 @@ describe('Strata rank timeline: a distributed job\'s ranks on one timeline (code
     const { frame } = await rankTimelineFrame();
     const at = await frame.evaluate((k) => window.__strata.locateRankSlice('all_reduce', k), COLLECTIVE);
     assert.ok(at, 'an all_reduce slice is drawn');
-    const tip = await tooltipOver(frame, { x: Math.round(at.x), y: Math.round(at.y) })
+    const tip = await timelineTooltipAt(frame, '.strata-rank-timeline .strata-timeline-stage', { x: Math.round(at.x), y: Math.round(at.y) })
       .catch(async (e) => { await shot('t2-tooltip'); throw e; });
     assert.equal(tip.name, 'all_reduce');
     assert.match(tip.loc, new RegExp(`gloo_job\\.py:${line}$`), tip.loc);
@@ -201,7 +175,7 @@ describe('Strata rank timeline: a distributed job\'s ranks on one timeline (code
     for (const g of st.groups) assert.ok(st.rows.some((r) => r.startsWith(`${g} / GPU d`)), `${g} has GPU lanes: ${JSON.stringify(st.rows)}`);
     const at = await frame.evaluate(([n, k]) => window.__strata.locateRankSlice(n, k), [kernel, KERNEL]);
     assert.ok(at, `a ${kernel} slice is drawn`);
-    const tip = await tooltipOver(frame, { x: Math.round(at.x), y: Math.round(at.y) })
+    const tip = await timelineTooltipAt(frame, '.strata-rank-timeline .strata-timeline-stage', { x: Math.round(at.x), y: Math.round(at.y) })
       .catch(async (e) => { await shot('t5-tooltip'); throw e; });
     assert.equal(tip.name, kernel);
     assert.match(tip.lane, /^rank [01]( · .+)? · GPU d\d+ s\d+$/, tip.lane);

@@ -18,7 +18,7 @@ import assert from 'node:assert/strict';
 import { cpSync, mkdirSync, symlinkSync } from 'node:fs';
 import path from 'node:path';
 import {
-  S, cli, extId, findNode, layoutOf, loadAddon, makeFolders, missingPrerequisites, nodePosition, repo,
+  S, cli, extId, findNode, layoutOf, loadAddon, makeFolders, missingPrerequisites, nodePosition, openRunFromExplorer, repo,
   runCommand, shot, skipReason, sleep, startSession, stopSession, strataFrame, strataTabs, waitFor,
 } from './harness.mjs';
 
@@ -54,21 +54,6 @@ describe('Strata ranks: a distributed job as one profile with a rank dimension (
 
   after(async () => { if (!skip) await stopSession(); });
 
-  // The explorer's context menu on a run folder, as a user does (runs.test.mjs does the same),
-  // once the extension's contributions are in (its view focused first).
-  async function openRunFromExplorer(name) {
-    await runCommand('Focus on Strata Processes View');
-    await sleep(2000);
-    const row = S.page.locator('.explorer-folders-view .monaco-list-row', { hasText: name }).first();
-    await row.waitFor({ timeout: 20000 });
-    await row.click({ button: 'right' });
-    const item = S.page.locator('.monaco-menu .action-label', { hasText: 'Open Run (all processes)' }).first();
-    await item.waitFor({ state: 'visible', timeout: 10000 }).catch(async (e) => { await shot(`menu-${name}`); throw e; });
-    await item.hover();
-    await item.click();
-    await S.page.locator('.context-view .monaco-menu').waitFor({ state: 'detached', timeout: 5000 })
-      .catch(() => S.page.keyboard.press('Enter'));
-  }
 
   test('(k1) Open Run on the folder: one profile with ranks, the ranks panel, rank 2 the straggler', { skip }, async () => {
     await openRunFromExplorer('gloo4');

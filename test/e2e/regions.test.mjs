@@ -12,7 +12,7 @@ import assert from 'node:assert/strict';
 import { copyFileSync, existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import {
-  S, activeTab, cli, clearNotifications, entry, extId, makeFolders, openThroughDialog, repo, runCommand, shot, sleep,
+  S, activeTab, cli, clearNotifications, entry, extId, makeFolders, openThroughDialog, repo, runCommand, shot, sleep, timelineTooltipAt,
   startSession, statusLine, stopSession, strataFrame, toasts, waitFor, waitToast,
 } from './harness.mjs';
 
@@ -47,17 +47,6 @@ async function timelineFrame(intervals) {
   return { frame, stats };
 }
 
-async function tooltipOver(frame, pos) {
-  await frame.locator('.strata-timeline-stage').hover({ position: pos, timeout: 5000 });
-  return waitFor('the tooltip', () => frame.evaluate(() => {
-    const t = document.querySelector('.strata-tooltip');
-    if (!t || t.hidden) return null;
-    const rows = {};
-    for (const tr of t.querySelectorAll('tr')) rows[tr.querySelector('th')?.textContent ?? ''] = tr.querySelector('td')?.textContent ?? '';
-    return { name: t.querySelector('.strata-tt-name')?.textContent ?? '', loc: t.querySelector('.strata-tt-loc')?.textContent ?? '',
-      lane: t.querySelector('.strata-tt-module')?.textContent ?? '', rows };
-  }), 5000, 100);
-}
 
 describe('Strata region timeline (code-server)', { timeout: 300_000 }, () => {
   const miss = missing();
@@ -112,7 +101,7 @@ describe('Strata region timeline (code-server)', { timeout: 300_000 }, () => {
     const { frame } = await timelineFrame();
     const at = await frame.evaluate(() => window.__strata.locate('compute'));
     assert.ok(at, 'a compute interval is drawn');
-    const tip = await tooltipOver(frame, { x: Math.round(at.x), y: Math.round(at.y) });
+    const tip = await timelineTooltipAt(frame, '.strata-timeline-stage', { x: Math.round(at.x), y: Math.round(at.y) });
     assert.equal(tip.name, 'compute');
     assert.match(tip.rows.Duration, /^[\d.]+ (ns|µs) \(replayed\)$/);
     assert.match(tip.rows.Raw, /^[\d.]+ (ns|µs)$/);
@@ -124,7 +113,7 @@ describe('Strata region timeline (code-server)', { timeout: 300_000 }, () => {
     await shot('r2-tooltip');
     // A loop iteration says which.
     const it = await frame.evaluate(() => window.__strata.locate('k-loop #5'));
-    const tip2 = await tooltipOver(frame, { x: Math.round(it.x), y: Math.round(it.y) });
+    const tip2 = await timelineTooltipAt(frame, '.strata-timeline-stage', { x: Math.round(it.x), y: Math.round(it.y) });
     assert.equal(tip2.name, 'k-loop #5');
     assert.equal(tip2.rows.Iteration, '5');
     // Click on compute → kernels.cuh at the STRATA_REGION_START of kCompute.
@@ -155,14 +144,14 @@ describe('Strata region timeline (code-server)', { timeout: 300_000 }, () => {
     const { frame } = await timelineFrame();
     const at = await frame.evaluate(() => window.__strata.locate('mma'));
     assert.ok(at, 'an mma interval is drawn');
-    const tip = await tooltipOver(frame, { x: Math.round(at.x), y: Math.round(at.y) });
+    const tip = await timelineTooltipAt(frame, '.strata-timeline-stage', { x: Math.round(at.x), y: Math.round(at.y) });
     assert.equal(tip.loc, 'src/kernels.cuh:170');
     await frame.locator('.strata-timeline-stage').click({ position: { x: Math.round(at.x), y: Math.round(at.y) } });
     await activeTab('kernels.cuh', 20000);
     await waitFor('cursor at line 170', async () => (await statusLine()) === 170, 10000);
     // Regions without a location in the names file: found in the sources.
     const wait = await frame.evaluate(() => window.__strata.locate('wait full'));
-    const tip2 = await tooltipOver(frame, { x: Math.round(wait.x), y: Math.round(wait.y) });
+    const tip2 = await timelineTooltipAt(frame, '.strata-timeline-stage', { x: Math.round(wait.x), y: Math.round(wait.y) });
     assert.equal(tip2.loc, `src/kernels.cuh:${lineOf('STRATA_REGION_START(prof, kFullWait)')}`);
   });
 
@@ -211,7 +200,7 @@ describe('Strata region timeline (code-server)', { timeout: 300_000 }, () => {
     assert.ok((await S.page.locator('.tabs-container .tab', { hasText: tab }).count()) > 0, `the panel tab ${tab}`);
     const at = await frame.evaluate(() => window.__strata.locate('compute'));
     assert.ok(at, 'a compute interval is drawn (names from the profile)');
-    const tip = await tooltipOver(frame, { x: Math.round(at.x), y: Math.round(at.y) });
+    const tip = await timelineTooltipAt(frame, '.strata-timeline-stage', { x: Math.round(at.x), y: Math.round(at.y) });
     assert.equal(tip.name, 'compute');
     assert.match(tip.rows.Duration, /^[\d.]+ (ns|µs)/);
     assert.match(tip.lane, /^SM \d+ · block \d+ · wg [01]$/);
@@ -268,7 +257,7 @@ describe('Strata region timeline (code-server)', { timeout: 300_000 }, () => {
     assert.match(summary, /^160 lanes · 9216 intervals · 2 issues · warp 0–3: softmax \d+(–\d+)?% · warp 6: wait_slot 9\d%$/);
     const at = await frame.evaluate(() => window.__strata.locate('wait_slot #3'));
     assert.ok(at, 'a producer wait is drawn');
-    const tip = await tooltipOver(frame, { x: Math.round(at.x), y: Math.round(at.y) });
+    const tip = await timelineTooltipAt(frame, '.strata-timeline-stage', { x: Math.round(at.x), y: Math.round(at.y) });
     assert.equal(tip.name, 'wait_slot #3');
     assert.match(tip.lane, /^SM \d+ · block \d+ · warp 6$/);
     assert.equal(tip.rows.Iteration, '3');

@@ -13,7 +13,7 @@ import assert from 'node:assert/strict';
 import { cpSync, symlinkSync } from 'node:fs';
 import path from 'node:path';
 import {
-  S, cli, extId, loadAddon, makeFolders, missingPrerequisites, openThroughDialog, repo, runCommand, shot, skipReason,
+  S, cli, extId, loadAddon, makeFolders, missingPrerequisites, openRunFromExplorer, openThroughDialog, repo, runCommand, shot, skipReason,
   sleep, startSession, stopSession, strataFrame, strataTabs, waitFor,
 } from './harness.mjs';
 
@@ -62,17 +62,7 @@ describe('Strata run processes: tree, each alone, all together (code-server)', {
 
   test('(r1) Open Run on the folder: the processes tree and all of them together', { skip }, async () => {
     // The explorer's context menu on the run folder, as a user does.
-    const row = S.page.locator('.explorer-folders-view .monaco-list-row', { hasText: 'pipeline' }).first();
-    await row.waitFor({ timeout: 20000 });
-    await row.click({ button: 'right' });
-    const item = S.page.locator('.monaco-menu .action-label', { hasText: 'Open Run (all processes)' }).first();
-    await item.waitFor({ state: 'visible', timeout: 10000 });
-    await item.hover();
-    await item.click();
-    // Under load the menu can swallow the click while it is still being laid out: the hovered
-    // item then takes Enter.
-    await S.page.locator('.context-view .monaco-menu').waitFor({ state: 'detached', timeout: 5000 })
-      .catch(() => S.page.keyboard.press('Enter'));
+    await openRunFromExplorer('pipeline', { focusFirst: false });
 
     const rows = await waitFor('the processes view rows', async () => {
       const r = await processRows();

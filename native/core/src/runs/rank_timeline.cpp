@@ -282,4 +282,29 @@ RankTimeline BuildRankTimeline(const RankRun& run, const RankTimelineOptions& op
   return out;
 }
 
+std::string RankTimelineRankName(const RankInfo& rank) {
+  return "rank " + std::to_string(rank.rank) + (rank.host.empty() ? "" : " (" + rank.host + ")");
+}
+
+std::string RankTimelineLaneName(const RankLane& lane) {
+  switch (lane.kind) {
+    case RankLaneKind::kSteps: return "steps";
+    case RankLaneKind::kCollectives: return "collectives";
+    case RankLaneKind::kGpuStream:
+      return "GPU " + std::to_string(lane.device) + " stream " + std::to_string(lane.stream);
+  }
+  return "?";
+}
+
+const char* RankTimelineSliceKindName(RankSliceKind kind) {
+  switch (kind) {
+    case RankSliceKind::kStep: return "step";
+    case RankSliceKind::kCollective: return "collective";
+    case RankSliceKind::kKernel: return "kernel";
+    case RankSliceKind::kMemcpy: return "memcpy";
+    case RankSliceKind::kMemset: return "memset";
+  }
+  return "?";
+}
+
 }  // namespace strata::core

@@ -7,38 +7,12 @@
 
 namespace strata::core {
 
-namespace {
-
-const char* SliceCategory(RankSliceKind k) {
-  switch (k) {
-    case RankSliceKind::kStep: return "step";
-    case RankSliceKind::kCollective: return "collective";
-    case RankSliceKind::kKernel: return "kernel";
-    case RankSliceKind::kMemcpy: return "memcpy";
-    case RankSliceKind::kMemset: return "memset";
-  }
-  return "?";
-}
-
-std::string LaneName(const RankLane& lane) {
-  switch (lane.kind) {
-    case RankLaneKind::kSteps: return "steps";
-    case RankLaneKind::kCollectives: return "collectives";
-    case RankLaneKind::kGpuStream:
-      return "GPU " + std::to_string(lane.device) + " stream " + std::to_string(lane.stream);
-  }
-  return "?";
-}
-
-}  // namespace
-
 std::string RankTimelineChromeJson(const RankRun& run, const RankTimeline& t) {
   using nlohmann::json;
   json events = json::array();
   for (const RankInfo& info : run.ranks()) {
-    const std::string host = info.host.empty() ? "" : " (" + info.host + ")";
     events.push_back({{"ph", "M"}, {"name", "process_name"}, {"pid", info.rank}, {"tid", 0},
-                      {"args", {{"name", "rank " + std::to_string(info.rank) + host}}}});
+                      {"args", {{"name", RankTimelineRankName(info)}}}});
     events.push_back({{"ph", "M"}, {"name", "process_sort_index"}, {"pid", info.rank}, {"tid", 0},
                       {"args", {{"sort_index", info.rank}}}});
   }
@@ -46,7 +20,7 @@ std::string RankTimelineChromeJson(const RankRun& run, const RankTimeline& t) {
   for (size_t i = 0; i < t.lanes.size(); ++i) {
     const RankLane& lane = t.lanes[i];
     events.push_back({{"ph", "M"}, {"name", "thread_name"}, {"pid", lane.rank}, {"tid", i + 1},
-                      {"args", {{"name", LaneName(lane)}}}});
+                      {"args", {{"name", RankTimelineLaneName(lane)}}}});
     events.push_back({{"ph", "M"}, {"name", "thread_sort_index"}, {"pid", lane.rank}, {"tid", i + 1},
                       {"args", {{"sort_index", i}}}});
   }
@@ -60,7 +34,7 @@ std::string RankTimelineChromeJson(const RankRun& run, const RankTimeline& t) {
     }
     if (s.node >= 0) args["node"] = s.node;
     if (s.bytes) args["bytes"] = s.bytes;
-    events.push_back({{"ph", "X"}, {"name", t.names[s.name]}, {"cat", SliceCategory(s.kind)},
+    events.push_back({{"ph", "X"}, {"name", t.names[s.name]}, {"cat", RankTimelineSliceKindName(s.kind)},
                       {"pid", lane.rank}, {"tid", s.lane + 1}, {"ts", double(s.start_ns) / 1000.0},
                       {"dur", double(s.end_ns - s.start_ns) / 1000.0}, {"args", std::move(args)}});
   }

@@ -9,20 +9,6 @@
 
 namespace strata::core {
 
-namespace {
-
-std::string LaneTrackName(const RankLane& lane) {
-  switch (lane.kind) {
-    case RankLaneKind::kSteps: return "steps";
-    case RankLaneKind::kCollectives: return "collectives";
-    case RankLaneKind::kGpuStream:
-      return "GPU " + std::to_string(lane.device) + " stream " + std::to_string(lane.stream);
-  }
-  return "?";
-}
-
-}  // namespace
-
 std::string RankTimelinePerfetto(const RankRun& run, const RankTimeline& t) {
   using namespace detail;
   TraceOut out;
@@ -31,7 +17,7 @@ std::string RankTimelinePerfetto(const RankRun& run, const RankTimeline& t) {
   for (size_t k = 0; k < run.ranks().size(); ++k) {
     const RankInfo& info = run.ranks()[k];
     rank_track[k] = next++;
-    out.Track(rank_track[k], 0, "rank " + std::to_string(info.rank) + (info.host.empty() ? "" : " (" + info.host + ")"));
+    out.Track(rank_track[k], 0, RankTimelineRankName(info));
   }
   auto parent_of = [&](int rank) {
     for (size_t k = 0; k < run.ranks().size(); ++k)
@@ -42,7 +28,7 @@ std::string RankTimelinePerfetto(const RankRun& run, const RankTimeline& t) {
   // without nesting (async collectives) go to the lane's next track that is free then.
   size_t i = 0;
   for (size_t l = 0; l < t.lanes.size(); ++l) {
-    const std::string name = LaneTrackName(t.lanes[l]);
+    const std::string name = RankTimelineLaneName(t.lanes[l]);
     std::vector<std::pair<uint64_t, int64_t>> tracks;  // (track, end of its last slice)
     for (; i < t.slices.size() && t.slices[i].lane == l; ++i) {
       const RankSlice& s = t.slices[i];

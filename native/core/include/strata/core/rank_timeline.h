@@ -21,6 +21,7 @@
 namespace strata::core {
 
 class RankRun;
+struct RankInfo;
 
 enum class RankLaneKind : uint8_t {
   kSteps = 0,        // the rank's steps (RankRun::Steps): one slice per step
@@ -82,6 +83,12 @@ struct RankTimeline {
 
 // Throws Error (one line) when a member cannot be read.
 RankTimeline BuildRankTimeline(const RankRun& run, const RankTimelineOptions& options = {});
+
+// What the exports call a rank ("rank 0 (host)"), a lane ("steps", "collectives", "GPU 0 stream
+// 7") and a slice's kind ("step", "collective", "kernel", "memcpy", "memset").
+std::string RankTimelineRankName(const RankInfo& rank);
+std::string RankTimelineLaneName(const RankLane& lane);
+const char* RankTimelineSliceKindName(RankSliceKind kind);
 
 // The timeline as a Chrome Trace Event JSON file (chrome://tracing, Perfetto's UI): a process per
 // rank ("rank 0 (host)"), a thread per lane, a complete ("X") event per slice with its source,
