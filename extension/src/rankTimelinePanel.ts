@@ -6,19 +6,16 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { HostMessage, RankTimelineData, WebviewMessage } from '../../webview/src/protocol';
 import { PROTOCOL_VERSION } from '../../webview/src/protocol';
-import { webviewHtml, webviewOptions } from './profileViewer';
 import { revealSource } from './revealSource';
 import { rankSliceSource, type RankSliceSource } from './rankTimeline';
+import { TimelinePanel } from './timelinePanel';
 
-export class RankTimelinePanel implements vscode.Disposable {
-  private ready = false;
-  private disposed = false;
-  private readonly subs: vscode.Disposable[] = [];
+export class RankTimelinePanel extends TimelinePanel {
   /** Last source opened (tests, logs). */
   lastSource: RankSliceSource | null = null;
 
   constructor(
-    readonly panel: vscode.WebviewPanel,
+    panel: vscode.WebviewPanel,
     /** The run's folder (the viewer's profile path). */
     readonly runPath: string,
     readonly data: RankTimelineData,
@@ -26,30 +23,17 @@ export class RankTimelinePanel implements vscode.Disposable {
     private readonly log: vscode.OutputChannel,
     onDispose: (p: RankTimelinePanel) => void,
   ) {
-    panel.webview.options = webviewOptions(extensionUri);
-    panel.iconPath = vscode.Uri.joinPath(extensionUri, 'dist', 'media', 'strata-icon.svg');
-    this.subs.push(panel.webview.onDidReceiveMessage((m) => this.onMessage(m as WebviewMessage)));
-    this.subs.push(panel.onDidDispose(() => { this.dispose(); onDispose(this); }));
-    panel.webview.html = webviewHtml(panel.webview, extensionUri, this.title);
+    super(panel, extensionUri, `${path.basename(runPath)}: ranks timeline`, () => onDispose(this));
   }
 
   get title(): string { return `${path.basename(this.runPath)}: ranks timeline`; }
 
-  private message(): HostMessage {
+  protected message(): HostMessage {
     return { type: 'rankTimeline', version: PROTOCOL_VERSION, title: this.title, data: this.data };
   }
 
-  private onMessage(m: WebviewMessage): void {
-    if (!m || typeof m !== 'object' || this.disposed) return;
-    switch (m.type) {
-      case 'ready':
-        this.ready = true;
-        void this.panel.webview.postMessage(this.message());
-        return;
-      case 'openRankSlice':
-        void this.openSource(Number(m.slice));
-        return;
-    }
+  protected onOtherMessage(m: WebviewMessage): void {
+    if (m.type === 'openRankSlice') void this.openSource(Number(m.slice));
   }
 
   async openSource(slice: number): Promise<void> {
@@ -58,15 +42,5 @@ export class RankTimelinePanel implements vscode.Disposable {
     if (!src) return;
     this.lastSource = src;
     await revealSource({ file: src.file, line: src.line, name: src.name, kind: 'python', module: '' }, src.name);
-  }
-
-  get isReady(): boolean { return this.ready; }
-
-  reveal(): void { this.panel.reveal(); }
-
-  dispose(): void {
-    if (this.disposed) return;
-    this.disposed = true;
-    for (const s of this.subs) s.dispose();
   }
 }

@@ -6,8 +6,8 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { HostMessage, RegionName, RegionTraceData, WebviewMessage } from '../../../webview/src/protocol';
 import { PROTOCOL_VERSION } from '../../../webview/src/protocol';
-import { webviewHtml, webviewOptions } from '../profileViewer';
 import { revealSource } from '../revealSource';
+import { TimelinePanel } from '../timelinePanel';
 import { findMarker, type FileScan } from './markers';
 import type { DecodeRequest } from './regionRequests';
 
@@ -60,29 +60,22 @@ export function sourceLabels(t: LoadedTrace): Record<string, string> {
   return out;
 }
 
-export class RegionTracePanel implements vscode.Disposable {
-  private ready = false;
-  private disposed = false;
-  private readonly subs: vscode.Disposable[] = [];
+export class RegionTracePanel extends TimelinePanel {
   /** Last source opened (tests, logs). */
   lastSource: RegionSource | null = null;
 
   constructor(
-    readonly panel: vscode.WebviewPanel,
+    panel: vscode.WebviewPanel,
     readonly trace: LoadedTrace,
     extensionUri: vscode.Uri,
     private readonly log: vscode.OutputChannel,
     private readonly exportTrace: (p: RegionTracePanel) => Promise<void>,
     onDispose: (p: RegionTracePanel) => void,
   ) {
-    panel.webview.options = webviewOptions(extensionUri);
-    panel.iconPath = vscode.Uri.joinPath(extensionUri, 'dist', 'media', 'strata-icon.svg');
-    this.subs.push(panel.webview.onDidReceiveMessage((m) => this.onMessage(m as WebviewMessage)));
-    this.subs.push(panel.onDidDispose(() => { this.dispose(); onDispose(this); }));
-    panel.webview.html = webviewHtml(panel.webview, extensionUri, trace.title ?? path.basename(trace.file));
+    super(panel, extensionUri, trace.title ?? path.basename(trace.file), () => onDispose(this));
   }
 
-  private message(): HostMessage {
+  protected message(): HostMessage {
     const t = this.trace;
     return {
       type: 'timeline', version: PROTOCOL_VERSION, title: t.title ?? path.basename(t.file), data: t.data,
@@ -90,20 +83,9 @@ export class RegionTracePanel implements vscode.Disposable {
     };
   }
 
-  private onMessage(m: WebviewMessage): void {
-    if (!m || typeof m !== 'object' || this.disposed) return;
-    switch (m.type) {
-      case 'ready':
-        this.ready = true;
-        void this.panel.webview.postMessage(this.message());
-        return;
-      case 'openRegionSource':
-        void this.openSource(Number(m.region));
-        return;
-      case 'exportChromeTrace':
-        void this.exportTrace(this);
-        return;
-    }
+  protected onOtherMessage(m: WebviewMessage): void {
+    if (m.type === 'openRegionSource') void this.openSource(Number(m.region));
+    else if (m.type === 'exportChromeTrace') void this.exportTrace(this);
   }
 
   async openSource(region: number): Promise<void> {
@@ -120,13 +102,4 @@ export class RegionTracePanel implements vscode.Disposable {
     await revealSource({ file: src.file, line: src.line, name, kind: 'region', module: '' }, name);
   }
 
-  get isReady(): boolean { return this.ready; }
-
-  reveal(): void { this.panel.reveal(); }
-
-  dispose(): void {
-    if (this.disposed) return;
-    this.disposed = true;
-    for (const s of this.subs) s.dispose();
-  }
 }
