@@ -4,7 +4,9 @@ Python line that calls all_reduce with their bytes, element type and count, the 
 rank, `--ranks`, a rank killed by SIGKILL, a bad rank list, and (with --fixture) the committed
 profile set read the same way.
 
-  check_gloo.py STRATA RANKS_DUMP WORKDIR                 record and check (all cases)
+  check_gloo.py STRATA RANKS_DUMP WORKDIR [--runtime LIB]  record and check (all cases; with
+                                                          --runtime, also with the operator plugin
+                                                          built on first use)
   check_gloo.py STRATA RANKS_DUMP WORKDIR --fixture DIR   check a recorded folder only
 """
 import glob
@@ -47,13 +49,13 @@ def dump(ranks_dump, folder):
     return [json.loads(l) for l in out.stdout.splitlines()]
 
 
-def record(strata, folder, job_args, strata_args=()):
+def record(strata, folder, job_args, strata_args=(), env=None):
     shutil.rmtree(folder, ignore_errors=True)
     os.makedirs(folder)
     logs = os.path.join(folder, "logs")
     cmd = [strata, "record", "-o", os.path.join(folder, "run.strata"), "--checkpoint", "1", *strata_args, "--",
            *TORCHRUN, "--log_dir", logs, JOB, *job_args]
-    p = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
+    p = subprocess.run(cmd, capture_output=True, text=True, timeout=600, env=env)
     shutil.rmtree(logs, ignore_errors=True)
     return p
 
@@ -204,6 +206,26 @@ def main():
         check(p.returncode == 2 and len(lines) == 1 and "--ranks 0,x-2" in lines[0] and "'x-2'" in lines[0],
               f"bad list: one line, exit 2 ({p.returncode}: {p.stderr.strip()})")
         check(os.listdir(folder) == [], "bad list: nothing written")
+
+        # 5. The operator plugin built on first use (the runtime alone in a folder, an empty cache), as
+        #    where Strata meets this torch for the first time: the same collectives, and no callback
+        #    of ours raising inside RecordFunction (torch logs and swallows those).
+        if "--runtime" in sys.argv:
+            runtime = os.path.join(work, "first_use", "rt", "libstrata_runtime.so")
+            shutil.rmtree(os.path.join(work, "first_use"), ignore_errors=True)
+            os.makedirs(os.path.dirname(runtime))
+            shutil.copy(sys.argv[sys.argv.index("--runtime") + 1], runtime)
+            env = dict(os.environ, STRATA_RUNTIME_LIB=runtime, STRATA_CACHE_DIR=os.path.join(work, "first_use", "cache"))
+            env.pop("STRATA_TORCH_PLUGIN", None)
+            folder = os.path.join(work, "first_use", "run")
+            p = record(strata, folder, ["--steps", str(steps)], env=env)
+            check(p.returncode == 0, f"first-use plugin: strata record exited 0 ({p.returncode}; {p.stderr[-400:]})")
+            check("building the PyTorch operator plugin" in p.stderr, "first-use plugin: the plugin was built")
+            raised = [l for l in p.stderr.splitlines() if "Exception in RecordFunction callback" in l]
+            check(not raised, f"first-use plugin: no callback raised ({len(raised)}: {raised[:1]})")
+            profiles = dump(ranks_dump, folder)
+            check_identity(profiles, [0, 1, 2, 3], "first-use plugin")
+            check_collectives(profiles, steps, "first-use plugin")
     if failures:
         print(f"{len(failures)} check(s) failed", file=sys.stderr)
         sys.exit(1)

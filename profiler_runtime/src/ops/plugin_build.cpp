@@ -13,6 +13,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <iterator>
 #include <vector>
 
 #include "common/log.h"
@@ -63,9 +64,15 @@ std::string CacheRoot() {
   return "";
 }
 
-// The plugin's sources and the operator ABI: a changed plugin never reuses an old build.
+// Release builds of torch define NDEBUG, and its headers lay classes out by it (RecordFunction has
+// a debug-only member whose inline accessor asserts): the plugin must be compiled the same way.
+constexpr const char* kPluginFlags[] = {"-std=c++17", "-O2", "-DNDEBUG", "-fPIC", "-shared", "-fvisibility=hidden"};
+
+// The plugin's sources, its flags and the operator ABI: a changed plugin never reuses an old build.
 std::string SourceHash() {
   uint64_t h = 1469598103934665603ull;
+  for (const char* text : kPluginFlags)
+    for (const char* p = text; *p; ++p) h = (h ^ uint8_t(*p)) * 1099511628211ull;
   for (const char* text : {kPluginSourceCpp, kPluginOpAbiH, kPluginExportsMap})
     for (const char* p = text; *p; ++p) h = (h ^ uint8_t(*p)) * 1099511628211ull;
   h = (h ^ STRATA_OPS_ABI_VERSION) * 1099511628211ull;
@@ -184,8 +191,9 @@ PluginBuild Build(const TorchInstall& t, const std::string& dir, const std::stri
       !WriteFile(src + "/ops/op_abi.h", kPluginOpAbiH) || !WriteFile(src + "/exports.map", kPluginExportsMap))
     return Fail("cannot write the operator plugin's source into " + src + ": " + strerror(errno));
   std::string tmp = plugin + ".tmp" + std::to_string(getpid());
-  std::vector<std::string> argv = {cxx, "-std=c++17", "-O2", "-fPIC", "-shared", "-fvisibility=hidden",
-                                   "-D_GLIBCXX_USE_CXX11_ABI=" + std::to_string(t.cxx11_abi)};
+  std::vector<std::string> argv = {cxx};
+  argv.insert(argv.end(), std::begin(kPluginFlags), std::end(kPluginFlags));
+  argv.push_back("-D_GLIBCXX_USE_CXX11_ABI=" + std::to_string(t.cxx11_abi));
   if (t.include != "/usr/include") {  // never re-order the system include directories
     argv.push_back("-isystem");
     argv.push_back(t.include);
