@@ -16,6 +16,7 @@
 #include "collectives/collective_kind.h"
 #include "collectives/device_sites.h"
 #include "common/clock.h"
+#include "python/main_thread_placement.h"
 #include "sampler/path_collector.h"
 #include "sampler/sample.h"
 #include "sampler/thread_registry.h"
@@ -188,7 +189,8 @@ void ResetInForkChild() {
 namespace {
 
 // The calling thread's path, cut at the innermost operator or Python frame: the backend's
-// frames inside it are the mechanism, not the caller.
+// frames inside it are the mechanism, not the caller. A thread without Python (DDP's reducer on
+// the autograd engine's device thread) issues under the main thread's line, as its launches do.
 void TakePath(uint32_t* slot_index, uint32_t* generation, std::vector<uint64_t>* out) {
   ThreadSlot* slot = registry::CurrentThreadSlot();
   if (!slot) return;
@@ -200,6 +202,7 @@ void TakePath(uint32_t* slot_index, uint32_t* generation, std::vector<uint64_t>*
     PathScope scope;
     if (scope.ok()) n = CollectPath(nullptr, slot, 1, words, kMaxWords).depth;
   }
+  n = python::PlaceUnderMainThread(words, n, kMaxWords);
   int k = 0;
   while (k < n && IsNativeWord(words[k])) ++k;
   if (k == n) k = 0;  // no Python, no operator: keep the native path

@@ -189,10 +189,15 @@ class RankRunImpl : public RankRun {
     int64_t start, end;  // CLOCK_REALTIME ns; end 0: not completed
   };
   std::vector<std::vector<Call>> calls_;  // per rank
+  // A step's collective is one call site of one size: DDP issues every gradient bucket's
+  // all-reduce from the same line, and a step holds one call of each bucket, not one all-reduce.
   struct SiteKey {
     std::string name, file;
     uint32_t line;
-    bool operator<(const SiteKey& o) const { return std::tie(name, file, line) < std::tie(o.name, o.file, o.line); }
+    uint64_t bytes;
+    bool operator<(const SiteKey& o) const {
+      return std::tie(name, file, line, bytes) < std::tie(o.name, o.file, o.line, o.bytes);
+    }
   };
   std::map<SiteKey, uint32_t> site_index_;
   std::vector<SiteKey> site_keys_;
@@ -270,7 +275,7 @@ void RankRunImpl::AddProfile(size_t rank_index, const RunMember& m, fmt::Profile
     if (cs.present && cs.has_wall_clock) {
       std::vector<uint32_t> key_of(cs.sites.size());
       for (size_t i = 0; i < cs.sites.size(); ++i) {
-        SiteKey key{cs.sites[i].name, cs.sites[i].python_file, cs.sites[i].python_line};
+        SiteKey key{cs.sites[i].name, cs.sites[i].python_file, cs.sites[i].python_line, cs.sites[i].bytes};
         // The user's line above it where there is one (torch's own distributed_c10d.py lines sit
         // between): the line a step table names.
         for (uint32_t n = cs.sites[i].node; n != 0 && n < r.nodes().size; n = r.nodes()[n].parent) {
@@ -434,11 +439,24 @@ RankSteps RankRunImpl::Steps() const {
     for (size_t k = 0; k < calls_.size(); ++k) {
       const Call& prev = calls_[k][at[k][s - 1]];
       const Call& cur = calls_[k][at[k][s]];
-      double comm = 0;
+      // Time with at least one call in flight: asynchronous calls (DDP's buckets) overlap.
+      std::vector<std::pair<int64_t, int64_t>> spans;
       for (size_t i = at[k][s - 1] + 1; i <= at[k][s]; ++i) {
         const Call& c = calls_[k][i];
-        if (c.end > 0 && c.start >= prev.end) comm += double(c.end - c.start);
+        if (c.end > 0 && c.start >= prev.end) spans.emplace_back(c.start, c.end);
       }
+      std::sort(spans.begin(), spans.end());
+      double comm = 0;
+      int64_t lo = 0, hi = 0;
+      for (const auto& [a, b] : spans) {
+        if (hi > lo && a > hi) {
+          comm += double(hi - lo);
+          lo = hi = 0;
+        }
+        if (hi == lo) lo = a;
+        hi = std::max(hi, b);
+      }
+      comm += double(hi - lo);
       st.arrive_unix_ns.push_back(cur.start);
       st.start_unix_ns.push_back(prev.end);
       st.end_unix_ns.push_back(cur.end);

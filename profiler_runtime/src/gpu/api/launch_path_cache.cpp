@@ -1,7 +1,6 @@
 #include "gpu/api/launch_path_cache.h"
 
 #include <dlfcn.h>
-#include <pthread.h>
 
 #include <atomic>
 #include <cstdlib>
@@ -17,6 +16,7 @@
 #include "ops/op_registry.h"
 #include "ops/op_stack.h"
 #include "python/main_stack.h"
+#include "python/main_thread_placement.h"
 #include "python/py_reader.h"
 #include "sampler/path_collector.h"
 #include "sampler/sample.h"
@@ -149,47 +149,12 @@ void ConfigureLaunchPathCache() {
 
 namespace {
 
-STRATA_TLS uint32_t t_thread_name = 0;  // interned "on thread '<comm>'" + 1; 0 = not yet
-
-uint32_t ThreadNameId() {
-  if (!t_thread_name) {
-    char comm[32] = {0};
-    if (pthread_getname_np(pthread_self(), comm, sizeof(comm)) != 0 || !comm[0]) strcpy(comm, "?");
-    std::string name = std::string("thread ") + comm;
-    t_thread_name = ops::Intern(name.data(), name.size()) + 1;
-  }
-  return t_thread_name - 1;
-}
-
-// A path without Python frames from a thread other than the main one: GPU work a framework
-// thread does for the main thread's Python line (XLA's compile and executor threads) goes under
-// the main thread's latest Python stack, below a frame naming the launching thread.
-int PlaceUnderMainThread(uint64_t* out, int n, int max) {
-  if (python::OnMainThread()) {
-    uint64_t py[python::kMainStackMax];
-    int k = 0;
-    for (int i = 0; i < n && k < python::kMainStackMax; ++i)
-      if (IsPyFrameWord(out[i])) py[k++] = out[i];
-    python::PublishIfMain(py, k);
-    return n;
-  }
-  for (int i = 0; i < n; ++i)
-    if (IsPyFrameWord(out[i])) return n;
-  if (!python::Current() || n + 2 > max) return n;
-  uint64_t py[python::kMainStackMax];
-  int k = python::ReadMainStack(py, max - n - 1 < python::kMainStackMax ? max - n - 1 : python::kMainStackMax);
-  if (k <= 0) return n;
-  out[n++] = ThreadFrameWord(ThreadNameId());
-  memcpy(out + n, py, sizeof(uint64_t) * size_t(k));
-  return n + k;
-}
-
 int LaunchPathOfThisThread(ThreadSlot* slot, uint64_t* out, int max);
 
 }  // namespace
 
 int LaunchPath(ThreadSlot* slot, uint64_t* out, int max) {
-  return PlaceUnderMainThread(out, LaunchPathOfThisThread(slot, out, max), max);
+  return python::PlaceUnderMainThread(out, LaunchPathOfThisThread(slot, out, max), max);
 }
 
 namespace {

@@ -67,13 +67,18 @@ struct RankStep {
   std::vector<int64_t> arrive_unix_ns;  // per rank: when it issued the step's collective
   std::vector<double> compute_ns;       // per rank: the step's time outside collectives (the time
                                         // before it reached the collective)
-  std::vector<double> communication_ns; // per rank: its time inside collectives in the step
+  // per rank: the step's time with at least one of its collectives in flight (asynchronous calls,
+  // such as DDP's gradient buckets, overlap: counted once)
+  std::vector<double> communication_ns;
   // per rank: the step's span, from the previous call's completion to this call's
   std::vector<int64_t> start_unix_ns, end_unix_ns;
   int last_rank = -1;                   // the rank that issued the collective last
   double arrival_spread_ns = 0;         // last issue minus first issue
 };
 
+// A step runs from one call of the step's collective to the next: the call site (name, line and
+// size) the first rank calls most often, the earliest such site on a tie (DDP: the forward's
+// buffer broadcast, not one of the backward's bucket all-reduces, which share one line).
 struct RankSteps {
   std::string collective;  // the step's collective ("all_reduce"), "" when there are no steps
   std::string file;        // the Python line that issues it
