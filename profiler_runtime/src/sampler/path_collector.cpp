@@ -161,9 +161,9 @@ CollectedPath CollectPath(ucontext_t* uc, ThreadSlot* slot, int skip, uint64_t* 
     npcs = 1;
     r.flags |= kSamplePcOnly;
   } else {
-    // Without operators, normal code takes libunwind's fast trace (no SPs needed).
+    // Without operators no SPs are needed: libunwind's fast trace, in the handler too.
     uint64_t* want_sps = have_ops ? sps : nullptr;
-    npcs = uc ? unwind::FromSignalContext(uc, pcs, sps, kMaxDepth, &failed)
+    npcs = uc ? unwind::FromSignalContext(uc, pcs, want_sps, kMaxDepth, &failed)
               : unwind::FromCurrentContext(pcs, want_sps, kMaxDepth, skip + 1, &failed);
     if (failed) r.flags |= kSampleUnwindFailed;
     if (npcs == kMaxDepth) r.flags |= kSampleTruncated;

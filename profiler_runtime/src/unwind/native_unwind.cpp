@@ -3,13 +3,17 @@
 
 #include <libunwind.h>
 
+#include <cstdlib>
+
 namespace strata::rt::unwind {
 namespace {
 constexpr size_t kDefaultCacheFrames = 128;  // libunwind's own default (DWARF_DEFAULT_UNW_CACHE_SIZE)
 bool g_cache_per_thread = true;
+bool g_fast_signal_trace = true;  // STRATA_UNWIND_FAST_SIGNAL=0: always walk with unw_step
 }  // namespace
 
 void Init() {
+  if (const char* v = getenv("STRATA_UNWIND_FAST_SIGNAL"); v && v[0] == '0') g_fast_signal_trace = false;
   unw_set_caching_policy(unw_local_addr_space, UNW_CACHE_PER_THREAD);
   // Distribution builds of libunwind (Debian, Ubuntu 1.6: no --enable-per-thread-cache)
   // silently keep one process-wide cache, which unw_step locks at every frame (a mutex and two
@@ -52,9 +56,38 @@ int Walk(unw_cursor_t* cursor, uint64_t* pcs, uint64_t* sps, int max, int skip, 
 }
 }  // namespace
 
+namespace {
+
+// PCs only: libunwind's fast trace from the handler itself, through the kernel's signal frame,
+// keeping what lies past the interrupted PC. It caches each IP's frame shape per thread, where
+// unw_step takes the process-wide cache's lock at every frame (a mutex and two sigprocmask calls
+// with distributions' libunwind). Returns -1 when the interrupted PC is not among the first
+// frames (the trace stopped early, or the PC was not a frame of its own): the caller walks.
+int FastFromSignalContext(ucontext_t* uc, uint64_t* pcs, int max) {
+  constexpr int kHandlerFrames = 48;  // at most this many frames of the handler and its callers
+  constexpr int kBuf = kHandlerFrames + 1024;
+  void* buf[kBuf];
+  const int want = max + kHandlerFrames < kBuf ? max + kHandlerFrames : kBuf;
+  const int got = unw_backtrace(buf, want);
+  const uint64_t rip = InterruptedPc(uc);
+  int i = 0;
+  while (i < got && i < kHandlerFrames && uint64_t(reinterpret_cast<uintptr_t>(buf[i])) != rip) ++i;
+  if (i >= got || i >= kHandlerFrames) return -1;
+  int n = 0;
+  pcs[n++] = rip;
+  for (++i; i < got && n < max && buf[i]; ++i) pcs[n++] = uint64_t(reinterpret_cast<uintptr_t>(buf[i])) - 1;
+  return n;
+}
+
+}  // namespace
+
 int FromSignalContext(ucontext_t* uc, uint64_t* pcs, uint64_t* sps, int max, bool* failed) {
   *failed = false;
   if (max <= 0) return 0;
+  if (!sps && g_fast_signal_trace) {
+    int n = FastFromSignalContext(uc, pcs, max);
+    if (n > 0) return n;
+  }
   unw_cursor_t cursor;
   // On x86-64 unw_context_t is ucontext_t: start from the interrupted registers directly.
   // UNW_INIT_SIGNAL_FRAME says the first IP is not a return address (no -1 for lookups).

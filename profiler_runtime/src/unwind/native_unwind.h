@@ -20,7 +20,9 @@ bool CachePerThread();
 // return address - 1 so they map to the call site. Returns the count; *failed is set when
 // libunwind reported an error before reaching the outermost frame. `sps` (may be null) gets
 // each frame's stack pointer: it orders native frames against marks taken on the same stack
-// (operator entries), since the stack grows down (a caller's SP is higher).
+// (operator entries), since the stack grows down (a caller's SP is higher). Without `sps` the
+// handler takes libunwind's fast trace through the signal frame (STRATA_UNWIND_FAST_SIGNAL=0:
+// never), falling back to the walk when the interrupted PC is not found in it.
 int FromSignalContext(ucontext_t* uc, uint64_t* pcs, uint64_t* sps, int max, bool* failed);
 
 // The same for the calling thread's own stack, from normal code (a CUDA launch callback, an
