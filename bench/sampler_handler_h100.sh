@@ -16,11 +16,17 @@ dpkg -x .device/libunwind8_*.deb /tmp/strata-unwind
 export LD_LIBRARY_PATH="/tmp/strata-unwind/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 export PYTHONUNBUFFERED=1 STRATA_CACHE_DIR=/tmp/strata-cache
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader; echo "date: $(date -u +%FT%TZ)"
-handler() { "$CLI" report "$1" --format json 2>/dev/null | python3 -c '
-import json, re, sys
+handler() { "$CLI" report "$1" --format json 2>/dev/null | python3 -c 'import json, re, sys
 m = json.load(sys.stdin)["profile"]["meta"]
 h = re.search(r"handler ([\d.]+) us", m.get("sampler", ""))
-print(f"handler_us={h.group(1) if h else \"?\"} samples={m.get(\"samples\")} unwind_failures={m.get(\"unwind_failures\")}")'; }
+print("handler_us=%s samples=%s unwind_failures=%s" % (h.group(1) if h else "?", m.get("samples"), m.get("unwind_failures")))'; }
+THREADS='
+import threading
+def spin():
+    s = 0
+    for i in range(3000000): s += i * i
+ts = [threading.Thread(target=spin) for _ in range(32)]
+[t.start() for t in ts]; [t.join() for t in ts]'
 for round in 1 2 3; do
   for cfg in none fast walk; do
     env=(); [ "$cfg" = walk ] && env=(STRATA_UNWIND_FAST_SIGNAL=0)
@@ -38,19 +44,10 @@ done
 python3 bench/python_threads.py --help > /dev/null 2>&1 && \
   timeout 150 python3 bench/python_threads.py --runtime "fast=$RT" --threads 32 --rounds 3 --work 3000000 2>&1 | tail -12
 for t in 1 2 3; do
-  STRATA_UNWIND_FAST_SIGNAL=0 STRATA_OUTPUT="$W/thr_walk_$t.strata" LD_PRELOAD="$RT" timeout 60 python3 -c '
-import threading
-def spin():
-    s = 0
-    for i in range(3000000): s += i * i
-ts = [threading.Thread(target=spin) for _ in range(32)]
-[t.start() for t in ts]; [t.join() for t in ts]' ; echo "threads walk $t: $(handler "$W/thr_walk_$t.strata")"
-  STRATA_OUTPUT="$W/thr_fast_$t.strata" LD_PRELOAD="$RT" timeout 60 python3 -c '
-import threading
-def spin():
-    s = 0
-    for i in range(3000000): s += i * i
-ts = [threading.Thread(target=spin) for _ in range(32)]
-[t.start() for t in ts]; [t.join() for t in ts]' ; echo "threads fast $t: $(handler "$W/thr_fast_$t.strata")"
+  for cfg in walk fast; do
+    fast=1; [ "$cfg" = walk ] && fast=0
+    timeout 60 env STRATA_UNWIND_FAST_SIGNAL=$fast STRATA_OUTPUT="$W/thr_${cfg}_$t.strata" LD_PRELOAD="$RT" python3 -c "$THREADS"
+    echo "threads $cfg $t: $(handler "$W/thr_${cfg}_$t.strata")"
+  done
 done
 tar -C "$W" -czf "$OUT/handler.tar.gz" --exclude='*.json' . 2>/dev/null
