@@ -111,6 +111,19 @@ struct ReplayCliOptions {
 // 0: outputs match; 3: they differ; 1: no replay (the one-line reason on stderr).
 int RunReplay(const ReplayCliOptions& options);
 
+struct TraceOptions {
+  std::string file;                 // the snapshot
+  std::string output;               // "" = FILE.trace.json
+  long max_instructions = 2000;
+  std::string block = "0,0,0";
+  long warp = 0;                    // warp index inside the block (threads 32w..32w+31, linear)
+  std::string cuda_gdb;             // "" = on PATH, then /usr/local/cuda/bin
+  std::string log;                  // "" = a temporary file: where cuda-gdb's log is kept
+  std::string from_log;             // a log made before: parse it, run nothing
+};
+// 0: a trace written; 1: no trace (the one-line reason, and cuda-gdb's last output, on stderr).
+int RunTrace(const TraceOptions& options);
+
 // Exit statuses.
 inline constexpr int kExitUsage = 2;
 inline constexpr int kExitError = 1;
