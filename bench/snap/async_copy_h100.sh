@@ -9,7 +9,7 @@
 #      (128x128x64: 4 k-steps) of each variant;
 #   6. fixtures (< 2 MB) into $OUT/fixtures.tar.gz, everything else into $OUT/work.tar.gz.
 # Carry .device/rt-B ({libstrata_runtime.so,strata}, built from branch h-sass) and the libunwind8
-# .deb in .device.   bash bench/snap/async_copy_h100.sh "$OUT"   (about 6-8 minutes; BUDGET_S=520)
+# .deb in .device.   bash bench/snap/async_copy_h100.sh "$OUT"   (about 6-8 minutes; BUDGET_S=500)
 set -uo pipefail
 OUT="${1:?output folder}"
 RT="${RT:-.device/rt-B}"
@@ -22,7 +22,7 @@ fi
 export STRATA_CACHE_DIR=/tmp/strata-cache PATH="$PATH:/usr/local/cuda/bin"
 W=/tmp/acpwork; rm -rf "$W"; mkdir -p "$W/fx" "$OUT"
 START=$SECONDS
-left() { echo $(( ${BUDGET_S:-520} - (SECONDS - START) )); }
+left() { echo $(( ${BUDGET_S:-500} - (SECONDS - START) )); }
 step() { echo; echo "=== $* ($(( SECONDS - START )) s in)"; }
 SRC=bench/snap/async_copy_pipeline.cu
 {
