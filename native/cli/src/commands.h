@@ -124,6 +124,19 @@ struct TraceOptions {
 // 0: a trace written; 1: no trace (the one-line reason, and cuda-gdb's last output, on stderr).
 int RunTrace(const TraceOptions& options);
 
+struct SassDepsOptions {
+  std::string profile;              // code and PC samples from a profile
+  std::string cubin, sass;          // or code from files (samples still from `profile` if given)
+  std::string kernel;               // substring of the kernel or function name; "" = every kernel with a wait
+  std::string trace;                // a trace file (strata trace): the timing model
+  uint32_t threads = 0;             // threads per block; 0 = the cubin's launch bounds
+  uint64_t dynamic_shared = 0;      // dynamic shared memory per block
+  double stalled_share = 0.05;      // a wait with this share of the kernel's samples stalls
+  std::string format = "text";      // text | json
+  bool graph = false;               // every instruction with its control bits and edges
+};
+int RunSassDeps(const SassDepsOptions& options);
+
 // Exit statuses.
 inline constexpr int kExitUsage = 2;
 inline constexpr int kExitError = 1;

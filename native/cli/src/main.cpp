@@ -208,6 +208,19 @@ int main(int argc, char** argv) {
   trace_cmd->add_option("--log", trc.log, "Keep cuda-gdb's log here (and its own output in LOG.out)");
   trace_cmd->add_option("--from-log", trc.from_log, "Make the trace from a log kept before (--log); runs nothing");
 
+  SassDepsOptions sdp;
+  CLI::App* sass_deps = app.add_subcommand("sass-deps", "A kernel's SASS dependencies: asynchronous copies paired with their waits, stalled or with slack, and copies to issue earlier");
+  sass_deps->add_option("profile", sdp.profile, "Profile with GPU code (cubins, listings) and PC samples");
+  sass_deps->add_option("--cubin", sdp.cubin, "Cubin file (control bits), with --sass")->check(CLI::ExistingFile);
+  sass_deps->add_option("--sass", sdp.sass, "nvdisasm -c -gi listing of the cubin")->check(CLI::ExistingFile);
+  sass_deps->add_option("--kernel", sdp.kernel, "Kernel (substring of its name); default: every kernel with an asynchronous-copy wait");
+  sass_deps->add_option("--trace", sdp.trace, "Trace file (strata trace): per-instruction issue and stall from the timing model")->check(CLI::ExistingFile);
+  sass_deps->add_option("--threads", sdp.threads, "Threads per block (default: the cubin's launch bounds)");
+  sass_deps->add_option("--dynamic-shared", sdp.dynamic_shared, "Dynamic shared memory per block, bytes");
+  sass_deps->add_option("--stalled-share", sdp.stalled_share, "Share of the kernel's PC samples that makes a wait stalled (default 0.05)")->check(CLI::Range(0.0, 1.0));
+  sass_deps->add_option("--format", sdp.format, "text or json")->check(CLI::IsMember({"text", "json"}));
+  sass_deps->add_flag("--graph", sdp.graph, "Every instruction with its control bits and dependency edges");
+
   // `strata record [options] -- CMD ARGS...`: everything after the first -- is the target's,
   // split off here (CLI11's handling of -- with prefix commands is not faithful).
   std::vector<std::string> after_dashes;
@@ -229,7 +242,7 @@ int main(int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    std::string where = record->parsed() ? " record" : report->parsed() ? " report" : analyze->parsed() ? " analyze" : regions->parsed() ? " regions" : sass->parsed() ? " sass" : export_cmd->parsed() ? " export" : import_cmd->parsed() ? " import" : diff_cmd->parsed() ? " diff" : replay_cmd->parsed() ? " replay" : trace_cmd->parsed() ? " trace" : "";
+    std::string where = record->parsed() ? " record" : report->parsed() ? " report" : analyze->parsed() ? " analyze" : regions->parsed() ? " regions" : sass->parsed() ? " sass" : export_cmd->parsed() ? " export" : import_cmd->parsed() ? " import" : diff_cmd->parsed() ? " diff" : replay_cmd->parsed() ? " replay" : trace_cmd->parsed() ? " trace" : sass_deps->parsed() ? " sass-deps" : "";
     std::fprintf(stderr, "strata: %s (see 'strata%s --help')\n", e.what(), where.c_str());
     return kExitUsage;
   }
@@ -268,6 +281,7 @@ int main(int argc, char** argv) {
     if (diff_cmd->parsed()) return RunDiff(dif);
     if (replay_cmd->parsed()) return RunReplay(rpl);
     if (trace_cmd->parsed()) return RunTrace(trc);
+    if (sass_deps->parsed()) return RunSassDeps(sdp);
     return RunReport(rep);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "strata: %s\n", e.what());

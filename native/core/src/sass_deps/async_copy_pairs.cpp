@@ -1,0 +1,120 @@
+// Each asynchronous-copy wait with the copies it completes, on the steady-state path.
+//   cp.async: LDGSTS copies join the open group, LDGDEPBAR commits it, `DEPBAR.LE SB0, N` waits
+//   until at most N committed groups are pending: walking back from the wait, the (N+1)-th
+//   commit closed the group it completes, whose copies lie between that commit and the one
+//   before it.
+//   TMA / bulk copies (UTMALDG, UBLKCP) complete on an mbarrier that a SYNCS...TRYWAIT polls:
+//   the copies walking back from the wait until the previous such wait (the mbarrier is named
+//   in registers, so which barrier a copy signals is not read; a kernel with several barriers
+//   in flight pairs by order).
+#include <cstdlib>
+
+#include "sass_operands.h"
+#include "steady_path.h"
+#include "strata/core/sass_deps.h"
+
+namespace strata::core {
+namespace {
+
+bool IsTmaWait(const SassInstr& i) {
+  return i.base == "SYNCS" && (i.opcode.find("TRYWAIT") != std::string::npos || i.opcode.find("PHASECHK") != std::string::npos);
+}
+
+// N of "DEPBAR.LE SB0, 0x1" (-1: not a cp.async wait on SB0).
+int DepbarPending(const SassInstr& i) {
+  if (i.base != "DEPBAR") return -1;
+  size_t sb = i.text.find("SB0");
+  if (sb == std::string::npos) return -1;
+  size_t comma = i.text.find(',', sb);
+  if (comma == std::string::npos) return 0;
+  return int(std::strtol(i.text.c_str() + comma + 1, nullptr, 0));
+}
+
+std::optional<size_t> BarrierAfter(const SassDependencyGraph& g, size_t wait) {
+  for (size_t k = wait + 1; k < g.instructions.size() && k <= wait + 8; ++k) {
+    const SassInstr& i = g.instructions[k];
+    if (i.base == "BAR" && i.opcode.find("SYNC") != std::string::npos) return k;
+    if (sass::IsBranch(i.base) || i.base == "EXIT") break;
+  }
+  return std::nullopt;
+}
+
+AsyncCopyWait PairCpAsync(const SassDependencyGraph& g, size_t wait, int pending) {
+  AsyncCopyWait w;
+  w.kind = AsyncCopyKind::kCpAsync;
+  w.wait = wait;
+  w.allowed_pending = pending;
+  sass::SteadyWalk walk(g, wait, pending + 2);
+  int commits = 0;
+  while (walk.Back()) {
+    const SassInstr& i = g.instructions[walk.at()];
+    if (i.base == "LDGDEPBAR") {
+      if (w.commit) break;  // the group's start
+      if (++commits == pending + 1) w.commit = walk.at();
+      continue;
+    }
+    if (w.commit && i.base == "LDGSTS") {
+      if (w.copies.empty()) {
+        w.distance = walk.steps();
+        w.iterations = uint32_t(walk.back_edges());
+      }
+      w.copies.push_back(walk.at());
+      w.bytes_per_thread += sass::AccessBytes(i.opcode);
+    }
+  }
+  if (!w.commit) w.note = "no commit (LDGDEPBAR) " + std::to_string(pending + 1) + " back on the path: the wait completes nothing";
+  else if (w.copies.empty()) w.note = "the group it completes holds no copy";
+  w.barrier = BarrierAfter(g, wait);
+  return w;
+}
+
+AsyncCopyWait PairTma(const SassDependencyGraph& g, size_t wait) {
+  AsyncCopyWait w;
+  w.wait = wait;
+  w.kind = AsyncCopyKind::kTma;
+  sass::SteadyWalk walk(g, wait, 2);
+  while (walk.Back()) {
+    const SassInstr& i = g.instructions[walk.at()];
+    if (IsTmaWait(i) && !w.copies.empty()) break;
+    if (i.base == "UTMALDG" || i.base == "UBLKCP") {
+      if (w.copies.empty()) {
+        w.kind = i.base == "UBLKCP" ? AsyncCopyKind::kBulk : AsyncCopyKind::kTma;
+        w.distance = walk.steps();
+        w.iterations = uint32_t(walk.back_edges());
+      }
+      w.copies.push_back(walk.at());
+    }
+  }
+  if (w.copies.empty()) w.note = "no TMA or bulk copy before it on the path (an mbarrier wait of another kind)";
+  w.barrier = BarrierAfter(g, wait);
+  return w;
+}
+
+}  // namespace
+
+const char* AsyncCopyKindName(AsyncCopyKind k) {
+  switch (k) {
+    case AsyncCopyKind::kCpAsync: return "cp.async";
+    case AsyncCopyKind::kTma: return "tma";
+    case AsyncCopyKind::kBulk: return "bulk";
+  }
+  return "?";
+}
+
+std::vector<AsyncCopyWait> PairAsyncCopies(const SassDependencyGraph& g) {
+  std::vector<AsyncCopyWait> out;
+  bool any_tma = false;
+  for (const SassInstr& i : g.instructions) any_tma |= i.base == "UTMALDG" || i.base == "UBLKCP";
+  for (size_t k = 0; k < g.instructions.size(); ++k) {
+    const SassInstr& i = g.instructions[k];
+    const int pending = DepbarPending(i);
+    if (pending >= 0) out.push_back(PairCpAsync(g, k, pending));
+    else if (any_tma && IsTmaWait(i)) {
+      AsyncCopyWait w = PairTma(g, k);
+      if (!w.copies.empty()) out.push_back(std::move(w));
+    }
+  }
+  return out;
+}
+
+}  // namespace strata::core

@@ -1,0 +1,300 @@
+// The SASS dependency analysis (docs/async-copies.md): control bits decoded from real H100
+// cubins against their nvdisasm listings, operands, blocks, copy/wait pairing, wait verdicts,
+// suggestions and the timing model on a hand-written listing; the late cp.async wait and its
+// twin recorded on the H100 (test/fixtures/h100/async_copy) where present.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "sass_deps/control_bits.h"
+#include "sass_deps/sass_operands.h"
+#include "strata/core/api.h"
+#include "strata/core/sass_deps.h"
+
+namespace strata::core {
+namespace {
+
+std::string Read(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+const std::string kStalls = std::string(STRATA_H100_FIXTURES) + "/stalls/";
+const std::string kSynthetic = std::string(STRATA_SASS_FIXTURES) + "/pipeline_synthetic.sass";
+
+size_t At(const SassDependencyGraph& g, uint64_t offset) {
+  for (size_t i = 0; i < g.instructions.size(); ++i)
+    if (g.instructions[i].offset == offset) return i;
+  ADD_FAILURE() << "no instruction at " << offset;
+  return 0;
+}
+
+// Every scoreboard a wait mask names was set by an instruction before it on the path, and the
+// producer of a variable-latency result (LDC, S2R, LDG, ...) is what its first reader waits on.
+void CheckScoreboards(const std::string& cubin, const std::string& listing) {
+  for (const std::string& fn : SassListingFunctions(listing)) {
+    SassDependencyGraph g = BuildSassDependencyGraph(cubin, listing, fn);
+    ASSERT_TRUE(g.has_control_bits) << fn;
+    size_t waits = 0, matched = 0;
+    std::set<std::pair<size_t, int>> edges;
+    for (const SassEdge& e : g.edges)
+      if (e.kind == SassEdgeKind::kScoreboard) edges.insert({e.to, std::stoi(e.what.substr(2))});
+    for (size_t i = 0; i < g.instructions.size(); ++i)
+      for (int sb = 0; sb < 6; ++sb)
+        if (g.instructions[i].control->wait_mask >> sb & 1) {
+          ++waits;
+          matched += edges.count({i, sb});
+        }
+    EXPECT_GT(waits, 0u) << fn;
+    EXPECT_EQ(matched, waits) << fn << ": a wait on a scoreboard nothing set";
+    // Reuse flags: set exactly where nvdisasm prints ".reuse".
+    for (const SassInstr& i : g.instructions)
+      EXPECT_EQ(i.control->reuse != 0, i.text.find(".reuse") != std::string::npos) << fn << " " << i.text;
+  }
+}
+
+TEST(SassControlBits, StallKernelsScoreboardsAndReuse) {
+  CheckScoreboards(Read(kStalls + "stall_kernels.cubin"), Read(kStalls + "stall_kernels.sass"));
+}
+
+TEST(SassControlBits, TritonSoftmaxScoreboardsAndReuse) {
+  CheckScoreboards(Read(kStalls + "triton_softmax.cubin"), Read(kStalls + "triton_softmax.sass"));
+}
+
+TEST(SassControlBits, KnownInstructions) {
+  const std::string cubin = Read(kStalls + "stall_kernels.cubin"), listing = Read(kStalls + "stall_kernels.sass");
+  SassDependencyGraph g = BuildSassDependencyGraph(cubin, listing, "_Z10math_chainPffi");
+  // 0x0010 LDC R4, c[0x0][0x21c] sets SB0; 0x0040 ISETP reads R4 and waits on SB0.
+  const SassControl ldc = *g.instructions[At(g, 0x10)].control;
+  EXPECT_EQ(ldc.write_scoreboard, 0);
+  EXPECT_EQ(ldc.read_scoreboard, -1);
+  const SassControl isetp = *g.instructions[At(g, 0x40)].control;
+  EXPECT_EQ(isetp.wait_mask, 1);
+  EXPECT_EQ(isetp.write_scoreboard, -1);
+  // 0x0020 S2R R0 sets SB1, waited on by 0x0050 I2FP.
+  EXPECT_EQ(g.instructions[At(g, 0x20)].control->write_scoreboard, 1);
+  EXPECT_EQ(g.instructions[At(g, 0x50)].control->wait_mask, 2);
+  // A dependent FFMA chain: 4-cycle stalls (the FMA pipe's latency) between its links.
+  EXPECT_EQ(g.instructions[At(g, 0x190)].control->stall, 4);
+  EXPECT_EQ(g.static_shared_bytes, 0u);
+}
+
+TEST(SassOperands, DefsAndUses) {
+  auto parse = [](const std::string& t) {
+    SassInstr i;
+    i.text = t;
+    sass::ParseOperands(i);
+    return i;
+  };
+  auto names = [](const std::vector<SassReg>& v) {
+    std::string s;
+    for (const SassReg& r : v) s += (s.empty() ? "" : " ") + SassRegName(r);
+    return s;
+  };
+  SassInstr c = parse("@!P1 LDGSTS.E.BYPASS.LTC128B.128 [R3+0x800], desc[UR4][R6.64+0x100]");
+  EXPECT_EQ(c.base, "LDGSTS");
+  EXPECT_EQ(names(c.defs), "");
+  EXPECT_EQ(names(c.uses), "R3 UR4 R6 R7 P1");
+  ASSERT_TRUE(c.guard);
+  EXPECT_TRUE(c.guard_negated);
+  SassInstr p = parse("ISETP.GE.AND P0, PT, R4, 0x10, PT");
+  EXPECT_EQ(names(p.defs), "P0");
+  EXPECT_EQ(names(p.uses), "R4");
+  SassInstr l = parse("LDS.128 R8, [R3+0x10]");
+  EXPECT_EQ(names(l.defs), "R8 R9 R10 R11");
+  EXPECT_EQ(names(l.uses), "R3");
+  SassInstr w = parse("IMAD.WIDE R6, R4, 0x40, R10");
+  EXPECT_EQ(names(w.defs), "R6 R7");
+  EXPECT_EQ(names(w.uses), "R4 R10 R11");
+  SassInstr b = parse("@!P0 BRA `(.L_x_0)");
+  EXPECT_EQ(b.branch_label, ".L_x_0");
+  EXPECT_EQ(names(b.uses), "P0");
+  SassInstr d = parse("DEPBAR.LE SB0, 0x1");
+  EXPECT_TRUE(d.defs.empty());
+  EXPECT_EQ(sass::AccessBytes("LDGSTS.E.BYPASS.LTC128B.128"), 16u);
+  EXPECT_EQ(sass::AccessBytes("LDGSTS.E.64"), 8u);
+}
+
+TEST(SassDependencyGraph, BlocksLoopsAndEdges) {
+  SassDependencyGraph g = BuildSassDependencyGraph("", Read(kSynthetic), "late");
+  EXPECT_FALSE(g.has_control_bits);
+  const size_t head = g.block_of[At(g, 0x30)];
+  EXPECT_TRUE(g.blocks[head].loop_head);
+  EXPECT_EQ(g.blocks[head].first, At(g, 0x30));
+  EXPECT_EQ(g.blocks[head].last, At(g, 0xd0));
+  // R4 at the loop's increment: from itself one iteration before (loop-carried), and from MOV
+  // before the loop on the first entry (the nearest on the steady path is the loop-carried one).
+  bool carried = false;
+  for (const SassEdge& e : g.edges)
+    if (e.to == At(g, 0xb0) && e.what == "R4") carried = e.from == At(g, 0xb0) && e.loop_carried;
+  EXPECT_TRUE(carried);
+  // The copy reads R6 from the IMAD.WIDE just before it (same iteration).
+  bool r6 = false;
+  for (const SassEdge& e : g.edges) r6 |= e.to == At(g, 0x40) && e.what == "R6" && e.from == At(g, 0x30) && !e.loop_carried;
+  EXPECT_TRUE(r6);
+  // The copy -> wait edges.
+  size_t copy_edges = 0;
+  for (const SassEdge& e : g.edges) copy_edges += e.kind == SassEdgeKind::kAsyncCopy && e.to == At(g, 0x70);
+  EXPECT_EQ(copy_edges, 2u);
+}
+
+TEST(AsyncCopyPairs, LateWaitsForItsOwnCopy) {
+  SassDependencyGraph g = BuildSassDependencyGraph("", Read(kSynthetic), "late");
+  std::vector<AsyncCopyWait> w = PairAsyncCopies(g);
+  ASSERT_EQ(w.size(), 1u);
+  EXPECT_EQ(w[0].kind, AsyncCopyKind::kCpAsync);
+  EXPECT_EQ(g.instructions[w[0].wait].offset, 0x70u);
+  EXPECT_EQ(w[0].allowed_pending, 0);
+  ASSERT_TRUE(w[0].commit);
+  EXPECT_EQ(g.instructions[*w[0].commit].offset, 0x60u);
+  ASSERT_EQ(w[0].copies.size(), 2u);
+  EXPECT_EQ(g.instructions[w[0].copies[0]].offset, 0x50u);
+  EXPECT_EQ(g.instructions[w[0].copies[1]].offset, 0x40u);
+  EXPECT_EQ(w[0].distance, 2u);
+  EXPECT_EQ(w[0].iterations, 0u);
+  EXPECT_EQ(w[0].bytes_per_thread, 32u);
+  ASSERT_TRUE(w[0].barrier);
+  EXPECT_EQ(g.instructions[*w[0].barrier].offset, 0x80u);
+}
+
+TEST(AsyncCopyPairs, TwinWaitsForTheCopyTwoIterationsBack) {
+  SassDependencyGraph g = BuildSassDependencyGraph("", Read(kSynthetic), "twin");
+  std::vector<AsyncCopyWait> w = PairAsyncCopies(g);
+  ASSERT_EQ(w.size(), 1u);
+  EXPECT_EQ(w[0].allowed_pending, 1);
+  ASSERT_EQ(w[0].copies.size(), 1u);
+  EXPECT_EQ(g.instructions[w[0].copies[0]].offset, 0xc0u);
+  EXPECT_EQ(w[0].iterations, 2u);
+  // From the copy at 0xc0 to the wait at 0x70 two iterations later: the rest of its iteration
+  // (0xd0..0x120: 6), the whole next one (0x70..0x120: 12), then the wait.
+  EXPECT_EQ(w[0].distance, 6u + 12u + 1u);
+}
+
+TEST(AsyncCopyPairs, WaitWithoutCommitSaysSo) {
+  const std::string listing =
+      "\t.section\t.text.k,\"ax\",@progbits\n.text.k:\n        /*0000*/                   DEPBAR.LE SB0, 0x0 ;\n"
+      "        /*0010*/                   EXIT ;\n";
+  SassDependencyGraph g = BuildSassDependencyGraph("", listing, "k");
+  std::vector<AsyncCopyWait> w = PairAsyncCopies(g);
+  ASSERT_EQ(w.size(), 1u);
+  EXPECT_TRUE(w[0].copies.empty());
+  EXPECT_NE(w[0].note.find("no commit"), std::string::npos);
+}
+
+SassPcSamples Samples(uint64_t wait_offset, double wait, double rest) {
+  SassPcSamples s;
+  s[wait_offset]["long_scoreboard"] = wait;
+  s[0xa0]["selected"] = rest;
+  return s;
+}
+
+TEST(WaitClassification, SharesOfSamples) {
+  SassDependencyGraph g = BuildSassDependencyGraph("", Read(kSynthetic), "late");
+  std::vector<AsyncCopyWait> w = PairAsyncCopies(g);
+  auto v = ClassifyWaitsFromSamples(g, w, Samples(0x70, 400, 600));
+  ASSERT_EQ(v.size(), 1u);
+  EXPECT_EQ(v[0].verdict, WaitVerdict::kStalled);
+  EXPECT_DOUBLE_EQ(v[0].share, 0.4);
+  EXPECT_EQ(v[0].top_reason, "long_scoreboard");
+  EXPECT_EQ(ClassifyWaitsFromSamples(g, w, Samples(0x70, 20, 980))[0].verdict, WaitVerdict::kSlack);
+  EXPECT_EQ(ClassifyWaitsFromSamples(g, w, Samples(0x70, 5, 5))[0].verdict, WaitVerdict::kUnknown);  // too few samples
+}
+
+TEST(CopySuggestions, LateCopyIssuedTwoIterationsEarlier) {
+  SassDependencyGraph g = BuildSassDependencyGraph("", Read(kSynthetic), "late");
+  std::vector<AsyncCopyWait> w = PairAsyncCopies(g);
+  auto v = ClassifyWaitsFromSamples(g, w, Samples(0x70, 400, 600));
+  SuggestionLimits limits;
+  limits.threads_per_block = 128;
+  limits.dynamic_shared_bytes = 3 * 32 * 128;  // a three-stage ring
+  std::vector<CopySuggestion> s = SuggestEarlierCopies(g, w, v, limits);
+  ASSERT_EQ(s.size(), 1u);
+  EXPECT_TRUE(s[0].addresses_from_counters);
+  EXPECT_EQ(s[0].ring_groups, 3u);
+  EXPECT_EQ(s[0].group_bytes, 32u * 128u);
+  EXPECT_EQ(s[0].iterations_earlier, 2u);
+  EXPECT_EQ(s[0].loop_instructions, 11u);
+  EXPECT_EQ(s[0].instructions_earlier, 22u);
+  EXPECT_EQ(s[0].new_allowed_pending, 1);
+  EXPECT_NE(s[0].message.find("pipe.cu:22"), std::string::npos) << s[0].message;  // the wait
+  EXPECT_NE(s[0].message.find("pipe.cu:20"), std::string::npos) << s[0].message;  // the copy's line in the kernel
+  EXPECT_NE(s[0].message.find("wait_group 1"), std::string::npos) << s[0].message;
+  // One stage only: nothing to gain from moving it (a deeper ring is suggested instead).
+  limits.dynamic_shared_bytes = 32 * 128;
+  s = SuggestEarlierCopies(g, w, v, limits);
+  ASSERT_EQ(s.size(), 1u);
+  EXPECT_NE(s[0].message.find("add a stage"), std::string::npos) << s[0].message;
+  // Slack: no suggestion.
+  EXPECT_TRUE(SuggestEarlierCopies(g, w, ClassifyWaitsFromSamples(g, w, Samples(0x70, 20, 980)), limits).empty());
+}
+
+TEST(CopySuggestions, NoneWhenTheAddressIsLoaded) {
+  SassDependencyGraph g = BuildSassDependencyGraph("", Read(kSynthetic), "gather");
+  std::vector<AsyncCopyWait> w = PairAsyncCopies(g);
+  ASSERT_EQ(w.size(), 1u);
+  auto v = ClassifyWaitsFromSamples(g, w, Samples(0x70, 400, 600));
+  SuggestionLimits limits;
+  limits.threads_per_block = 128;
+  limits.dynamic_shared_bytes = 3 * 16 * 128;
+  EXPECT_TRUE(SuggestEarlierCopies(g, w, v, limits).empty());
+}
+
+// Two iterations of the late loop, as a trace would give them.
+SassTrace LateTrace() {
+  SassTrace t;
+  t.kernel = "late";
+  for (uint64_t o : {0x0, 0x10, 0x20}) t.steps.push_back({o, "", -1, {}, {}});
+  for (int it = 0; it < 2; ++it)
+    for (uint64_t o = 0x30; o <= 0xd0; o += 0x10) t.steps.push_back({o, "", o == 0xd0 ? (it == 0 ? 1 : 0) : -1, {}, {}});
+  t.steps.push_back({0xe0, "EXIT", -1, {}, {}});
+  return t;
+}
+
+TEST(TimingModel, LateWaitStallsForTheCopyLatency) {
+  SassDependencyGraph g = BuildSassDependencyGraph("", Read(kSynthetic), "late");
+  TimingModelParams p;
+  std::vector<TimedStep> steps = ModelTraceTiming(g, LateTrace(), p);
+  ASSERT_EQ(steps.size(), LateTrace().steps.size());
+  double depbar_stall = 0;
+  for (const TimedStep& s : steps)
+    if (s.offset == 0x70) {
+      EXPECT_EQ(s.waited_for, "cp.async group");
+      depbar_stall += s.stall;
+    }
+  // Committed one instruction before: each pass waits nearly the whole copy latency.
+  EXPECT_NEAR(depbar_stall, 2 * (p.global_latency - 1), 1e-9);
+  std::vector<AsyncCopyWait> w = PairAsyncCopies(g);
+  auto v = ClassifyWaitsFromTrace(g, w, steps);
+  ASSERT_EQ(v.size(), 1u);
+  EXPECT_EQ(v[0].verdict, WaitVerdict::kStalled);
+  EXPECT_NEAR(v[0].model_stall_cycles, p.global_latency - 1, 1e-9);
+  EXPECT_GT(v[0].share, 0.9);
+}
+
+TEST(AsyncCopyAnalysis, ReportsNameTheLines) {
+  SassPcSamples s = Samples(0x70, 400, 600);
+  SuggestionLimits limits;
+  limits.threads_per_block = 128;
+  limits.dynamic_shared_bytes = 3 * 32 * 128;
+  AsyncCopyAnalysis a = AnalyzeAsyncCopies("", Read(kSynthetic), "late", &s, nullptr, limits);
+  const std::string text = AsyncCopyReportText(a, true);
+  EXPECT_NE(text.find("stalled"), std::string::npos) << text;
+  EXPECT_NE(text.find("suggest"), std::string::npos) << text;
+  const std::string json = AsyncCopyReportJson(a, true);
+  EXPECT_NE(json.find("\"strata-async-copies\""), std::string::npos);
+  EXPECT_NE(json.find("\"instructions_earlier\": 22"), std::string::npos) << json;
+}
+
+TEST(AsyncCopyAnalysis, BadListing) {
+  EXPECT_THROW(BuildSassDependencyGraph("", "not a listing", ""), Error);
+  EXPECT_THROW(BuildSassDependencyGraph("", Read(kSynthetic), "no_such_kernel"), Error);
+  EXPECT_THROW(BuildSassDependencyGraph("not a cubin", Read(kSynthetic), "late"), Error);
+}
+
+}  // namespace
+}  // namespace strata::core
