@@ -54,8 +54,11 @@ int RunSassDeps(const SassDepsOptions& o) {
       std::vector<core::ProfileKernelCode> kernels = core::ReadProfileKernelCode(o.profile);
       for (const auto& k : kernels) {
         if (!Matches(o.kernel, k)) continue;
+        core::SuggestionLimits kl = limits;  // the profile's launch configuration unless given
+        if (!kl.threads_per_block) kl.threads_per_block = k.threads;
+        if (!kl.dynamic_shared_bytes) kl.dynamic_shared_bytes = k.dynamic_shared_bytes;
         core::AsyncCopyAnalysis a = core::AnalyzeAsyncCopies(k.cubin, k.listing, k.function, &k.samples,
-                                                             trace && trace->kernel == k.function ? &*trace : nullptr, limits, thresholds);
+                                                             trace && trace->kernel == k.function ? &*trace : nullptr, kl, thresholds);
         if (!a.waits.empty() || !o.kernel.empty()) out.push_back(std::move(a));
       }
       if (out.empty()) {

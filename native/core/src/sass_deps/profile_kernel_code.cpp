@@ -14,22 +14,34 @@
 namespace strata::core {
 namespace fmt = strata::format;
 
-std::vector<ProfileKernelCode> ReadProfileKernelCode(const std::string& path) {
-  std::unique_ptr<Profile> profile = Profile::Open(path);
+std::map<std::string, ProfileGpuCode> ReadProfileGpuCode(const std::string& path) {
   std::vector<unsigned char> bytes = detail::ReadProfileBytes(path);
-  std::map<std::string, std::pair<std::string, std::string>> code;  // module path -> cubin, listing
+  std::map<std::string, ProfileGpuCode> code;
   try {
     fmt::ProfileReader r = fmt::ProfileReader::Parse(bytes.data(), bytes.size());
     for (size_t i = 0; i < r.blob_count(); ++i) {
       fmt::BlobView b = r.blob(i);
       if (b.module >= r.modules().size) continue;
-      auto& c = code[std::string(r.string(r.modules()[b.module].path))];
-      if (b.kind == fmt::BlobKind::kCubin) c.first = std::string(b.bytes);
-      else if (b.kind == fmt::BlobKind::kSassListing) c.second = std::string(b.bytes);
+      ProfileGpuCode& c = code[std::string(r.string(r.modules()[b.module].path))];
+      if (b.kind == fmt::BlobKind::kCubin) c.cubin = std::string(b.bytes);
+      else if (b.kind == fmt::BlobKind::kSassListing) c.listing = std::string(b.bytes);
     }
   } catch (const fmt::ReadError& e) {
     throw Error(e.what());
   }
+  return code;
+}
+
+std::string ListingFunctionOf(std::string_view listing, const std::string& kernel) {
+  gpu::SassListing l = gpu::ParseSassListing(listing);
+  for (const auto& [name, _] : l.functions)
+    if (name == kernel || llvm::demangle(name) == kernel) return name;
+  return "";
+}
+
+std::vector<ProfileKernelCode> ReadProfileKernelCode(const std::string& path) {
+  std::unique_ptr<Profile> profile = Profile::Open(path);
+  std::map<std::string, ProfileGpuCode> code = ReadProfileGpuCode(path);
   View v = profile->BuildView(ViewKind::kTopDown, ViewOptions{});
   std::vector<std::pair<size_t, std::string>> reasons;  // metric, reason
   std::optional<size_t> pc_samples;
@@ -42,6 +54,11 @@ std::vector<ProfileKernelCode> ReadProfileKernelCode(const std::string& path) {
   for (const auto& [k, _] : reasons) columns.push_back(profile->MetricColumn(v, k));
   std::vector<NodeMetric> pcs;
   if (pc_samples) pcs = profile->MetricColumn(v, *pc_samples);
+  std::optional<std::vector<NodeMetric>> block, dynamic;  // launch configuration of the kernels
+  for (size_t k = 0; k < profile->metrics().size(); ++k) {
+    if (profile->metrics()[k].name == "block_size") block = profile->MetricColumn(v, k);
+    if (profile->metrics()[k].name == "dynamic_shared_bytes") dynamic = profile->MetricColumn(v, k);
+  }
   std::map<std::pair<std::string, std::string>, ProfileKernelCode> kernels;  // (module, kernel name)
   for (size_t n = 1; n < v.size(); ++n) {
     const FrameInfo& f = v.frame(n);
@@ -49,12 +66,14 @@ std::vector<ProfileKernelCode> ReadProfileKernelCode(const std::string& path) {
     const int32_t parent = v.parent[n];
     if (parent < 0 || v.frame(size_t(parent)).kind != "kernel") continue;
     auto c = code.find(f.module);
-    if (c == code.end() || c->second.second.empty()) continue;
+    if (c == code.end() || c->second.listing.empty()) continue;
     ProfileKernelCode& kc = kernels[{f.module, v.frame(size_t(parent)).name}];
     if (kc.kernel.empty()) {
       kc.kernel = v.frame(size_t(parent)).name;
-      kc.cubin = c->second.first;
-      kc.listing = c->second.second;
+      kc.cubin = c->second.cubin;
+      kc.listing = c->second.listing;
+      if (block) kc.threads = uint32_t((*block)[size_t(parent)].max);
+      if (dynamic) kc.dynamic_shared_bytes = uint64_t((*dynamic)[size_t(parent)].max);
     }
     auto& at = kc.samples[f.address];
     bool any = false;
@@ -64,9 +83,7 @@ std::vector<ProfileKernelCode> ReadProfileKernelCode(const std::string& path) {
   }
   std::vector<ProfileKernelCode> out;
   for (auto& [key, kc] : kernels) {
-    gpu::SassListing l = gpu::ParseSassListing(kc.listing);
-    for (const auto& [name, _] : l.functions)
-      if (name == kc.kernel || llvm::demangle(name) == kc.kernel) kc.function = name;
+    kc.function = ListingFunctionOf(kc.listing, kc.kernel);
     if (!kc.function.empty()) out.push_back(std::move(kc));
   }
   return out;

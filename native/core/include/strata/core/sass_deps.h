@@ -203,8 +203,19 @@ struct ProfileKernelCode {
   std::string function;          // mangled
   std::string cubin, listing;    // bytes
   SassPcSamples samples;
+  uint32_t threads = 0;          // block size of its launches (metric block_size, the largest)
+  uint64_t dynamic_shared_bytes = 0;
 };
 std::vector<ProfileKernelCode> ReadProfileKernelCode(const std::string& profile_path);
+
+// The GPU code blobs of a profile by module path ("cubin:0000000072470f07"): cubin and listing
+// bytes (either may be empty). Throws core::Error on an unreadable profile.
+struct ProfileGpuCode {
+  std::string cubin, listing;
+};
+std::map<std::string, ProfileGpuCode> ReadProfileGpuCode(const std::string& profile_path);
+// The listing's function (mangled) whose demangled name is `kernel` (or that is `kernel`); "".
+std::string ListingFunctionOf(std::string_view listing, const std::string& kernel);
 
 AsyncCopyAnalysis AnalyzeAsyncCopies(std::string_view cubin, std::string_view listing, const std::string& function,
                                      const SassPcSamples* samples, const SassTrace* trace, const SuggestionLimits& limits = {},
