@@ -199,7 +199,7 @@ int main(int argc, char** argv) {
 
   TraceOptions trc;
   CLI::App* trace_cmd = app.add_subcommand("trace", "Single-step one warp of a snapped kernel under cuda-gdb (on strata replay): the executed SASS");
-  trace_cmd->add_option("file", trc.file, "Snapshot file (strata record --snap)")->required();
+  trace_cmd->add_option("file", trc.file, "Snapshot file (strata record --snap); not needed with --from-log");
   trace_cmd->add_option("-o,--output", trc.output, "Trace file (default FILE.trace.json)");
   trace_cmd->add_option("--max-instructions", trc.max_instructions, "Instructions to step at most (default 2000)")->check(CLI::Range(1L, 10000000L));
   trace_cmd->add_option("--block", trc.block, "The block, x,y,z (default 0,0,0)");

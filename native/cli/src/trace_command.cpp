@@ -92,6 +92,22 @@ int WriteTrace(const core::SassTrace& t, const std::string& output) {
 }  // namespace
 
 int RunTrace(const TraceOptions& o) {
+  if (!o.from_log.empty()) {  // a log already made (here or on another machine): no snapshot needed
+    if (o.output.empty()) {
+      std::fprintf(stderr, "strata trace: --from-log needs -o TRACE\n");
+      return kExitUsage;
+    }
+    try {
+      return WriteTrace(core::ParseCudaGdbLog(ReadAll(o.from_log), ""), o.output);
+    } catch (const core::Error& e) {
+      std::fprintf(stderr, "strata trace: %s: %s\n", o.from_log.c_str(), e.what());
+      return kExitError;
+    }
+  }
+  if (o.file.empty()) {
+    std::fprintf(stderr, "strata trace: give a snapshot file (or --from-log LOG -o TRACE)\n");
+    return kExitUsage;
+  }
   snapshot::Snapshot s;
   try {
     s = snapshot::Read(o.file);
@@ -100,14 +116,6 @@ int RunTrace(const TraceOptions& o) {
     return kExitError;
   }
   const std::string output = o.output.empty() ? o.file + ".trace.json" : o.output;
-  if (!o.from_log.empty()) {  // a log already made (here or on another machine)
-    try {
-      return WriteTrace(core::ParseCudaGdbLog(ReadAll(o.from_log), s.kernel), output);
-    } catch (const core::Error& e) {
-      std::fprintf(stderr, "strata trace: %s: %s\n", o.from_log.c_str(), e.what());
-      return kExitError;
-    }
-  }
   unsigned block[3];
   if (!ParseTriple(o.block, block)) {
     std::fprintf(stderr, "strata trace: --block wants x,y,z (got '%s')\n", o.block.c_str());

@@ -11,6 +11,7 @@
 
 #include "sass_deps/control_bits.h"
 #include "sass_deps/sass_operands.h"
+#include "strata/core/analyze.h"
 #include "strata/core/api.h"
 #include "strata/core/sass_deps.h"
 
@@ -294,6 +295,167 @@ TEST(AsyncCopyAnalysis, BadListing) {
   EXPECT_THROW(BuildSassDependencyGraph("", "not a listing", ""), Error);
   EXPECT_THROW(BuildSassDependencyGraph("", Read(kSynthetic), "no_such_kernel"), Error);
   EXPECT_THROW(BuildSassDependencyGraph("not a cubin", Read(kSynthetic), "late"), Error);
+}
+
+}  // namespace
+}  // namespace strata::core
+
+namespace strata::core {
+namespace {
+
+TEST(ProfileKernelCode, StallFixture) {
+  std::vector<ProfileKernelCode> k = ReadProfileKernelCode(kStalls + "stalls_serialized.strata");
+  ASSERT_FALSE(k.empty());
+  bool mem_chain = false;
+  for (const ProfileKernelCode& c : k) {
+    if (c.function != "_Z9mem_chainPKjPjji") continue;
+    mem_chain = true;
+    EXPECT_EQ(c.threads, 128u);
+    EXPECT_FALSE(c.cubin.empty());
+    EXPECT_FALSE(c.listing.empty());
+    double total = 0;
+    for (const auto& [_, reasons] : c.samples)
+      for (const auto& [__, n] : reasons) total += n;
+    EXPECT_GT(total, 1e6);
+    // No asynchronous copy in it: an analysis finds no wait and says so.
+    AsyncCopyAnalysis a = AnalyzeAsyncCopies(c.cubin, c.listing, c.function, &c.samples, nullptr);
+    EXPECT_TRUE(a.waits.empty());
+    EXPECT_TRUE(a.graph.has_control_bits);
+  }
+  EXPECT_TRUE(mem_chain);
+}
+
+}  // namespace
+}  // namespace strata::core
+
+// The late cp.async wait and its twin, recorded on the H100 (test/fixtures/h100/async_copy/README.md).
+namespace strata::core {
+namespace {
+
+const std::string kAsync = std::string(STRATA_H100_FIXTURES) + "/async_copy/";
+
+struct Kernels {
+  ProfileKernelCode late, twin;
+};
+
+Kernels RunKernels() {
+  Kernels k;
+  for (ProfileKernelCode& c : ReadProfileKernelCode(kAsync + "acp_run_pcs.strata")) {
+    if (c.function == "async_copy_late") k.late = std::move(c);
+    else if (c.function == "async_copy_twin") k.twin = std::move(c);
+  }
+  return k;
+}
+
+TEST(AsyncCopyH100, ControlBitsOfTheRealCubin) {
+  Kernels k = RunKernels();
+  ASSERT_FALSE(k.late.cubin.empty());
+  CheckScoreboards(k.late.cubin, k.late.listing);
+  SassDependencyGraph g = BuildSassDependencyGraph(k.late.cubin, k.late.listing, "async_copy_late");
+  EXPECT_EQ(g.max_threads, 256u);
+  EXPECT_EQ(g.static_shared_bytes, 50176u);  // the two 24 KiB rings and the 1 KiB the system reserves
+  // The copies: no scoreboard of their own (cp.async groups are counted on SB0 by LDGDEPBAR).
+  for (const SassInstr& i : g.instructions)
+    if (i.base == "LDGSTS") EXPECT_EQ(i.control->write_scoreboard, -1) << i.text;
+}
+
+TEST(AsyncCopyH100, LateWaitPairedWithTheCopyJustIssued) {
+  Kernels k = RunKernels();
+  SassDependencyGraph g = BuildSassDependencyGraph(k.late.cubin, k.late.listing, "async_copy_late");
+  std::vector<AsyncCopyWait> w = PairAsyncCopies(g);
+  ASSERT_EQ(w.size(), 1u);
+  EXPECT_EQ(g.instructions[w[0].wait].offset, 0xc50u);
+  EXPECT_EQ(g.instructions[w[0].wait].line.line, 79u);  // cp.async.wait_group 0
+  EXPECT_EQ(w[0].allowed_pending, 0);
+  EXPECT_EQ(w[0].copies.size(), 4u);  // two 16-byte pieces of A and two of B per thread
+  EXPECT_EQ(w[0].bytes_per_thread, 64u);
+  EXPECT_EQ(w[0].distance, 5u);
+  EXPECT_EQ(w[0].iterations, 0u);
+  const SassInstr& copy = g.instructions[w[0].copies.front()];
+  ASSERT_FALSE(copy.inlined_at.empty());
+  EXPECT_EQ(copy.inlined_at.back().line, 77u);  // CopyTile(...) in the late kernel
+  ASSERT_TRUE(w[0].barrier);
+  EXPECT_EQ(g.instructions[*w[0].barrier].line.line, 80u);  // __syncthreads()
+}
+
+TEST(AsyncCopyH100, TwinWaitPairedWithTheCopyTwoIterationsBack) {
+  Kernels k = RunKernels();
+  SassDependencyGraph g = BuildSassDependencyGraph(k.twin.cubin, k.twin.listing, "async_copy_twin");
+  std::vector<AsyncCopyWait> w = PairAsyncCopies(g);
+  ASSERT_EQ(w.size(), 1u);
+  EXPECT_EQ(g.instructions[w[0].wait].line.line, 100u);  // cp.async.wait_group 1
+  EXPECT_EQ(w[0].allowed_pending, 1);
+  EXPECT_EQ(w[0].copies.size(), 4u);
+  EXPECT_EQ(w[0].iterations, 2u);
+  EXPECT_GT(w[0].distance, 2000u);
+  EXPECT_EQ(g.instructions[w[0].copies.front()].inlined_at.back().line, 104u);  // the refill
+}
+
+TEST(AsyncCopyH100, LateStalledWithSuggestionTwinSlack) {
+  Kernels k = RunKernels();
+  SuggestionLimits limits;
+  limits.threads_per_block = k.late.threads;
+  AsyncCopyAnalysis late = AnalyzeAsyncCopies(k.late.cubin, k.late.listing, k.late.function, &k.late.samples, nullptr, limits);
+  ASSERT_EQ(late.verdicts.size(), 1u);
+  EXPECT_EQ(late.verdicts[0].verdict, WaitVerdict::kStalled);
+  EXPECT_GT(late.verdicts[0].share, 0.15);  // 20.8% measured: on the barrier after the DEPBAR
+  EXPECT_EQ(late.verdicts[0].top_reason, "long_scoreboard");
+  ASSERT_EQ(late.suggestions.size(), 1u);
+  const CopySuggestion& s = late.suggestions[0];
+  EXPECT_TRUE(s.addresses_from_counters);
+  EXPECT_EQ(s.group_bytes, 64u * 256u);
+  EXPECT_EQ(s.ring_groups, 3u);
+  EXPECT_EQ(s.iterations_earlier, 2u);
+  EXPECT_EQ(s.instructions_earlier, 2u * s.loop_instructions);
+  EXPECT_EQ(s.new_allowed_pending, 1);  // what the twin waits with
+  EXPECT_NE(s.message.find("async_copy_pipeline.cu:79"), std::string::npos) << s.message;
+  EXPECT_NE(s.message.find("async_copy_pipeline.cu:77"), std::string::npos) << s.message;
+  AsyncCopyAnalysis twin = AnalyzeAsyncCopies(k.twin.cubin, k.twin.listing, k.twin.function, &k.twin.samples, nullptr, limits);
+  ASSERT_EQ(twin.verdicts.size(), 1u);
+  EXPECT_EQ(twin.verdicts[0].verdict, WaitVerdict::kSlack);
+  EXPECT_LT(twin.verdicts[0].share, 0.01);
+  EXPECT_TRUE(twin.suggestions.empty());
+}
+
+TEST(AsyncCopyH100, AnalyzerFlagsTheLateWaitAtItsLine) {
+  const std::string path = kAsync + "acp_run_pcs.strata";
+  std::unique_ptr<Profile> p = Profile::Open(path);
+  AnalyzeOptions o;
+  o.profile_path = path;
+  AnalysisResult r = Analyze(*p, o);
+  std::vector<Finding> found;
+  for (const Finding& f : r.findings)
+    if (f.rule == "async-wait") found.push_back(f);
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_EQ(found[0].cause, "async_copy_late");
+  EXPECT_EQ(found[0].location.line, 79u);
+  EXPECT_NE(found[0].location.file.find("async_copy_pipeline.cu"), std::string::npos);
+  EXPECT_NE(found[0].message.find("2 iterations earlier"), std::string::npos) << found[0].message;
+  // Without the profile's path (no GPU code to read) the rule is silent.
+  for (const Finding& f : Analyze(*p).findings) EXPECT_NE(f.rule, "async-wait");
+}
+
+TEST(AsyncCopyH100, TracesThroughTheTimingModel) {
+  Kernels k = RunKernels();
+  for (const char* v : {"late", "twin"}) {
+    SassTrace t = ReadSassTrace(Read(kAsync + v + "-small.trace.json"));
+    EXPECT_EQ(t.kernel, std::string("async_copy_") + v);
+    EXPECT_EQ(t.stop_reason, "exited");
+    auto loops = TraceLoops(t);
+    ASSERT_EQ(loops.size(), 1u) << v;  // the k-loop: K = 64 is 4 k-steps of 16
+    EXPECT_EQ(loops[0].iterations, 4u);
+    const ProfileKernelCode& c = std::string(v) == "late" ? k.late : k.twin;
+    SassDependencyGraph g = BuildSassDependencyGraph(c.cubin, c.listing, c.function);
+    // Every traced offset is an instruction of the listing (the trace's offsets are right).
+    std::set<uint64_t> offsets;
+    for (const SassInstr& i : g.instructions) offsets.insert(i.offset);
+    for (const SassTraceStep& s : t.steps) EXPECT_TRUE(offsets.count(s.offset)) << v << " " << s.offset;
+    AsyncCopyAnalysis a = AnalyzeAsyncCopies(c.cubin, c.listing, c.function, nullptr, &t);
+    ASSERT_EQ(a.verdicts.size(), 1u);
+    EXPECT_EQ(a.verdicts[0].evidence, "trace (timing model)");
+    EXPECT_EQ(a.verdicts[0].verdict, std::string(v) == "late" ? WaitVerdict::kStalled : WaitVerdict::kSlack) << v;
+    EXPECT_FALSE(a.timeline.empty());
+  }
 }
 
 }  // namespace

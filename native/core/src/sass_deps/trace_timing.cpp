@@ -33,6 +33,8 @@ std::vector<TimedStep> ModelTraceTiming(const SassDependencyGraph& g, const Sass
   std::deque<double> groups;  // completion cycles of committed cp.async groups, oldest first
   double prev_issue = -1, prev_stall = 1;
   for (size_t s = 0; s < trace.steps.size(); ++s) {
+    // A step that did not advance (the warp held at a barrier under the debugger) issued once.
+    if (s > 0 && trace.steps[s].offset == trace.steps[s - 1].offset) continue;
     TimedStep t;
     t.step = s;
     t.offset = trace.steps[s].offset;

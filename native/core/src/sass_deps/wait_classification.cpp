@@ -1,7 +1,12 @@
-// A wait stalled or with slack, from PC samples: the share of the kernel's samples that land on
-// the wait instruction itself (warps held there until their copies land). The barrier right
-// after it is reported beside (warps waiting there wait for the slowest warp's copies too, but
-// also for any other skew).
+// A wait stalled or with slack, from PC samples: the share of the kernel's samples that wait for
+// the copies. On the H100 a warp held by `DEPBAR.LE SB0, N` is sampled on the instruction after
+// it with reason long_scoreboard (the late wait of bench/snap/async_copy_pipeline.cu: 99.5% of
+// the samples on the BAR.SYNC after its DEPBAR, none on the DEPBAR), so the wait's samples are
+// all those on the wait itself plus the long_scoreboard (or reason-less) samples on the
+// instructions after it up to the barrier that follows. The barrier's own `barrier` samples
+// (warps waiting for other warps: skew of any cause) are reported beside.
+#include <map>
+
 #include "strata/core/sass_deps.h"
 
 namespace strata::core {
@@ -20,13 +25,15 @@ std::vector<WaitClassification> ClassifyWaitsFromSamples(const SassDependencyGra
   double total = 0;
   for (const auto& [_, reasons] : samples)
     for (const auto& [__, n] : reasons) total += n;
-  auto at = [&](size_t instr, std::string* top) {
-    double s = 0, best = 0;
+  // Samples at one instruction: every reason, or only those that mean "waiting for the copy".
+  auto at = [&](size_t instr, bool waiting_only, std::map<std::string, double>& by_reason) {
+    double s = 0;
     auto it = samples.find(g.instructions[instr].offset);
     if (it == samples.end()) return 0.0;
     for (const auto& [reason, n] : it->second) {
+      if (waiting_only && reason != "long_scoreboard" && !reason.empty()) continue;
       s += n;
-      if (top && n > best) best = n, *top = reason;
+      by_reason[reason] += n;
     }
     return s;
   };
@@ -36,8 +43,17 @@ std::vector<WaitClassification> ClassifyWaitsFromSamples(const SassDependencyGra
     c.wait = k;
     c.evidence = "pc samples";
     c.kernel_samples = total;
-    c.samples = at(waits[k].wait, &c.top_reason);
-    if (waits[k].barrier) c.barrier_samples = at(*waits[k].barrier, nullptr);
+    std::map<std::string, double> reasons, ignored;
+    c.samples = at(waits[k].wait, false, reasons);
+    const size_t last = waits[k].barrier ? *waits[k].barrier : waits[k].wait + 1;
+    for (size_t i = waits[k].wait + 1; i <= last && i < g.instructions.size(); ++i) c.samples += at(i, true, reasons);
+    if (waits[k].barrier) {
+      auto it = samples.find(g.instructions[*waits[k].barrier].offset);
+      if (it != samples.end() && it->second.count("barrier")) c.barrier_samples = it->second.at("barrier");
+    }
+    double best = 0;
+    for (const auto& [reason, n] : reasons)
+      if (n > best) best = n, c.top_reason = reason;
     c.share = total > 0 ? c.samples / total : 0;
     c.verdict = total < t.min_kernel_samples ? WaitVerdict::kUnknown
                 : c.share >= t.stalled_share ? WaitVerdict::kStalled : WaitVerdict::kSlack;

@@ -43,6 +43,7 @@ int GuardOf(const nlohmann::json& j) {
 void ParseJsonLine(const nlohmann::json& j, SassTrace& t, uint64_t& entry, bool& have_entry) {
   const std::string kind = j.value("kind", "");
   if (kind == "meta") {
+    if (t.kernel.empty()) t.kernel = j.value("kernel", "");
     t.debugger = j.value("gdb", "");
     t.block = j.value("block", "");
     t.thread = j.value("thread", "");
@@ -52,7 +53,13 @@ void ParseJsonLine(const nlohmann::json& j, SassTrace& t, uint64_t& entry, bool&
   } else if (kind == "focus") {
     t.notes.push_back("focus " + j.value("request", "") + ": " + j.value("now", ""));
   } else if (kind == "entry") {
+    // The launch breakpoint stops past the kernel's first instruction(s): "async_copy_late + 16 in
+    // section .text.async_copy_late" gives the function's start.
     entry = j.value("pc", uint64_t(0));
+    const std::string symbol = j.value("symbol", "");
+    static const std::regex plus(R"(^\S+ \+ (\d+) in section)");
+    std::smatch m;
+    if (std::regex_search(symbol, m, plus)) entry -= std::stoull(m[1].str());
     have_entry = true;
   } else if (kind == "step") {
     SassTraceStep s;

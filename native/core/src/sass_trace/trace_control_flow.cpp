@@ -24,7 +24,7 @@ std::vector<SassBranchOutcome> BranchOutcomes(const SassTrace& t) {
   std::map<uint64_t, SassBranchOutcome> by;
   for (size_t i = 0; i + 1 < t.steps.size(); ++i) {
     const SassTraceStep& s = t.steps[i];
-    if (!IsControlFlow(s.text)) continue;
+    if (!IsControlFlow(s.text) || t.steps[i + 1].offset == s.offset) continue;
     SassBranchOutcome& o = by[s.offset];
     o.offset = s.offset;
     (t.steps[i + 1].offset == s.offset + kInstructionBytes ? o.fallthrough : o.taken)++;
@@ -37,7 +37,9 @@ std::vector<SassBranchOutcome> BranchOutcomes(const SassTrace& t) {
 std::vector<SassLoop> TraceLoops(const SassTrace& t) {
   std::map<std::pair<uint64_t, uint64_t>, uint64_t> taken;
   for (size_t i = 0; i + 1 < t.steps.size(); ++i)
-    if (t.steps[i + 1].offset <= t.steps[i].offset) ++taken[{t.steps[i + 1].offset, t.steps[i].offset}];
+    // The same offset twice in a row is a step that did not advance (a warp held at a barrier
+    // while the debugger stepped it), not a loop.
+    if (t.steps[i + 1].offset < t.steps[i].offset) ++taken[{t.steps[i + 1].offset, t.steps[i].offset}];
   std::vector<SassLoop> v;
   for (const auto& [k, n] : taken) v.push_back({k.first, k.second, n + 1});
   return v;

@@ -28,7 +28,7 @@ std::string WriteSassTrace(const SassTrace& t) {
                       {"debugger", t.debugger}, {"block", t.block}, {"thread", t.thread},
                       {"max_instructions", t.max_instructions}, {"stop_reason", t.stop_reason}, {"seconds", t.seconds},
                       {"notes", t.notes}, {"steps", steps}, {"loops", loops}, {"branches", branches}};
-  return j.dump(1) + "\n";
+  return j.dump() + "\n";  // compact: a trace has thousands of steps
 }
 
 SassTrace ReadSassTrace(std::string_view text) {

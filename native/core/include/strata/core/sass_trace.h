@@ -56,12 +56,13 @@ struct SassLoop {
 
 // Reads cuda-gdb's log: the JSON lines of `strata trace`'s Python script, or the plain output of
 // its command file (`x/i $pc` lines). Throws core::Error (one line) when it holds no step, with
-// the debugger's own reason when it gave one.
+// the debugger's own reason when it gave one. `kernel` "" = the one the log's meta line names.
 SassTrace ParseCudaGdbLog(std::string_view log, const std::string& kernel);
 
 // Conditional and indirect control flow seen in the trace, by offset.
 std::vector<SassBranchOutcome> BranchOutcomes(const SassTrace& trace);
-// Loops: each taken backward jump, with how many times it was taken (+1: the first entry).
+// Loops: each taken backward jump, with how many times it was taken (+1: the first entry). The
+// same offset twice in a row is a step the debugger did not advance (a barrier), not a loop.
 std::vector<SassLoop> TraceLoops(const SassTrace& trace);
 
 // The trace file (JSON, "strata-sass-trace" version 1); Read throws core::Error on bad input.
