@@ -118,6 +118,7 @@ struct TraceOptions {
   std::string block = "0,0,0";
   long warp = 0;                    // warp index inside the block (threads 32w..32w+31, linear)
   std::string cuda_gdb;             // "" = on PATH, then /usr/local/cuda/bin
+  std::string nvdisasm;             // "" = found as `strata sass` finds it (the operand table)
   std::string log;                  // "" = a temporary file: where cuda-gdb's log is kept
   std::string from_log;             // a log made before: parse it, run nothing
 };

@@ -7,7 +7,8 @@
 
 namespace strata::cli {
 
-// Parameters come through the environment (STRATA_TRACE_*): the script stays a constant.
+// Parameters come through the environment (STRATA_TRACE_*: the log, kernel, focus, limit and the
+// operand table core::TraceOperandTable writes): the script stays a constant.
 // Lane 0 of the warp in focus is what registers and memory are read through: values of the
 // other lanes are not recorded.
 const char* CudaGdbPythonScript() {
@@ -74,15 +75,25 @@ if focus.startswith("error"):
     emit(kind="end", reason="cannot focus: " + focus.strip())
     raise SystemExit
 entry = int(gdb.parse_and_eval("$pc"))
-emit(kind="entry", pc=entry, symbol=run("info symbol $pc").strip())
+symbol = run("info symbol $pc").strip()
+emit(kind="entry", pc=entry, symbol=symbol)
+m = re.match(r"^\S+ \+ (\d+) in section", symbol)
+start = entry - (int(m.group(1)) if m else 0)  # the function's first instruction
+
+# Per offset: the registers read and written, the guard, the memory a load reads (from
+# nvdisasm's listing: STRATA_TRACE_OPERANDS). Without it the disassembly's text is split.
+table = {}
+if os.environ.get("STRATA_TRACE_OPERANDS"):
+    try:
+        table = json.load(open(os.environ["STRATA_TRACE_OPERANDS"]))
+    except Exception as e:
+        emit(kind="note", command="operand table", result=str(e))
 
 REG = re.compile(r"\b(U?R\d+|U?P\d)(\.64|\.128)?\b")
 GUARD = re.compile(r"^\s*@(!?)(U?P\d|U?PT)\s")
-ADDR = re.compile(r"\[(U?R\d+)(\.64)?(?:\s*\+\s*(U?R\d+))?(?:\s*\+\s*(-?0x[0-9a-fA-F]+|-?\d+))?\]")
 known = set()   # registers this warp wrote or whose first value is recorded
 seen_mem = set()
-STORES = ("ST", "STG", "STS", "STL", "RED", "REDG", "REDS", "LDGSTS", "BRA", "BRX", "JMP", "JMX", "CALL", "RET",
-          "BAR", "DEPBAR", "WARPSYNC", "BSYNC", "EXIT", "SYNCS", "UTMALDG", "UTMASTG", "UBLKCP", "MEMBAR", "NOP")
+SPACE = {"global": "@global ", "shared": "@shared ", "local": "@local ", "generic": ""}
 
 def reg_value(name):
     try:
@@ -90,29 +101,45 @@ def reg_value(name):
     except Exception:
         return None
 
-def regs_of(operand_text):
-    names = []
-    for m in REG.finditer(operand_text):
-        r, wide = m.group(1), m.group(2)
-        if r.endswith("PT") or r in ("RZ", "URZ"):
-            continue
-        names.append(r)
-        if wide and r[-1].isdigit():
-            base = r.rstrip("0123456789"); n = int(r[len(base):])
-            names += ["%s%d" % (base, n + k) for k in range(1, 4 if wide == ".128" else 2)]
-    return names
+def next_reg(name):
+    base = name.rstrip("0123456789")
+    return "%s%d" % (base, int(name[len(base):]) + 1)
 
-def split_instruction(text):
-    """(guard, opcode, operands) of an x/i line's SASS."""
-    m = re.search(r">:\s*(.*)$", text.strip()) or re.search(r":\s*(.*)$", text.strip())
-    sass = (m.group(1) if m else text).split(";")[0].strip()
+def from_text(text):
+    """(guard, uses, defs, mem) from the debugger's disassembly when no table entry exists."""
+    sass = re.sub(r"^.*?>:\s*", "", text.strip()).split(";")[0].strip()
+    sass = re.sub(r"([\w\]])\[", r"\1, [", sass)  # "R72[R104]" -> "R72, [R104]"
     guard = None
     g = GUARD.match(sass + " ")
     if g:
-        guard = (g.group(1) == "!", g.group(2))
+        guard = (g.group(2), g.group(1) == "!")
         sass = sass[g.end() - 1:].strip()
     parts = sass.split(None, 1)
-    return guard, (parts[0] if parts else ""), (parts[1] if len(parts) > 1 else ""), sass
+    ops = [o.strip() for o in (parts[1] if len(parts) > 1 else "").split(",")]
+    regs = lambda o: [r.group(1) for r in REG.finditer(o) if not r.group(1).endswith("PT")]
+    return guard, [r for o in ops[1:] for r in regs(o)], regs(ops[0]) if ops else [], None
+
+def read_memory(mem):
+    base = mem.get("base") or ""
+    addr = 0
+    if base:
+        lo = reg_value(base)
+        if lo is None:
+            return None
+        addr = lo
+        if mem.get("wide"):
+            addr |= (reg_value(next_reg(base)) or 0) << 32
+    if mem.get("index"):
+        addr += reg_value(mem["index"]) or 0
+    addr = (addr + int(mem.get("imm", 0))) & 0xFFFFFFFFFFFFFFFF
+    key = (mem["space"], addr)
+    if key in seen_mem:
+        return None
+    seen_mem.add(key)
+    words = max(1, int(mem.get("bytes", 4)) // 4)
+    x = run("x/%dxw (%sunsigned int *) %d" % (words, SPACE.get(mem["space"], ""), addr))
+    vals = re.findall(r"0x[0-9a-fA-F]+", x.split(":", 1)[1]) if ":" in x and not x.startswith("error") else []
+    return dict(space=mem["space"], address=addr, words=[int(v, 16) for v in vals[:words]], error="" if vals else x.strip())
 
 steps = 0
 reason = "limit"
@@ -120,66 +147,47 @@ try:
     while steps < limit:
         pc = int(gdb.parse_and_eval("$pc"))
         text = run("x/i $pc").strip()
-        guard, opcode, operands, sass = split_instruction(text)
-        base_op = opcode.split(".")[0]
+        info = table.get(str(pc - start))
+        if info:
+            guard = (info["guard"], info.get("negated", False)) if info.get("guard") else None
+            uses, defs, mem = info.get("uses", []), info.get("defs", []), info.get("mem")
+            sass = info.get("text", "")
+        else:
+            guard, uses, defs, mem = from_text(text)
+            sass = re.sub(r"^.*?>:\s*", "", text).split(";")[0].strip()
         rec = dict(kind="step", i=steps, pc=pc, text=sass)
         if guard:
-            v = reg_value(guard[1]) if not guard[1].endswith("PT") else 1
+            v = 1 if guard[0].endswith("PT") else reg_value(guard[0])
             if v is not None:
-                rec["guard"] = (v == 0) if guard[0] else (v != 0)
-        ops = [o.strip() for o in operands.split(",")]
-        if base_op in STORES:
-            sources = ops
-        elif base_op.endswith("SETP") or base_op in ("PLOP3",):
-            sources = ops[2:]
-        else:
-            sources = ops[1:]
+                rec["guard"] = (v == 0) if guard[1] else (v != 0)
         reads = []
-        for r in regs_of(", ".join(sources)):
-            if r in known:
+        for r in uses:
+            if r in known or r.endswith("PT"):
                 continue
             known.add(r)
-            v = reg_value(r)
-            reads.append([r, v])
+            reads.append([r, reg_value(r)])
         if reads:
             rec["reads"] = reads
-        if base_op in ("LDG", "LDS", "LD", "LDL", "LDGSTS") and rec.get("guard", True):
-            space = {"LDG": "@global ", "LDS": "@shared ", "LDL": "@local ", "LDGSTS": "@global "}.get(base_op, "")
-            mems = [o for o in ops if "[" in o]
-            src = mems[-1] if mems else ""
-            m = ADDR.search(src)
-            if m:
-                lo = reg_value(m.group(1)) or 0
-                hi = reg_value("R%d" % (int(m.group(1)[1:]) + 1)) if m.group(2) and m.group(1).startswith("R") else 0
-                addr = lo | ((hi or 0) << 32)
-                if m.group(3):
-                    addr += reg_value(m.group(3)) or 0
-                if m.group(4):
-                    addr += int(m.group(4), 0)
-                words = 4 if ".128" in opcode else 2 if ".64" in opcode else 1
-                key = (space, addr)
-                if key not in seen_mem:
-                    seen_mem.add(key)
-                    x = run("x/%dxw (%sunsigned int *) %d" % (words, space, addr))
-                    vals = re.findall(r"0x[0-9a-fA-F]+", x.split(":", 1)[1]) if ":" in x and not x.startswith("error") else []
-                    rec["mem"] = dict(space=space.strip("@ ") or "generic", address=addr, words=[int(v, 16) for v in vals[:words]],
-                                      error=x.strip() if not vals else "")
+        if mem and rec.get("guard", True):
+            got = read_memory(mem)
+            if got:
+                rec["mem"] = got
         s = run("stepi")
         if s.startswith("error"):
             rec["after"] = s.strip()
         emit(**rec)
         steps += 1
-        if s.startswith("error") or base_op == "EXIT" and rec.get("guard", True):
-            reason = "exited" if base_op == "EXIT" else "error"
+        op = sass.split()[0] if sass.split() else ""
+        if op.startswith("@"):
+            op = sass.split()[1] if len(sass.split()) > 1 else ""
+        if s.startswith("error") or (op == "EXIT" and rec.get("guard", True)):
+            reason = "exited" if op == "EXIT" else "error"
             break
         if "Switching focus" in s:
             reason = "focus lost: " + s.strip()[-200:]
             break
-        for r in regs_of(ops[0] if ops and base_op not in STORES else ""):
+        for r in defs:
             known.add(r)
-        if base_op.endswith("SETP") and len(ops) > 1:
-            for r in regs_of(ops[1]):
-                known.add(r)
 finally:
     emit(kind="end", reason=reason, steps=steps, seconds=round(time.time() - t0, 3))
     run("kill")

@@ -205,6 +205,7 @@ int main(int argc, char** argv) {
   trace_cmd->add_option("--block", trc.block, "The block, x,y,z (default 0,0,0)");
   trace_cmd->add_option("--warp", trc.warp, "The warp inside the block (default 0)")->check(CLI::Range(0L, 1024L));
   trace_cmd->add_option("--cuda-gdb", trc.cuda_gdb, "cuda-gdb to use (default: on PATH, then /usr/local/cuda/bin)");
+  trace_cmd->add_option("--nvdisasm", trc.nvdisasm, "nvdisasm for the operand table (default: as strata sass finds it)");
   trace_cmd->add_option("--log", trc.log, "Keep cuda-gdb's log here (and its own output in LOG.out)");
   trace_cmd->add_option("--from-log", trc.from_log, "Make the trace from a log kept before (--log); runs nothing");
 

@@ -13,6 +13,7 @@
 #include "commands.h"
 #include "cuda_gdb_script.h"
 #include "strata/core/api.h"
+#include "strata/core/sass_deps.h"
 #include "strata/core/sass_trace.h"
 #include "strata/format/writer.h"
 #include "strata/snapshot/reader.h"
@@ -147,6 +148,16 @@ int RunTrace(const TraceOptions& o) {
   }
   const std::string dir = dir_template;
   const std::string log = o.log.empty() ? dir + "/cuda-gdb.log" : o.log;
+  // The operand table (registers read and written, guards, load addresses) from nvdisasm's listing of
+  // the snapshot's image: cuda-gdb's own disassembly cannot be split reliably.
+  std::string operands;
+  try {
+    const std::string table = core::TraceOperandTable(snapshot::ReadData(o.file, s.image), s.kernel, o.nvdisasm);
+    operands = dir + "/operands.json";
+    std::ofstream(operands) << table;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "strata trace: no operand table (%s): registers read as cuda-gdb's disassembly shows them\n", e.what());
+  }
   const std::string raw = log + ".out";  // cuda-gdb's own output beside the Python script's log
   const std::string replay = Quote(SelfExe()) + " replay " + Quote(o.file) + " --repeat 0";
   int st = 0;
@@ -155,7 +166,7 @@ int RunTrace(const TraceOptions& o) {
   std::string command;
   if (python) {
     std::ofstream(dir + "/trace.py") << CudaGdbPythonScript();
-    command = "STRATA_TRACE_LOG=" + Quote(log) + " STRATA_TRACE_KERNEL=" + Quote(s.kernel) + " STRATA_TRACE_BLOCK=" + Quote(o.block) +
+    command = (operands.empty() ? std::string() : "STRATA_TRACE_OPERANDS=" + Quote(operands) + " ") + "STRATA_TRACE_LOG=" + Quote(log) + " STRATA_TRACE_KERNEL=" + Quote(s.kernel) + " STRATA_TRACE_BLOCK=" + Quote(o.block) +
               " STRATA_TRACE_THREAD=" + Quote(thread) + " STRATA_TRACE_MAX=" + std::to_string(o.max_instructions) + " " + Quote(gdb) +
               " -nx -batch -x " + Quote(dir + "/trace.py") + " --args " + replay + " > " + Quote(raw) + " 2>&1";
   } else {

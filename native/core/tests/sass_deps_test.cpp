@@ -3,6 +3,9 @@
 // suggestions and the timing model on a hand-written listing; the late cp.async wait and its
 // twin recorded on the H100 (test/fixtures/h100/async_copy) where present.
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <fstream>
@@ -112,6 +115,15 @@ TEST(SassOperands, DefsAndUses) {
   SassInstr w = parse("IMAD.WIDE R6, R4, 0x40, R10");
   EXPECT_EQ(names(w.defs), "R6 R7");
   EXPECT_EQ(names(w.uses), "R4 R10 R11");
+  SassInstr carry = parse("IADD3 R8, P2, R8, 0x10, RZ");
+  EXPECT_EQ(names(carry.defs), "R8 P2");
+  EXPECT_EQ(names(carry.uses), "R8");
+  SassInstr carry_in = parse("LEA.HI.X R3, R6, UR17, R7, 0x2, P0");
+  EXPECT_EQ(names(carry_in.defs), "R3");
+  EXPECT_EQ(names(carry_in.uses), "R6 UR17 R7 P0");
+  EXPECT_EQ(names(parse("CS2R R96, SRZ").defs), "R96 R97");
+  EXPECT_EQ(names(parse("ULDC.64 UR16, c[0x0][0x210]").defs), "UR16 UR17");
+  EXPECT_EQ(names(parse("LDC.64 R2, c[0x0][0x220]").defs), "R2 R3");
   SassInstr b = parse("@!P0 BRA `(.L_x_0)");
   EXPECT_EQ(b.branch_label, ".L_x_0");
   EXPECT_EQ(names(b.uses), "P0");
@@ -456,6 +468,48 @@ TEST(AsyncCopyH100, TracesThroughTheTimingModel) {
     EXPECT_EQ(a.verdicts[0].verdict, std::string(v) == "late" ? WaitVerdict::kStalled : WaitVerdict::kSlack) << v;
     EXPECT_FALSE(a.timeline.empty());
   }
+}
+
+}  // namespace
+}  // namespace strata::core
+
+namespace strata::core {
+namespace {
+
+// The operand table strata trace hands cuda-gdb, from a listing (nvdisasm here is a script that
+// prints the H100 listing the profile carries).
+TEST(AsyncCopyH100, TraceOperandTable) {
+  Kernels k = RunKernels();
+  char dir[] = "/tmp/strata-sass-test-XXXXXX";
+  ASSERT_TRUE(mkdtemp(dir));
+  const std::string listing = std::string(dir) + "/listing.sass", tool = std::string(dir) + "/nvdisasm";
+  std::ofstream(listing) << k.late.listing;
+  std::ofstream(tool) << "#!/bin/sh\ncat '" << listing << "'\n";
+  chmod(tool.c_str(), 0755);
+  nlohmann::json t = nlohmann::json::parse(TraceOperandTable(k.late.cubin, "async_copy_late", tool));
+  // 0x0c70 LDS.128 R72, [R104+-0x100]: four words of shared memory at R104 - 256.
+  const auto& lds = t.at(std::to_string(0xc70));
+  EXPECT_EQ(lds.at("text"), "LDS.128 R72, [R104+-0x100]");
+  EXPECT_EQ(lds.at("mem").at("space"), "shared");
+  EXPECT_EQ(lds.at("mem").at("base"), "R104");
+  EXPECT_EQ(lds.at("mem").at("imm"), -256);
+  EXPECT_EQ(lds.at("mem").at("bytes"), 16);
+  EXPECT_EQ(lds.at("defs").size(), 4u);
+  // 0x0c00 LDGSTS [R85], desc[UR12][R80.64]: reads the global pair R80:R81.
+  const auto& copy = t.at(std::to_string(0xc00));
+  EXPECT_EQ(copy.at("mem").at("space"), "global");
+  EXPECT_EQ(copy.at("mem").at("base"), "R80");
+  EXPECT_TRUE(copy.at("mem").at("wide"));
+  EXPECT_TRUE(copy.at("defs").empty());
+  // A guarded branch names its predicate.
+  bool guarded = false;
+  for (const auto& [off, e] : t.items()) guarded |= e.contains("guard") && e.at("text").get<std::string>().find("BRA") != std::string::npos;
+  EXPECT_TRUE(guarded);
+  std::ofstream(tool) << "#!/bin/sh\necho broken >&2\nexit 3\n";
+  EXPECT_THROW(TraceOperandTable(k.late.cubin, "async_copy_late", tool), Error);
+  std::remove(listing.c_str());
+  std::remove(tool.c_str());
+  rmdir(dir);
 }
 
 }  // namespace

@@ -1,6 +1,8 @@
 #include "sass_operands.h"
 
 #include <cctype>
+#include <cstdlib>
+#include <map>
 #include <set>
 #include <vector>
 
@@ -64,6 +66,50 @@ const std::set<std::string>& NoDestination() {
   return s;
 }
 
+// "[R2.64+UR4+0x10]" (the last bracket group of `op`) into base, index and immediate.
+std::optional<SassMemoryOperand> ParseAddress(const std::string& op, const std::string& space, uint32_t bytes) {
+  size_t open = op.rfind('['), close = op.rfind(']');
+  if (open == std::string::npos || close == std::string::npos || close < open) return std::nullopt;
+  SassMemoryOperand m;
+  m.space = space;
+  m.bytes = bytes;
+  const std::string inner = op.substr(open + 1, close - open - 1);
+  auto take = [&](std::string t, bool negative) {
+    t = Trim(t);
+    if (t.empty()) return;
+    if (std::isdigit(uint8_t(t[0])) || t[0] == '-') {
+      m.imm += (negative ? -1 : 1) * int64_t(std::strtoll(t.c_str(), nullptr, 0));
+      return;
+    }
+    std::vector<SassReg> r;
+    RegistersIn(t, r, 1);
+    if (r.empty()) return;  // RZ, URZ
+    if (!m.base) {
+      m.base = r[0];
+      m.wide = t.find(".64") != std::string::npos;
+    } else {
+      m.index = r[0];
+    }
+  };
+  // Terms joined by '+' ("R104+-0x100": a negative immediate); a term may itself end in "-imm".
+  size_t start = 0;
+  for (size_t k = 0; k <= inner.size(); ++k) {
+    if (k < inner.size() && inner[k] != '+') continue;
+    std::string t = Trim(inner.substr(start, k - start));
+    start = k + 1;
+    size_t minus = t.find('-', 1);
+    if (!t.empty() && t[0] != '-' && minus != std::string::npos) {
+      take(t.substr(0, minus), false);
+      take(t.substr(minus + 1), true);
+    } else if (!t.empty() && t[0] == '-') {
+      take(t.substr(1), true);
+    } else {
+      take(t, false);
+    }
+  }
+  return m;
+}
+
 }  // namespace
 
 uint32_t AccessBytes(const std::string& opcode) {
@@ -80,6 +126,7 @@ bool IsVariableLatencyLoad(const std::string& b) { return b == "LDG" || b == "LD
 
 void ParseOperands(SassInstr& i) {
   std::string s = Trim(i.text);
+  i.memory.reset();
   i.guard.reset();
   i.guard_negated = false;
   i.defs.clear();
@@ -110,16 +157,29 @@ void ParseOperands(SassInstr& i) {
   else if (i.base == "PLOP3" || i.base == "UPLOP3") ndefs = 2;
   else if (i.base == "SYNCS") ndefs = i.opcode.find("TRYWAIT") != std::string::npos ? 1 : 0;  // a try-wait writes its predicate
   const bool wide = i.opcode.find(".WIDE") != std::string::npos;  // IMAD.WIDE: a 64-bit result and addend
+  // Integer adds write their carry-out predicates right after the result ("IADD3 R8, P2, R8, ...",
+  // "LEA R4, P1, R8, UR16, 0x2"); a predicate further on is a carry-in (read).
+  static const std::set<std::string> kCarryOut = {"IADD3", "IADD", "LEA", "IMAD", "UIADD3", "ULEA", "UIMAD", "VIADD"};
+  if (ndefs == 1 && kCarryOut.count(i.base))
+    while (ndefs < ops.size() && (ops[ndefs] == "PT" || ops[ndefs] == "UPT" ||
+                                  ((ops[ndefs][0] == 'P' || ops[ndefs].rfind("UP", 0) == 0) && ops[ndefs].size() <= 3)))
+      ++ndefs;
   for (size_t k = 0; k < ops.size(); ++k) {
     const bool memory = ops[k].find('[') != std::string::npos;
     const bool vector_data = !memory && (i.base == "LDG" || i.base == "LDS" || i.base == "LD" || i.base == "LDL" || i.base == "STG" ||
-                                         i.base == "STS" || i.base == "ST" || i.base == "STL" || i.base == "LDSM");
+                                         i.base == "STS" || i.base == "ST" || i.base == "STL" || i.base == "LDC" || i.base == "ULDC");
+    // CS2R writes a register pair unless .32 ("CS2R R96, SRZ" zeroes R96 and R97).
+    const bool pair = k == 0 && i.base == "CS2R" && i.opcode.find(".32") == std::string::npos;
     std::vector<SassReg> r;
-    RegistersIn(ops[k], r, vector_data ? width : wide && (k == 0 || k + 1 == ops.size()) ? 2 : 1);
+    RegistersIn(ops[k], r, vector_data ? width : pair || (wide && (k == 0 || k + 1 == ops.size())) ? 2 : 1);
     if (k < ndefs && !memory) i.defs.insert(i.defs.end(), r.begin(), r.end());
     else i.uses.insert(i.uses.end(), r.begin(), r.end());
   }
   if (i.guard) i.uses.push_back(*i.guard);
+  static const std::map<std::string, std::string> kSpace = {{"LDG", "global"}, {"LDGSTS", "global"}, {"LD", "generic"},
+                                                            {"LDL", "local"}, {"LDS", "shared"}, {"LDSM", "shared"}};
+  auto space = kSpace.find(i.base);
+  if (space != kSpace.end() && !ops.empty()) i.memory = ParseAddress(ops.back(), space->second, AccessBytes(i.opcode));
 }
 
 }  // namespace strata::core::sass

@@ -40,6 +40,16 @@ struct SassSourceLine {
   uint32_t line = 0;
 };
 
+// The memory a load reads (LDG, LD, LDL, LDS, LDSM; LDGSTS's global source): [base(.64) + index + imm].
+struct SassMemoryOperand {
+  std::string space;            // global | shared | local | generic
+  std::optional<SassReg> base;  // none: an absolute address ([0x10])
+  bool wide = false;            // base is a 64-bit pair (R2.64)
+  std::optional<SassReg> index; // a second register added ([R2.64+UR4])
+  int64_t imm = 0;
+  uint32_t bytes = 4;           // the access width
+};
+
 struct SassInstr {
   uint64_t offset = 0;
   std::string text;             // as listed: "@!P0 BRA `(.L_x_3)"
@@ -49,6 +59,7 @@ struct SassInstr {
   bool guard_negated = false;
   std::vector<SassReg> defs, uses;  // registers written and read (the guard among the uses)
   std::string branch_label;     // ".L_x_3" for a branch, "" otherwise
+  std::optional<SassMemoryOperand> memory;  // what a load reads
   std::optional<SassControl> control;  // none when the cubin's code was not at hand
   SassSourceLine line;          // innermost source line (line 0: none)
   std::vector<SassSourceLine> inlined_at;  // callers of inlined code, innermost caller first
@@ -183,6 +194,14 @@ std::vector<TimedStep> ModelTraceTiming(const SassDependencyGraph& graph, const 
 // trace's modeled cycles.
 std::vector<WaitClassification> ClassifyWaitsFromTrace(const SassDependencyGraph& graph, const std::vector<AsyncCopyWait>& waits,
                                                        const std::vector<TimedStep>& timed, const WaitThresholds& t = {});
+
+// What `strata trace`'s cuda-gdb script reads before each step, per instruction offset (JSON:
+// {"<offset>": {"uses": ["R4", ...], "defs": [...], "guard": "P0", "negated": false, "mem": {"space", "base",
+// "wide", "index", "imm", "bytes"}}}): the registers to read where first read and the memory a
+// load is about to read, from nvdisasm's listing of `cubin` (cuda-gdb's own disassembly leaves
+// out commas). Runs `nvdisasm` (a path; "" = found as `strata sass` finds it). Throws
+// core::Error (one line) when the cubin cannot be disassembled or has no such function.
+std::string TraceOperandTable(std::string_view cubin, const std::string& function, const std::string& nvdisasm);
 
 // Everything for one kernel, and where its inputs came from.
 struct AsyncCopyAnalysis {
