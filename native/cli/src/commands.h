@@ -133,7 +133,7 @@ struct SassDepsOptions {
   uint32_t threads = 0;             // threads per block; 0 = the cubin's launch bounds
   uint64_t dynamic_shared = 0;      // dynamic shared memory per block
   double stalled_share = 0.05;      // a wait with this share of the kernel's samples stalls
-  std::string format = "text";      // text | json
+  std::string format = "text";      // text | json | chrome (the timing model's timeline)
   bool graph = false;               // every instruction with its control bits and edges
 };
 int RunSassDeps(const SassDepsOptions& options);

@@ -219,7 +219,8 @@ int main(int argc, char** argv) {
   sass_deps->add_option("--threads", sdp.threads, "Threads per block (default: the cubin's launch bounds)");
   sass_deps->add_option("--dynamic-shared", sdp.dynamic_shared, "Dynamic shared memory per block, bytes");
   sass_deps->add_option("--stalled-share", sdp.stalled_share, "Share of the kernel's PC samples that makes a wait stalled (default 0.05)")->check(CLI::Range(0.0, 1.0));
-  sass_deps->add_option("--format", sdp.format, "text or json")->check(CLI::IsMember({"text", "json"}));
+  sass_deps->add_option("--format", sdp.format, "text, json, or chrome (the timing model's timeline of --trace)")
+      ->check(CLI::IsMember({"text", "json", "chrome"}));
   sass_deps->add_flag("--graph", sdp.graph, "Every instruction with its control bits and dependency edges");
 
   // `strata record [options] -- CMD ARGS...`: everything after the first -- is the target's,

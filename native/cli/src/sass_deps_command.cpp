@@ -70,6 +70,14 @@ int RunSassDeps(const SassDepsOptions& o) {
       std::fprintf(stderr, "strata sass-deps: give a profile, or --sass LISTING [--cubin CUBIN]\n");
       return kExitUsage;
     }
+    if (o.format == "chrome") {
+      if (out.size() != 1 || out[0].timeline.empty()) {
+        std::fprintf(stderr, "strata sass-deps: --format chrome draws one kernel's trace: give --trace and one kernel\n");
+        return kExitUsage;
+      }
+      std::printf("%s", core::AsyncCopyTimelineChrome(out[0]).c_str());
+      return 0;
+    }
     if (o.format == "json") {
       std::printf("[");
       for (size_t i = 0; i < out.size(); ++i) std::printf("%s%s", i ? "," : "", core::AsyncCopyReportJson(out[i], o.graph).c_str());

@@ -467,6 +467,14 @@ TEST(AsyncCopyH100, TracesThroughTheTimingModel) {
     EXPECT_EQ(a.verdicts[0].evidence, "trace (timing model)");
     EXPECT_EQ(a.verdicts[0].verdict, std::string(v) == "late" ? WaitVerdict::kStalled : WaitVerdict::kSlack) << v;
     EXPECT_FALSE(a.timeline.empty());
+    nlohmann::json chrome = nlohmann::json::parse(AsyncCopyTimelineChrome(a));
+    size_t issues = 0, stalls = 0;
+    for (const auto& e : chrome.at("traceEvents")) {
+      if (e.at("ph") != "X") continue;
+      (e.at("tid") == 1 ? issues : stalls)++;
+    }
+    EXPECT_EQ(issues, a.timeline.size());
+    EXPECT_GT(stalls, 0u);
   }
 }
 

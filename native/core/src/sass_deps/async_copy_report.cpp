@@ -1,7 +1,9 @@
 // The analysis as text and as JSON (docs/async-copies.md "Output").
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cstdio>
+#include <map>
 
 #include "source_text.h"
 #include "strata/core/sass_deps.h"
@@ -142,6 +144,33 @@ std::string AsyncCopyReportJson(const AsyncCopyAnalysis& a, bool with_graph) {
     j["graph"] = {{"instructions", ins}, {"edges", edges}};
   }
   return j.dump(1) + "\n";
+}
+
+std::string AsyncCopyTimelineChrome(const AsyncCopyAnalysis& a) {
+  std::map<uint64_t, const SassInstr*> at;
+  for (const SassInstr& i : a.graph.instructions) at[i.offset] = &i;
+  nlohmann::json events = nlohmann::json::array();
+  const std::string process = "timing model: " + a.graph.function + " (1 cycle = 1 ns)";
+  events.push_back({{"ph", "M"}, {"name", "process_name"}, {"pid", 1}, {"args", {{"name", process}}}});
+  events.push_back({{"ph", "M"}, {"name", "thread_name"}, {"pid", 1}, {"tid", 1}, {"args", {{"name", "issue"}}}});
+  events.push_back({{"ph", "M"}, {"name", "thread_name"}, {"pid", 1}, {"tid", 2}, {"args", {{"name", "stall"}}}});
+  for (size_t k = 0; k < a.timeline.size(); ++k) {
+    const TimedStep& t = a.timeline[k];
+    const double end = k + 1 < a.timeline.size() ? a.timeline[k + 1].issue : t.issue + 1;
+    auto it = at.find(t.offset);
+    const SassInstr* i = it == at.end() ? nullptr : it->second;
+    nlohmann::json args = {{"offset", Hex(t.offset)}, {"step", t.step}, {"stall_cycles", t.stall}};
+    if (i) {
+      args["sass"] = i->text;
+      if (i->line.line) args["line"] = sass::SourceText(*i);
+    }
+    events.push_back({{"ph", "X"}, {"name", i ? i->opcode : Hex(t.offset)}, {"pid", 1}, {"tid", 1}, {"ts", t.issue / 1000.0},
+                      {"dur", std::max(end - t.issue, 0.0) / 1000.0}, {"args", args}});
+    if (t.stall > 0)
+      events.push_back({{"ph", "X"}, {"name", "wait " + (t.waited_for.empty() ? std::string("issue") : t.waited_for)}, {"pid", 1},
+                        {"tid", 2}, {"ts", (t.issue - t.stall) / 1000.0}, {"dur", t.stall / 1000.0}, {"args", args}});
+  }
+  return nlohmann::json({{"traceEvents", events}, {"displayTimeUnit", "ns"}}).dump() + "\n";
 }
 
 }  // namespace strata::core

@@ -243,5 +243,9 @@ AsyncCopyAnalysis AnalyzeAsyncCopies(std::string_view cubin, std::string_view li
 // Text (for people) and JSON (for tools) of an analysis.
 std::string AsyncCopyReportText(const AsyncCopyAnalysis& a, bool with_graph);
 std::string AsyncCopyReportJson(const AsyncCopyAnalysis& a, bool with_graph);
+// The timing model's timeline as a Chrome trace (Perfetto, chrome://tracing): a slice per
+// traced instruction from its issue to the next one's on track "issue", each stall before an
+// issue on track "stall" (what it waited for); one cycle drawn as one nanosecond.
+std::string AsyncCopyTimelineChrome(const AsyncCopyAnalysis& a);
 
 }  // namespace strata::core
