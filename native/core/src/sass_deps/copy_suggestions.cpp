@@ -55,6 +55,12 @@ std::optional<Loop> EnclosingLoop(const SassDependencyGraph& g, size_t a, size_t
   return best;
 }
 
+std::string Hex(uint64_t v) {
+  char b[32];
+  std::snprintf(b, sizeof b, "0x%llx", static_cast<unsigned long long>(v));
+  return b;
+}
+
 std::string Number(uint64_t v) {
   std::string s = std::to_string(v);
   for (int i = int(s.size()) - 3; i > 0; i -= 3) s.insert(size_t(i), ",");
@@ -84,8 +90,7 @@ std::vector<CopySuggestion> SuggestEarlierCopies(const SassDependencyGraph& g, c
     const uint64_t shared = g.static_shared_bytes + limits.dynamic_shared_bytes;
     s.ring_groups = s.group_bytes ? uint32_t(shared / s.group_bytes) : 0;
     std::optional<Loop> loop = EnclosingLoop(g, w.copies.front(), w.wait);
-    const std::string where = "the copy at " + sass::SourceText(copy) + " (" + copy.opcode + " at +0x" +
-                              [&] { char b[32]; std::snprintf(b, sizeof b, "%llx", (unsigned long long)copy.offset); return std::string(b); }() + ")";
+    const std::string where = "the copy at " + sass::SourceText(copy) + " (" + copy.opcode + " at +" + Hex(copy.offset) + ")";
     if (!loop) continue;  // straight-line code: nothing to pipeline across iterations
     s.loop_instructions = uint32_t(g.blocks[loop->tail].last - g.blocks[loop->head].first + 1);
     if (!s.addresses_from_counters) continue;  // its addresses depend on data: it cannot move up freely
