@@ -56,7 +56,7 @@ AsyncCopyWait PairCpAsync(const SassDependencyGraph& g, size_t wait, int pending
     if (w.commit && i.base == "LDGSTS") {
       if (w.copies.empty()) {
         w.distance = walk.steps();
-        w.iterations = uint32_t(walk.back_edges());
+        w.iterations = uint32_t(walk.back_edges_around(walk.at()));
       }
       w.copies.push_back(walk.at());
       w.bytes_per_thread += sass::AccessBytes(i.opcode);
@@ -80,7 +80,7 @@ AsyncCopyWait PairTma(const SassDependencyGraph& g, size_t wait) {
       if (w.copies.empty()) {
         w.kind = i.base == "UBLKCP" ? AsyncCopyKind::kBulk : AsyncCopyKind::kTma;
         w.distance = walk.steps();
-        w.iterations = uint32_t(walk.back_edges());
+        w.iterations = uint32_t(walk.back_edges_around(walk.at()));
       }
       w.copies.push_back(walk.at());
     }

@@ -83,10 +83,18 @@ bool SteadyWalk::Back() {
   if (back) {
     ++laps_taken_[b];
     ++back_edges_;
+    crossed_.push_back({b, *from});
   }
   at_ = g_.blocks[*from].last;
   ++steps_;
   return true;
+}
+
+int SteadyWalk::back_edges_around(size_t i) const {
+  int n = 0;
+  for (const auto& [head, tail] : crossed_)
+    n += g_.blocks[head].first <= i && i <= g_.blocks[tail].last;
+  return n;
 }
 
 }  // namespace strata::core::sass

@@ -7,6 +7,8 @@
 #include <cstddef>
 #include <map>
 #include <optional>
+#include <utility>
+#include <vector>
 
 #include "strata/core/sass_deps.h"
 
@@ -20,6 +22,9 @@ class SteadyWalk {
   size_t at() const { return at_; }
   int back_edges() const { return back_edges_; }  // crossed so far
   uint64_t steps() const { return steps_; }
+  // Back edges crossed so far of loops that hold instruction `i` (a retry loop around a wait
+  // does not hold the copy the wait completes: its laps are no iterations between them).
+  int back_edges_around(size_t i) const;
 
  private:
   const SassDependencyGraph& g_;
@@ -28,6 +33,7 @@ class SteadyWalk {
   int back_edges_ = 0;
   uint64_t steps_ = 0;
   std::map<size_t, int> laps_taken_;  // per loop head
+  std::vector<std::pair<size_t, size_t>> crossed_;  // (head, tail) blocks of each back edge taken
 };
 
 // Fills blocks and block_of from the instructions and their branch targets (`label_offsets`:
