@@ -188,6 +188,30 @@ TEST(AsyncCopyPairs, TwinWaitsForTheCopyTwoIterationsBack) {
   EXPECT_EQ(w[0].distance, 6u + 12u + 1u);
 }
 
+TEST(AsyncCopyPairs, BulkCopyWaitWithItsRetryLoop) {
+  SassDependencyGraph g = BuildSassDependencyGraph("", Read(kSynthetic), "bulk");
+  std::vector<AsyncCopyWait> w = PairAsyncCopies(g);
+  ASSERT_EQ(w.size(), 1u);  // the out-of-line retry is the same wait
+  EXPECT_EQ(w[0].kind, AsyncCopyKind::kBulk);
+  EXPECT_EQ(g.instructions[w[0].wait].offset, 0x70u);
+  ASSERT_EQ(w[0].copies.size(), 1u);
+  EXPECT_EQ(g.instructions[w[0].copies[0]].offset, 0x60u);
+  EXPECT_EQ(w[0].distance, 1u);
+  EXPECT_EQ(w[0].iterations, 0u);
+  ASSERT_EQ(w[0].retries.size(), 1u);
+  EXPECT_EQ(g.instructions[w[0].retries[0]].offset, 0xf0u);
+  // Samples in the retry loop are the wait's.
+  SassPcSamples s;
+  s[0x70]["long_scoreboard"] = 100;
+  s[0xf0]["branch_resolving"] = 150;
+  s[0x100]["wait"] = 50;
+  s[0xa0]["selected"] = 700;
+  auto v = ClassifyWaitsFromSamples(g, w, s);
+  ASSERT_EQ(v.size(), 1u);
+  EXPECT_DOUBLE_EQ(v[0].samples, 300);
+  EXPECT_EQ(v[0].verdict, WaitVerdict::kStalled);
+}
+
 TEST(AsyncCopyPairs, WaitWithoutCommitSaysSo) {
   const std::string listing =
       "\t.section\t.text.k,\"ax\",@progbits\n.text.k:\n        /*0000*/                   DEPBAR.LE SB0, 0x0 ;\n"

@@ -8,6 +8,7 @@
 //   in registers, so which barrier a copy signals is not read; a kernel with several barriers
 //   in flight pairs by order).
 #include <cstdlib>
+#include <map>
 
 #include "sass_operands.h"
 #include "steady_path.h"
@@ -90,6 +91,26 @@ AsyncCopyWait PairTma(const SassDependencyGraph& g, size_t wait) {
   return w;
 }
 
+
+// The try-wait a retry loop repeats: `k` sits in a block that loops on itself and is entered
+// from outside only by branches from blocks that end right after another try-wait (ptxas puts
+// the retry of `mbarrier.try_wait` out of line). Returns that first try-wait.
+std::optional<size_t> RetryOf(const SassDependencyGraph& g, size_t k) {
+  const size_t b = g.block_of[k];
+  if (!g.blocks[b].loop_head) return std::nullopt;
+  std::optional<size_t> first;
+  for (size_t p : g.blocks[b].predecessors) {
+    if (p >= b) continue;  // the retry's own back edge
+    const SassBlock& pb = g.blocks[p];
+    std::optional<size_t> wait;
+    for (size_t i = pb.first; i <= pb.last; ++i)
+      if (IsTmaWait(g.instructions[i])) wait = i;
+    if (!wait || (first && *first != *wait)) return std::nullopt;
+    first = wait;
+  }
+  return first;
+}
+
 }  // namespace
 
 const char* AsyncCopyKindName(AsyncCopyKind k) {
@@ -105,14 +126,27 @@ std::vector<AsyncCopyWait> PairAsyncCopies(const SassDependencyGraph& g) {
   std::vector<AsyncCopyWait> out;
   bool any_tma = false;
   for (const SassInstr& i : g.instructions) any_tma |= i.base == "UTMALDG" || i.base == "UBLKCP";
+  std::map<size_t, size_t> wait_index;  // instruction -> index into out
+  std::vector<size_t> retries;
   for (size_t k = 0; k < g.instructions.size(); ++k) {
     const SassInstr& i = g.instructions[k];
     const int pending = DepbarPending(i);
-    if (pending >= 0) out.push_back(PairCpAsync(g, k, pending));
-    else if (any_tma && IsTmaWait(i)) {
+    if (pending >= 0) {
+      out.push_back(PairCpAsync(g, k, pending));
+    } else if (any_tma && IsTmaWait(i)) {
+      if (RetryOf(g, k)) {
+        retries.push_back(k);
+        continue;
+      }
       AsyncCopyWait w = PairTma(g, k);
-      if (!w.copies.empty()) out.push_back(std::move(w));
+      if (w.copies.empty()) continue;
+      wait_index[k] = out.size();
+      out.push_back(std::move(w));
     }
+  }
+  for (size_t k : retries) {
+    auto it = wait_index.find(*RetryOf(g, k));
+    if (it != wait_index.end()) out[it->second].retries.push_back(k);
   }
   return out;
 }

@@ -47,6 +47,11 @@ std::vector<WaitClassification> ClassifyWaitsFromSamples(const SassDependencyGra
     c.samples = at(waits[k].wait, false, reasons);
     const size_t last = waits[k].barrier ? *waits[k].barrier : waits[k].wait + 1;
     for (size_t i = waits[k].wait + 1; i <= last && i < g.instructions.size(); ++i) c.samples += at(i, true, reasons);
+    // An mbarrier wait's out-of-line retry loop: every sample there is the wait's.
+    for (size_t r : waits[k].retries) {
+      const SassBlock& b = g.blocks[g.block_of[r]];
+      for (size_t i = b.first; i <= b.last; ++i) c.samples += at(i, false, reasons);
+    }
     if (waits[k].barrier) {
       auto it = samples.find(g.instructions[*waits[k].barrier].offset);
       if (it != samples.end() && it->second.count("barrier")) c.barrier_samples = it->second.at("barrier");

@@ -121,6 +121,7 @@ struct AsyncCopyWait {
   uint32_t iterations = 0;       // loop back edges between them (0: the same iteration)
   uint32_t bytes_per_thread = 0; // what the group copies per thread
   std::optional<size_t> barrier; // the block-wide barrier right after the wait, if any
+  std::vector<size_t> retries;   // an mbarrier wait's out-of-line retry loop: its own try-waits
   std::string note;              // why no copy was found, when none was
 };
 
