@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <fstream>
+#include <map>
 #include <set>
 #include <sstream>
 
@@ -533,6 +534,11 @@ TEST(AsyncCopyH100, TraceOperandTable) {
   EXPECT_EQ(copy.at("mem").at("base"), "R80");
   EXPECT_TRUE(copy.at("mem").at("wide"));
   EXPECT_TRUE(copy.at("defs").empty());
+  // "@!PT LDS RZ, [RZ]" never runs: its guard says so (no memory is read for it).
+  bool never = false;
+  for (const auto& [off, e] : t.items())
+    never |= e.at("text").get<std::string>().rfind("@!PT", 0) == 0 && e.at("guard") == "PT" && e.at("negated") == true;
+  EXPECT_TRUE(never);
   // A guarded branch names its predicate.
   bool guarded = false;
   for (const auto& [off, e] : t.items()) guarded |= e.contains("guard") && e.at("text").get<std::string>().find("BRA") != std::string::npos;
@@ -542,6 +548,73 @@ TEST(AsyncCopyH100, TraceOperandTable) {
   std::remove(listing.c_str());
   std::remove(tool.c_str());
   rmdir(dir);
+}
+
+}  // namespace
+}  // namespace strata::core
+
+// The bulk-copy (UBLKCP + mbarrier) pipeline and its twin on the H100.
+namespace strata::core {
+namespace {
+
+TEST(BulkCopyH100, LateWaitInTheSameIterationTwinArmedEarlier) {
+  std::map<std::string, ProfileKernelCode> k;
+  for (ProfileKernelCode& c : ReadProfileKernelCode(kAsync + "bulk_run_pcs.strata")) k[c.function] = std::move(c);
+  ASSERT_TRUE(k.count("bulk_copy_late") && k.count("bulk_copy_twin"));
+  const ProfileKernelCode& late = k["bulk_copy_late"];
+  SassDependencyGraph g = BuildSassDependencyGraph(late.cubin, late.listing, late.function);
+  std::vector<AsyncCopyWait> w = PairAsyncCopies(g);
+  ASSERT_EQ(w.size(), 1u);  // the out-of-line retry of the try-wait is the same wait
+  EXPECT_EQ(w[0].kind, AsyncCopyKind::kBulk);
+  EXPECT_EQ(g.instructions[w[0].wait].offset, 0x480u);
+  EXPECT_EQ(w[0].retries.size(), 1u);
+  ASSERT_EQ(w[0].copies.size(), 1u);  // once, though an elect loop wraps it
+  EXPECT_EQ(g.instructions[w[0].copies[0]].base, "UBLKCP");
+  EXPECT_EQ(w[0].iterations, 0u);  // the arrive on the same mbarrier is in this iteration
+  EXPECT_FALSE(w[0].iterations_at_least);
+  EXPECT_EQ(w[0].distance, 14u);
+  AsyncCopyAnalysis a = AnalyzeAsyncCopies(late.cubin, late.listing, late.function, &late.samples, nullptr);
+  ASSERT_EQ(a.verdicts.size(), 1u);
+  EXPECT_EQ(a.verdicts[0].verdict, WaitVerdict::kStalled);  // 85%: on the branch after the try-wait
+  ASSERT_EQ(a.suggestions.size(), 1u);
+  EXPECT_EQ(a.suggestions[0].ring_groups, 4u);  // four mbarriers initialized
+  EXPECT_EQ(a.suggestions[0].iterations_earlier, 3u);
+
+  const ProfileKernelCode& twin = k["bulk_copy_twin"];
+  SassDependencyGraph t = BuildSassDependencyGraph(twin.cubin, twin.listing, twin.function);
+  w = PairAsyncCopies(t);
+  ASSERT_EQ(w.size(), 1u);
+  EXPECT_TRUE(w[0].iterations_at_least);  // its mbarrier was armed in an earlier iteration
+  EXPECT_GE(w[0].iterations, 1u);
+  AsyncCopyAnalysis b = AnalyzeAsyncCopies(twin.cubin, twin.listing, twin.function, &twin.samples, nullptr);
+  EXPECT_TRUE(b.suggestions.empty());  // already ahead: nothing to move
+}
+
+TEST(AsyncCopyH100, TracesOfOtherWarpsAndBlocks) {
+  SassTrace w5 = ReadSassTrace(Read(kAsync + "late-small-warp5.trace.json"));
+  EXPECT_EQ(w5.thread, "160,0,0");
+  EXPECT_EQ(w5.steps.size(), 300u);
+  EXPECT_EQ(w5.stop_reason, "limit");
+  SassTrace b1 = ReadSassTrace(Read(kAsync + "twin-block1-warp2.trace.json"));
+  EXPECT_EQ(b1.block, "0,1,0");
+  EXPECT_EQ(b1.thread, "64,0,0");
+  EXPECT_EQ(b1.steps.size(), 1500u);
+  // Warp 0's full trace, with the operand table: memory read first (the copies' global sources
+  // and the shared-memory reads), registers never (the kernel writes each before reading it).
+  SassTrace w0 = ReadSassTrace(Read(kAsync + "late-small.trace.json"));
+  size_t memory = 0, reads = 0, global = 0;
+  for (const SassTraceStep& s : w0.steps) {
+    memory += s.memory.has_value();
+    reads += !s.reads.empty();
+    if (s.memory && s.memory->space == "global") {
+      ++global;
+      EXPECT_EQ(s.memory->words.size(), 4u);  // 16-byte copies
+      EXPECT_EQ(s.text.rfind("LDGSTS", 0), 0u) << s.text;
+    }
+  }
+  EXPECT_GT(memory, 100u);
+  EXPECT_GT(global, 10u);
+  EXPECT_EQ(reads, 0u);
 }
 
 }  // namespace

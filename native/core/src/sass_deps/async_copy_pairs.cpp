@@ -3,14 +3,20 @@
 //   until at most N committed groups are pending: walking back from the wait, the (N+1)-th
 //   commit closed the group it completes, whose copies lie between that commit and the one
 //   before it.
-//   TMA / bulk copies (UTMALDG, UBLKCP) complete on an mbarrier that a SYNCS...TRYWAIT polls:
-//   the copies walking back from the wait until the previous such wait (the mbarrier is named
-//   in registers, so which barrier a copy signals is not read; a kernel with several barriers
-//   in flight pairs by order).
+//   TMA / bulk copies (UTMALDG, UBLKCP) complete on an mbarrier that a SYNCS...TRYWAIT polls,
+//   armed by a SYNCS.ARRIVE.TRANS64 (expect_tx) before the copy. The barrier's address is
+//   computed in registers; two addresses are the same barrier when their expressions are
+//   (address_expression.h: the same operations on the same inputs in one iteration). Walking
+//   back from the wait: an arrive on the same barrier in the same iteration gives the copies
+//   after it (a copy issued and waited for in one iteration); none before the loop's back edge
+//   means the barrier was armed in an earlier iteration: the nearest copy one iteration back,
+//   distance and iterations then lower bounds. Without arrives: the nearest copies by order.
+#include <algorithm>
 #include <cstdlib>
 #include <map>
 
 #include "sass_operands.h"
+#include "address_expression.h"
 #include "steady_path.h"
 #include "strata/core/sass_deps.h"
 
@@ -57,7 +63,7 @@ AsyncCopyWait PairCpAsync(const SassDependencyGraph& g, size_t wait, int pending
     if (w.commit && i.base == "LDGSTS") {
       if (w.copies.empty()) {
         w.distance = walk.steps();
-        w.iterations = uint32_t(walk.back_edges_around(walk.at()));
+        w.iterations = uint32_t(walk.back_edges_around(walk.at(), wait));
       }
       w.copies.push_back(walk.at());
       w.bytes_per_thread += sass::AccessBytes(i.opcode);
@@ -69,25 +75,63 @@ AsyncCopyWait PairCpAsync(const SassDependencyGraph& g, size_t wait, int pending
   return w;
 }
 
-AsyncCopyWait PairTma(const SassDependencyGraph& g, size_t wait) {
+bool IsTmaCopy(const SassInstr& i) { return i.base == "UTMALDG" || i.base == "UBLKCP"; }
+bool IsArrive(const SassInstr& i) { return i.base == "SYNCS" && i.opcode.find("ARRIVE") != std::string::npos; }
+
+void AddCopy(AsyncCopyWait& w, const SassDependencyGraph& g, const sass::SteadyWalk& walk, size_t wait) {
+  const size_t at = walk.at();
+  for (size_t c : w.copies)
+    if (c == at) return;  // the same instruction again (an elect loop around the copy)
+  if (w.copies.empty()) {
+    w.kind = g.instructions[at].base == "UBLKCP" ? AsyncCopyKind::kBulk : AsyncCopyKind::kTma;
+    w.distance = walk.steps();
+    w.iterations = uint32_t(walk.back_edges_around(at, wait));
+  }
+  w.copies.push_back(at);
+}
+
+AsyncCopyWait PairTma(const SassDependencyGraph& g, size_t wait, const sass::AddressExpressions& exprs, bool arrives) {
   AsyncCopyWait w;
   w.wait = wait;
   w.kind = AsyncCopyKind::kTma;
+  w.barrier = BarrierAfter(g, wait);
+  if (arrives) {
+    // The copies between the arrive on this wait's barrier and the wait, in this iteration.
+    const uint64_t barrier = exprs.Of(wait);
+    sass::SteadyWalk walk(g, wait, 1);
+    std::vector<std::pair<size_t, uint64_t>> seen;  // copies passed (instruction, steps)
+    while (walk.Back() && walk.back_edges_around(wait, wait) == 0) {
+      const SassInstr& i = g.instructions[walk.at()];
+      if (IsTmaCopy(i)) {
+        bool again = false;
+        for (const auto& s : seen) again |= s.first == walk.at();
+        if (!again) seen.push_back({walk.at(), walk.steps()});
+      }
+      if (IsArrive(i) && exprs.Of(walk.at()) == barrier && !seen.empty()) {
+        w.kind = g.instructions[seen.front().first].base == "UBLKCP" ? AsyncCopyKind::kBulk : AsyncCopyKind::kTma;
+        w.distance = seen.front().second;
+        for (const auto& s : seen) w.copies.push_back(s.first);
+        return w;
+      }
+    }
+    // Armed in an earlier iteration: the nearest copy one iteration back.
+    sass::SteadyWalk back(g, wait, 1);
+    while (back.Back()) {
+      if (back.back_edges_around(wait, wait) == 0 || !IsTmaCopy(g.instructions[back.at()])) continue;
+      AddCopy(w, g, back, wait);
+      w.iterations = std::max<uint32_t>(w.iterations, 1);
+      w.iterations_at_least = true;
+      w.note = "the barrier it polls was armed in an earlier iteration (at least one back)";
+      return w;
+    }
+  }
   sass::SteadyWalk walk(g, wait, 2);
   while (walk.Back()) {
     const SassInstr& i = g.instructions[walk.at()];
     if (IsTmaWait(i) && !w.copies.empty()) break;
-    if (i.base == "UTMALDG" || i.base == "UBLKCP") {
-      if (w.copies.empty()) {
-        w.kind = i.base == "UBLKCP" ? AsyncCopyKind::kBulk : AsyncCopyKind::kTma;
-        w.distance = walk.steps();
-        w.iterations = uint32_t(walk.back_edges_around(walk.at()));
-      }
-      w.copies.push_back(walk.at());
-    }
+    if (IsTmaCopy(i)) AddCopy(w, g, walk, wait);
   }
   if (w.copies.empty()) w.note = "no TMA or bulk copy before it on the path (an mbarrier wait of another kind)";
-  w.barrier = BarrierAfter(g, wait);
   return w;
 }
 
@@ -128,6 +172,9 @@ std::vector<AsyncCopyWait> PairAsyncCopies(const SassDependencyGraph& g) {
   for (const SassInstr& i : g.instructions) any_tma |= i.base == "UTMALDG" || i.base == "UBLKCP";
   std::map<size_t, size_t> wait_index;  // instruction -> index into out
   std::vector<size_t> retries;
+  bool arrives = false;
+  for (const SassInstr& i : g.instructions) arrives |= IsArrive(i);
+  sass::AddressExpressions exprs(g);
   for (size_t k = 0; k < g.instructions.size(); ++k) {
     const SassInstr& i = g.instructions[k];
     const int pending = DepbarPending(i);
@@ -138,7 +185,7 @@ std::vector<AsyncCopyWait> PairAsyncCopies(const SassDependencyGraph& g) {
         retries.push_back(k);
         continue;
       }
-      AsyncCopyWait w = PairTma(g, k);
+      AsyncCopyWait w = PairTma(g, k, exprs, arrives);
       if (w.copies.empty()) continue;
       wait_index[k] = out.size();
       out.push_back(std::move(w));

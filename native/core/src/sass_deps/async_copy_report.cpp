@@ -58,7 +58,11 @@ std::string AsyncCopyReportText(const AsyncCopyAnalysis& a, bool with_graph) {
       o += "          completes " + std::to_string(w.copies.size()) + " " + AsyncCopyKindName(w.kind) + " cop" +
            (w.copies.size() == 1 ? "y" : "ies") + " (" + std::to_string(w.bytes_per_thread) + " bytes a thread), the last at " +
            Hex(c.offset) + " " + sass::SourceText(c) + ": " + std::to_string(w.distance) + " instructions before the wait" +
-           (w.iterations ? ", " + std::to_string(w.iterations) + " iterations back" : ", same iteration") + "\n";
+           (w.iterations_at_least ? " at least" : "") +
+           (w.iterations ? ", " + std::string(w.iterations_at_least ? "at least " : "") + std::to_string(w.iterations) +
+                               (w.iterations == 1 ? " iteration back" : " iterations back")
+                         : ", same iteration") +
+           "\n";
     }
     for (const WaitClassification& v : a.verdicts) {
       if (v.wait != k) continue;
@@ -105,7 +109,7 @@ std::string AsyncCopyReportJson(const AsyncCopyAnalysis& a, bool with_graph) {
     for (size_t c : w.copies) copies.push_back({{"offset", g.instructions[c].offset}, {"text", g.instructions[c].text}, {"source", Line(g.instructions[c])}});
     nlohmann::json j = {{"kind", AsyncCopyKindName(w.kind)}, {"offset", g.instructions[w.wait].offset}, {"text", g.instructions[w.wait].text},
                         {"source", Line(g.instructions[w.wait])}, {"allowed_pending", w.allowed_pending}, {"copies", copies},
-                        {"distance", w.distance}, {"iterations", w.iterations}, {"bytes_per_thread", w.bytes_per_thread}, {"note", w.note}};
+                        {"distance", w.distance}, {"iterations", w.iterations}, {"iterations_at_least", w.iterations_at_least}, {"bytes_per_thread", w.bytes_per_thread}, {"note", w.note}};
     if (w.commit) j["commit_offset"] = g.instructions[*w.commit].offset;
     if (w.barrier) j["barrier_offset"] = g.instructions[*w.barrier].offset;
     for (const WaitClassification& v : a.verdicts)

@@ -75,10 +75,38 @@ std::vector<CopySuggestion> SuggestEarlierCopies(const SassDependencyGraph& g, c
   for (const SassEdge& e : g.edges)
     if (e.kind == SassEdgeKind::kRegister || e.kind == SassEdgeKind::kPredicate) writers[e.to].push_back(e.from);
   std::vector<CopySuggestion> out;
+  // mbarrier rings: one barrier per stage, each initialized once (mbarrier.init is SYNCS.EXCH.64).
+  uint32_t barriers = 0;
+  for (const SassInstr& i : g.instructions) barriers += i.base == "SYNCS" && i.opcode.find("EXCH") != std::string::npos;
   for (const WaitClassification& v : verdicts) {
     if (v.verdict != WaitVerdict::kStalled) continue;
     const AsyncCopyWait& w = waits[v.wait];
-    if (w.kind != AsyncCopyKind::kCpAsync || w.copies.empty()) continue;
+    if (w.copies.empty()) continue;
+    if (w.kind != AsyncCopyKind::kCpAsync) {
+      // A TMA / bulk copy issued and waited for in the same iteration, in a ring of mbarriers.
+      std::optional<Loop> loop = EnclosingLoop(g, w.copies.front(), w.wait);
+      if (!loop || w.iterations > 0 || w.iterations_at_least || barriers < 2) continue;
+      CopySuggestion s;
+      s.wait = v.wait;
+      s.addresses_from_counters = true;
+      for (size_t c : w.copies) s.addresses_from_counters = s.addresses_from_counters && FromCounters(g, c, writers);
+      if (!s.addresses_from_counters) continue;
+      s.ring_groups = barriers;
+      s.loop_instructions = uint32_t(g.blocks[loop->tail].last - g.blocks[loop->head].first + 1);
+      s.iterations_earlier = barriers - 1;
+      s.instructions_earlier = uint64_t(s.iterations_earlier) * s.loop_instructions;
+      const SassInstr& wait = g.instructions[w.wait];
+      const SassInstr& copy = g.instructions[w.copies.front()];
+      s.message = "The mbarrier wait at " + sass::SourceText(wait) + " stalls on the " + AsyncCopyKindName(w.kind) + " copy at " +
+                  sass::SourceText(copy) + " (" + copy.opcode + " at +" + Hex(copy.offset) + "), issued " + std::to_string(w.distance) +
+                  " instructions before it in the same iteration. Its addresses come from loop counters only and the kernel has " +
+                  std::to_string(barriers) + " mbarriers (stages): issue it " + std::to_string(s.iterations_earlier) +
+                  (s.iterations_earlier == 1 ? " iteration" : " iterations") + " earlier (K = " + Number(s.instructions_earlier) +
+                  " instructions: a prologue fills " + std::to_string(s.iterations_earlier) +
+                  " stages), after the barrier that frees its stage.";
+      out.push_back(std::move(s));
+      continue;
+    }
     const SassInstr& wait = g.instructions[w.wait];
     const SassInstr& copy = g.instructions[w.copies.front()];  // the group's last copy
     CopySuggestion s;

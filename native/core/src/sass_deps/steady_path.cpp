@@ -90,10 +90,12 @@ bool SteadyWalk::Back() {
   return true;
 }
 
-int SteadyWalk::back_edges_around(size_t i) const {
+int SteadyWalk::back_edges_around(size_t i, size_t j) const {
   int n = 0;
-  for (const auto& [head, tail] : crossed_)
-    n += g_.blocks[head].first <= i && i <= g_.blocks[tail].last;
+  for (const auto& [head, tail] : crossed_) {
+    const size_t first = g_.blocks[head].first, last = g_.blocks[tail].last;
+    n += first <= i && i <= last && first <= j && j <= last;
+  }
   return n;
 }
 

@@ -22,9 +22,9 @@ class SteadyWalk {
   size_t at() const { return at_; }
   int back_edges() const { return back_edges_; }  // crossed so far
   uint64_t steps() const { return steps_; }
-  // Back edges crossed so far of loops that hold instruction `i` (a retry loop around a wait
-  // does not hold the copy the wait completes: its laps are no iterations between them).
-  int back_edges_around(size_t i) const;
+  // Back edges crossed so far of loops that hold both instructions (a retry loop around a wait,
+  // an elect loop around a copy: their laps are no iterations between copy and wait).
+  int back_edges_around(size_t i, size_t j) const;
 
  private:
   const SassDependencyGraph& g_;

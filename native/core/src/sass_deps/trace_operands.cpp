@@ -36,6 +36,7 @@ std::string TraceOperandTable(std::string_view cubin, const std::string& functio
     for (const SassReg& r : i.defs) defs.push_back(SassRegName(r));
     nlohmann::json j = {{"uses", uses}, {"defs", defs}, {"text", i.text}};
     if (i.guard) j["guard"] = SassRegName(*i.guard), j["negated"] = i.guard_negated;
+    else if (i.text.rfind("@!PT ", 0) == 0 || i.text.rfind("@!UPT ", 0) == 0) j["guard"] = "PT", j["negated"] = true;  // never runs
     if (i.memory) {
       const SassMemoryOperand& m = *i.memory;
       j["mem"] = {{"space", m.space}, {"base", m.base ? SassRegName(*m.base) : ""}, {"wide", m.wide},

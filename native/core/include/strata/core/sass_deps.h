@@ -119,6 +119,8 @@ struct AsyncCopyWait {
   int allowed_pending = 0;       // N: groups that may stay in flight past the wait
   uint64_t distance = 0;         // instructions from the group's last copy to the wait
   uint32_t iterations = 0;       // loop back edges between them (0: the same iteration)
+  bool iterations_at_least = false;  // an mbarrier armed in an earlier iteration: `iterations`
+                                     // and `distance` are lower bounds
   uint32_t bytes_per_thread = 0; // what the group copies per thread
   std::optional<size_t> barrier; // the block-wide barrier right after the wait, if any
   std::vector<size_t> retries;   // an mbarrier wait's out-of-line retry loop: its own try-waits

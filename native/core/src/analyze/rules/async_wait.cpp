@@ -70,18 +70,26 @@ void AsyncWait(const AnalysisContext& cx, const RuleParams& p, std::vector<Findi
       std::string msg;
       for (const CopySuggestion& s : a.suggestions)
         if (s.wait == w.wait) msg = s.message;
-      if (msg.empty()) {
+      std::string severity = "warning";
+      if (msg.empty() && pair.iterations > 0) {
+        // Already issued iterations ahead and still waited for: moving it earlier is not the fix.
+        severity = "note";
+        msg = "The " + std::string(AsyncCopyKindName(pair.kind)) + " wait `" + wi.text + "` holds " + Percent(w.share) +
+              " of kernel `" + cx.frame(v).name + "`'s PC samples although the copy it completes was issued " +
+              (pair.iterations_at_least ? "at least " : "") + std::to_string(pair.iterations) +
+              (pair.iterations == 1 ? " iteration" : " iterations") +
+              " earlier: the copies arrive late for the pipeline's depth (bandwidth- or latency-bound). Move fewer "
+              "bytes per stage, or add stages if shared memory allows.";
+      } else if (msg.empty()) {
         msg = "The " + std::string(AsyncCopyKindName(pair.kind)) + " wait `" + wi.text + "` holds " + Percent(w.share) +
               " of kernel `" + cx.frame(v).name + "`'s PC samples";
-        if (!pair.copies.empty())
-          msg += ", waiting for the copy issued " + std::to_string(pair.distance) + " instructions before it" +
-                 (pair.iterations ? " (" + std::to_string(pair.iterations) + " iterations back)" : "");
+        if (!pair.copies.empty()) msg += ", waiting for the copy issued " + std::to_string(pair.distance) + " instructions before it";
         msg += ": issue the copy earlier or give the wait more independent work.";
       } else {
         msg = "Kernel `" + cx.frame(v).name + "`: " + msg + " (" + Percent(w.share) + " of its PC samples wait there.)";
       }
       auto node = pc_node.find(wi.offset);
-      Finding fd = cx.Make("async-wait", "warning", node == pc_node.end() ? v : node->second, std::move(msg));
+      Finding fd = cx.Make("async-wait", severity, node == pc_node.end() ? v : node->second, std::move(msg));
       fd.cause = cx.frame(v).name;
       fd.evidence = {{"wait_sample_share", w.share, "share"},
                      {"wait_samples", w.samples, "count"},
