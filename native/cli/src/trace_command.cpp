@@ -147,6 +147,13 @@ int RunTrace(const TraceOptions& o) {
     return kExitError;
   }
   const std::string dir = dir_template;
+  struct RemoveDir {  // the script, the table and an unkept log go with the folder
+    std::string dir;
+    ~RemoveDir() {
+      for (const char* f : {"/trace.py", "/trace.gdb", "/operands.json", "/cuda-gdb.log", "/cuda-gdb.log.out"}) unlink((dir + f).c_str());
+      rmdir(dir.c_str());
+    }
+  } remove_dir{dir};
   const std::string log = o.log.empty() ? dir + "/cuda-gdb.log" : o.log;
   // The operand table (registers read and written, guards, load addresses) from nvdisasm's listing of
   // the snapshot's image: cuda-gdb's own disassembly cannot be split reliably.
@@ -166,7 +173,8 @@ int RunTrace(const TraceOptions& o) {
   std::string command;
   if (python) {
     std::ofstream(dir + "/trace.py") << CudaGdbPythonScript();
-    command = (operands.empty() ? std::string() : "STRATA_TRACE_OPERANDS=" + Quote(operands) + " ") + "STRATA_TRACE_LOG=" + Quote(log) + " STRATA_TRACE_KERNEL=" + Quote(s.kernel) + " STRATA_TRACE_BLOCK=" + Quote(o.block) +
+    command = (operands.empty() ? std::string() : "STRATA_TRACE_OPERANDS=" + Quote(operands) + " ") +
+              "STRATA_TRACE_LOG=" + Quote(log) + " STRATA_TRACE_KERNEL=" + Quote(s.kernel) + " STRATA_TRACE_BLOCK=" + Quote(o.block) +
               " STRATA_TRACE_THREAD=" + Quote(thread) + " STRATA_TRACE_MAX=" + std::to_string(o.max_instructions) + " " + Quote(gdb) +
               " -nx -batch -x " + Quote(dir + "/trace.py") + " --args " + replay + " > " + Quote(raw) + " 2>&1";
   } else {
