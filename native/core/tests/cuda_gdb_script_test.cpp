@@ -86,6 +86,26 @@ TEST(CudaGdbScript, StepsAWarpWithTheOperandTable) {
   strata::test::RunShell("rm -rf " + dir);
 }
 
+// Without the operand table (nvdisasm missing) the debugger's text is split: "LDS R4[R2+0x10]".
+TEST(CudaGdbScript, WithoutTheTableFromTheDisassembly) {
+  const std::string dir = strata::test::TempDir();
+  std::ofstream(dir + "/gdb.py") << kFakeGdb;
+  std::ofstream(dir + "/trace.py") << strata::cli::CudaGdbPythonScript();
+  auto r = strata::test::RunShell("cd " + dir + " && PYTHONPATH=. STRATA_TRACE_LOG=log STRATA_TRACE_KERNEL=k STRATA_TRACE_MAX=100 "
+                                  "/usr/bin/python3 trace.py");
+  ASSERT_EQ(r.status, 0) << r.err;
+  strata::core::SassTrace t = strata::core::ParseCudaGdbLog(strata::test::ReadText(dir + "/log"), "");
+  ASSERT_EQ(t.steps.size(), 7u);
+  EXPECT_EQ(t.stop_reason, "exited");
+  ASSERT_EQ(t.steps[0].reads.size(), 1u);  // R2 (the address), not R4 (the loaded result)
+  EXPECT_EQ(t.steps[0].reads[0].reg, "R2");
+  ASSERT_EQ(t.steps[1].reads.size(), 1u);
+  EXPECT_EQ(t.steps[1].reads[0].reg, "R6");
+  EXPECT_EQ(t.steps[2].guard, 1);
+  EXPECT_FALSE(t.steps[0].memory);  // addresses need the table
+  strata::test::RunShell("rm -rf " + dir);
+}
+
 TEST(CudaGdbScript, PlainCommandFile) {
   const std::string f = strata::cli::CudaGdbCommandFile("k", "0,1,0", "64,0,0", 5);
   EXPECT_NE(f.find("break k\n"), std::string::npos);
