@@ -18,6 +18,7 @@
 #include "sass_operands.h"
 #include "address_expression.h"
 #include "steady_path.h"
+#include "strata/core/api.h"
 #include "strata/core/sass_deps.h"
 
 namespace strata::core {
@@ -164,6 +165,19 @@ const char* AsyncCopyKindName(AsyncCopyKind k) {
     case AsyncCopyKind::kBulk: return "bulk";
   }
   return "?";
+}
+
+std::string AsyncWaitBefore(std::string_view listing, const std::string& function, uint64_t offset) {
+  try {
+    SassDependencyGraph g = BuildSassDependencyGraph("", listing, function);
+    for (size_t k = 1; k < g.instructions.size(); ++k)
+      if (g.instructions[k].offset == offset) {
+        const SassInstr& before = g.instructions[k - 1];
+        return DepbarPending(before) >= 0 || IsTmaWait(before) ? before.text : "";
+      }
+  } catch (const Error&) {
+  }
+  return "";
 }
 
 std::vector<AsyncCopyWait> PairAsyncCopies(const SassDependencyGraph& g) {

@@ -198,6 +198,11 @@ std::vector<TimedStep> ModelTraceTiming(const SassDependencyGraph& graph, const 
 std::vector<WaitClassification> ClassifyWaitsFromTrace(const SassDependencyGraph& graph, const std::vector<AsyncCopyWait>& waits,
                                                        const std::vector<TimedStep>& timed, const WaitThresholds& t = {});
 
+// The asynchronous-copy wait (`DEPBAR.LE SB0, N`, an mbarrier try-wait) right before `offset`
+// in `function` of `listing`: a warp held by such a wait is sampled on the instruction after it.
+// "" when there is none (or the listing cannot be read).
+std::string AsyncWaitBefore(std::string_view listing, const std::string& function, uint64_t offset);
+
 // What `strata trace`'s cuda-gdb script reads before each step, per instruction offset (JSON:
 // {"<offset>": {"uses": ["R4", ...], "defs": [...], "guard": "P0", "negated": false, "mem": {"space", "base",
 // "wide", "index", "imm", "bytes"}}}): the registers to read where first read and the memory a
