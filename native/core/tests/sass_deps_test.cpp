@@ -468,6 +468,17 @@ TEST(AsyncCopyH100, AnalyzerFlagsTheLateWaitAtItsLine) {
   EXPECT_EQ(found[0].location.line, 79u);
   EXPECT_NE(found[0].location.file.find("async_copy_pipeline.cu"), std::string::npos);
   EXPECT_NE(found[0].message.find("2 iterations earlier"), std::string::npos) << found[0].message;
+  // The stall rule's finding on the barrier after the wait names the wait as the cause.
+  bool stall = false;
+  for (const Finding& f : r.findings)
+    if (f.rule == "stall" && f.location.line == 80) {
+      stall = true;
+      EXPECT_NE(f.message.find("follows the asynchronous-copy wait `DEPBAR.LE SB0, 0x0`"), std::string::npos) << f.message;
+      EXPECT_EQ(f.message.find("producer of the register"), std::string::npos) << f.message;
+    }
+  EXPECT_TRUE(stall);
+  EXPECT_EQ(AsyncWaitBefore(RunKernels().late.listing, "async_copy_late", 0xc60), "DEPBAR.LE SB0, 0x0");
+  EXPECT_EQ(AsyncWaitBefore(RunKernels().late.listing, "async_copy_late", 0xc70), "");
   // Without the profile's path (no GPU code to read) the rule is silent.
   for (const Finding& f : Analyze(*p).findings) EXPECT_NE(f.rule, "async-wait");
 }
