@@ -111,6 +111,33 @@ struct ReplayCliOptions {
 // 0: outputs match; 3: they differ; 1: no replay (the one-line reason on stderr).
 int RunReplay(const ReplayCliOptions& options);
 
+struct TraceOptions {
+  std::string file;                 // the snapshot
+  std::string output;               // "" = FILE.trace.json
+  long max_instructions = 2000;
+  std::string block = "0,0,0";
+  long warp = 0;                    // warp index inside the block (threads 32w..32w+31, linear)
+  std::string cuda_gdb;             // "" = on PATH, then /usr/local/cuda/bin
+  std::string nvdisasm;             // "" = found as `strata sass` finds it (the operand table)
+  std::string log;                  // "" = a temporary file: where cuda-gdb's log is kept
+  std::string from_log;             // a log made before: parse it, run nothing
+};
+// 0: a trace written; 1: no trace (the one-line reason, and cuda-gdb's last output, on stderr).
+int RunTrace(const TraceOptions& options);
+
+struct SassDepsOptions {
+  std::string profile;              // code and PC samples from a profile
+  std::string cubin, sass;          // or code from files (samples still from `profile` if given)
+  std::string kernel;               // substring of the kernel or function name; "" = every kernel with a wait
+  std::string trace;                // a trace file (strata trace): the timing model
+  uint32_t threads = 0;             // threads per block; 0 = the cubin's launch bounds
+  uint64_t dynamic_shared = 0;      // dynamic shared memory per block
+  double stalled_share = 0.05;      // a wait with this share of the kernel's samples stalls
+  std::string format = "text";      // text | json | chrome (the timing model's timeline)
+  bool graph = false;               // every instruction with its control bits and edges
+};
+int RunSassDeps(const SassDepsOptions& options);
+
 // Exit statuses.
 inline constexpr int kExitUsage = 2;
 inline constexpr int kExitError = 1;

@@ -197,6 +197,32 @@ int main(int argc, char** argv) {
                          "back first), back-to-back (restored once, the previous launch's lines)")
       ->check(CLI::IsMember({"restored", "clean", "back-to-back"}));
 
+  TraceOptions trc;
+  CLI::App* trace_cmd = app.add_subcommand("trace", "Single-step one warp of a snapped kernel under cuda-gdb (on strata replay): the executed SASS");
+  trace_cmd->add_option("file", trc.file, "Snapshot file (strata record --snap); not needed with --from-log");
+  trace_cmd->add_option("-o,--output", trc.output, "Trace file (default FILE.trace.json)");
+  trace_cmd->add_option("--max-instructions", trc.max_instructions, "Instructions to step at most (default 2000)")->check(CLI::Range(1L, 10000000L));
+  trace_cmd->add_option("--block", trc.block, "The block, x,y,z (default 0,0,0)");
+  trace_cmd->add_option("--warp", trc.warp, "The warp inside the block (default 0)")->check(CLI::Range(0L, 1024L));
+  trace_cmd->add_option("--cuda-gdb", trc.cuda_gdb, "cuda-gdb to use (default: on PATH, then /usr/local/cuda/bin)");
+  trace_cmd->add_option("--nvdisasm", trc.nvdisasm, "nvdisasm for the operand table (default: as strata sass finds it)");
+  trace_cmd->add_option("--log", trc.log, "Keep cuda-gdb's log here (and its own output in LOG.out)");
+  trace_cmd->add_option("--from-log", trc.from_log, "Make the trace from a log kept before (--log); runs nothing");
+
+  SassDepsOptions sdp;
+  CLI::App* sass_deps = app.add_subcommand("sass-deps", "A kernel's SASS dependencies: asynchronous copies paired with their waits, stalled or with slack, and copies to issue earlier");
+  sass_deps->add_option("profile", sdp.profile, "Profile with GPU code (cubins, listings) and PC samples");
+  sass_deps->add_option("--cubin", sdp.cubin, "Cubin file (control bits), with --sass")->check(CLI::ExistingFile);
+  sass_deps->add_option("--sass", sdp.sass, "nvdisasm -c -gi listing of the cubin")->check(CLI::ExistingFile);
+  sass_deps->add_option("--kernel", sdp.kernel, "Kernel (substring of its name); default: every kernel with an asynchronous-copy wait");
+  sass_deps->add_option("--trace", sdp.trace, "Trace file (strata trace): per-instruction issue and stall from the timing model")->check(CLI::ExistingFile);
+  sass_deps->add_option("--threads", sdp.threads, "Threads per block (default: the cubin's launch bounds)");
+  sass_deps->add_option("--dynamic-shared", sdp.dynamic_shared, "Dynamic shared memory per block, bytes");
+  sass_deps->add_option("--stalled-share", sdp.stalled_share, "Share of the kernel's PC samples that makes a wait stalled (default 0.05)")->check(CLI::Range(0.0, 1.0));
+  sass_deps->add_option("--format", sdp.format, "text, json, or chrome (the timing model's timeline of --trace)")
+      ->check(CLI::IsMember({"text", "json", "chrome"}));
+  sass_deps->add_flag("--graph", sdp.graph, "Every instruction with its control bits and dependency edges");
+
   // `strata record [options] -- CMD ARGS...`: everything after the first -- is the target's,
   // split off here (CLI11's handling of -- with prefix commands is not faithful).
   std::vector<std::string> after_dashes;
@@ -218,7 +244,7 @@ int main(int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    std::string where = record->parsed() ? " record" : report->parsed() ? " report" : analyze->parsed() ? " analyze" : regions->parsed() ? " regions" : sass->parsed() ? " sass" : export_cmd->parsed() ? " export" : import_cmd->parsed() ? " import" : diff_cmd->parsed() ? " diff" : replay_cmd->parsed() ? " replay" : "";
+    std::string where = record->parsed() ? " record" : report->parsed() ? " report" : analyze->parsed() ? " analyze" : regions->parsed() ? " regions" : sass->parsed() ? " sass" : export_cmd->parsed() ? " export" : import_cmd->parsed() ? " import" : diff_cmd->parsed() ? " diff" : replay_cmd->parsed() ? " replay" : trace_cmd->parsed() ? " trace" : sass_deps->parsed() ? " sass-deps" : "";
     std::fprintf(stderr, "strata: %s (see 'strata%s --help')\n", e.what(), where.c_str());
     return kExitUsage;
   }
@@ -256,6 +282,8 @@ int main(int argc, char** argv) {
     if (import_cmd->parsed()) return RunImport(imp);
     if (diff_cmd->parsed()) return RunDiff(dif);
     if (replay_cmd->parsed()) return RunReplay(rpl);
+    if (trace_cmd->parsed()) return RunTrace(trc);
+    if (sass_deps->parsed()) return RunSassDeps(sdp);
     return RunReport(rep);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "strata: %s\n", e.what());

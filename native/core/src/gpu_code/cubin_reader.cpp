@@ -27,6 +27,28 @@ std::string OneLine(std::string s) {
   return s;
 }
 
+// .nv.info.<name> records: u8 format, u8 attribute, then for format EIFMT_SVAL (4) a u16 size
+// and that many bytes, else a u16 value. EIATTR_MAX_THREADS (5) holds u32 x, y, z.
+uint32_t MaxThreads(llvm::StringRef info) {
+  constexpr uint8_t kSval = 4, kMaxThreads = 5;
+  size_t at = 0;
+  while (at + 4 <= info.size()) {
+    const uint8_t format = uint8_t(info[at]), attribute = uint8_t(info[at + 1]);
+    const uint16_t size = uint16_t(uint8_t(info[at + 2]) | uint8_t(info[at + 3]) << 8);
+    at += 4;
+    if (format != kSval) continue;
+    if (attribute == kMaxThreads && size >= 12 && at + 12 <= info.size()) {
+      uint32_t d[3];
+      for (int k = 0; k < 3; ++k)
+        d[k] = uint32_t(uint8_t(info[at + 4 * k])) | uint32_t(uint8_t(info[at + 4 * k + 1])) << 8 |
+               uint32_t(uint8_t(info[at + 4 * k + 2])) << 16 | uint32_t(uint8_t(info[at + 4 * k + 3])) << 24;
+      return d[0] * d[1] * d[2];
+    }
+    at += size;
+  }
+  return 0;
+}
+
 }  // namespace
 
 Cubin ReadCubin(std::string_view bytes) {
@@ -50,13 +72,30 @@ Cubin ReadCubin(std::string_view bytes) {
     auto section = sym.getSection();
     if (!section) Fail(OneLine(Take(section.takeError())));
     if (*section == elf->section_end()) continue;  // an undefined (external) function
-    out.functions.push_back(CubinFunction{name->str(), sym.getSize()});
+    CubinFunction f{name->str(), sym.getSize(), "", 0, 0};
+    auto contents = (*section)->getContents();
+    auto value = sym.getValue();
+    if (contents && value && *value + f.size <= contents->size()) f.code = contents->substr(*value, f.size).str();
+    else if (!contents) llvm::consumeError(contents.takeError());
+    if (!value) llvm::consumeError(value.takeError());
+    out.functions.push_back(std::move(f));
   }
 
+  auto function_named = [&out](llvm::StringRef n) -> CubinFunction* {
+    for (CubinFunction& f : out.functions)
+      if (n == f.name) return &f;
+    return nullptr;
+  };
   for (const llvm::object::SectionRef& section : elf->sections()) {
     auto name = section.getName();
     if (!name) Fail(OneLine(Take(name.takeError())));
-    if (*name == ".debug_line") {
+    if (name->startswith(".nv.shared.")) {
+      if (CubinFunction* f = function_named(name->drop_front(11))) f->static_shared_bytes = section.getSize();
+    } else if (name->startswith(".nv.info.")) {
+      auto contents = section.getContents();
+      if (!contents) Fail(OneLine(Take(contents.takeError())));
+      if (CubinFunction* f = function_named(name->drop_front(9))) f->max_threads = MaxThreads(*contents);
+    } else if (*name == ".debug_line") {
       auto contents = section.getContents();
       if (!contents) Fail(OneLine(Take(contents.takeError())));
       out.debug_line = contents->str();

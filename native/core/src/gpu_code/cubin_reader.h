@@ -13,6 +13,10 @@ namespace strata::core::gpu {
 struct CubinFunction {
   std::string name;  // mangled, e.g. "_Z9mem_chainPKjPjji"
   uint64_t size = 0; // bytes of its code (the STT_FUNC symbol's size)
+  std::string code;  // those bytes (16 per instruction on sm_70 and later)
+  uint64_t static_shared_bytes = 0;  // the size of its .nv.shared.<name> section (0: none)
+  uint32_t max_threads = 0;          // threads per block from __launch_bounds__ (.nv.info.<name>
+                                     // EIATTR_MAX_THREADS, x*y*z); 0 when not declared
 };
 
 struct CubinLineRelocation {

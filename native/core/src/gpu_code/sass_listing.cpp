@@ -97,6 +97,8 @@ SassListing ParseSassListing(std::string_view text) {
   bool pending = false;         // the run's last line named an "inlined at" not yet printed
   SourceLine pending_caller;
   size_t instructions = 0;
+  std::string current_name;
+  std::vector<std::string> pending_labels;  // labels waiting for the instruction they name
   while (!text.empty()) {
     size_t nl = text.find('\n');
     std::string_view line = Trim(text.substr(0, nl));
@@ -124,12 +126,16 @@ SassListing ParseSassListing(std::string_view text) {
     std::string_view rest = line;
     if (Consume(rest, ".section")) {
       std::string name = FunctionOfSection(Trim(rest));
-      if (!name.empty()) { current = &out.functions[name]; location = -1; }
+      if (!name.empty()) { current = &out.functions[name]; location = -1; current_name = name; }
       continue;
     }
     if (line.size() > 7 && line.back() == ':' && line.substr(0, 6) == ".text.") {
       std::string name = FunctionOfSection(line.substr(0, line.size() - 1));
-      if (!name.empty() && current != &out.functions[name]) { current = &out.functions[name]; location = -1; }
+      if (!name.empty() && current != &out.functions[name]) { current = &out.functions[name]; location = -1; current_name = name; }
+      continue;
+    }
+    if (current && line.size() > 2 && line.front() == '.' && line.back() == ':') {  // a branch target: ".L_x_1:"
+      pending_labels.emplace_back(line.substr(0, line.size() - 1));
       continue;
     }
     if (!current || !Consume(rest, "/*")) continue;
@@ -141,6 +147,8 @@ SassListing ParseSassListing(std::string_view text) {
     rest = Trim(rest);
     if (!rest.empty() && rest.back() == ';') rest = Trim(rest.substr(0, rest.size() - 1));
     current->push_back(SassInstruction{offset, std::string(rest), location});
+    for (const std::string& label : pending_labels) out.labels[current_name][label] = offset;
+    pending_labels.clear();
     ++instructions;
   }
   for (auto it = out.functions.begin(); it != out.functions.end();) {

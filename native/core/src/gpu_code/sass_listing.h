@@ -41,6 +41,9 @@ struct SassInstruction {
 struct SassListing {
   std::map<std::string, std::vector<SassInstruction>> functions;  // by mangled name, by offset
   std::vector<SassLocation> locations;
+  // Branch targets per function: ".L_x_1" -> the offset of the instruction after the label
+  // (what "BRA `(.L_x_1)" jumps to).
+  std::map<std::string, std::map<std::string, uint64_t>> labels;
 
   // The instruction at exactly `pc` in `function`, nullptr when there is none.
   const SassInstruction* Find(const std::string& function, uint64_t pc) const;

@@ -9,6 +9,7 @@ const std::vector<BuiltinRule>& BuiltinRules() {
       {"forward-backward", ForwardBackward, {{"ratio", 5.0}, {"min_share", 0.02}, {"min_mean_kernel_us", 20}}},
       {"stall", Stall, {{"min_share", 0.05}, {"min_latency_share", 0.5}, {"min_reason_share", 0.3}, {"lines", 3}}},
       {"cpu-latency", CpuLatency, {{"ratio", 10.0}, {"min_share", 0.10}, {"gpu_busy_max", 0.5}, {"threads_per_core", 1.0}}},
+      {"async-wait", AsyncWait, {{"min_share", 0.02}, {"stalled_share", 0.05}}},
       {"region-wait", RegionWait, {{"min_share", 0.10}}},
       {"region-imbalance", RegionImbalance, {{"max_over_mean", 0.25}, {"min_lanes", 4}}},
       {"critical-path", CriticalPath, {{"min_gain_share", 0.05}}},

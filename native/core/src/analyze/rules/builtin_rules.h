@@ -22,6 +22,7 @@ void Hotspot(const AnalysisContext&, const RuleParams&, std::vector<Finding>&);
 void KernelFusion(const AnalysisContext&, const RuleParams&, std::vector<Finding>&);
 void ForwardBackward(const AnalysisContext&, const RuleParams&, std::vector<Finding>&);
 void Stall(const AnalysisContext&, const RuleParams&, std::vector<Finding>&);
+void AsyncWait(const AnalysisContext&, const RuleParams&, std::vector<Finding>&);
 void CpuLatency(const AnalysisContext&, const RuleParams&, std::vector<Finding>&);
 void RegionWait(const AnalysisContext&, const RuleParams&, std::vector<Finding>&);
 void RegionImbalance(const AnalysisContext&, const RuleParams&, std::vector<Finding>&);

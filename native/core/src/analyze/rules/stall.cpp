@@ -11,6 +11,7 @@
 #include "../../value_format.h"
 #include "builtin_rules.h"
 #include "stall_reasons.h"
+#include "strata/core/sass_deps.h"
 
 namespace strata::core::detail {
 
@@ -47,6 +48,27 @@ bool SiteBefore(const std::string& a, const std::string& b) {
   return std::atol(a.c_str() + ca + 1) < std::atol(b.c_str() + cb + 1);
 }
 
+// The asynchronous-copy wait right before the pc frame's instruction, "" when none (or the
+// profile's GPU code cannot be read: read once per analysis, only when a stall is reported).
+std::string AsyncWaitBeforePc(const AnalysisContext& cx, size_t pc, std::map<std::string, ProfileGpuCode>& code, bool& code_read) {
+  if (cx.profile_path().empty() || cx.kind(pc) != Kind::kPc || cx.parent(pc) < 0) return "";
+  if (!code_read) {
+    code_read = true;
+    try { code = ReadProfileGpuCode(cx.profile_path()); } catch (...) { return ""; }
+  }
+  const FrameInfo& f = cx.frame(pc);
+  auto it = code.find(f.module);
+  if (it == code.end() || it->second.listing.empty()) return "";
+  const std::string& listing = it->second.listing;
+  if (listing.find("DEPBAR") == std::string::npos && listing.find("TRYWAIT") == std::string::npos) return "";
+  try {
+    const std::string fn = ListingFunctionOf(listing, cx.frame(size_t(cx.parent(pc))).name);
+    return fn.empty() ? "" : AsyncWaitBefore(listing, fn, f.address);
+  } catch (const Error&) {
+    return "";
+  }
+}
+
 struct LineStalls {
   double samples = 0;          // of the dominant reason
   double top_pc_samples = 0;
@@ -65,6 +87,8 @@ void Stall(const AnalysisContext& cx, const RuleParams& p, std::vector<Finding>&
       reasons.push_back(k);
   }
   if (!gpu || reasons.empty() || cx.Total(*gpu) <= 0) return;
+  std::map<std::string, ProfileGpuCode> code;  // read on first need
+  bool code_read = false;
   // The kernels heavy enough to judge, and their samples per reason: read reason by reason (a
   // metric at every node is computed once, not once per kernel).
   std::vector<size_t> kernels;
@@ -121,8 +145,13 @@ void Stall(const AnalysisContext& cx, const RuleParams& p, std::vector<Finding>&
     std::string msg = "Kernel `" + kf.name + "` (" + Percent(share) + " of GPU time) stalls mostly on " + why + " (" +
                       Share(best / all) + " of its PC samples; latency stalls " + Share(latency / all) + ")" +
                       (listed.empty() ? "" : ", at " + listed) + ". " + info.advice + ".";
-    // The sample lands on the instruction that cannot issue, not on the one that caused the wait.
-    if (*info.producer)
+    // The sample lands on the instruction that cannot issue, not on the one that caused the wait;
+    // after an asynchronous-copy wait, that wait is the cause (the async-wait rule pairs it).
+    const std::string async_wait = lines.empty() ? "" : AsyncWaitBeforePc(cx, lines.front().second.top_pc, code, code_read);
+    if (!async_wait.empty())
+      msg += " The sampled instruction follows the asynchronous-copy wait `" + async_wait +
+             "`: the warps wait there for their copies (see the async-wait finding).";
+    else if (*info.producer)
       msg += std::string(" The sampled instruction is the consumer that waits; the cause is the producer of the register "
                          "it waits for (") + info.producer + "), usually just before it.";
     Finding fd = cx.Make("stall", "warning", lines.empty() ? v : lines.front().second.top_pc, std::move(msg));
