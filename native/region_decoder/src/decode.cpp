@@ -132,6 +132,17 @@ void DecodeLane(Trace& t, uint32_t li, IssueSink& issues, const DecodeOptions& o
   // Replay: what the records before each one cost, and the flushes.
   std::vector<double> removed(recs.size() + 1, 0.0);
   {
+    auto is_step = [&](const Record& r) {
+      return opt.step_region >= 0 && r.region == uint32_t(opt.step_region) &&
+             (r.kind == RecordKind::kStart || r.kind == RecordKind::kIterStart);
+    };
+    // Records a circular lane lost count as markers; their steps in the proportion of the kept ones.
+    double steps = 0;
+    if (lane.first_record_index > 0 && opt.step_cost_cycles != 0 && !recs.empty()) {
+      size_t kept = 0;
+      for (const Record& r : recs) kept += is_step(r);
+      steps = double(lane.first_record_index) * double(kept) / double(recs.size());
+    }
     double flush = 0;
     uint64_t markers = lane.first_record_index;
     int64_t flush_begin = 0;
@@ -142,10 +153,11 @@ void DecodeLane(Trace& t, uint32_t li, IssueSink& issues, const DecodeOptions& o
       } else if (r.kind == RecordKind::kFlushEnd) {
         flush += double(r.cycles - flush_begin);
       }
-      removed[i] = opt.record_cost_cycles * double(markers) + flush;
+      removed[i] = opt.record_cost_cycles * double(markers) + opt.step_cost_cycles * steps + flush;
       if (r.kind != RecordKind::kFlushBegin && r.kind != RecordKind::kFlushEnd) ++markers;
+      if (is_step(r)) ++steps;
     }
-    removed[recs.size()] = opt.record_cost_cycles * double(markers) + flush;
+    removed[recs.size()] = opt.record_cost_cycles * double(markers) + opt.step_cost_cycles * steps + flush;
     lane.removed_cycles = removed[recs.size()];
   }
   lane.start_ns = ns(double(c0));
@@ -364,6 +376,8 @@ Trace Decode(const uint8_t* data, size_t size, const DecodeOptions& opt) {
   Trace t;
   t.bytes = size;
   t.record_cost_cycles = opt.record_cost_cycles;
+  t.step_cost_cycles = opt.step_cost_cycles;
+  t.step_region = opt.step_region;
   IssueSink issues(t.issues);
   auto done = [&]() -> Trace& {
     issues.Finish();

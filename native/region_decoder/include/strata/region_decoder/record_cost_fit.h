@@ -1,0 +1,60 @@
+// The record cost of one kernel, fitted on its own plain / instrumented pair. The calibration
+// kernel's cost (calibration.h) is what a record costs a warp alone; in a full block the other
+// warps' markers and the barriers that make a warp wait for them cost more, and differently per
+// kernel (docs/benchmarks.md: 30-85 cycles a record in the GEMMs against 14.7 alone). Two forms:
+// - per record: replay takes c out per record;
+// - per step: each record costs the start-up constant c0 (its own instructions), and each step
+//   (a start of `step_region`, e.g. a k-step's wait) costs s more: the other warps' marker code
+//   that the step's barrier waits for (a software-pipelined kernel, where every warp meets every
+//   other at each k-step).
+// Two references for "plain":
+// - a region's span without markers inside, per lane group: the plain build's clock64 around a
+//   loop, or a trace of the same kernel recorded with that region's markers only (Proton: the
+//   loop scope alone). The fit pools the lane groups (least squares over lanes).
+// - the kernel's time plain and instrumented (e.g. CUPTI): the extra time is taken to be that of
+//   the lane that ends last, over its records; anything else the markers cost (the lanes'
+//   set-up and write-back) counts as records, so this form over-estimates a little.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+
+#include "strata/region_decoder/trace.h"
+
+namespace strata::region_decoder {
+
+struct RecordCostFitOptions {
+  int32_t step_region = -1;          // >= 0: the per-step form, steps = starts of this region
+  double startup_cost_cycles = 0;    // per-step form: each record's own cost (CalibrateRecordCost)
+};
+
+struct RecordCostFit {
+  double record_cost_cycles = 0;  // per record (the start-up constant in the per-step form)
+  double step_cost_cycles = 0;    // per step (per-step form)
+  int32_t step_region = -1;
+  double extra_cycles = 0;        // what the markers added, mean per lane read
+  double records = 0, steps = 0;  // records and steps in what was compared, mean per lane read
+  size_t lanes = 0;               // lanes read
+  std::string error;              // non-empty: no fit, one line saying why
+  bool ok() const { return error.empty(); }
+  // What decode takes (the rate and the rest unchanged).
+  void ApplyTo(DecodeOptions& options) const;
+};
+
+// The region's raw span in cycles, mean per lane group (LaneMeta::group: a warp group, Proton's
+// warp), over the lanes' matched, non-iteration intervals of `region`.
+std::map<uint32_t, double> MeanRegionCycles(const Trace& trace, uint16_t region);
+
+// Fits to a reference of the region's span per lane group (MeanRegionCycles of the reference
+// trace, or the plain build's clock64 spans). `instrumented` decoded without replay.
+RecordCostFit FitRecordCostToRegion(const Trace& instrumented, uint16_t region,
+                                    const std::map<uint32_t, double>& reference_cycles,
+                                    const RecordCostFitOptions& options = {});
+
+// Fits to the kernel's time plain and instrumented (ns); `instrumented` is a trace of the
+// instrumented kernel (decoded without replay, its clock rate known).
+RecordCostFit FitRecordCostToKernelTime(const Trace& instrumented, double plain_ns, double instrumented_ns,
+                                        const RecordCostFitOptions& options = {});
+
+}  // namespace strata::region_decoder

@@ -1,0 +1,164 @@
+// Fitting a kernel's record cost on its own plain / instrumented pair
+// (strata/region_decoder/record_cost_fit.h).
+#include "strata/region_decoder/record_cost_fit.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <vector>
+
+namespace strata::region_decoder {
+
+namespace {
+
+// Records (flush markers not counted) and steps of `lane` in the record positions [from, to).
+struct Counts {
+  double records = 0, steps = 0;
+};
+Counts CountIn(const Trace& t, uint32_t lane, uint32_t from, uint32_t to, int32_t step_region,
+               const std::vector<std::vector<uint32_t>>& step_starts) {
+  Counts c;
+  c.records = double(to - from);
+  const Lane& l = t.lanes[lane];
+  for (uint32_t i = from; i < to && i < l.records.size(); ++i)
+    if (l.records[i].kind == RecordKind::kFlushBegin || l.records[i].kind == RecordKind::kFlushEnd) c.records -= 1;
+  if (step_region >= 0)
+    for (uint32_t s : step_starts[lane]) c.steps += s >= from && s < to;
+  return c;
+}
+
+// Per lane, the record positions where a step (a start or iteration start of step_region) begins.
+std::vector<std::vector<uint32_t>> StepStarts(const Trace& t, int32_t step_region) {
+  std::vector<std::vector<uint32_t>> out(t.lanes.size());
+  if (step_region < 0) return out;
+  for (const Interval& iv : t.intervals)
+    if (iv.region == uint32_t(step_region) && iv.barrier_use < 0 && iv.lane < out.size())
+      out[iv.lane].push_back(iv.start_index);
+  return out;
+}
+
+// Least squares of extra = cost * x (+ the start-up records' part, per-step form) over the lanes.
+RecordCostFit Solve(const std::vector<double>& extra, const std::vector<Counts>& counts, const RecordCostFitOptions& o) {
+  RecordCostFit f;
+  f.step_region = o.step_region;
+  f.lanes = extra.size();
+  if (extra.empty()) {
+    f.error = "no lane to compare";
+    return f;
+  }
+  double sxx = 0, sxy = 0;
+  for (size_t i = 0; i < extra.size(); ++i) {
+    f.extra_cycles += extra[i] / double(extra.size());
+    f.records += counts[i].records / double(extra.size());
+    f.steps += counts[i].steps / double(extra.size());
+    const double x = o.step_region >= 0 ? counts[i].steps : counts[i].records;
+    const double y = o.step_region >= 0 ? extra[i] - o.startup_cost_cycles * counts[i].records : extra[i];
+    sxx += x * x;
+    sxy += x * y;
+  }
+  if (sxx <= 0) {
+    f.error = o.step_region >= 0 ? "no step (a start of region " + std::to_string(o.step_region) + ") in what was compared"
+                                 : "no record in what was compared";
+    return f;
+  }
+  if (o.step_region >= 0) {
+    f.record_cost_cycles = o.startup_cost_cycles;
+    f.step_cost_cycles = sxy / sxx;
+  } else {
+    f.record_cost_cycles = sxy / sxx;
+  }
+  return f;
+}
+
+}  // namespace
+
+void RecordCostFit::ApplyTo(DecodeOptions& options) const {
+  options.record_cost_cycles = record_cost_cycles;
+  options.step_cost_cycles = step_cost_cycles;
+  options.step_region = step_region;
+}
+
+std::map<uint32_t, double> MeanRegionCycles(const Trace& t, uint16_t region) {
+  std::map<uint32_t, std::pair<double, double>> sum;  // group -> (cycles, intervals)
+  for (const Interval& iv : t.intervals) {
+    if (iv.region != region || iv.iteration >= 0 || iv.unmatched || iv.barrier_use >= 0 || iv.lane >= t.lanes.size())
+      continue;
+    const Lane& l = t.lanes[iv.lane];
+    auto& s = sum[l.meta.group];
+    s.first += (iv.raw_end_ns - iv.raw_start_ns) * l.cycles_per_ns;
+    s.second += 1;
+  }
+  std::map<uint32_t, double> out;
+  for (const auto& [g, s] : sum) out[g] = s.first / s.second;
+  return out;
+}
+
+RecordCostFit FitRecordCostToRegion(const Trace& t, uint16_t region, const std::map<uint32_t, double>& reference,
+                                    const RecordCostFitOptions& o) {
+  const auto steps = StepStarts(t, o.step_region);
+  std::vector<double> extra;
+  std::vector<Counts> counts;
+  bool any_region = false;
+  for (const Interval& iv : t.intervals) {
+    if (iv.region != region || iv.iteration >= 0 || iv.unmatched || iv.barrier_use >= 0 || iv.lane >= t.lanes.size())
+      continue;
+    any_region = true;
+    const Lane& l = t.lanes[iv.lane];
+    auto ref = reference.find(l.meta.group);
+    if (ref == reference.end()) continue;
+    extra.push_back((iv.raw_end_ns - iv.raw_start_ns) * l.cycles_per_ns - ref->second);
+    counts.push_back(CountIn(t, iv.lane, iv.start_index, iv.end_index, o.step_region, steps));
+  }
+  if (!any_region) {
+    RecordCostFit f;
+    f.error = "region " + std::to_string(region) + " is not in the instrumented trace (matched, outside iterations)";
+    return f;
+  }
+  if (extra.empty()) {
+    RecordCostFit f;
+    f.error = "the reference has none of the lane groups that hold region " + std::to_string(region);
+    return f;
+  }
+  return Solve(extra, counts, o);
+}
+
+RecordCostFit FitRecordCostToKernelTime(const Trace& t, double plain_ns, double instrumented_ns,
+                                        const RecordCostFitOptions& o) {
+  RecordCostFit f;
+  if (!(plain_ns > 0) || !(instrumented_ns > 0) || !std::isfinite(plain_ns) || !std::isfinite(instrumented_ns)) {
+    f.error = "kernel times must be positive";
+    return f;
+  }
+  if (t.lanes.empty() || !(t.cycles_per_ns > 0)) {
+    f.error = t.lanes.empty() ? "no lane in the instrumented trace" : "no clock rate (give the device's cycles per ns)";
+    return f;
+  }
+  // The lane that ends last, and the lanes of its SM and group that ran before it in turn: the
+  // markers of each delayed the next.
+  size_t last = 0;
+  for (size_t i = 1; i < t.lanes.size(); ++i)
+    if (t.lanes[i].end_ns > t.lanes[last].end_ns) last = i;
+  const auto steps = StepStarts(t, o.step_region);
+  Counts chain;
+  for (size_t cur = last;;) {
+    const Lane& l = t.lanes[cur];
+    // Records the lane wrote (kept or not); its steps scaled the same way when records were lost.
+    const Counts c = CountIn(t, uint32_t(cur), 0, uint32_t(l.records.empty() ? l.meta.records_here : l.records.size()),
+                             o.step_region, steps);
+    const double kept = c.records > 0 ? c.records : 1;
+    const double all = std::max<double>(double(l.meta.record_count), c.records);
+    chain.records += all;
+    chain.steps += c.steps * all / kept;
+    size_t before = SIZE_MAX;
+    for (size_t i = 0; i < t.lanes.size(); ++i) {
+      const Lane& p = t.lanes[i];
+      if (i == cur || p.meta.smid != l.meta.smid || p.meta.group != l.meta.group || p.end_ns > l.start_ns) continue;
+      if (before == SIZE_MAX || p.end_ns > t.lanes[before].end_ns) before = i;
+    }
+    if (before == SIZE_MAX) break;
+    cur = before;
+  }
+  return Solve({(instrumented_ns - plain_ns) * t.cycles_per_ns}, {chain}, o);
+}
+
+}  // namespace strata::region_decoder
