@@ -20,7 +20,9 @@ namespace {
 
 namespace rg = strata::core::regions;
 
-// {source: 'buffer' | 'proton' | 'profile', path, launch?, names?, namesFile?, cyclesPerNs?, calibration?}
+// {source: 'buffer' | 'proton' | 'profile', path, launch?, names?, namesFile?, cyclesPerNs?, calibration?,
+//  recordCost?, stepCost?, stepRegion?, fitReference?, fitRegion?, fitPlainNs?, fitInstrumentedNs?}
+// (the record cost: strata/core/record_cost.h)
 rg::TraceRequest RequestArg(const Napi::CallbackInfo& info, const char* call) {
   Napi::Env env = info.Env();
   auto bad = [&](const std::string& what) { return Napi::TypeError::New(env, std::string(call) + ": " + what); };
@@ -43,7 +45,22 @@ rg::TraceRequest RequestArg(const Napi::CallbackInfo& info, const char* call) {
   };
   text("names", &r.names);
   text("namesFile", &r.names_file);
-  text("calibration", &r.calibration);
+  text("calibration", &r.cost.calibration);
+  text("stepRegion", &r.cost.step_region);
+  text("fitReference", &r.cost.fit_reference);
+  text("fitRegion", &r.cost.fit_region);
+  auto number = [&](const char* key, double* out) {
+    Napi::Value v = o.Get(key);
+    if (v.IsUndefined() || v.IsNull()) return;
+    if (!v.IsNumber()) throw bad(std::string(key) + " must be a number");
+    const double d = v.As<Napi::Number>().DoubleValue();
+    if (!(d >= 0)) throw bad(std::string(key) + " must not be negative");
+    *out = d;
+  };
+  number("recordCost", &r.cost.record_cost_cycles);
+  number("stepCost", &r.cost.step_cost_cycles);
+  number("fitPlainNs", &r.cost.fit_plain_ns);
+  number("fitInstrumentedNs", &r.cost.fit_instrumented_ns);
   Napi::Value rate = o.Get("cyclesPerNs");
   if (!rate.IsUndefined() && !rate.IsNull()) {
     if (!rate.IsNumber()) throw bad("cyclesPerNs must be a number");
@@ -135,6 +152,11 @@ class DecodeWorker : public PromiseWorker {
     Napi::Object out = Napi::Object::New(env);
     out.Set("cyclesPerNs", Napi::Number::New(env, t.cycles_per_ns));
     out.Set("recordCostCycles", Napi::Number::New(env, t.record_cost_cycles));
+    if (t.step_region >= 0) {
+      out.Set("stepCostCycles", Napi::Number::New(env, t.step_cost_cycles));
+      out.Set("stepRegion", Napi::Number::New(env, t.step_region));
+    }
+    if (!t_.record_cost.note.empty()) out.Set("recordCostNote", t_.record_cost.note);
     out.Set("strings", StringArray(env, strings_.strings()));
     if (!t_.names_file_error.empty()) out.Set("namesFileError", t_.names_file_error);
     out.Set("regions", regions_.ToJs(env));

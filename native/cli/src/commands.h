@@ -59,6 +59,11 @@ struct RegionsOptions {
   std::string names_file;           // a harness sidecar JSON ("names") or a bare table
   std::string calibration;          // a calibration buffer: replay with its record cost
   double record_cost = 0;           // cycles per record given outright (e.g. measured in context)
+  double step_cost = 0;             // cycles per step (a start of step_region) on top
+  std::string step_region;          // id or name
+  std::string fit_reference;        // fit the record cost: a trace of the kernel with fit_region's markers only
+  std::string fit_region;           // id or name
+  std::vector<double> fit_kernel_ns;  // or: the kernel's time plain and instrumented (ns)
   std::string format = "text";      // text | json | chrome
   std::string output;               // "" = stdout
   double cycles_per_ns = 0;         // the device's clock64 rate; 0: measured from the lanes

@@ -142,6 +142,25 @@ int main(int argc, char** argv) {
                       "Cycles one record costs, given outright (e.g. measured on this kernel); replay removes it")
       ->check(kPositive)
       ->excludes(reg_cal);
+  CLI::Option* reg_step = regions->add_option(
+      "--step-region", reg.step_region,
+      "A region (id or name) whose every start is a step that costs more than its records (a software-pipelined "
+      "k-step's wait: the other warps' markers its barrier waits for); with --step-cost, or fitted");
+  regions->add_option("--step-cost", reg.step_cost, "Cycles a step costs on top of its records (with --step-region)")
+      ->check(kPositive)
+      ->needs(reg_step);
+  CLI::Option* reg_fit_ref = regions->add_option(
+      "--fit-reference", reg.fit_reference,
+      "Fit the record cost on this kernel's own pair: a region buffer or Proton trace of the same kernel with "
+      "--fit-region's markers only (its span without markers inside); with --step-region, the per-step cost on top of "
+      "--calibration's or --record-cost's per record")
+                                   ->check(CLI::ExistingFile);
+  regions->add_option("--fit-region", reg.fit_region, "The region (id or name) --fit-reference compares")->needs(reg_fit_ref);
+  regions->add_option("--fit-kernel-ns", reg.fit_kernel_ns,
+                      "Fit the record cost on the kernel's time plain and instrumented (ns, e.g. CUPTI's): PLAIN,INSTRUMENTED")
+      ->delimiter(',')
+      ->expected(2)
+      ->excludes(reg_fit_ref);
   regions->add_option("--format", reg.format, "text, json or chrome (Chrome/Perfetto trace); with --critical-path: text, json or sarif")
       ->check(CLI::IsMember({"text", "json", "chrome", "sarif"}));
   regions->add_flag("--critical-path", reg.critical_path,

@@ -250,6 +250,65 @@ TEST(CliRegions, RecordCostGivenOutright) {
   EXPECT_LT(negative.err.size(), 120u) << negative.err;
 }
 
+// The per-kernel record cost: a step cost on top of the per-record one, and fits on the kernel's
+// own pair (kernel times; a reference trace), for a buffer and a Proton trace.
+TEST(CliRegions, RecordCostPerStepAndFitted) {
+  const std::string cli = Quote(STRATA_CLI), dir = std::string(STRATA_REGIONS_FIXTURES) + "/gemm_bench";
+  const std::string buf = Quote(dir + "/acc_pipelined_s2_l1.bin");
+  const std::string names = " --names '1=k-loop;2=wait;3=compute;5=epilogue'";
+  auto loop_removed = [](const std::string& out) {  // lane 0's k-loop: cycles replay took out
+    auto doc = nlohmann::json::parse(out);
+    for (const auto& iv : doc["intervals"])
+      if (iv["region"] == 1 && iv["lane"] == 0)
+        return ((iv["raw_end_ns"].get<double>() - iv["raw_start_ns"].get<double>()) -
+                (iv["end_ns"].get<double>() - iv["start_ns"].get<double>())) * 1.98;
+    return -1.0;
+  };
+  // 513 records and 128 waits (k-steps) in a lane's k-loop.
+  auto step = RunShell(cli + " regions " + buf + names + " --format json --cycles-per-ns 1.98 --record-cost 14.7 "
+                       "--step-region wait --step-cost 100");
+  ASSERT_EQ(step.status, 0) << step.err;
+  EXPECT_NEAR(loop_removed(step.out), 14.7 * 513 + 100 * 128, 0.5);
+  EXPECT_EQ(nlohmann::json::parse(step.out)["step_region"], 2);
+  auto step_text = RunShell(cli + " regions " + buf + names + " --cycles-per-ns 1.98 --record-cost 14.7 --step-region wait "
+                            "--step-cost 100");
+  EXPECT_NE(step_text.out.find("record cost 14.7 cycles + 100 a step (wait (2)) (replayed)"), std::string::npos) << step_text.out;
+  // Kernel times 10 us apart at 1.98 cycles/ns over the last lane's 516 records (and no block
+  // ran after another on its SM: one wave).
+  auto kt = RunShell(cli + " regions " + buf + names + " --format json --cycles-per-ns 1.98 --fit-kernel-ns 100000,110000");
+  ASSERT_EQ(kt.status, 0) << kt.err;
+  EXPECT_NEAR(nlohmann::json::parse(kt.out)["record_cost_cycles"].get<double>(), 19800.0 / 516, 1e-6);
+  EXPECT_NE(kt.err.find("fitted on the kernel's own pair"), std::string::npos) << kt.err;
+  // The buffer as its own reference: nothing to take out.
+  auto self = RunShell(cli + " regions " + buf + names + " --format json --cycles-per-ns 1.98 --fit-reference " + buf +
+                       " --fit-region k-loop");
+  ASSERT_EQ(self.status, 0) << self.err;
+  EXPECT_NEAR(nlohmann::json::parse(self.out)["record_cost_cycles"].get<double>(), 0, 1e-9);
+  // What cannot be used: one line, non-zero, nothing on stdout.
+  for (const std::string& bad : {names + " --fit-reference " + buf + " --fit-region nope",
+                                 names + " --fit-reference " + buf,
+                                 names + " --fit-kernel-ns 5",
+                                 names + " --step-cost 3",
+                                 names + " --fit-kernel-ns 100000,110000 --step-region wait",
+                                 names + " --fit-kernel-ns 110000,100000"}) {
+    auto r = RunShell(cli + " regions " + buf + bad + " --cycles-per-ns 1.98");
+    EXPECT_NE(r.status, 0) << bad;
+    EXPECT_EQ(strata::test::CountLines(r.err), 1u) << bad << ": " << r.err;
+    EXPECT_EQ(r.out, "") << bad;
+  }
+  // A Proton trace: its scopes by name.
+  const std::string proton = Quote(std::string(STRATA_H100_FIXTURES) + "/proton/attention_ws_gluon.chrome_trace");
+  auto pr = RunShell(cli + " regions --proton " + proton + " --format json --cycles-per-ns 1.98 --record-cost 30 "
+                     "--step-region wait_kv --step-cost 50");
+  ASSERT_EQ(pr.status, 0) << pr.err;
+  auto doc = nlohmann::json::parse(pr.out);
+  EXPECT_DOUBLE_EQ(doc["record_cost_cycles"].get<double>(), 30);
+  EXPECT_DOUBLE_EQ(doc["step_cost_cycles"].get<double>(), 50);
+  auto missing = RunShell(cli + " regions --proton " + proton + " --record-cost 30 --step-region nope --step-cost 5");
+  EXPECT_NE(missing.status, 0);
+  EXPECT_NE(missing.err.find("no region named \"nope\""), std::string::npos) << missing.err;
+}
+
 // `strata regions --critical-path`: the overlap analysis of a buffer, a profile's launch or a
 // Proton trace, as text, JSON or SARIF findings.
 TEST(CliRegions, CriticalPath) {

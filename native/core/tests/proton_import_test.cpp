@@ -13,7 +13,9 @@
 #include <set>
 #include <string>
 
+#include "strata/core/api.h"
 #include "strata/core/proton_import.h"
+#include "strata/core/record_cost.h"
 
 namespace {
 
@@ -76,6 +78,83 @@ TEST(ProtonImport, LanesNamesAndNesting) {
   // Without a rate, Proton's axis is kept and the trace says so.
   EXPECT_TRUE(p.trace.HasIssue(IssueKind::kNoClockRate));
   EXPECT_DOUBLE_EQ(p.trace.intervals[0].duration_ns(), 1000);
+}
+
+TEST(ProtonImport, RecordOrderAndReplay) {
+  // Per lane: kernel enter (0), then load / dot enters and exits in time order, kernel exit (13).
+  ProtonTrace p = ImportProtonTrace(Synthetic(), {1.0});
+  ASSERT_TRUE(p.ok);
+  for (uint32_t lane = 0; lane < p.trace.lanes.size(); ++lane) {
+    std::set<uint32_t> positions;
+    for (const Interval& iv : p.trace.intervals) {
+      if (iv.lane != lane) continue;
+      EXPECT_LT(iv.start_index, iv.end_index);
+      positions.insert(iv.start_index);
+      positions.insert(iv.end_index);
+      if (iv.parent >= 0) {
+        EXPECT_GT(iv.start_index, p.trace.intervals[iv.parent].start_index);
+        EXPECT_LT(iv.end_index, p.trace.intervals[iv.parent].end_index);
+      }
+    }
+    ASSERT_EQ(positions.size(), 14u);
+    EXPECT_EQ(*positions.rbegin(), 13u);
+  }
+  // 10 cycles a record, 25 more per "load" (the step): the kernel scope holds 13 records from
+  // its enter to its exit and 3 steps; a dot, one record.
+  EXPECT_EQ(ReplayProtonTrace(p, 10, 25, "load"), "");
+  EXPECT_DOUBLE_EQ(p.trace.record_cost_cycles, 10);
+  EXPECT_EQ(p.trace.step_region, 2);
+  for (const Interval& iv : p.trace.intervals) {
+    const double taken = iv.raw_duration_ns() - iv.duration_ns();
+    if (iv.region == 1) EXPECT_DOUBLE_EQ(taken, 13 * 10 + 3 * 25);
+    if (iv.region == 2) EXPECT_DOUBLE_EQ(taken, 10 + 25);
+    if (iv.region == 3) EXPECT_DOUBLE_EQ(taken, 10);
+  }
+  EXPECT_DOUBLE_EQ(p.trace.lanes[0].removed_cycles, 14 * 10 + 3 * 25);
+  // Again with another cost: replaces, does not add.
+  EXPECT_EQ(ReplayProtonTrace(p, 5), "");
+  EXPECT_DOUBLE_EQ(p.trace.intervals[0].raw_duration_ns() - p.trace.intervals[0].duration_ns(), 13 * 5);
+  EXPECT_NE(ReplayProtonTrace(p, 5, 1, "nope").find("no scope named"), std::string::npos);
+}
+
+// The record cost fitted on the kernel's own pair: the instrumented trace against a reference of
+// the same kernel whose "kernel" scope holds nothing (200 cycles shorter on every warp).
+TEST(ProtonImport, RecordCostFittedOnAReferenceTrace) {
+  json ref = json::array();
+  for (auto [cta, sm, base] : {std::tuple{0, 4, 0.0}, std::tuple{1, 6, 200.0}})
+    for (int w = 0; w < 2; ++w)
+      ref.push_back(Ev("kernel", "mm_kernel Core" + std::to_string(sm) + " CTA" + std::to_string(cta), w, base, 800));
+  const std::string path = ::testing::TempDir() + "/proton_reference.chrome_trace";
+  std::ofstream(path) << json{{"traceEvents", ref}}.dump();
+  RecordCostRequest r;
+  r.fit_reference = path;
+  r.fit_region = "kernel";
+  ProtonTrace p = ImportProtonTrace(Synthetic(), {1.0});
+  AppliedRecordCost a = ApplyProtonRecordCost(r, p);
+  ASSERT_TRUE(a.fitted);
+  EXPECT_NEAR(a.record_cost_cycles, 200.0 / 13, 1e-9);  // 13 records from the scope's enter to its exit
+  EXPECT_EQ(a.fit.lanes, 4u);
+  EXPECT_NEAR(p.trace.intervals[0].duration_ns(), 800, 1e-9);
+  EXPECT_NE(a.note.find("fitted on the kernel's own pair"), std::string::npos) << a.note;
+  // Per step ("load"): each record its start-up 10 cycles, the rest per step: (200 - 130) / 3.
+  r.record_cost_cycles = 10;
+  r.step_region = "load";
+  ProtonTrace q = ImportProtonTrace(Synthetic(), {1.0});
+  a = ApplyProtonRecordCost(r, q);
+  EXPECT_DOUBLE_EQ(a.record_cost_cycles, 10);
+  EXPECT_NEAR(a.step_cost_cycles, 70.0 / 3, 1e-9);
+  EXPECT_NEAR(q.trace.intervals[0].duration_ns(), 800, 1e-9);
+  // Bad requests: one line each.
+  for (auto change : {+[](RecordCostRequest& x) { x.fit_region = "nope"; },
+                      +[](RecordCostRequest& x) { x.record_cost_cycles = 0; },  // per step without a start-up cost
+                      +[](RecordCostRequest& x) { x.fit_plain_ns = 5; },
+                      +[](RecordCostRequest& x) { x.step_cost_cycles = 4; }}) {
+    RecordCostRequest bad = r;
+    change(bad);
+    ProtonTrace b = ImportProtonTrace(Synthetic(), {1.0});
+    EXPECT_THROW(ApplyProtonRecordCost(bad, b), strata::core::Error);
+  }
+  std::remove(path.c_str());
 }
 
 TEST(ProtonImport, ClockRateConvertsCyclesButKeepsBlockStarts) {

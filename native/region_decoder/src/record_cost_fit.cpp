@@ -95,28 +95,35 @@ std::map<uint32_t, double> MeanRegionCycles(const Trace& t, uint16_t region) {
 
 RecordCostFit FitRecordCostToRegion(const Trace& t, uint16_t region, const std::map<uint32_t, double>& reference,
                                     const RecordCostFitOptions& o) {
+  return FitRecordCostToRegions(t, {{region, reference}}, o);
+}
+
+RecordCostFit FitRecordCostToRegions(const Trace& t, const std::map<uint16_t, std::map<uint32_t, double>>& references,
+                                     const RecordCostFitOptions& o) {
   const auto steps = StepStarts(t, o.step_region);
   std::vector<double> extra;
   std::vector<Counts> counts;
-  bool any_region = false;
+  std::map<uint16_t, bool> present;
   for (const Interval& iv : t.intervals) {
-    if (iv.region != region || iv.iteration >= 0 || iv.unmatched || iv.barrier_use >= 0 || iv.lane >= t.lanes.size())
+    auto refs = references.find(iv.region);
+    if (refs == references.end() || iv.iteration >= 0 || iv.unmatched || iv.barrier_use >= 0 || iv.lane >= t.lanes.size())
       continue;
-    any_region = true;
+    present[iv.region] = true;
     const Lane& l = t.lanes[iv.lane];
-    auto ref = reference.find(l.meta.group);
-    if (ref == reference.end()) continue;
+    auto ref = refs->second.find(l.meta.group);
+    if (ref == refs->second.end()) continue;
     extra.push_back((iv.raw_end_ns - iv.raw_start_ns) * l.cycles_per_ns - ref->second);
     counts.push_back(CountIn(t, iv.lane, iv.start_index, iv.end_index, o.step_region, steps));
   }
-  if (!any_region) {
-    RecordCostFit f;
-    f.error = "region " + std::to_string(region) + " is not in the instrumented trace (matched, outside iterations)";
-    return f;
-  }
+  for (const auto& [region, ref] : references)
+    if (!present.count(region)) {
+      RecordCostFit f;
+      f.error = "region " + std::to_string(region) + " is not in the instrumented trace (matched, outside iterations)";
+      return f;
+    }
   if (extra.empty()) {
     RecordCostFit f;
-    f.error = "the reference has none of the lane groups that hold region " + std::to_string(region);
+    f.error = "the reference has none of the lane groups that hold the region";
     return f;
   }
   return Solve(extra, counts, o);

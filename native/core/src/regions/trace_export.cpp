@@ -28,6 +28,10 @@ std::string ToJson(const Trace& t, const RegionNames& names) {
   json j;
   j["cycles_per_ns"] = t.cycles_per_ns;
   j["record_cost_cycles"] = t.record_cost_cycles;
+  if (t.step_region >= 0) {
+    j["step_cost_cycles"] = t.step_cost_cycles;
+    j["step_region"] = t.step_region;
+  }
   j["origin_globaltimer_ns"] = t.origin_ns;
   j["header"] = {{"capacity", t.header.capacity},         {"used", t.header.used},
                  {"lanes_written", t.header.lanes_written}, {"lanes_dropped", t.header.lanes_dropped},

@@ -13,6 +13,7 @@
 #include "strata/region_decoder/decode.h"
 #include "strata/region_decoder/group_shares.h"
 #include "strata/region_decoder/names.h"
+#include "strata/region_decoder/record_cost_fit.h"
 
 namespace strata::core::regions {
 
@@ -33,6 +34,12 @@ using region_decoder::CalibrateRecordCost;
 using region_decoder::Decode;
 using region_decoder::DecodeFile;
 using region_decoder::DecodeOptions;
+using region_decoder::FitRecordCostToKernelTime;
+using region_decoder::FitRecordCostToRegion;
+using region_decoder::FitRecordCostToRegions;
+using region_decoder::MeanRegionCycles;
+using region_decoder::RecordCostFit;
+using region_decoder::RecordCostFitOptions;
 using region_decoder::GroupShare;
 using region_decoder::GroupShares;
 using region_decoder::Header;

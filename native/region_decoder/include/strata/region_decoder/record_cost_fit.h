@@ -51,6 +51,11 @@ std::map<uint32_t, double> MeanRegionCycles(const Trace& trace, uint16_t region)
 RecordCostFit FitRecordCostToRegion(const Trace& instrumented, uint16_t region,
                                     const std::map<uint32_t, double>& reference_cycles,
                                     const RecordCostFitOptions& options = {});
+// Several regions pooled into one cost (a warp-specialized kernel's producer and consumer loops):
+// region -> its reference per lane group.
+RecordCostFit FitRecordCostToRegions(const Trace& instrumented,
+                                     const std::map<uint16_t, std::map<uint32_t, double>>& references,
+                                     const RecordCostFitOptions& options = {});
 
 // Fits to the kernel's time plain and instrumented (ns); `instrumented` is a trace of the
 // instrumented kernel (decoded without replay, its clock rate known).
