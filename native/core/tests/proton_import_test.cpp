@@ -132,18 +132,19 @@ TEST(ProtonImport, RecordCostFittedOnAReferenceTrace) {
   ProtonTrace p = ImportProtonTrace(Synthetic(), {1.0});
   AppliedRecordCost a = ApplyProtonRecordCost(r, p);
   ASSERT_TRUE(a.fitted);
-  EXPECT_NEAR(a.record_cost_cycles, 200.0 / 13, 1e-9);  // 13 records from the scope's enter to its exit
+  // 13 records from the scope's enter to its exit, one in the reference's (its enter): 12 more.
+  EXPECT_NEAR(a.record_cost_cycles, 200.0 / 12, 1e-9);
   EXPECT_EQ(a.fit.lanes, 4u);
-  EXPECT_NEAR(p.trace.intervals[0].duration_ns(), 800, 1e-9);
+  EXPECT_NEAR(p.trace.intervals[0].duration_ns(), 800 - 200.0 / 12, 1e-9);  // the reference, replayed
   EXPECT_NE(a.note.find("fitted on the kernel's own pair"), std::string::npos) << a.note;
-  // Per step ("load"): each record its start-up 10 cycles, the rest per step: (200 - 130) / 3.
+  // Per step ("load"): each record its start-up 10 cycles, the rest per step: (200 - 12 * 10) / 3.
   r.record_cost_cycles = 10;
   r.step_region = "load";
   ProtonTrace q = ImportProtonTrace(Synthetic(), {1.0});
   a = ApplyProtonRecordCost(r, q);
   EXPECT_DOUBLE_EQ(a.record_cost_cycles, 10);
-  EXPECT_NEAR(a.step_cost_cycles, 70.0 / 3, 1e-9);
-  EXPECT_NEAR(q.trace.intervals[0].duration_ns(), 800, 1e-9);
+  EXPECT_NEAR(a.step_cost_cycles, 80.0 / 3, 1e-9);
+  EXPECT_NEAR(q.trace.intervals[0].duration_ns(), 800 - 10, 1e-9);
   // Bad requests: one line each.
   for (auto change : {+[](RecordCostRequest& x) { x.fit_region = "nope"; },
                       +[](RecordCostRequest& x) { x.record_cost_cycles = 0; },  // per step without a start-up cost

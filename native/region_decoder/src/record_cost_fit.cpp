@@ -17,6 +17,7 @@ struct Counts {
 };
 Counts CountIn(const Trace& t, uint32_t lane, uint32_t from, uint32_t to, int32_t step_region,
                const std::vector<std::vector<uint32_t>>& step_starts) {
+  // (step_starts: StepStarts's, or empty with step_region -1)
   Counts c;
   c.records = double(to - from);
   const Lane& l = t.lanes[lane];
@@ -78,27 +79,28 @@ void RecordCostFit::ApplyTo(DecodeOptions& options) const {
   options.step_region = step_region;
 }
 
-std::map<uint32_t, double> MeanRegionCycles(const Trace& t, uint16_t region) {
-  std::map<uint32_t, std::pair<double, double>> sum;  // group -> (cycles, intervals)
+ReferenceSpans MeanRegionSpans(const Trace& t, uint16_t region) {
+  std::map<uint32_t, std::pair<ReferenceSpan, double>> sum;  // group -> (sums, intervals)
   for (const Interval& iv : t.intervals) {
     if (iv.region != region || iv.iteration >= 0 || iv.unmatched || iv.barrier_use >= 0 || iv.lane >= t.lanes.size())
       continue;
     const Lane& l = t.lanes[iv.lane];
     auto& s = sum[l.meta.group];
-    s.first += (iv.raw_end_ns - iv.raw_start_ns) * l.cycles_per_ns;
+    s.first.cycles += (iv.raw_end_ns - iv.raw_start_ns) * l.cycles_per_ns;
+    s.first.records += CountIn(t, iv.lane, iv.start_index, iv.end_index, -1, {}).records;
     s.second += 1;
   }
-  std::map<uint32_t, double> out;
-  for (const auto& [g, s] : sum) out[g] = s.first / s.second;
+  ReferenceSpans out;
+  for (const auto& [g, s] : sum) out[g] = ReferenceSpan{s.first.cycles / s.second, s.first.records / s.second};
   return out;
 }
 
-RecordCostFit FitRecordCostToRegion(const Trace& t, uint16_t region, const std::map<uint32_t, double>& reference,
+RecordCostFit FitRecordCostToRegion(const Trace& t, uint16_t region, const ReferenceSpans& reference,
                                     const RecordCostFitOptions& o) {
   return FitRecordCostToRegions(t, {{region, reference}}, o);
 }
 
-RecordCostFit FitRecordCostToRegions(const Trace& t, const std::map<uint16_t, std::map<uint32_t, double>>& references,
+RecordCostFit FitRecordCostToRegions(const Trace& t, const std::map<uint16_t, ReferenceSpans>& references,
                                      const RecordCostFitOptions& o) {
   const auto steps = StepStarts(t, o.step_region);
   std::vector<double> extra;
@@ -112,8 +114,10 @@ RecordCostFit FitRecordCostToRegions(const Trace& t, const std::map<uint16_t, st
     const Lane& l = t.lanes[iv.lane];
     auto ref = refs->second.find(l.meta.group);
     if (ref == refs->second.end()) continue;
-    extra.push_back((iv.raw_end_ns - iv.raw_start_ns) * l.cycles_per_ns - ref->second);
-    counts.push_back(CountIn(t, iv.lane, iv.start_index, iv.end_index, o.step_region, steps));
+    extra.push_back((iv.raw_end_ns - iv.raw_start_ns) * l.cycles_per_ns - ref->second.cycles);
+    Counts c = CountIn(t, iv.lane, iv.start_index, iv.end_index, o.step_region, steps);
+    c.records -= ref->second.records;  // the reference's own markers cost it as much
+    counts.push_back(c);
   }
   for (const auto& [region, ref] : references)
     if (!present.count(region)) {

@@ -68,7 +68,7 @@ TEST(RecordCost, FitToRegionPerRecordAndPerStep) {
   ASSERT_EQ(t.lanes.size(), 2u);
   // Loop spans: 3 * (200 + 20) + 10 = 670 and 3 * 320 + 10 = 970 raw. A reference 130 cycles
   // shorter in both groups: 10 cycles a record (13 records in the span).
-  RecordCostFit f = FitRecordCostToRegion(t, 1, {{0, 540.0}, {1, 840.0}});
+  RecordCostFit f = FitRecordCostToRegion(t, 1, {{0, {540.0, 0}}, {1, {840.0, 0}}});
   ASSERT_TRUE(f.ok()) << f.error;
   EXPECT_NEAR(f.record_cost_cycles, 10, 1e-9);
   EXPECT_DOUBLE_EQ(f.records, 13);
@@ -82,7 +82,7 @@ TEST(RecordCost, FitToRegionPerRecordAndPerStep) {
   RecordCostFitOptions so;
   so.step_region = 2;
   so.startup_cost_cycles = 4;
-  RecordCostFit s = FitRecordCostToRegion(t, 1, {{0, 540.0}, {1, 840.0}}, so);
+  RecordCostFit s = FitRecordCostToRegion(t, 1, {{0, {540.0, 0}}, {1, {840.0, 0}}}, so);
   ASSERT_TRUE(s.ok()) << s.error;
   EXPECT_DOUBLE_EQ(s.record_cost_cycles, 4);
   EXPECT_NEAR(s.step_cost_cycles, 26, 1e-9);
@@ -90,16 +90,25 @@ TEST(RecordCost, FitToRegionPerRecordAndPerStep) {
   DecodeOptions os = raw;
   s.ApplyTo(os);
   EXPECT_NEAR(Find(Decode(b.data(), b.size(), os), 1, -1, 1)->duration_ns(), 840, 1e-9);
-  // A reference from a trace: MeanRegionCycles per lane group.
-  auto m = MeanRegionCycles(t, 1);
+  // A reference from a trace: MeanRegionSpans per lane group (13 records from the start to the end).
+  auto m = MeanRegionSpans(t, 1);
   ASSERT_EQ(m.size(), 2u);
-  EXPECT_DOUBLE_EQ(m[0], 670);
-  EXPECT_DOUBLE_EQ(m[1], 970);
+  EXPECT_DOUBLE_EQ(m[0].cycles, 670);
+  EXPECT_DOUBLE_EQ(m[1].cycles, 970);
+  EXPECT_DOUBLE_EQ(m[1].records, 13);
+  // A reference that has markers of its own in the span (here 3): they cost it too.
+  RecordCostFit own = FitRecordCostToRegion(t, 1, {{0, {570.0, 3}}, {1, {870.0, 3}}});
+  EXPECT_NEAR(own.record_cost_cycles, 10, 1e-9);
+  EXPECT_DOUBLE_EQ(own.records, 10);
+  // Two regions pooled (a producer's loop and a consumer's): one cost for both.
+  RecordCostFit pooled = FitRecordCostToRegions(t, {{1, {{0, {540.0, 0}}}}, {2, {{1, {150.0, 0}}}}});
+  ASSERT_TRUE(pooled.ok()) << pooled.error;
+  EXPECT_EQ(pooled.lanes, 1u + 3u);  // lane 0's loop, lane 1's three waits
   // What cannot be fitted says why.
-  EXPECT_FALSE(FitRecordCostToRegion(t, 9, {{0, 1.0}}).ok());
-  EXPECT_NE(FitRecordCostToRegion(t, 1, {{7, 1.0}}).error.find("lane groups"), std::string::npos);
+  EXPECT_FALSE(FitRecordCostToRegion(t, 9, {{0, {1.0, 0}}}).ok());
+  EXPECT_NE(FitRecordCostToRegion(t, 1, {{7, {1.0, 0}}}).error.find("lane groups"), std::string::npos);
   so.step_region = 8;
-  EXPECT_NE(FitRecordCostToRegion(t, 1, {{0, 540.0}}, so).error.find("no step"), std::string::npos);
+  EXPECT_NE(FitRecordCostToRegion(t, 1, {{0, {540.0, 0}}}, so).error.find("no step"), std::string::npos);
 }
 
 TEST(RecordCost, FitToKernelTimeChainsTheLastSm) {
@@ -142,11 +151,11 @@ TEST(RecordCost, FitsTheH100PipelinedGemm) {
   std::ifstream in(dir + "acc_pipelined_s2_l1.json");
   nlohmann::json side = nlohmann::json::parse(in);
   const auto plain = side["plain_loop_cycles"].get<std::vector<double>>();
-  std::map<uint32_t, double> ref;  // lane index = block * 2 + warp group
+  ReferenceSpans ref;  // lane index = block * 2 + warp group
   for (uint32_t g = 0; g < 2; ++g) {
     double s = 0, n = 0;
     for (size_t i = g; i < plain.size(); i += 2) s += plain[i], n += 1;
-    ref[g] = s / n;
+    ref[g] = {s / n, 0};
   }
   DecodeOptions raw;
   raw.cycles_per_ns = side["cycles_per_ns"].get<double>();
@@ -170,7 +179,7 @@ TEST(RecordCost, FitsTheH100PipelinedGemm) {
     double sum = 0, n = 0;
     for (const Interval& iv : r.intervals)
       if (iv.region == 1 && iv.iteration < 0) sum += iv.duration_ns() * r.cycles_per_ns, n += 1;
-    EXPECT_NEAR(sum / n / ((ref[0] + ref[1]) / 2) - 1, 0, 1e-4);
+    EXPECT_NEAR(sum / n / ((ref[0].cycles + ref[1].cycles) / 2) - 1, 0, 1e-4);
   }
 }
 

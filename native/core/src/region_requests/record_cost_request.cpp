@@ -94,7 +94,7 @@ std::vector<std::string> SplitList(const std::string& s) {
 
 // Per fit region (its id in the instrumented trace), the reference's span per lane group: a
 // Proton trace (its scopes by name) or a buffer (the instrumented trace's names).
-using References = std::map<uint16_t, std::map<uint32_t, double>>;
+using References = std::map<uint16_t, ReferenceSpans>;
 References ReferenceCycles(const RecordCostRequest& r, const RegionNames& names, const std::string& where,
                            double cycles_per_ns) {
   std::ifstream in(r.fit_reference, std::ios::binary);
@@ -122,7 +122,7 @@ References ReferenceCycles(const RecordCostRequest& r, const RegionNames& names,
   if (regions.empty()) Fail("a fit to a reference trace needs the region to compare");
   for (const std::string& spec : regions) {
     const uint16_t id = ResolveRegion(spec, names, where);
-    const std::map<uint32_t, double> spans = MeanRegionCycles(ref, ResolveRegion(spec, ref_names, r.fit_reference));
+    const ReferenceSpans spans = MeanRegionSpans(ref, ResolveRegion(spec, ref_names, r.fit_reference));
     if (spans.empty()) Fail(r.fit_reference + ": region " + spec + " has no matched interval");
     out[id] = spans;
   }

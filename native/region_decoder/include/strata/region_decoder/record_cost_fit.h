@@ -42,19 +42,29 @@ struct RecordCostFit {
   void ApplyTo(DecodeOptions& options) const;
 };
 
-// The region's raw span in cycles, mean per lane group (LaneMeta::group: a warp group, Proton's
-// warp), over the lanes' matched, non-iteration intervals of `region`.
-std::map<uint32_t, double> MeanRegionCycles(const Trace& trace, uint16_t region);
+// A reference's span of a region in one lane group: raw cycles, and the records inside it (its own
+// start and any within: a reference trace's own markers, which replay would take out too; 0 for
+// the plain build's clock64).
+struct ReferenceSpan {
+  double cycles = 0;
+  double records = 0;
+};
+using ReferenceSpans = std::map<uint32_t, ReferenceSpan>;  // lane group -> span
 
-// Fits to a reference of the region's span per lane group (MeanRegionCycles of the reference
-// trace, or the plain build's clock64 spans). `instrumented` decoded without replay.
+// The region's raw span and records inside, mean per lane group (LaneMeta::group: a warp group,
+// Proton's warp), over the lanes' matched, non-iteration intervals of `region`.
+ReferenceSpans MeanRegionSpans(const Trace& trace, uint16_t region);
+
+// Fits to a reference of the region's span per lane group (MeanRegionSpans of the reference
+// trace, or the plain build's clock64 spans): the records the instrumented span holds beyond the
+// reference's cost what it adds. `instrumented` decoded without replay.
 RecordCostFit FitRecordCostToRegion(const Trace& instrumented, uint16_t region,
-                                    const std::map<uint32_t, double>& reference_cycles,
+                                    const ReferenceSpans& reference,
                                     const RecordCostFitOptions& options = {});
 // Several regions pooled into one cost (a warp-specialized kernel's producer and consumer loops):
 // region -> its reference per lane group.
 RecordCostFit FitRecordCostToRegions(const Trace& instrumented,
-                                     const std::map<uint16_t, std::map<uint32_t, double>>& references,
+                                     const std::map<uint16_t, ReferenceSpans>& references,
                                      const RecordCostFitOptions& options = {});
 
 // Fits to the kernel's time plain and instrumented (ns); `instrumented` is a trace of the
