@@ -1,0 +1,336 @@
+#!/usr/bin/env python3
+"""The record cost per kernel, calibrated on one H100 run and checked on data it was not chosen on
+(bench/regions/calibration_h100.sh's two runs):
+
+  record_cost_heldout.py RUN1 RUN2 [--strata build/bin/strata] [--markdown]
+
+GEMMs (RUN/g<M>x<N>x<K>/pairs.json, bench/regions/record_cost_pairs.cu): each kernel (pipelined /
+warp-specialized, 2 / 3 stages, 8- / 32-deep k-steps) is calibrated at one marker level on run 1's
+1024^3 problem, on its own plain / instrumented pair, and replays run 2 (a fresh process) at
+1024^3, 1024x1024x512 (half the k-steps) and 2048x2048x1024 (256 blocks, several a SM), at the
+same level and at the other one. Truth: the plain build's clock64 span of the k-loop per lane
+(mean of 5 launches); replayed: the instrumented span of the launch whose buffer was kept, less
+what the form takes out for the records in it. Forms:
+  start-up   the calibration kernel's cost per record (a warp alone; RUN/g1024.../calibration.bin)
+  record     one cost per record, least squares over the kernel's lanes (both roles pooled)
+  step       the start-up cost per record plus a cost per k-step (the other warps' markers that
+             each k-step's barrier waits for)
+  kind       step for the pipelined kernels, record for the warp-specialized ones
+  kernel     one cost per record from the kernel's time plain and instrumented (keep-all lanes,
+             median of 60 launches) over the records of a lane (strata regions --fit-kernel-ns)
+Records per lane in the k-loop follow from the kernels' code (gemm_kernels.cuh), checked against
+the kept buffers with the decoder.
+
+The Gluon attention (RUN/gluon/<density>_n<tokens>.chrome_trace[.gz], test/proton/
+attention_ws_gluon.py): calibrated per density (sparse, dense) on run 1 at 1024 tokens against the
+loop-scope-only trace of the same run and shape (strata regions --fit-reference), checked on run 2
+at 1024 and 2048 tokens. Truth: the loop-only trace's producer_loop / consumer_loop spans, less
+their own enter record."""
+import argparse
+import glob
+import gzip
+import json
+import math
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+
+SMS = 132  # H100 SXM
+
+
+def cli(strata, args):
+    p = subprocess.run([strata] + args, capture_output=True, text=True)
+    if p.returncode != 0:
+        raise SystemExit(f"{' '.join([strata] + args)}: {p.stderr.strip()}")
+    return p
+
+
+# ---- GEMMs
+
+def loop_records(kind, level, stages, kt, role):
+    """Records from the k-loop's start to its end (exclusive) per lane (gemm_kernels.cuh)."""
+    per = (4 if level == 1 else 7) if kind == "pipelined" else (4 if level == 1 else 6)
+    n = per * kt + 1
+    if role == "producer":
+        n -= 2 * stages  # its first `stages` k-steps wait on no empty slot
+    return n
+
+
+def lane_records(kind, level, stages, kt):
+    """Records a lane writes in all: the k-loop's, its end, and the epilogue (pipelined)."""
+    if kind == "pipelined":
+        return loop_records(kind, level, stages, kt, "both warp groups") + 3
+    return loop_records(kind, level, stages, kt, "consumers") + 1
+
+
+ROLES = {"pipelined": {0: "both warp groups", 1: "both warp groups"},
+         "warpspec": {0: "producer", 1: "consumers", 2: "consumers"}}
+
+
+def gemm_cases(run):
+    out = {}
+    for path in sorted(glob.glob(os.path.join(run, "g*", "pairs.json"))):
+        meta = json.load(open(path))
+        shape = "x".join(str(v) for v in meta["problem"])
+        for c in meta["cases"]:
+            per, kind = c["lanes_per_block"], c["kind"]
+            nblocks = meta["blocks"]
+            lanes = nblocks * per
+            plain, instr = c["plain_loop_cycles"], c["instrumented_loop_cycles"]
+            roles = {}
+            for g in range(per):
+                r = roles.setdefault(ROLES[kind][g], {"truth": [], "saved": [], "all": []})
+                r["truth"] += [plain[i] for i in range(len(plain)) if (i % lanes) % per == g]
+                r["saved"] += [instr[i] for i in range(lanes) if i % per == g]
+                r["all"] += [instr[i] for i in range(len(instr)) if (i % lanes) % per == g]
+            kt = c["k_steps"]
+            for role, r in roles.items():
+                r["truth"] = statistics.mean(r["truth"])
+                r["saved"] = statistics.mean(r["saved"])
+                r["all"] = statistics.mean(r["all"])
+                r["lanes"] = nblocks * (2 if role == "consumers" else 1) if kind == "warpspec" else lanes
+                r["records"] = loop_records(kind, c["level"], c["stages"], kt, role)
+                r["steps"] = kt
+            out[(kind, c["stages"], c["bk"], c["level"], shape)] = {
+                "roles": roles, "kt": kt, "blocks": nblocks, "bps": c["blocks_per_sm"][1],
+                "plain_us": statistics.median(c["plain_us"]), "keep_us": statistics.median(c["keepall_us"]),
+                "circ_us": statistics.median(c["circular_us"]), "rate": meta["cycles_per_ns"],
+                "lane_records": lane_records(kind, c["level"], c["stages"], kt), "name": c["name"],
+                "dir": os.path.dirname(path)}
+    return out
+
+
+def fit_gemm(case, c0):
+    """The forms' costs from one case (its own pair): {form: (per record, per step)}."""
+    rs = case["roles"].values()
+    d = [(r["lanes"], r["records"], r["steps"], r["all"] - r["truth"]) for r in rs]
+    rec = sum(n * x * y for n, x, _, y in d) / sum(n * x * x for n, x, _, _ in d)
+    step = sum(n * k * (y - c0 * x) for n, x, k, y in d) / sum(n * k * k for n, _, k, _ in d)
+    waves = math.ceil(case["blocks"] / (SMS * max(1, case["bps"])))
+    kern = (case["keep_us"] - case["plain_us"]) * 1e3 * case["rate"] / (case["lane_records"] * waves)
+    return {"start-up": (c0, 0.0), "record": (rec, 0.0), "step": (c0, step), "kernel": (kern, 0.0)}
+
+
+def replay_error(case, role, cost):
+    r = case["roles"][role]
+    return (r["saved"] - cost[0] * r["records"] - cost[1] * r["steps"]) / r["truth"] - 1
+
+
+def check_records(strata, cases):
+    """The record counts above against the decoder, on the kept buffers (records = what a cost
+    of 1 cycle a record takes out of each k-loop)."""
+    checked = 0
+    for key, case in cases.items():
+        b = os.path.join(case["dir"], case["name"] + ".bin")
+        if not os.path.exists(b):
+            continue
+        t = json.loads(cli(strata, ["regions", b, "--format", "json", "--record-cost", "1",
+                                    "--cycles-per-ns", repr(case["rate"])]).stdout)
+        loop = {"pipelined": {0: 1, 1: 1}, "warpspec": {0: 10, 1: 13, 2: 13}}[key[0]]
+        for iv in t["intervals"]:
+            ln = t["lanes"][iv["lane"]]
+            if iv["region"] != loop[ln["group"]] or "iteration" in iv:
+                continue
+            got = round(((iv["raw_end_ns"] - iv["raw_start_ns"]) - (iv["end_ns"] - iv["start_ns"])) * case["rate"])
+            want = case["roles"][ROLES[key[0]][ln["group"]]]["records"]
+            if got != want:
+                raise SystemExit(f"{case['name']} lane {iv['lane']}: {got} records in the k-loop, the formula says {want}")
+        checked += 1
+    return checked
+
+
+def calibration_cost(strata, run):
+    cal = glob.glob(os.path.join(run, "g1024x1024x1024", "calibration.bin"))
+    if not cal:
+        return 14.7
+    return json.loads(cli(strata, ["regions", cal[0], "--calibration", cal[0], "--format", "json"]).stdout)["record_cost_cycles"]
+
+
+FORMS = ["start-up", "record", "step", "kind", "kernel"]
+
+
+def gemm(run1, run2, strata, md):
+    cal_cases, val_cases = gemm_cases(run1), gemm_cases(run2)
+    if not cal_cases or not val_cases:
+        print("no GEMM pairs found")
+        return
+    c0 = calibration_cost(strata, run1)
+    n = check_records(strata, val_cases) + check_records(strata, cal_cases)
+    base = "1024x1024x1024"
+    print(f"\nGEMMs: start-up cost {c0:.2f} cycles/record (run 1's calibration kernel); record counts checked "
+          f"against the decoder on {n} kept buffers")
+    print("\nPlain / instrumented kernel time (median of each run's launches, µs; keep-all lanes / circular 256):")
+    print("| kernel | stages | k-step | level | shape | run 1 plain | keep-all | circular | run 2 plain | keep-all | circular |")
+    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+    for key in sorted(val_cases, key=lambda k: (k[4] != base, k[4], k[2], k[0], k[1], k[3])):
+        a, b = cal_cases.get(key), val_cases[key]
+        f = lambda c: f"{c['plain_us']:.1f} | {c['keep_us'] / c['plain_us']:.3f}× | {c['circ_us'] / c['plain_us']:.3f}×" if c else "– | – | –"
+        print(f"| {key[0]} | {key[1]} | {key[2]} | {key[3]} | {key[4]} | {f(a)} | {f(b)} |")
+    rows = []
+    for key, cal in cal_cases.items():
+        kind, stages, bk, level, shape = key
+        if shape != base:
+            continue
+        costs = fit_gemm(cal, c0)
+        costs["kind"] = costs["step"] if kind == "pipelined" else costs["record"]
+        for vkey, val in val_cases.items():
+            if vkey[:3] != key[:3]:
+                continue
+            for role in val["roles"]:
+                rows.append({"kernel": kind, "stages": stages, "bk": bk, "cal_level": level, "shape": vkey[4],
+                             "level": vkey[3], "role": role, "costs": costs,
+                             "err": {f: replay_error(val, role, costs[f]) for f in FORMS}})
+    print("\nReplay error of the k-loop on run 2, calibrated on run 1 at 1024^3 (cost: cycles/record, +cycles/k-step):")
+    print("| kernel | stages | k-step | calibrated at | replays | shape | lanes | " + " | ".join(FORMS) + " |")
+    print("| --- | --- | --- | --- | --- | --- | --- | " + " | ".join("---" for _ in FORMS) + " |")
+    for r in sorted(rows, key=lambda r: (r["bk"], r["kernel"], r["stages"], r["cal_level"], r["level"] != r["cal_level"],
+                                         r["shape"] != base, r["shape"], r["role"])):
+        print(f"| {r['kernel']} | {r['stages']} | {r['bk']} | level {r['cal_level']} | level {r['level']} | {r['shape']} | "
+              f"{r['role']} | " + " | ".join(f"{100 * r['err'][f]:+.2f}%" for f in FORMS) + " |")
+    print("\nCosts (run 1, 1024^3):")
+    seen = set()
+    for r in rows:
+        k = (r["kernel"], r["stages"], r["bk"], r["cal_level"])
+        if k in seen:
+            continue
+        seen.add(k)
+        c = r["costs"]
+        print(f"  {k[0]} s{k[1]} k{k[2]} level {k[3]}: record {c['record'][0]:.1f}, step {c['step'][1]:.0f}/k-step "
+              f"(+{c0:.1f}/record), kernel time {c['kernel'][0]:.1f}")
+    print("\nSummary (|error| per lane kind; within 2%):")
+    for label, sel in (("same level, run 2 at 1024^3", lambda r: r["level"] == r["cal_level"] and r["shape"] == base),
+                       ("same level, run 2 at the other shapes", lambda r: r["level"] == r["cal_level"] and r["shape"] != base),
+                       ("other level, run 2 at 1024^3", lambda r: r["level"] != r["cal_level"] and r["shape"] == base),
+                       ("other level, run 2 at the other shapes", lambda r: r["level"] != r["cal_level"] and r["shape"] != base)):
+        for bk in (8, 32):
+            sub = [r for r in rows if sel(r) and r["bk"] == bk]
+            if not sub:
+                continue
+            parts = []
+            for f in FORMS:
+                e = [abs(r["err"][f]) for r in sub]
+                parts.append(f"{f} {100 * statistics.mean(e):.2f}% mean, {100 * max(e):.2f}% max, "
+                             f"{sum(x <= 0.02 for x in e)}/{len(e)}")
+            print(f"  {label}, k-step {bk}: " + "; ".join(parts))
+    json.dump(rows, open(os.path.join(run2, "gemm_heldout.json"), "w"), indent=1)
+
+
+# ---- Gluon attention
+
+def trace_file(run, density, shape, tmp):
+    base = os.path.join(run, "gluon", f"{density}_{shape}.chrome_trace")
+    if os.path.exists(base):
+        return base
+    if os.path.exists(base + ".gz"):
+        out = os.path.join(tmp, os.path.basename(os.path.dirname(os.path.dirname(base))) + f"_{density}_{shape}.chrome_trace")
+        with gzip.open(base + ".gz") as f, open(out, "wb") as o:
+            o.write(f.read())
+        return out
+    return None
+
+
+LOOPS = ("consumer_loop", "producer_loop")
+
+
+def gluon_spans(strata, path, rate):
+    """Per loop scope: mean raw span (cycles) and records inside it (a cost of 1 cycle a record)."""
+    t = json.loads(cli(strata, ["regions", "--proton", path, "--format", "json", "--cycles-per-ns", repr(rate),
+                                "--record-cost", "1"]).stdout)
+    out = {}
+    for iv in t["intervals"]:
+        if iv.get("name") not in LOOPS:
+            continue
+        d = out.setdefault(iv["name"], {"span": [], "records": []})
+        d["span"].append((iv["raw_end_ns"] - iv["raw_start_ns"]) * rate)
+        d["records"].append(((iv["raw_end_ns"] - iv["raw_start_ns"]) - (iv["end_ns"] - iv["start_ns"])) * rate)
+    issues = [i["kind"] for i in t["issues"] if i["kind"] != "no_clock_rate"]
+    return {k: {"span": statistics.mean(v["span"]), "records": statistics.mean(v["records"]), "lanes": len(v["span"])}
+            for k, v in out.items()}, issues
+
+
+def gluon(run1, run2, strata, rate):
+    tmp = tempfile.mkdtemp()
+    spans, issues = {}, {}
+    for ri, run in ((1, run1), (2, run2)):
+        for d in ("loop", "sparse", "dense"):
+            for s in ("n1024", "n2048"):
+                p = trace_file(run, d, s, tmp)
+                if p:
+                    spans[(ri, d, s)], issues[(ri, d, s)] = gluon_spans(strata, p, rate)
+    if not spans:
+        print("\nno Gluon traces found")
+        return
+    print("\nGluon attention: loop spans (cycles, mean over warps) and records inside:")
+    for k in sorted(spans):
+        v = spans[k]
+        print(f"  run {k[0]} {k[1]:6s} {k[2]}: " + ", ".join(f"{n} {v[n]['span']:,.0f} ({v[n]['records']:.0f} records, "
+                                                              f"{v[n]['lanes']} warps)" for n in LOOPS if n in v) +
+              (f"  issues: {issues[k]}" if issues[k] else ""))
+    for ri, run in ((1, run1), (2, run2)):
+        for s in ("n1024", "n2048"):
+            t = os.path.join(run, "gluon", f"plain.times.json")
+            if not os.path.exists(t):
+                continue
+            line = []
+            for d in ("plain", "loop", "sparse", "dense"):
+                p = os.path.join(run, "gluon", f"{d}.times.json")
+                if os.path.exists(p):
+                    m = json.load(open(p)).get("cupti_median_us", {}).get(s)
+                    line.append(f"{d} {m:.2f}" if m else f"{d} –")
+            print(f"  run {ri} {s} CUPTI kernel median µs: " + ", ".join(line))
+    print("\n| density | calibrated on | its cost (cycles/record) | replays | role | truth (cycles) | raw error | replayed error |")
+    print("| --- | --- | --- | --- | --- | --- | --- | --- |")
+    results = []
+    for d in ("sparse", "dense"):
+        cal, ref = spans.get((1, d, "n1024")), spans.get((1, "loop", "n1024"))
+        if not cal or not ref:
+            continue
+        num = sum(cal[n]["lanes"] * (cal[n]["records"] - ref[n]["records"]) * (cal[n]["span"] - ref[n]["span"]) for n in LOOPS)
+        den = sum(cal[n]["lanes"] * (cal[n]["records"] - ref[n]["records"]) ** 2 for n in LOOPS)
+        c = num / den
+        # The product's fit on the same pair (strata regions --fit-reference): the same number.
+        p1, pr = trace_file(run1, d, "n1024", tmp), trace_file(run1, "loop", "n1024", tmp)
+        fit = json.loads(cli(strata, ["regions", "--proton", p1, "--format", "json", "--cycles-per-ns", repr(rate),
+                                      "--fit-reference", pr, "--fit-region", ",".join(LOOPS)]).stdout)["record_cost_cycles"]
+        if abs(fit - c) > 0.01 * abs(c) + 0.05:
+            print(f"  (the CLI's fit {fit:.2f} differs from {c:.2f})")
+        for vd in ("sparse", "dense"):
+            for s in ("n1024", "n2048"):
+                val, truth = spans.get((2, vd, s)), spans.get((2, "loop", s))
+                if not val or not truth:
+                    continue
+                for n in LOOPS:
+                    t = truth[n]["span"] - c * truth[n]["records"]
+                    raw = val[n]["span"] / t - 1
+                    rep = (val[n]["span"] - c * val[n]["records"]) / t - 1
+                    results.append({"density": d, "replays": vd, "shape": s, "role": n, "cost": c, "raw": raw, "err": rep})
+                    print(f"| {d} | run 1, 1024 tokens | {c:.1f} (CLI fit {fit:.1f}) | run 2 {vd}, {s[1:]} tokens | {n} | "
+                          f"{t:,.0f} | {100 * raw:+.2f}% | {100 * rep:+.2f}% |")
+    same = [abs(r["err"]) for r in results if r["density"] == r["replays"]]
+    other = [abs(r["err"]) for r in results if r["density"] != r["replays"]]
+    for label, e in (("same density", same), ("other density", other)):
+        if e:
+            print(f"Gluon, {label}: mean |error| {100 * statistics.mean(e):.2f}%, max {100 * max(e):.2f}%, "
+                  f"{sum(x <= 0.02 for x in e)}/{len(e)} within 2%")
+    json.dump(results, open(os.path.join(run2, "gluon_heldout.json"), "w"), indent=1)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("run1")
+    ap.add_argument("run2")
+    ap.add_argument("--strata", default=os.environ.get("STRATA", "build/bin/strata"))
+    ap.add_argument("--cycles-per-ns", type=float, default=0, help="default: the GEMM runs' measured rate, else 1.98")
+    a = ap.parse_args()
+    gemm(a.run1, a.run2, a.strata, True)
+    rate = a.cycles_per_ns
+    if rate <= 0:
+        p = glob.glob(os.path.join(a.run1, "g*", "pairs.json"))
+        rate = json.load(open(p[0]))["cycles_per_ns"] if p else 1.98
+    gluon(a.run1, a.run2, a.strata, rate)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
