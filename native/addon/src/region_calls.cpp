@@ -21,7 +21,7 @@ namespace {
 namespace rg = strata::core::regions;
 
 // {source: 'buffer' | 'proton' | 'profile', path, launch?, names?, namesFile?, cyclesPerNs?, calibration?,
-//  recordCost?, stepCost?, stepRegion?, fitReference?, fitRegion?, fitPlainNs?, fitInstrumentedNs?}
+//  recordCost?, startCost?, stepRegion?, fitReference?, fitRegion?, fitPlainNs?, fitInstrumentedNs?}
 // (the record cost: strata/core/record_cost.h)
 rg::TraceRequest RequestArg(const Napi::CallbackInfo& info, const char* call) {
   Napi::Env env = info.Env();
@@ -46,7 +46,8 @@ rg::TraceRequest RequestArg(const Napi::CallbackInfo& info, const char* call) {
   text("names", &r.names);
   text("namesFile", &r.names_file);
   text("calibration", &r.cost.calibration);
-  text("stepRegion", &r.cost.step_region);
+  text("startCost", &r.cost.start_costs);
+  text("stepRegion", &r.cost.step_regions);
   text("fitReference", &r.cost.fit_reference);
   text("fitRegion", &r.cost.fit_region);
   auto number = [&](const char* key, double* out) {
@@ -58,7 +59,6 @@ rg::TraceRequest RequestArg(const Napi::CallbackInfo& info, const char* call) {
     *out = d;
   };
   number("recordCost", &r.cost.record_cost_cycles);
-  number("stepCost", &r.cost.step_cost_cycles);
   number("fitPlainNs", &r.cost.fit_plain_ns);
   number("fitInstrumentedNs", &r.cost.fit_instrumented_ns);
   Napi::Value rate = o.Get("cyclesPerNs");
@@ -152,9 +152,16 @@ class DecodeWorker : public PromiseWorker {
     Napi::Object out = Napi::Object::New(env);
     out.Set("cyclesPerNs", Napi::Number::New(env, t.cycles_per_ns));
     out.Set("recordCostCycles", Napi::Number::New(env, t.record_cost_cycles));
-    if (t.step_region >= 0) {
-      out.Set("stepCostCycles", Napi::Number::New(env, t.step_cost_cycles));
-      out.Set("stepRegion", Napi::Number::New(env, t.step_region));
+    if (!t.start_cost_cycles.empty()) {
+      Napi::Array costs = Napi::Array::New(env, t.start_cost_cycles.size());
+      uint32_t i = 0;
+      for (const auto& [region, cycles] : t.start_cost_cycles) {
+        Napi::Object c = Napi::Object::New(env);
+        c.Set("region", Napi::Number::New(env, region));
+        c.Set("cycles", Napi::Number::New(env, cycles));
+        costs.Set(i++, c);
+      }
+      out.Set("startCostCycles", costs);
     }
     if (!t_.record_cost.note.empty()) out.Set("recordCostNote", t_.record_cost.note);
     out.Set("strings", StringArray(env, strings_.strings()));

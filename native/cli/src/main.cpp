@@ -142,13 +142,12 @@ int main(int argc, char** argv) {
                       "Cycles one record costs, given outright (e.g. measured on this kernel); replay removes it")
       ->check(kPositive)
       ->excludes(reg_cal);
-  CLI::Option* reg_step = regions->add_option(
-      "--step-region", reg.step_region,
-      "A region (id or name) whose every start is a step that costs more than its records (a software-pipelined "
-      "k-step's wait: the other warps' markers its barrier waits for); with --step-cost, or fitted");
-  regions->add_option("--step-cost", reg.step_cost, "Cycles a step costs on top of its records (with --step-region)")
-      ->check(kPositive)
-      ->needs(reg_step);
+  regions->add_option("--start-cost", reg.start_cost,
+                      "REGION=CYCLES[,...]: each start of the region (id or name) costs that on top of its records (a "
+                      "software-pipelined k-step's wait: the other warps' markers its barrier waits for); replay removes it");
+  regions->add_option("--step-region", reg.step_regions,
+                      "With a --fit-*: fit one cost per step on top of --calibration's or --record-cost's per record; a "
+                      "step is each start of these regions (ids or names, comma-separated)");
   CLI::Option* reg_fit_ref = regions->add_option(
       "--fit-reference", reg.fit_reference,
       "Fit the record cost on this kernel's own pair: a region buffer or Proton trace of the same kernel with "

@@ -2,6 +2,7 @@
 // replays it (removing the per-record cost when a calibration buffer is given) and prints a
 // per-region summary, the decoded trace as JSON, or a Chrome/Perfetto trace.
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <map>
@@ -63,12 +64,12 @@ std::string Summary(const rg::Trace& t, const rg::RegionNames& names, const std:
   }
   char line[512];
   std::string out;
-  const std::string step = t.step_region >= 0 ? " + " + std::to_string(int64_t(t.step_cost_cycles + 0.5)) + " a step (" +
-                                                   RegionLabel(names, uint16_t(t.step_region), false) + ")"
-                                             : "";
+  std::string step;
+  for (const auto& [region, cycles] : t.start_cost_cycles)
+    step += " + " + std::to_string(int64_t(std::lround(cycles))) + " a start of " + RegionLabel(names, region, false);
   std::snprintf(line, sizeof line, "%zu lanes, %zu intervals, %.4f cycles/ns, record cost %.1f cycles%s%s\n",
                 t.lanes.size(), t.intervals.size(), t.cycles_per_ns, t.record_cost_cycles, step.c_str(),
-                t.record_cost_cycles > 0 || t.step_region >= 0 ? " (replayed)"
+                t.record_cost_cycles != 0 || !t.start_cost_cycles.empty() ? " (replayed)"
                                                                : " (no replay: give --calibration, --record-cost or a --fit-*)");
   out += first_line.empty() ? std::string(line) : first_line;
   out += "region                                    count    total us     mean ns      max ns   raw mean ns   wait mean ns\n";
@@ -137,8 +138,8 @@ rg::RecordCostRequest CostRequest(const RegionsOptions& o) {
   rg::RecordCostRequest r;
   r.record_cost_cycles = o.record_cost;
   r.calibration = o.calibration;
-  r.step_cost_cycles = o.step_cost;
-  r.step_region = o.step_region;
+  r.start_costs = o.start_cost;
+  r.step_regions = o.step_regions;
   r.fit_reference = o.fit_reference;
   r.fit_region = o.fit_region;
   if (o.fit_kernel_ns.size() == 2) {

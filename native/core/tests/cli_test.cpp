@@ -266,13 +266,18 @@ TEST(CliRegions, RecordCostPerStepAndFitted) {
   };
   // 513 records and 128 waits (k-steps) in a lane's k-loop.
   auto step = RunShell(cli + " regions " + buf + names + " --format json --cycles-per-ns 1.98 --record-cost 14.7 "
-                       "--step-region wait --step-cost 100");
+                       "--start-cost wait=100");
   ASSERT_EQ(step.status, 0) << step.err;
   EXPECT_NEAR(loop_removed(step.out), 14.7 * 513 + 100 * 128, 0.5);
-  EXPECT_EQ(nlohmann::json::parse(step.out)["step_region"], 2);
-  auto step_text = RunShell(cli + " regions " + buf + names + " --cycles-per-ns 1.98 --record-cost 14.7 --step-region wait "
-                            "--step-cost 100");
-  EXPECT_NE(step_text.out.find("record cost 14.7 cycles + 100 a step (wait (2)) (replayed)"), std::string::npos) << step_text.out;
+  EXPECT_EQ(nlohmann::json::parse(step.out)["start_cost_cycles"][0]["region"], 2);
+  auto step_text = RunShell(cli + " regions " + buf + names + " --cycles-per-ns 1.98 --record-cost 14.7 --start-cost 2=100");
+  EXPECT_NE(step_text.out.find("record cost 14.7 cycles + 100 a start of wait (2) (replayed)"), std::string::npos) << step_text.out;
+  // The per-step fit on kernel times: 14.7 a record, the rest per k-step (the wait).
+  auto fit_step = RunShell(cli + " regions " + buf + names + " --format json --cycles-per-ns 1.98 --record-cost 14.7 "
+                           "--fit-kernel-ns 100000,110000 --step-region wait");
+  ASSERT_EQ(fit_step.status, 0) << fit_step.err;
+  EXPECT_NEAR(nlohmann::json::parse(fit_step.out)["start_cost_cycles"][0]["cycles"].get<double>(), (19800 - 14.7 * 516) / 128,
+              1e-6);
   // Kernel times 10 us apart at 1.98 cycles/ns over the last lane's 516 records (and no block
   // ran after another on its SM: one wave).
   auto kt = RunShell(cli + " regions " + buf + names + " --format json --cycles-per-ns 1.98 --fit-kernel-ns 100000,110000");
@@ -287,9 +292,10 @@ TEST(CliRegions, RecordCostPerStepAndFitted) {
   for (const std::string& bad : {names + " --fit-reference " + buf + " --fit-region nope",
                                  names + " --fit-reference " + buf,
                                  names + " --fit-kernel-ns 5",
-                                 names + " --step-cost 3",
-                                 names + " --fit-kernel-ns 100000,110000 --step-region wait",
-                                 names + " --fit-kernel-ns 110000,100000"}) {
+                                 names + " --start-cost wait",
+                                 names + " --start-cost nope=3",
+                                 names + " --step-region wait",
+                                 names + " --fit-kernel-ns 100000,110000 --step-region wait"}) {
     auto r = RunShell(cli + " regions " + buf + bad + " --cycles-per-ns 1.98");
     EXPECT_NE(r.status, 0) << bad;
     EXPECT_EQ(strata::test::CountLines(r.err), 1u) << bad << ": " << r.err;
@@ -298,12 +304,16 @@ TEST(CliRegions, RecordCostPerStepAndFitted) {
   // A Proton trace: its scopes by name.
   const std::string proton = Quote(std::string(STRATA_H100_FIXTURES) + "/proton/attention_ws_gluon.chrome_trace");
   auto pr = RunShell(cli + " regions --proton " + proton + " --format json --cycles-per-ns 1.98 --record-cost 30 "
-                     "--step-region wait_kv --step-cost 50");
+                     "--start-cost wait_kv=50");
   ASSERT_EQ(pr.status, 0) << pr.err;
   auto doc = nlohmann::json::parse(pr.out);
   EXPECT_DOUBLE_EQ(doc["record_cost_cycles"].get<double>(), 30);
-  EXPECT_DOUBLE_EQ(doc["step_cost_cycles"].get<double>(), 50);
-  auto missing = RunShell(cli + " regions --proton " + proton + " --record-cost 30 --step-region nope --step-cost 5");
+  EXPECT_DOUBLE_EQ(doc["start_cost_cycles"][0]["cycles"].get<double>(), 50);
+  // The markers made the kernel faster (kernel times the other way round): a negative cost, said so.
+  auto faster = RunShell(cli + " regions " + buf + names + " --cycles-per-ns 1.98 --fit-kernel-ns 110000,100000");
+  EXPECT_EQ(faster.status, 0) << faster.err;
+  EXPECT_NE(faster.err.find("negative: the markers made the kernel faster"), std::string::npos) << faster.err;
+  auto missing = RunShell(cli + " regions --proton " + proton + " --record-cost 30 --start-cost nope=5");
   EXPECT_NE(missing.status, 0);
   EXPECT_NE(missing.err.find("no region named \"nope\""), std::string::npos) << missing.err;
 }

@@ -101,9 +101,9 @@ TEST(ProtonImport, RecordOrderAndReplay) {
   }
   // 10 cycles a record, 25 more per "load" (the step): the kernel scope holds 13 records from
   // its enter to its exit and 3 steps; a dot, one record.
-  EXPECT_EQ(ReplayProtonTrace(p, 10, 25, "load"), "");
+  ReplayProtonTrace(p, 10, {{2, 25}});  // "load" is region 2
   EXPECT_DOUBLE_EQ(p.trace.record_cost_cycles, 10);
-  EXPECT_EQ(p.trace.step_region, 2);
+  EXPECT_EQ(p.trace.start_cost_cycles, (StartCosts{{2, 25}}));
   for (const Interval& iv : p.trace.intervals) {
     const double taken = iv.raw_duration_ns() - iv.duration_ns();
     if (iv.region == 1) EXPECT_DOUBLE_EQ(taken, 13 * 10 + 3 * 25);
@@ -112,9 +112,8 @@ TEST(ProtonImport, RecordOrderAndReplay) {
   }
   EXPECT_DOUBLE_EQ(p.trace.lanes[0].removed_cycles, 14 * 10 + 3 * 25);
   // Again with another cost: replaces, does not add.
-  EXPECT_EQ(ReplayProtonTrace(p, 5), "");
+  ReplayProtonTrace(p, 5);
   EXPECT_DOUBLE_EQ(p.trace.intervals[0].raw_duration_ns() - p.trace.intervals[0].duration_ns(), 13 * 5);
-  EXPECT_NE(ReplayProtonTrace(p, 5, 1, "nope").find("no scope named"), std::string::npos);
 }
 
 // The record cost fitted on the kernel's own pair: the instrumented trace against a reference of
@@ -139,17 +138,27 @@ TEST(ProtonImport, RecordCostFittedOnAReferenceTrace) {
   EXPECT_NE(a.note.find("fitted on the kernel's own pair"), std::string::npos) << a.note;
   // Per step ("load"): each record its start-up 10 cycles, the rest per step: (200 - 12 * 10) / 3.
   r.record_cost_cycles = 10;
-  r.step_region = "load";
+  r.step_regions = "load";
   ProtonTrace q = ImportProtonTrace(Synthetic(), {1.0});
   a = ApplyProtonRecordCost(r, q);
   EXPECT_DOUBLE_EQ(a.record_cost_cycles, 10);
-  EXPECT_NEAR(a.step_cost_cycles, 80.0 / 3, 1e-9);
+  EXPECT_NEAR(a.start_cost_cycles.at(2), 80.0 / 3, 1e-9);  // "load" is region 2
   EXPECT_NEAR(q.trace.intervals[0].duration_ns(), 800 - 10, 1e-9);
+  // Start costs given outright, by scope name: 10 a record, 25 a "load" enter.
+  RecordCostRequest given;
+  given.record_cost_cycles = 10;
+  given.start_costs = "load=25";
+  ProtonTrace g = ImportProtonTrace(Synthetic(), {1.0});
+  a = ApplyProtonRecordCost(given, g);
+  EXPECT_FALSE(a.fitted);
+  EXPECT_DOUBLE_EQ(g.trace.intervals[0].raw_duration_ns() - g.trace.intervals[0].duration_ns(), 13 * 10 + 3 * 25);
+  EXPECT_EQ(a.note, "record cost 10.0 cycles + 25.0 a start of load");
   // Bad requests: one line each.
   for (auto change : {+[](RecordCostRequest& x) { x.fit_region = "nope"; },
                       +[](RecordCostRequest& x) { x.record_cost_cycles = 0; },  // per step without a start-up cost
                       +[](RecordCostRequest& x) { x.fit_plain_ns = 5; },
-                      +[](RecordCostRequest& x) { x.step_cost_cycles = 4; }}) {
+                      +[](RecordCostRequest& x) { x.start_costs = "load"; },
+                      +[](RecordCostRequest& x) { x.start_costs = "nope=4"; }}) {
     RecordCostRequest bad = r;
     change(bad);
     ProtonTrace b = ImportProtonTrace(Synthetic(), {1.0});

@@ -15,25 +15,25 @@ namespace {
 struct Counts {
   double records = 0, steps = 0;
 };
-Counts CountIn(const Trace& t, uint32_t lane, uint32_t from, uint32_t to, int32_t step_region,
+Counts CountIn(const Trace& t, uint32_t lane, uint32_t from, uint32_t to,
                const std::vector<std::vector<uint32_t>>& step_starts) {
-  // (step_starts: StepStarts's, or empty with step_region -1)
   Counts c;
   c.records = double(to - from);
   const Lane& l = t.lanes[lane];
   for (uint32_t i = from; i < to && i < l.records.size(); ++i)
     if (l.records[i].kind == RecordKind::kFlushBegin || l.records[i].kind == RecordKind::kFlushEnd) c.records -= 1;
-  if (step_region >= 0)
+  if (lane < step_starts.size())
     for (uint32_t s : step_starts[lane]) c.steps += s >= from && s < to;
   return c;
 }
 
-// Per lane, the record positions where a step (a start or iteration start of step_region) begins.
-std::vector<std::vector<uint32_t>> StepStarts(const Trace& t, int32_t step_region) {
+// Per lane, the record positions where a step (a start or iteration start of a step region) begins.
+std::vector<std::vector<uint32_t>> StepStarts(const Trace& t, const std::vector<uint16_t>& step_regions) {
   std::vector<std::vector<uint32_t>> out(t.lanes.size());
-  if (step_region < 0) return out;
+  if (step_regions.empty()) return out;
   for (const Interval& iv : t.intervals)
-    if (iv.region == uint32_t(step_region) && iv.barrier_use < 0 && iv.lane < out.size())
+    if (std::find(step_regions.begin(), step_regions.end(), iv.region) != step_regions.end() && iv.barrier_use < 0 &&
+        iv.lane < out.size())
       out[iv.lane].push_back(iv.start_index);
   return out;
 }
@@ -41,7 +41,7 @@ std::vector<std::vector<uint32_t>> StepStarts(const Trace& t, int32_t step_regio
 // Least squares of extra = cost * x (+ the start-up records' part, per-step form) over the lanes.
 RecordCostFit Solve(const std::vector<double>& extra, const std::vector<Counts>& counts, const RecordCostFitOptions& o) {
   RecordCostFit f;
-  f.step_region = o.step_region;
+  f.step_regions = o.step_regions;
   f.lanes = extra.size();
   if (extra.empty()) {
     f.error = "no lane to compare";
@@ -52,17 +52,17 @@ RecordCostFit Solve(const std::vector<double>& extra, const std::vector<Counts>&
     f.extra_cycles += extra[i] / double(extra.size());
     f.records += counts[i].records / double(extra.size());
     f.steps += counts[i].steps / double(extra.size());
-    const double x = o.step_region >= 0 ? counts[i].steps : counts[i].records;
-    const double y = o.step_region >= 0 ? extra[i] - o.startup_cost_cycles * counts[i].records : extra[i];
+    const bool per_step = !o.step_regions.empty();
+    const double x = per_step ? counts[i].steps : counts[i].records;
+    const double y = per_step ? extra[i] - o.startup_cost_cycles * counts[i].records : extra[i];
     sxx += x * x;
     sxy += x * y;
   }
   if (sxx <= 0) {
-    f.error = o.step_region >= 0 ? "no step (a start of region " + std::to_string(o.step_region) + ") in what was compared"
-                                 : "no record in what was compared";
+    f.error = o.step_regions.empty() ? "no record in what was compared" : "no step (a start of a step region) in what was compared";
     return f;
   }
-  if (o.step_region >= 0) {
+  if (!o.step_regions.empty()) {
     f.record_cost_cycles = o.startup_cost_cycles;
     f.step_cost_cycles = sxy / sxx;
   } else {
@@ -75,8 +75,7 @@ RecordCostFit Solve(const std::vector<double>& extra, const std::vector<Counts>&
 
 void RecordCostFit::ApplyTo(DecodeOptions& options) const {
   options.record_cost_cycles = record_cost_cycles;
-  options.step_cost_cycles = step_cost_cycles;
-  options.step_region = step_region;
+  for (uint16_t r : step_regions) options.start_cost_cycles[r] = step_cost_cycles;
 }
 
 ReferenceSpans MeanRegionSpans(const Trace& t, uint16_t region) {
@@ -87,7 +86,7 @@ ReferenceSpans MeanRegionSpans(const Trace& t, uint16_t region) {
     const Lane& l = t.lanes[iv.lane];
     auto& s = sum[l.meta.group];
     s.first.cycles += (iv.raw_end_ns - iv.raw_start_ns) * l.cycles_per_ns;
-    s.first.records += CountIn(t, iv.lane, iv.start_index, iv.end_index, -1, {}).records;
+    s.first.records += CountIn(t, iv.lane, iv.start_index, iv.end_index, {}).records;
     s.second += 1;
   }
   ReferenceSpans out;
@@ -102,7 +101,7 @@ RecordCostFit FitRecordCostToRegion(const Trace& t, uint16_t region, const Refer
 
 RecordCostFit FitRecordCostToRegions(const Trace& t, const std::map<uint16_t, ReferenceSpans>& references,
                                      const RecordCostFitOptions& o) {
-  const auto steps = StepStarts(t, o.step_region);
+  const auto steps = StepStarts(t, o.step_regions);
   std::vector<double> extra;
   std::vector<Counts> counts;
   std::map<uint16_t, bool> present;
@@ -115,7 +114,7 @@ RecordCostFit FitRecordCostToRegions(const Trace& t, const std::map<uint16_t, Re
     auto ref = refs->second.find(l.meta.group);
     if (ref == refs->second.end()) continue;
     extra.push_back((iv.raw_end_ns - iv.raw_start_ns) * l.cycles_per_ns - ref->second.cycles);
-    Counts c = CountIn(t, iv.lane, iv.start_index, iv.end_index, o.step_region, steps);
+    Counts c = CountIn(t, iv.lane, iv.start_index, iv.end_index, steps);
     c.records -= ref->second.records;  // the reference's own markers cost it as much
     counts.push_back(c);
   }
@@ -149,13 +148,12 @@ RecordCostFit FitRecordCostToKernelTime(const Trace& t, double plain_ns, double 
   size_t last = 0;
   for (size_t i = 1; i < t.lanes.size(); ++i)
     if (t.lanes[i].end_ns > t.lanes[last].end_ns) last = i;
-  const auto steps = StepStarts(t, o.step_region);
+  const auto steps = StepStarts(t, o.step_regions);
   Counts chain;
   for (size_t cur = last;;) {
     const Lane& l = t.lanes[cur];
     // Records the lane wrote (kept or not); its steps scaled the same way when records were lost.
-    const Counts c = CountIn(t, uint32_t(cur), 0, uint32_t(l.records.empty() ? l.meta.records_here : l.records.size()),
-                             o.step_region, steps);
+    const Counts c = CountIn(t, uint32_t(cur), 0, uint32_t(l.records.empty() ? l.meta.records_here : l.records.size()), steps);
     const double kept = c.records > 0 ? c.records : 1;
     const double all = std::max<double>(double(l.meta.record_count), c.records);
     chain.records += all;

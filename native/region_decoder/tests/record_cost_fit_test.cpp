@@ -37,8 +37,7 @@ TEST(RecordCost, StepCostReplaysOnTopOfRecords) {
   DecodeOptions o;
   o.cycles_per_ns = 1;
   o.record_cost_cycles = 5;
-  o.step_cost_cycles = 20;
-  o.step_region = 2;
+  o.start_cost_cycles = {{2, 20}};
   Trace t = Decode(b.data(), b.size(), o);
   ASSERT_TRUE(t.issues.empty());
   const Interval* loop = Find(t, 1);
@@ -52,12 +51,11 @@ TEST(RecordCost, StepCostReplaysOnTopOfRecords) {
   const Interval* compute = Find(t, 3);
   ASSERT_TRUE(compute);
   EXPECT_DOUBLE_EQ(compute->raw_duration_ns() - compute->duration_ns(), 5);
-  EXPECT_EQ(t.step_region, 2);
-  EXPECT_DOUBLE_EQ(t.step_cost_cycles, 20);
-  // No step region: the step cost is not applied.
-  o.step_region = -1;
+  EXPECT_EQ(t.start_cost_cycles, (StartCosts{{2, 20}}));
+  // Start costs of several regions add up: the loop's own start too (it lands inside the loop).
+  o.start_cost_cycles = {{1, 7}, {2, 20}, {3, 1}};
   Trace u = Decode(b.data(), b.size(), o);
-  EXPECT_DOUBLE_EQ(Find(u, 1)->raw_duration_ns() - Find(u, 1)->duration_ns(), 13 * 5);
+  EXPECT_DOUBLE_EQ(Find(u, 1)->raw_duration_ns() - Find(u, 1)->duration_ns(), 13 * 5 + 7 + 3 * 20 + 3 * 1);
 }
 
 TEST(RecordCost, FitToRegionPerRecordAndPerStep) {
@@ -80,7 +78,7 @@ TEST(RecordCost, FitToRegionPerRecordAndPerStep) {
   EXPECT_NEAR(Find(r, 1, -1, 1)->duration_ns(), 840, 1e-9);
   // Per step, with a start-up cost of 4 per record: (130 - 13 * 4) / 3 = 26 per step.
   RecordCostFitOptions so;
-  so.step_region = 2;
+  so.step_regions = {2};
   so.startup_cost_cycles = 4;
   RecordCostFit s = FitRecordCostToRegion(t, 1, {{0, {540.0, 0}}, {1, {840.0, 0}}}, so);
   ASSERT_TRUE(s.ok()) << s.error;
@@ -107,7 +105,7 @@ TEST(RecordCost, FitToRegionPerRecordAndPerStep) {
   // What cannot be fitted says why.
   EXPECT_FALSE(FitRecordCostToRegion(t, 9, {{0, {1.0, 0}}}).ok());
   EXPECT_NE(FitRecordCostToRegion(t, 1, {{7, {1.0, 0}}}).error.find("lane groups"), std::string::npos);
-  so.step_region = 8;
+  so.step_regions = {8};
   EXPECT_NE(FitRecordCostToRegion(t, 1, {{0, {540.0, 0}}}, so).error.find("no step"), std::string::npos);
 }
 
@@ -131,7 +129,7 @@ TEST(RecordCost, FitToKernelTimeChainsTheLastSm) {
   EXPECT_DOUBLE_EQ(f.records, 28);
   EXPECT_NEAR(f.record_cost_cycles, 7, 1e-9);
   RecordCostFitOptions so;
-  so.step_region = 2;
+  so.step_regions = {2};
   so.startup_cost_cycles = 4;
   RecordCostFit s = FitRecordCostToKernelTime(t, 1000, 1000 + 28 * 4 + 6 * 10, so);
   ASSERT_TRUE(s.ok()) << s.error;
@@ -166,7 +164,7 @@ TEST(RecordCost, FitsTheH100PipelinedGemm) {
   EXPECT_DOUBLE_EQ(f.records, 513);
   EXPECT_NEAR(f.record_cost_cycles, 43.4, 0.5);  // docs/benchmarks.md, run 5: 43.4 in context
   RecordCostFitOptions so;
-  so.step_region = 2;  // the k-step's wait
+  so.step_regions = {2};  // the k-step's wait
   so.startup_cost_cycles = 14.7;
   RecordCostFit s = FitRecordCostToRegion(t, 1, ref, so);
   ASSERT_TRUE(s.ok()) << s.error;

@@ -1,6 +1,8 @@
 // The record cost a viewer or the CLI asks replay to take out (strata/core/record_cost.h).
 #include <algorithm>
 #include <cctype>
+#include <cmath>
+#include <cstdlib>
 #include <cstdio>
 #include <fstream>
 #include <map>
@@ -49,7 +51,6 @@ void CheckFitRequest(const RecordCostRequest& r, bool per_step, double startup) 
   if (!r.fit_reference.empty() && times) Fail("fit to a reference trace or to kernel times, not both");
   if (!r.fit_reference.empty() && r.fit_region.empty()) Fail("a fit to a reference trace needs the region to compare");
   if (times && !(r.fit_plain_ns > 0 && r.fit_instrumented_ns > 0)) Fail("a fit to kernel times needs both, plain and instrumented");
-  if (r.step_cost_cycles > 0) Fail("a fit finds the step cost: give a step region, not a step cost");
   if (per_step && startup <= 0)
     Fail("the per-step fit needs each record's own cost (a calibration buffer or a record cost)");
 }
@@ -60,24 +61,28 @@ std::string Cycles(double v) {
   return b;
 }
 
-std::string Describe(const AppliedRecordCost& a, const RecordCostRequest& r, const std::string& region_label,
-                     const std::string& step_label) {
-  if (a.record_cost_cycles <= 0 && a.step_cost_cycles == 0) return "";
+std::string Describe(const AppliedRecordCost& a, const RecordCostRequest& r, const RegionNames& names) {
+  if (a.record_cost_cycles == 0 && a.start_cost_cycles.empty()) return "";
   std::string s = "record cost " + Cycles(a.record_cost_cycles) + " cycles";
-  if (a.step_region >= 0) s += " + " + Cycles(a.step_cost_cycles) + " a step (" + step_label + ")";
+  for (const auto& [region, cycles] : a.start_cost_cycles) {
+    auto n = names.find(region);
+    s += " + " + Cycles(cycles) + " a start of " + (n != names.end() ? n->second.name : "region " + std::to_string(region));
+  }
   if (!a.fitted) return s;
-  char b[160];
+  char b[200];
   std::snprintf(b, sizeof b, " (%.0f records%s, %.0f extra cycles", a.fit.records,
-                a.step_region >= 0 ? (", " + std::to_string(int64_t(a.fit.steps + 0.5)) + " steps").c_str() : "",
+                a.fit.step_regions.empty() ? "" : (", " + std::to_string(int64_t(a.fit.steps + 0.5)) + " steps").c_str(),
                 a.fit.extra_cycles);
   s += ", fitted on the kernel's own pair" + std::string(b);
   if (!r.fit_reference.empty()) {
-    s += " a lane in " + region_label + " against " + r.fit_reference + ", " + std::to_string(a.fit.lanes) + " lanes)";
+    s += " a lane in " + r.fit_region + " against " + r.fit_reference + ", " + std::to_string(a.fit.lanes) + " lanes)";
   } else {
     std::snprintf(b, sizeof b, " on the path, kernel %.0f ns plain, %.0f ns instrumented)", r.fit_plain_ns,
                   r.fit_instrumented_ns);
     s += b;
   }
+  if (a.fit.record_cost_cycles < 0 || a.fit.step_cost_cycles < 0)
+    s += "; negative: the markers made the kernel faster, replay lengthens its regions";
   return s;
 }
 
@@ -129,17 +134,37 @@ References ReferenceCycles(const RecordCostRequest& r, const RegionNames& names,
   return out;
 }
 
-RecordCostFit Fit(const RecordCostRequest& r, const Trace& raw, const References& ref, int32_t step_region, double startup) {
+RecordCostFit Fit(const RecordCostRequest& r, const Trace& raw, const References& ref, const std::vector<uint16_t>& steps,
+                  double startup) {
   RecordCostFitOptions o;
-  o.step_region = step_region;
-  o.startup_cost_cycles = step_region >= 0 ? startup : 0;
+  o.step_regions = steps;
+  o.startup_cost_cycles = steps.empty() ? 0 : startup;
   RecordCostFit f = r.fit_reference.empty() ? FitRecordCostToKernelTime(raw, r.fit_plain_ns, r.fit_instrumented_ns, o)
                                             : FitRecordCostToRegions(raw, ref, o);
   if (!f.ok()) Fail("cannot fit the record cost: " + f.error);
-  if (f.record_cost_cycles < 0 || f.step_cost_cycles < 0)
-    Fail("the fitted record cost is negative (" + Cycles(f.record_cost_cycles) + " a record, " + Cycles(f.step_cost_cycles) +
-         " a step): the instrumented kernel ran faster than the reference");
   return f;
+}
+
+// "R=C,R=C": each region (id or name) and the cycles each of its starts costs.
+StartCosts ParseStartCosts(const std::string& spec, const RegionNames& names, const std::string& where) {
+  StartCosts out;
+  for (const std::string& item : SplitList(spec)) {
+    const size_t eq = item.rfind('=');
+    if (eq == std::string::npos || eq == 0 || eq + 1 == item.size())
+      Fail("a start cost is REGION=CYCLES, not \"" + item + "\"");
+    char* end = nullptr;
+    const std::string value = item.substr(eq + 1);
+    const double c = std::strtod(value.c_str(), &end);
+    if (end == value.c_str() || *end != '\0' || !std::isfinite(c)) Fail("a start cost is REGION=CYCLES, not \"" + item + "\"");
+    out[ResolveRegion(item.substr(0, eq), names, where)] = c;
+  }
+  return out;
+}
+
+std::vector<uint16_t> ParseRegions(const std::string& spec, const RegionNames& names, const std::string& where) {
+  std::vector<uint16_t> out;
+  for (const std::string& item : SplitList(spec)) out.push_back(ResolveRegion(item, names, where));
+  return out;
 }
 
 }  // namespace
@@ -147,60 +172,54 @@ RecordCostFit Fit(const RecordCostRequest& r, const Trace& raw, const References
 DecodeOptions ResolveBufferRecordCost(const RecordCostRequest& r, const RegionNames& names, DecodeOptions base,
                                       const std::function<Trace(const DecodeOptions&)>& decode, AppliedRecordCost* applied) {
   const double startup = StartupCost(r);
-  const int32_t step = r.step_region.empty() ? -1 : int32_t(ResolveRegion(r.step_region, names, "the region names"));
-  if (r.step_cost_cycles < 0) Fail("the step cost must not be negative");
-  if (r.step_cost_cycles > 0 && step < 0 && !r.Fits()) Fail("a step cost needs the step region");
+  const std::string where = "the region names";
+  const std::vector<uint16_t> steps = ParseRegions(r.step_regions, names, where);
+  if (!steps.empty() && !r.Fits()) Fail("step regions are for a fit (give their cost with a start cost instead)");
   AppliedRecordCost a;
   DecodeOptions o = base;
+  o.record_cost_cycles = startup;
+  o.start_cost_cycles = ParseStartCosts(r.start_costs, names, where);
   if (r.Fits()) {
-    CheckFitRequest(r, step >= 0, startup);
+    CheckFitRequest(r, !steps.empty(), startup);
     DecodeOptions raw = base;
     raw.record_cost_cycles = 0;
-    raw.step_cost_cycles = 0;
-    raw.step_region = -1;
+    raw.start_cost_cycles.clear();
     const Trace t = decode(raw);
     References ref;
-    if (!r.fit_reference.empty()) ref = ReferenceCycles(r, names, "the region names", t.cycles_per_ns);
-    a.fit = Fit(r, t, ref, step, startup);
+    if (!r.fit_reference.empty()) ref = ReferenceCycles(r, names, where, t.cycles_per_ns);
+    a.fit = Fit(r, t, ref, steps, startup);
     a.fitted = true;
     a.fit.ApplyTo(o);
-  } else {
-    o.record_cost_cycles = startup;
-    o.step_cost_cycles = r.step_cost_cycles;
-    o.step_region = step;
   }
   a.record_cost_cycles = o.record_cost_cycles;
-  a.step_cost_cycles = o.step_cost_cycles;
-  a.step_region = o.step_region;
-  a.note = Describe(a, r, r.fit_region, r.step_region);
+  a.start_cost_cycles = o.start_cost_cycles;
+  a.note = Describe(a, r, names);
   if (applied) *applied = a;
   return o;
 }
 
 AppliedRecordCost ApplyProtonRecordCost(const RecordCostRequest& r, ProtonTrace& p) {
   const double startup = StartupCost(r);
-  const int32_t step = r.step_region.empty() ? -1 : int32_t(ResolveRegion(r.step_region, p.names, "the Proton trace"));
-  if (r.step_cost_cycles < 0) Fail("the step cost must not be negative");
-  if (r.step_cost_cycles > 0 && step < 0 && !r.Fits()) Fail("a step cost needs the step region");
+  const std::string where = "the Proton trace";
+  const std::vector<uint16_t> steps = ParseRegions(r.step_regions, p.names, where);
+  if (!steps.empty() && !r.Fits()) Fail("step regions are for a fit (give their cost with a start cost instead)");
   AppliedRecordCost a;
   a.record_cost_cycles = startup;
-  a.step_cost_cycles = r.step_cost_cycles;
-  a.step_region = step;
+  a.start_cost_cycles = ParseStartCosts(r.start_costs, p.names, where);
   if (r.Fits()) {
-    CheckFitRequest(r, step >= 0, startup);
+    CheckFitRequest(r, !steps.empty(), startup);
     References ref;
-    if (!r.fit_reference.empty()) ref = ReferenceCycles(r, p.names, "the Proton trace", p.trace.cycles_per_ns);
-    a.fit = Fit(r, p.trace, ref, step, startup);
+    if (!r.fit_reference.empty()) ref = ReferenceCycles(r, p.names, where, p.trace.cycles_per_ns);
+    a.fit = Fit(r, p.trace, ref, steps, startup);
     a.fitted = true;
-    a.record_cost_cycles = a.fit.record_cost_cycles;
-    a.step_cost_cycles = a.fit.step_cost_cycles;
+    DecodeOptions o;
+    o.start_cost_cycles = a.start_cost_cycles;
+    a.fit.ApplyTo(o);
+    a.record_cost_cycles = o.record_cost_cycles;
+    a.start_cost_cycles = o.start_cost_cycles;
   }
-  if (a.record_cost_cycles > 0 || a.step_cost_cycles > 0) {
-    const std::string step_name = step >= 0 ? p.names.at(uint16_t(step)).name : "";
-    const std::string why = ReplayProtonTrace(p, a.record_cost_cycles, a.step_cost_cycles, step_name);
-    if (!why.empty()) Fail(why);
-  }
-  a.note = Describe(a, r, r.fit_region, r.step_region);
+  if (a.record_cost_cycles != 0 || !a.start_cost_cycles.empty()) ReplayProtonTrace(p, a.record_cost_cycles, a.start_cost_cycles);
+  a.note = Describe(a, r, p.names);
   return a;
 }
 

@@ -286,27 +286,24 @@ ProtonTrace ImportProtonTrace(const std::string& text, const ProtonImportOptions
   return out;
 }
 
-std::string ReplayProtonTrace(ProtonTrace& p, double record_cost_cycles, double step_cost_cycles,
-                              const std::string& step_scope) {
+void ReplayProtonTrace(ProtonTrace& p, double record_cost_cycles, const StartCosts& start_costs) {
   Trace& t = p.trace;
-  int32_t step_region = -1;
-  if (!step_scope.empty()) {
-    for (const auto& [id, name] : p.names)
-      if (name.name == step_scope) step_region = int32_t(id);
-    if (step_region < 0) return "no scope named \"" + step_scope + "\" in the trace";
-  }
-  // Per lane, the record positions where a step begins, in order.
-  std::vector<std::vector<uint32_t>> steps(t.lanes.size());
+  // Per lane, the record positions of scope enters that cost more, and what they cost.
+  std::vector<std::vector<std::pair<uint32_t, double>>> starts(t.lanes.size());
   std::vector<uint32_t> records(t.lanes.size(), 0);
   for (const Interval& iv : t.intervals) {
-    if (int32_t(iv.region) == step_region) steps[iv.lane].push_back(iv.start_index);
+    auto c = start_costs.find(iv.region);
+    if (c != start_costs.end()) starts[iv.lane].push_back({iv.start_index, c->second});
     records[iv.lane] = std::max(records[iv.lane], std::max(iv.start_index, iv.end_index) + 1);
   }
-  for (auto& s : steps) std::sort(s.begin(), s.end());
+  for (auto& s : starts) std::sort(s.begin(), s.end());
   auto removed = [&](uint32_t lane, uint32_t position) {  // cycles the records before `position` cost
-    const auto& s = steps[lane];
-    const size_t n = size_t(std::lower_bound(s.begin(), s.end(), position) - s.begin());
-    return record_cost_cycles * double(position) + step_cost_cycles * double(n);
+    double c = record_cost_cycles * double(position);
+    for (const auto& [at, cost] : starts[lane]) {
+      if (at >= position) break;
+      c += cost;
+    }
+    return c;
   };
   for (Interval& iv : t.intervals) {
     const double per_ns = t.lanes[iv.lane].cycles_per_ns;
@@ -315,14 +312,12 @@ std::string ReplayProtonTrace(ProtonTrace& p, double record_cost_cycles, double 
   }
   for (uint32_t i = 0; i < t.lanes.size(); ++i) {
     Lane& l = t.lanes[i];
-    const double before = l.removed_cycles;
+    const double earlier = l.removed_cycles;
     l.removed_cycles = removed(i, records[i]);
-    l.end_ns -= (l.removed_cycles - before) / l.cycles_per_ns;
+    l.end_ns -= (l.removed_cycles - earlier) / l.cycles_per_ns;
   }
   t.record_cost_cycles = record_cost_cycles;
-  t.step_cost_cycles = step_cost_cycles;
-  t.step_region = step_region;
-  return "";
+  t.start_cost_cycles = start_costs;
 }
 
 ProtonTrace ImportProtonFile(const std::string& path, const ProtonImportOptions& options) {

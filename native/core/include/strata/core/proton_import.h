@@ -43,13 +43,12 @@ struct ProtonTrace {
 ProtonTrace ImportProtonTrace(const std::string& text, const ProtonImportOptions& options = {});
 ProtonTrace ImportProtonFile(const std::string& path, const ProtonImportOptions& options = {});
 
-// Replay (as the decoder does for region buffers): each record costs `record_cost_cycles`, and each
-// start of the scope `step_scope` (if not empty) `step_cost_cycles` more (record_cost_fit.h); a
-// scope's replayed times take out what the records before its enter / exit cost. Records are in
-// the order the warp wrote them (Interval::start_index / end_index). Returns "" or why not (no
-// scope of that name); idempotent: replaying again replaces the earlier cost.
-std::string ReplayProtonTrace(ProtonTrace& proton, double record_cost_cycles, double step_cost_cycles = 0,
-                              const std::string& step_scope = "");
+// Replay (as the decoder does for region buffers): each record costs `record_cost_cycles`, each
+// enter of a scope in `start_costs` (by region id) that much more (record_cost_fit.h); a scope's
+// replayed times take out what the records before its enter / exit cost. Records are in the
+// order the warp wrote them (Interval::start_index / end_index). Replaying again replaces the
+// earlier cost.
+void ReplayProtonTrace(ProtonTrace& proton, double record_cost_cycles, const StartCosts& start_costs = {});
 
 // True when the text looks like Proton's chrome trace (cheap check of the first bytes and pids).
 bool LooksLikeProtonTrace(const std::string& text);

@@ -18,10 +18,10 @@ namespace strata::core::regions {
 struct RecordCostRequest {
   double record_cost_cycles = 0;  // per record, given outright
   std::string calibration;        // a CalibrationKernel buffer: its cost per record (not with the above)
-  double step_cost_cycles = 0;    // per step, given outright (with step_region)
-  std::string step_region;        // a region id or name; a step is each of its starts
-  // The fit (replaces the per-record cost, or with step_region the per-step one, the per-record
-  // cost then being the start-up constant given above):
+  std::string start_costs;        // "REGION=CYCLES,...": each start of a region (id or name) costs that more
+  // The fit (replaces the per-record cost; with step_regions, finds one cost per step on top of
+  // the per-record cost given above, the start-up constant):
+  std::string step_regions;       // "R,R": a step is each start of one of these (ids or names)
   std::string fit_reference;      // a region buffer or Proton trace of the same kernel ...
   std::string fit_region;         // ... holding these regions (ids or names, comma-separated: pooled)
                                   // with no markers inside
@@ -32,8 +32,8 @@ struct RecordCostRequest {
 
 // What was replayed with, for the reader: "record cost 43.4 cycles (fitted on ...)".
 struct AppliedRecordCost {
-  double record_cost_cycles = 0, step_cost_cycles = 0;
-  int32_t step_region = -1;
+  double record_cost_cycles = 0;
+  StartCosts start_cost_cycles;
   bool fitted = false;
   RecordCostFit fit;   // when fitted
   std::string note;    // one line describing it; empty when nothing is replayed

@@ -59,6 +59,7 @@ using region_decoder::RecordKind;
 using region_decoder::RegionName;
 using region_decoder::RegionNames;
 using region_decoder::RegionShare;
+using region_decoder::StartCosts;
 using region_decoder::Trace;
 
 // A loop's iterations share the loop's region id; their frames carry the loop's name and

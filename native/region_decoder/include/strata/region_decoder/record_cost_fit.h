@@ -4,9 +4,9 @@
 // kernel (docs/benchmarks.md: 30-85 cycles a record in the GEMMs against 14.7 alone). Two forms:
 // - per record: replay takes c out per record;
 // - per step: each record costs the start-up constant c0 (its own instructions), and each step
-//   (a start of `step_region`, e.g. a k-step's wait) costs s more: the other warps' marker code
-//   that the step's barrier waits for (a software-pipelined kernel, where every warp meets every
-//   other at each k-step).
+//   (a start of one of `step_regions`, e.g. a k-step's wait) costs s more: the other warps' marker
+//   code that the step's barrier waits for (a software-pipelined kernel, where every warp meets
+//   every other at each k-step). Replayed as a start cost of those regions (StartCosts).
 // Two references for "plain":
 // - a region's span without markers inside, per lane group: the plain build's clock64 around a
 //   loop, or a trace of the same kernel recorded with that region's markers only (Proton: the
@@ -19,20 +19,21 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <vector>
 
 #include "strata/region_decoder/trace.h"
 
 namespace strata::region_decoder {
 
 struct RecordCostFitOptions {
-  int32_t step_region = -1;          // >= 0: the per-step form, steps = starts of this region
-  double startup_cost_cycles = 0;    // per-step form: each record's own cost (CalibrateRecordCost)
+  std::vector<uint16_t> step_regions;  // not empty: the per-step form, steps = starts of these
+  double startup_cost_cycles = 0;      // per-step form: each record's own cost (CalibrateRecordCost)
 };
 
 struct RecordCostFit {
   double record_cost_cycles = 0;  // per record (the start-up constant in the per-step form)
   double step_cost_cycles = 0;    // per step (per-step form)
-  int32_t step_region = -1;
+  std::vector<uint16_t> step_regions;
   double extra_cycles = 0;        // what the markers added, mean per lane read
   double records = 0, steps = 0;  // records and steps in what was compared, mean per lane read
   size_t lanes = 0;               // lanes read
