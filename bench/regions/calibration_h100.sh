@@ -19,7 +19,11 @@
 #   launch): per shape one launch's Proton trace (global buffer: every record kept) and 60 timed
 #   launches.
 # Results: $OUT/calibration_h100.tar.gz (the runs, the traces, the logs) and $OUT/log.txt.
-# Then here: python3 bench/regions/per_kernel_cost.py --pairs DIR/run1 DIR/run2 (docs/benchmarks.md).
+# Then here: python3 bench/regions/record_cost_heldout.py DIR/run1 DIR/run2 (docs/benchmarks.md).
+# PARTS=paced: a third run of the Gluon attention alone, to check the paced model's form on data
+# it was not chosen on: the same kernel at 1024, 2048 and 4096 tokens (run3/gluon), and a 3-deep
+# K/V ring, another kernel (run3/gluon_ring3); python3 bench/regions/record_cost_heldout.py
+# DIR/run1 DIR/run2 --paced-check DIR/run3 (run 1's traces fix the model).
 set -uo pipefail
 OUT="${1:?output folder}"
 ROOT=$(pwd)
@@ -55,20 +59,20 @@ gemms() {  # RUN
 
 # The Gluon attention, one process per density, under Strata's runtime; then the kernel's CUPTI
 # times (strata export chrome) split by shape along the process's ORDER line.
-gluon() {  # RUN DEADLINE
-  local d args tag
-  mkdir -p "$W/$1/gluon"
+gluon() {  # RUN DEADLINE [SUBDIR TOKENS RING]
+  local d args tag sub=${3:-gluon} tokens=${4:-1024,2048} ring=${5:-2}
+  mkdir -p "$W/$1/$sub"
   for d in plain loop sparse dense; do
-    if late "$2"; then echo "== $1 gluon $d: skipped (time)"; continue; fi
+    if late "$2"; then echo "== $1 $sub $d: skipped (time)"; continue; fi
     if [ "$d" = plain ]; then args=(--no-scopes); else args=(--density "$d" --buffer-type global); fi
-    tag=$W/$1/gluon/$d
+    tag=$W/$1/$sub/$d
     local s=$(date +%s)
     (cd "$ROOT/test/proton" && TRITON_CACHE_DIR=/tmp/tc_cal_$d PROTON_BENCH_DIR=/tmp timeout 120 env \
       LD_LIBRARY_PATH="$UNWIND${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" STRATA_OUTPUT="$tag.strata" \
       LD_PRELOAD="$RT/libstrata_runtime.so" "$PY" attention_ws_gluon.py "${args[@]}" --calibrate "$tag" \
-      --n-ctx 1024,2048 --reps 60) > "$tag.log" 2>&1
+      --n-ctx "$tokens" --ring "$ring" --reps 60) > "$tag.log" 2>&1
     local rc=$?
-    echo "== $1 gluon $d: exit $rc, $(( $(date +%s) - s )) s (at $(elapsed) s)"
+    echo "== $1 $sub $d: exit $rc, $(( $(date +%s) - s )) s (at $(elapsed) s)"
     grep -v "^\s*$" "$tag.log" | grep -v "^BENCH\|Warning (cta" | tail -4
     LD_LIBRARY_PATH="$UNWIND" "$RT/strata" export "$tag.strata" --format chrome -o "$tag.chrome.json" > "$tag.export.log" 2>&1 ||
       { echo "export failed:"; tail -3 "$tag.export.log"; }
@@ -101,14 +105,19 @@ json.dump(out, open(tag + ".times.json", "w"))
 print("   cupti median us:", out.get("cupti_median_us", out.get("cupti_error", "launches %s" % out.get("cupti_launches"))),
       "event median us:", out["event_median_us"])
 PY
-    rm -f "$tag.strata" "$tag.chrome.json"
+    rm -f "$tag".*strata "$tag.chrome.json"
   done
 }
 
-gemms run1 120
-gluon run1 260
-gemms run2 330
-gluon run2 500
+if [ "${PARTS:-heldout}" = paced ]; then
+  gluon run3 240 gluon 1024,2048,4096 2
+  gluon run3 480 gluon_ring3 1024,2048,4096 3
+else
+  gemms run1 120
+  gluon run1 260
+  gemms run2 330
+  gluon run2 500
+fi
 echo "elapsed: $(elapsed) s"
 # The traces compress well (JSON); the region buffers of the 1024-cube GEMMs are the largest part.
 (cd "$W" && gzip -q run*/gluon/*.chrome_trace 2>/dev/null; cp "$LOG" "$W/log_copy.txt"; du -sh run1 run2 2>/dev/null)

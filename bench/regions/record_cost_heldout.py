@@ -410,18 +410,102 @@ def gluon_paced(run1, run2, strata, rate):
     json.dump({"c": c, "a": a, "rows": out}, open(os.path.join(run2, "gluon_paced.json"), "w"), indent=1)
 
 
+def trace_in(run, sub, density, shape, tmp):
+    """RUN/SUB/<density>_<shape>.chrome_trace[.gz], or None."""
+    base = os.path.join(run, sub, f"{density}_{shape}.chrome_trace")
+    if os.path.exists(base):
+        return base
+    if os.path.exists(base + ".gz"):
+        out = os.path.join(tmp, f"{os.path.basename(run)}_{sub}_{density}_{shape}.chrome_trace")
+        with gzip.open(base + ".gz") as f, open(out, "wb") as o:
+            o.write(f.read())
+        return out
+    return None
+
+
+def fit_paced(strata, run, sub, rate, tmp):
+    """The paced model's numbers from RUN/SUB at 1024 tokens, both densities against the loop scopes."""
+    sp = {d: gluon_spans(strata, trace_in(run, sub, d, "n1024", tmp), rate)[0] for d in ("loop", "sparse", "dense")}
+    ref = sp["loop"]
+    ext = {d: {n: (sp[d][n]["span"] - ref[n]["span"], sp[d]["consumer_loop"]["records"] - ref["consumer_loop"]["records"])
+               for n in LOOPS} for d in ("sparse", "dense")}
+    c = (ext["dense"]["consumer_loop"][0] - ext["sparse"]["consumer_loop"][0]) / (
+        ext["dense"]["consumer_loop"][1] - ext["sparse"]["consumer_loop"][1])
+    return c, {n: statistics.mean(ext[d][n][0] - c * ext[d][n][1] for d in ("sparse", "dense")) for n in LOOPS}
+
+
+def replay_paced(strata, run, sub, rate, tmp, c, a, label):
+    """Replays RUN/SUB's sparse and dense traces at every length with the paced model (through
+    strata regions --start-cost) against its loop-only traces; prints rows, returns the errors."""
+    errs = []
+    shapes = sorted({os.path.basename(p).split("_")[1].split(".")[0] for p in glob.glob(os.path.join(run, sub, "loop_n*"))},
+                    key=lambda x: int(x[1:]))
+    for d in ("sparse", "dense"):
+        for shp in shapes:
+            path, lp = trace_in(run, sub, d, shp, tmp), trace_in(run, sub, "loop", shp, tmp)
+            if not path or not lp:
+                continue
+            val, truth = gluon_spans(strata, path, rate)[0], gluon_spans(strata, lp, rate)[0]
+            per_iter = c * (val["consumer_loop"]["records"] - truth["consumer_loop"]["records"]) / (int(shp[1:]) // 64)
+            costs = (f"wait_kv={per_iter:.3f},wait_slot={per_iter:.3f},consumer_loop={a['consumer_loop']:.3f},"
+                     f"producer_loop={a['producer_loop']:.3f}")
+            t = json.loads(cli(strata, ["regions", "--proton", path, "--format", "json", "--cycles-per-ns", repr(rate),
+                                        "--start-cost", costs]).stdout)
+            rep = {}
+            for iv in t["intervals"]:
+                if iv.get("name") in LOOPS:
+                    rep.setdefault(iv["name"], []).append((iv["end_ns"] - iv["start_ns"]) * rate)
+            for n in LOOPS:
+                e = statistics.mean(rep[n]) / truth[n]["span"] - 1
+                errs.append((shp, e))
+                print(f"| {label} | {d}, {shp[1:]} tokens | {n} | {per_iter:.0f} | {truth[n]['span']:,.0f} | "
+                      f"{100 * (val[n]['span'] / truth[n]['span'] - 1):+.2f}% | {100 * e:+.2f}% |")
+    return errs
+
+
+def paced_check(run1, run3, strata, rate):
+    """The paced model's form on data it was not chosen on: run 3 of the same kernel (run 1's
+    numbers, at 1024, 2048 and 4096 tokens), and another kernel (a 3-deep ring: its own numbers
+    from run 3 at 1024 tokens, replaying 2048 and 4096)."""
+    tmp = tempfile.mkdtemp()
+    print("\nPaced model, checked on run 3 (its form fixed before run 3):")
+    print("| model from | replays | role | per iteration | truth (cycles) | raw error | replayed error |")
+    print("| --- | --- | --- | --- | --- | --- | --- |")
+    c, a = fit_paced(strata, run1, "gluon", rate, tmp)
+    e2 = replay_paced(strata, run3, "gluon", rate, tmp, c, a,
+                      f"run 1, 2-deep ring: {c:.2f} + {a['consumer_loop']:.0f} / {a['producer_loop']:.0f}")
+    results = {"ring2": {"c": c, "a": a, "errors": e2}}
+    if trace_in(run3, "gluon_ring3", "loop", "n1024", tmp):
+        c3, a3 = fit_paced(strata, run3, "gluon_ring3", rate, tmp)
+        e3 = replay_paced(strata, run3, "gluon_ring3", rate, tmp, c3, a3,
+                          f"run 3 at 1024 tokens, 3-deep ring: {c3:.2f} + {a3['consumer_loop']:.0f} / {a3['producer_loop']:.0f}")
+        results["ring3"] = {"c": c3, "a": a3, "errors": e3}
+    for k, r in results.items():
+        # The 3-deep ring's model comes from run 3 at 1024 tokens: those rows are in-sample.
+        e = [abs(x) for shp, x in r["errors"] if k == "ring2" or shp != "n1024"]
+        if e:
+            print(f"{k} ({'run 3, every length' if k == 'ring2' else 'run 3, lengths other than 1024'}): mean |error| "
+                  f"{100 * statistics.mean(e):.2f}%, max {100 * max(e):.2f}%, {sum(x <= 0.02 for x in e)}/{len(e)} within 2%")
+    json.dump(results, open(os.path.join(run3, "paced_check.json"), "w"), indent=1)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("run1")
     ap.add_argument("run2")
     ap.add_argument("--strata", default=os.environ.get("STRATA", "build/bin/strata"))
     ap.add_argument("--cycles-per-ns", type=float, default=0, help="default: the GEMM runs' measured rate, else 1.98")
+    ap.add_argument("--paced-check", metavar="RUN3", help="check the paced model on a third run (PARTS=paced)")
     a = ap.parse_args()
-    gemm(a.run1, a.run2, a.strata, True)
+    if not a.paced_check:
+        gemm(a.run1, a.run2, a.strata, True)
     rate = a.cycles_per_ns
     if rate <= 0:
         p = glob.glob(os.path.join(a.run1, "g*", "pairs.json*"))
         rate = json.load(gzip.open(p[0]) if p[0].endswith(".gz") else open(p[0]))["cycles_per_ns"] if p else 1.98
+    if a.paced_check:
+        paced_check(a.run1, a.paced_check, a.strata, rate)
+        return
     gluon(a.run1, a.run2, a.strata, rate)
     gluon_paced(a.run1, a.run2, a.strata, rate)
 

@@ -16,7 +16,7 @@ consumer `wait_kv`, `compute`) or `dense` (consumer `wait_kv`, `qk`, `softmax`, 
 `load_q` / `store`. `--calibrate OUT` records and times it (proton_common.calibrate).
 
   python3 attention_ws_gluon.py [--proton OUT [--hatchet]] [--bench plain|proton]
-  python3 attention_ws_gluon.py --density loop|sparse|dense --calibrate OUT [--n-ctx 1024,2048]
+  python3 attention_ws_gluon.py --density loop|sparse|dense --calibrate OUT [--n-ctx 1024,2048] [--ring 3]
   python3 attention_ws_gluon.py --no-scopes --calibrate OUT [--n-ctx 1024,2048]   (plain)
 """
 import inspect
@@ -186,9 +186,9 @@ def attn_fwd_ws_gluon(desc_q, desc_k, desc_v, o_ptr, qk_scale, N_CTX,
         gl.warp_specialize(args, _consumer, [_producer], [1], [48])
 
 
-def make(N_CTX):
-    """launch() and check() of the kernel on 2 heads x N_CTX tokens."""
-    H, D, BM, BN, NB = 2, 64, 64, 64, 2
+def make(N_CTX, NB=2):
+    """launch() and check() of the kernel on 2 heads x N_CTX tokens, an NB-deep K/V ring."""
+    H, D, BM, BN = 2, 64, 64, 64
     q, k, v, o, sm_scale = pc.attention_inputs(H, N_CTX, D)
     grid = (triton.cdiv(N_CTX, BM), H)
     lay = gl.NVMMASharedLayout.get_default_for([BM, D], gl.float16)
@@ -210,10 +210,11 @@ def main():
         p.add_argument("--no-scopes", action="store_true", help="no Proton scopes at all")
         p.add_argument("--density", choices=["loop", "sparse", "dense"], help="calibration scopes (see above)")
         p.add_argument("--n-ctx", default="1024", help="with --calibrate: tokens per head, comma-separated shapes")
+        p.add_argument("--ring", type=int, default=2, help="with --calibrate: the K/V ring's depth (another kernel)")
 
     args = pc.parse_args(__doc__.splitlines()[0], extra)
     if args.calibrate:
-        shapes = [(f"n{n}", *make(int(n))) for n in args.n_ctx.split(",")]
+        shapes = [(f"n{n}", *make(int(n), args.ring)) for n in args.n_ctx.split(",")]
         pc.calibrate("attention_ws_gluon", shapes, args, instrumented=not args.no_scopes)
         return
     launch, check = make(1024)
