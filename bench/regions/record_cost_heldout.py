@@ -369,14 +369,9 @@ def gluon_paced(run1, run2, strata, rate):
     need = [(1, d, "n1024") for d in ("loop", "sparse", "dense")]
     if any(k not in sp for k in need):
         return
-    ref = sp[(1, "loop", "n1024")][1]
-    ext = {d: {n: (sp[(1, d, "n1024")][1][n]["span"] - ref[n]["span"], sp[(1, d, "n1024")][1]["consumer_loop"]["records"] -
-                   ref["consumer_loop"]["records"]) for n in LOOPS} for d in ("sparse", "dense")}
-    c = (ext["dense"]["consumer_loop"][0] - ext["sparse"]["consumer_loop"][0]) / (
-        ext["dense"]["consumer_loop"][1] - ext["sparse"]["consumer_loop"][1])
-    a = {n: statistics.mean(ext[d][n][0] - c * ext[d][n][1] for d in ("sparse", "dense")) for n in LOOPS}
+    c, a = fit_paced(strata, run1, "gluon", rate, tmp)
     iters = {"n1024": 16, "n2048": 32}
-    print(f"\nGluon, paced model (run 1, 1024 tokens, both densities): {c:.2f} cycles per consumer record and iteration, "
+    print(f"\nGluon, paced model (fitted by strata regions --fit-paced on run 1, 1024 tokens, both densities): {c:.2f} cycles per consumer record and iteration, "
           f"a_consumer {a['consumer_loop']:.0f}, a_producer {a['producer_loop']:.0f} cycles a loop")
     print("| replays | role | per iteration (cycles) | truth (cycles) | raw error | replayed error (strata regions --start-cost) |")
     print("| --- | --- | --- | --- | --- | --- |")
@@ -424,14 +419,18 @@ def trace_in(run, sub, density, shape, tmp):
 
 
 def fit_paced(strata, run, sub, rate, tmp):
-    """The paced model's numbers from RUN/SUB at 1024 tokens, both densities against the loop scopes."""
-    sp = {d: gluon_spans(strata, trace_in(run, sub, d, "n1024", tmp), rate)[0] for d in ("loop", "sparse", "dense")}
-    ref = sp["loop"]
-    ext = {d: {n: (sp[d][n]["span"] - ref[n]["span"], sp[d]["consumer_loop"]["records"] - ref["consumer_loop"]["records"])
-               for n in LOOPS} for d in ("sparse", "dense")}
-    c = (ext["dense"]["consumer_loop"][0] - ext["sparse"]["consumer_loop"][0]) / (
-        ext["dense"]["consumer_loop"][1] - ext["sparse"]["consumer_loop"][1])
-    return c, {n: statistics.mean(ext[d][n][0] - c * ext[d][n][1] for d in ("sparse", "dense")) for n in LOOPS}
+    """The paced model's numbers from RUN/SUB at 1024 tokens, fitted by the product (strata regions
+    --fit-paced: the dense trace with the sparse one, against the loop scopes): c (cycles a
+    pace-setting record and step) and the constant per loop."""
+    dense, sparse, loop = (trace_in(run, sub, d, "n1024", tmp) for d in ("dense", "sparse", "loop"))
+    t = json.loads(cli(strata, ["regions", "--proton", dense, "--format", "json", "--cycles-per-ns", repr(rate),
+                                "--fit-reference", loop, "--fit-region", ",".join(LOOPS), "--step-region",
+                                "wait_kv,wait_slot", "--fit-paced", sparse]).stdout)
+    names = {r["id"]: r["name"] for r in t["regions"]}
+    costs = {names[c["region"]]: c["cycles"] for c in t["start_cost_cycles"]}
+    d, ref = gluon_spans(strata, dense, rate)[0], gluon_spans(strata, loop, rate)[0]
+    pace = (d["consumer_loop"]["records"] - ref["consumer_loop"]["records"]) / 16  # records a step, 16 steps
+    return costs["wait_kv"] / pace, {n: costs[n] for n in LOOPS}
 
 
 def replay_paced(strata, run, sub, rate, tmp, c, a, label):

@@ -379,6 +379,9 @@ export interface RegionRequest {
   fitRegion?: string;
   fitPlainNs?: number;
   fitInstrumentedNs?: number;
+  /** The paced fit: more traces of the kernel at another marker density or length
+   *  (comma-separated), with `fitReference`, `fitRegion` (the loops) and `stepRegion`. */
+  fitPacedWith?: string;
 }
 
 /** Captured launches as columns (one entry per launch, the profile's order). */

@@ -21,7 +21,8 @@ namespace {
 namespace rg = strata::core::regions;
 
 // {source: 'buffer' | 'proton' | 'profile', path, launch?, names?, namesFile?, cyclesPerNs?, calibration?,
-//  recordCost?, startCost?, stepRegion?, fitReference?, fitRegion?, fitPlainNs?, fitInstrumentedNs?}
+//  recordCost?, startCost?, stepRegion?, fitReference?, fitRegion?, fitPlainNs?, fitInstrumentedNs?,
+//  fitPacedWith?}
 // (the record cost: strata/core/record_cost.h)
 rg::TraceRequest RequestArg(const Napi::CallbackInfo& info, const char* call) {
   Napi::Env env = info.Env();
@@ -50,6 +51,7 @@ rg::TraceRequest RequestArg(const Napi::CallbackInfo& info, const char* call) {
   text("stepRegion", &r.cost.step_regions);
   text("fitReference", &r.cost.fit_reference);
   text("fitRegion", &r.cost.fit_region);
+  text("fitPacedWith", &r.cost.fit_paced_with);
   auto number = [&](const char* key, double* out) {
     Napi::Value v = o.Get(key);
     if (v.IsUndefined() || v.IsNull()) return;

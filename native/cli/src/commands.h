@@ -64,6 +64,7 @@ struct RegionsOptions {
   std::string fit_reference;        // fit the record cost: a trace of the kernel with fit_region's markers only
   std::string fit_region;           // id or name
   std::vector<double> fit_kernel_ns;  // or: the kernel's time plain and instrumented (ns)
+  std::string fit_paced;            // the paced fit: more instrumented traces of the kernel (comma-separated)
   std::string format = "text";      // text | json | chrome
   std::string output;               // "" = stdout
   double cycles_per_ns = 0;         // the device's clock64 rate; 0: measured from the lanes

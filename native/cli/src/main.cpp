@@ -155,6 +155,11 @@ int main(int argc, char** argv) {
       "--calibration's or --record-cost's per record")
                                    ->check(CLI::ExistingFile);
   regions->add_option("--fit-region", reg.fit_region, "The region (id or name) --fit-reference compares")->needs(reg_fit_ref);
+  regions->add_option("--fit-paced", reg.fit_paced,
+                      "The paced fit (a warp-specialized pipeline: every step costs each role the pace-setting role's "
+                      "records, each loop a constant): more traces of the kernel at another marker density or length, "
+                      "comma-separated; with --fit-reference, --fit-region (the loops) and --step-region")
+      ->needs(reg_fit_ref);
   regions->add_option("--fit-kernel-ns", reg.fit_kernel_ns,
                       "Fit the record cost on the kernel's time plain and instrumented (ns, e.g. CUPTI's): PLAIN,INSTRUMENTED")
       ->delimiter(',')

@@ -142,6 +142,7 @@ rg::RecordCostRequest CostRequest(const RegionsOptions& o) {
   r.step_regions = o.step_regions;
   r.fit_reference = o.fit_reference;
   r.fit_region = o.fit_region;
+  r.fit_paced_with = o.fit_paced;
   if (o.fit_kernel_ns.size() == 2) {
     r.fit_plain_ns = o.fit_kernel_ns[0];
     r.fit_instrumented_ns = o.fit_kernel_ns[1];

@@ -407,9 +407,9 @@ TEST(ProtonImportH100, WarpSpecializedGluonAttention) {
 // The record cost of the warp-specialized Gluon attention on the H100 (2026-11-25, test/fixtures/
 // h100/record_cost: run 2's traces at 1024 tokens, the first 2 CTAs): its loop scopes alone (the
 // truth), and with sparse and dense scopes inside. The paced model fitted on run 1 (12.80 cycles a
-// consumer record and iteration for both roles, 1018 / 815 cycles a consumer / producer loop;
-// bench/regions/record_cost_heldout.py) replays both within 2% of the loop-only spans; the
-// per-record fit on the trace's own pair lands in the range the full run gave (21.7 dense).
+// consumer record and iteration for both roles, 1018 / 815 cycles a consumer / producer loop: the
+// bench's first fit) replays both within 2% of the loop-only spans; the per-record fit on the
+// trace's own pair lands in the range the full run gave (21.7 dense); the product's paced fit.
 TEST(ProtonImportH100, GluonAttentionRecordCost) {
   const std::string dir = std::string(STRATA_RECORD_COST_FIXTURES) + "/trimmed/";
   auto loop_means = [](const ProtonTrace& p) {
@@ -452,6 +452,31 @@ TEST(ProtonImportH100, GluonAttentionRecordCost) {
   EXPECT_EQ(a.fit.lanes, 10u);  // 2 CTAs x (4 consumer warps + 1 producer)
   EXPECT_GT(a.record_cost_cycles, 15);
   EXPECT_LT(a.record_cost_cycles, 30);
+  // The paced fit in the product, on these traces alone (dense with sparse): near what it finds on
+  // the full run 1 (12.46, 1050 / 847), and both densities replay to the truth.
+  RecordCostRequest paced = fit;
+  paced.step_regions = "wait_kv,wait_slot";
+  for (const char* density : {"dense", "sparse"}) {
+    const std::string other = std::string(density) == "dense" ? "sparse" : "dense";
+    paced.fit_paced_with = dir + other + "_n1024_2ctas.chrome_trace";
+    ProtonTrace p = ImportProtonFile(dir + density + "_n1024_2ctas.chrome_trace", o);
+    AppliedRecordCost q = ApplyProtonRecordCost(paced, p);
+    ASSERT_TRUE(q.fitted);
+    EXPECT_NEAR(q.paced.pace_record_cycles, 12.46, 1.5) << density;
+    EXPECT_NEAR(q.paced.region_constant_cycles.begin()->second, 1050, 250) << density;  // consumer_loop: region 1
+    EXPECT_EQ(q.paced.lanes, 20u);
+    EXPECT_DOUBLE_EQ(q.record_cost_cycles, 0);
+    const auto got = loop_means(p);
+    for (const auto& [name, cycles] : want) EXPECT_NEAR(got.at(name) / cycles - 1, 0, 0.01) << density << " " << name;
+    EXPECT_NE(q.note.find("paced:"), std::string::npos) << q.note;
+  }
+  // One density only: the constants and the pace cannot be told apart.
+  paced.fit_paced_with = dir + "dense_n1024_2ctas.chrome_trace";
+  ProtonTrace same = ImportProtonFile(dir + "dense_n1024_2ctas.chrome_trace", o);
+  EXPECT_THROW(ApplyProtonRecordCost(paced, same), strata::core::Error);
+  paced.step_regions = "";
+  paced.fit_paced_with = dir + "sparse_n1024_2ctas.chrome_trace";
+  EXPECT_THROW(ApplyProtonRecordCost(paced, same), strata::core::Error);
 }
 
 TEST(ProtonImportH100, Hatchet) {

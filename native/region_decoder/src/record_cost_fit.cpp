@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <tuple>
 #include <vector>
 
 namespace strata::region_decoder {
@@ -168,6 +169,99 @@ RecordCostFit FitRecordCostToKernelTime(const Trace& t, double plain_ns, double 
     cur = before;
   }
   return Solve({(instrumented_ns - plain_ns) * t.cycles_per_ns}, {chain}, o);
+}
+
+namespace {
+
+// Per fit region instance of one trace: its region, Δ (cycles over the reference), records beyond
+// the reference's and steps inside.
+struct Instance {
+  uint16_t region;
+  double extra, records, steps;
+};
+std::vector<Instance> Instances(const Trace& t, const std::map<uint16_t, ReferenceSpans>& references,
+                                const std::vector<uint16_t>& step_regions) {
+  const auto steps = StepStarts(t, step_regions);
+  std::vector<Instance> out;
+  for (const Interval& iv : t.intervals) {
+    auto refs = references.find(iv.region);
+    if (refs == references.end() || iv.iteration >= 0 || iv.unmatched || iv.barrier_use >= 0 || iv.lane >= t.lanes.size())
+      continue;
+    auto ref = refs->second.find(t.lanes[iv.lane].meta.group);
+    if (ref == refs->second.end()) continue;
+    const Counts c = CountIn(t, iv.lane, iv.start_index, iv.end_index, steps);
+    out.push_back({iv.region, (iv.raw_end_ns - iv.raw_start_ns) * t.lanes[iv.lane].cycles_per_ns - ref->second.cycles,
+                   c.records - ref->second.records, c.steps});
+  }
+  return out;
+}
+
+// Records per step of the pace-setting region (the most, mean over its instances).
+double Pace(const std::vector<Instance>& in) {
+  std::map<uint16_t, std::pair<double, double>> per;  // region -> (records, steps)
+  for (const Instance& i : in) {
+    per[i.region].first += i.records;
+    per[i.region].second += i.steps;
+  }
+  double pace = 0;
+  for (const auto& [r, v] : per)
+    if (v.second > 0) pace = std::max(pace, v.first / v.second);
+  return pace;
+}
+
+}  // namespace
+
+PacedFit FitPacedRecordCost(const std::vector<const Trace*>& traces, const std::map<uint16_t, ReferenceSpans>& references,
+                            const std::vector<uint16_t>& step_regions) {
+  PacedFit f;
+  f.step_regions = step_regions;
+  if (step_regions.empty()) {
+    f.error = "the paced fit needs the step regions";
+    return f;
+  }
+  // (region, pace records, Δ) over every trace's instances.
+  std::vector<std::tuple<uint16_t, double, double>> rows;
+  for (const Trace* t : traces) {
+    const std::vector<Instance> in = Instances(*t, references, step_regions);
+    const double pace = Pace(in);
+    for (const Instance& i : in) rows.emplace_back(i.region, pace * i.steps, i.extra);
+  }
+  f.lanes = rows.size();
+  if (rows.empty()) {
+    f.error = "no fit region with a reference in the instrumented traces";
+    return f;
+  }
+  // Least squares with a constant per region: c from the deviations around each region's means.
+  std::map<uint16_t, std::tuple<double, double, double>> mean;  // region -> (sum p, sum Δ, n)
+  for (const auto& [r, p, d] : rows) {
+    auto& m = mean[r];
+    std::get<0>(m) += p, std::get<1>(m) += d, std::get<2>(m) += 1;
+  }
+  double sxx = 0, sxy = 0;
+  for (const auto& [r, p, d] : rows) {
+    const auto& m = mean[r];
+    const double dp = p - std::get<0>(m) / std::get<2>(m), dd = d - std::get<1>(m) / std::get<2>(m);
+    sxx += dp * dp;
+    sxy += dp * dd;
+  }
+  double spread = 0;  // relative to the pace itself: a few lanes' rounding is not a second density
+  for (const auto& [r, p, d] : rows) spread = std::max(spread, std::abs(p));
+  if (sxx <= 1e-6 * spread * spread * double(rows.size())) {
+    f.error = "the paced fit needs instrumented traces whose pace differs (two marker densities, or two lengths)";
+    return f;
+  }
+  f.pace_record_cycles = sxy / sxx;
+  for (const auto& [r, m] : mean)
+    f.region_constant_cycles[r] = (std::get<1>(m) - f.pace_record_cycles * std::get<0>(m)) / std::get<2>(m);
+  return f;
+}
+
+StartCosts PacedStartCosts(const Trace& t, const PacedFit& f, const std::map<uint16_t, ReferenceSpans>& references) {
+  StartCosts out;
+  const double per_step = f.pace_record_cycles * Pace(Instances(t, references, f.step_regions));
+  for (uint16_t s : f.step_regions) out[s] = per_step;
+  for (const auto& [r, a] : f.region_constant_cycles) out[r] = a;
+  return out;
 }
 
 }  // namespace strata::region_decoder

@@ -48,6 +48,11 @@ double StartupCost(const RecordCostRequest& r) {
 
 void CheckFitRequest(const RecordCostRequest& r, bool per_step, double startup) {
   const bool times = r.fit_plain_ns > 0 || r.fit_instrumented_ns > 0;
+  if (!r.fit_paced_with.empty()) {
+    if (r.fit_reference.empty() || r.fit_region.empty() || !per_step || times)
+      Fail("the paced fit needs a reference trace, its fit regions (the loops) and the step regions, and no kernel times");
+    return;
+  }
   if (!r.fit_reference.empty() && times) Fail("fit to a reference trace or to kernel times, not both");
   if (!r.fit_reference.empty() && r.fit_region.empty()) Fail("a fit to a reference trace needs the region to compare");
   if (times && !(r.fit_plain_ns > 0 && r.fit_instrumented_ns > 0)) Fail("a fit to kernel times needs both, plain and instrumented");
@@ -69,6 +74,12 @@ std::string Describe(const AppliedRecordCost& a, const RecordCostRequest& r, con
     s += " + " + Cycles(cycles) + " a start of " + (n != names.end() ? n->second.name : "region " + std::to_string(region));
   }
   if (!a.fitted) return s;
+  if (!r.fit_paced_with.empty()) {
+    char p[160];
+    std::snprintf(p, sizeof p, ", paced: %.2f cycles a pace-setting record and step, fitted on the kernel's own traces (%zu loops) against ",
+                  a.paced.pace_record_cycles, a.paced.lanes);
+    return s + p + r.fit_reference;
+  }
   char b[200];
   std::snprintf(b, sizeof b, " (%.0f records%s, %.0f extra cycles", a.fit.records,
                 a.fit.step_regions.empty() ? "" : (", " + std::to_string(int64_t(a.fit.steps + 0.5)) + " steps").c_str(),
@@ -169,6 +180,22 @@ std::vector<uint16_t> ParseRegions(const std::string& spec, const RegionNames& n
 
 }  // namespace
 
+namespace {
+
+// The paced fit over the decoded trace and the others named in the request (`load` reads one).
+PacedFit FitPaced(const RecordCostRequest& r, const Trace& main, const References& ref, const std::vector<uint16_t>& steps,
+                  const std::function<Trace(const std::string&)>& load) {
+  std::vector<Trace> others;
+  for (const std::string& path : SplitList(r.fit_paced_with)) others.push_back(load(path));
+  std::vector<const Trace*> all{&main};
+  for (const Trace& t : others) all.push_back(&t);
+  PacedFit f = FitPacedRecordCost(all, ref, steps);
+  if (!f.ok()) Fail("cannot fit the paced record cost: " + f.error);
+  return f;
+}
+
+}  // namespace
+
 DecodeOptions ResolveBufferRecordCost(const RecordCostRequest& r, const RegionNames& names, DecodeOptions base,
                                       const std::function<Trace(const DecodeOptions&)>& decode, AppliedRecordCost* applied) {
   const double startup = StartupCost(r);
@@ -187,9 +214,21 @@ DecodeOptions ResolveBufferRecordCost(const RecordCostRequest& r, const RegionNa
     const Trace t = decode(raw);
     References ref;
     if (!r.fit_reference.empty()) ref = ReferenceCycles(r, names, where, t.cycles_per_ns);
-    a.fit = Fit(r, t, ref, steps, startup);
     a.fitted = true;
-    a.fit.ApplyTo(o);
+    if (!r.fit_paced_with.empty()) {
+      a.paced = FitPaced(r, t, ref, steps, [&](const std::string& path) {
+        DecodeOptions po = raw;
+        po.cycles_per_ns = t.cycles_per_ns;
+        Trace other = DecodeFile(path, po);
+        if (other.lanes.empty()) Fail(path + ": no lanes (not a region buffer)");
+        return other;
+      });
+      o.record_cost_cycles = 0;
+      for (const auto& [region, cycles] : PacedStartCosts(t, a.paced, ref)) o.start_cost_cycles[region] = cycles;
+    } else {
+      a.fit = Fit(r, t, ref, steps, startup);
+      a.fit.ApplyTo(o);
+    }
   }
   a.record_cost_cycles = o.record_cost_cycles;
   a.start_cost_cycles = o.start_cost_cycles;
@@ -210,11 +249,33 @@ AppliedRecordCost ApplyProtonRecordCost(const RecordCostRequest& r, ProtonTrace&
     CheckFitRequest(r, !steps.empty(), startup);
     References ref;
     if (!r.fit_reference.empty()) ref = ReferenceCycles(r, p.names, where, p.trace.cycles_per_ns);
-    a.fit = Fit(r, p.trace, ref, steps, startup);
     a.fitted = true;
     DecodeOptions o;
     o.start_cost_cycles = a.start_cost_cycles;
-    a.fit.ApplyTo(o);
+    if (!r.fit_paced_with.empty()) {
+      // Another Proton trace numbers its scopes in the order it met them: map by name onto ours.
+      References mine = ref;
+      a.paced = FitPaced(r, p.trace, ref, steps, [&](const std::string& path) {
+        ProtonImportOptions io;
+        io.cycles_per_ns = p.trace.cycles_per_ns;
+        ProtonTrace other = ImportProtonFile(path, io);
+        if (!other.ok) Fail(path + ": " + IssueName(other.trace.issues.front().kind) + ": " + other.trace.issues.front().message);
+        std::map<uint16_t, uint16_t> to_mine;
+        for (const auto& [id, n] : other.names)
+          for (const auto& [mid, mn] : p.names)
+            if (mn.name == n.name) to_mine[id] = mid;
+        for (Interval& iv : other.trace.intervals) {
+          auto m = to_mine.find(iv.region);
+          iv.region = m == to_mine.end() ? uint16_t(region_decoder::kMaxRegionId) : m->second;
+        }
+        return std::move(other.trace);
+      });
+      o.record_cost_cycles = 0;
+      for (const auto& [region, cycles] : PacedStartCosts(p.trace, a.paced, mine)) o.start_cost_cycles[region] = cycles;
+    } else {
+      a.fit = Fit(r, p.trace, ref, steps, startup);
+      a.fit.ApplyTo(o);
+    }
     a.record_cost_cycles = o.record_cost_cycles;
     a.start_cost_cycles = o.start_cost_cycles;
   }

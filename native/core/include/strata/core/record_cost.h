@@ -27,7 +27,11 @@ struct RecordCostRequest {
                                   // with no markers inside
   double fit_plain_ns = 0;        // or: the kernel's time plain and instrumented
   double fit_instrumented_ns = 0;
-  bool Fits() const { return !fit_reference.empty() || fit_plain_ns > 0 || fit_instrumented_ns > 0; }
+  // The paced form (record_cost_fit.h, PacedFit): more instrumented traces of the kernel at
+  // another marker density or length (comma-separated paths, the same kind as the one decoded),
+  // fitted with it against fit_reference; needs fit_region (the loops) and step_regions.
+  std::string fit_paced_with;
+  bool Fits() const { return !fit_reference.empty() || fit_plain_ns > 0 || fit_instrumented_ns > 0 || !fit_paced_with.empty(); }
 };
 
 // What was replayed with, for the reader: "record cost 43.4 cycles (fitted on ...)".
@@ -35,7 +39,8 @@ struct AppliedRecordCost {
   double record_cost_cycles = 0;
   StartCosts start_cost_cycles;
   bool fitted = false;
-  RecordCostFit fit;   // when fitted
+  RecordCostFit fit;   // when fitted (per record or per step)
+  PacedFit paced;      // when fitted in the paced form
   std::string note;    // one line describing it; empty when nothing is replayed
 };
 

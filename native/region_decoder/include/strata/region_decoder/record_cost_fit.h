@@ -73,4 +73,28 @@ RecordCostFit FitRecordCostToRegions(const Trace& instrumented,
 RecordCostFit FitRecordCostToKernelTime(const Trace& instrumented, double plain_ns, double instrumented_ns,
                                         const RecordCostFitOptions& options = {});
 
+// The paced form, for a warp-specialized pipeline whose roles hand off every step (a producer
+// waiting for free slots, consumers for full ones): every lane's step costs c times the records
+// per step of the role that sets the pace (the fit region with the most records per step beyond
+// its reference's), and each instance of a fit region a constant of its own (what instrumenting
+// the loop costs once). The constants and c separate only across traces whose pace differs: fit
+// on two or more instrumented traces of the kernel (two marker densities, or two lengths)
+// against one reference. On the H100's Gluon attention: 12.8 cycles a consumer record and step,
+// ~1,000 / ~800 cycles a consumer / producer loop (docs/benchmarks.md).
+struct PacedFit {
+  double pace_record_cycles = 0;          // c
+  std::map<uint16_t, double> region_constant_cycles;  // per fit region: a
+  std::vector<uint16_t> step_regions;
+  size_t lanes = 0;                       // region instances read, all traces
+  std::string error;                      // non-empty: no fit
+  bool ok() const { return error.empty(); }
+};
+PacedFit FitPacedRecordCost(const std::vector<const Trace*>& instrumented,
+                            const std::map<uint16_t, ReferenceSpans>& references,
+                            const std::vector<uint16_t>& step_regions);
+// The start costs that replay `trace` with the paced model: each step c x the trace's own pace
+// (records per step of its pace-setting fit region beyond the reference's), each fit region its
+// constant. No record cost besides.
+StartCosts PacedStartCosts(const Trace& trace, const PacedFit& fit, const std::map<uint16_t, ReferenceSpans>& references);
+
 }  // namespace strata::region_decoder
