@@ -141,6 +141,59 @@ TEST(RecordCost, FitToKernelTimeChainsTheLastSm) {
   EXPECT_NE(FitRecordCostToKernelTime(no_rate, 10, 20).error.find("clock rate"), std::string::npos);
 }
 
+// The paced form: a consumer lane (group 1: loop 1, per step a wait 2 and k computes 3) and a
+// producer lane (group 0: loop 4, per step a wait 5) whose loops both stretch by c x the
+// consumer's records per step, plus a constant each (300, 200); two densities (k = 1, 3).
+std::vector<uint8_t> PacedBuffer(int k, double c, bool reference) {
+  const int steps = 10, pace = 2 + 2 * k;
+  auto lane = [&](uint32_t group, uint32_t loop, uint64_t truth, double constant, std::vector<uint32_t> step_ids) {
+    std::vector<Rec> r{{0, loop, 0, 10000}};
+    uint64_t clk = 10000;
+    const uint64_t end = reference ? 10000 + truth : 10000 + truth + uint64_t(constant + c * pace * steps);
+    if (!reference)
+      for (int i = 0; i < steps; ++i)
+        for (uint32_t id : step_ids) {
+          r.push_back({0, id, 0, clk += 20});
+          r.push_back({1, id, 0, clk += 20});
+        }
+    r.push_back({1, loop, 0, end});
+    return Lane2(r, 100000, group);
+  };
+  std::vector<uint32_t> consumer{2};
+  for (int j = 0; j < k; ++j) consumer.push_back(3);
+  return Build({lane(1, 1, 10000, 300, consumer), lane(0, 4, 9000, 200, {5})});
+}
+
+TEST(RecordCost, PacedFitFromTwoDensities) {
+  DecodeOptions raw;
+  raw.cycles_per_ns = 1;
+  auto ref_buf = PacedBuffer(1, 5, true), b1 = PacedBuffer(1, 5, false), b3 = PacedBuffer(3, 5, false);
+  Trace ref = Decode(ref_buf.data(), ref_buf.size(), raw), t1 = Decode(b1.data(), b1.size(), raw),
+        t3 = Decode(b3.data(), b3.size(), raw);
+  const std::map<uint16_t, ReferenceSpans> refs{{1, MeanRegionSpans(ref, 1)}, {4, MeanRegionSpans(ref, 4)}};
+  PacedFit f = FitPacedRecordCost({&t1, &t3}, refs, {2, 5});
+  ASSERT_TRUE(f.ok()) << f.error;
+  EXPECT_NEAR(f.pace_record_cycles, 5, 1e-9);
+  EXPECT_NEAR(f.region_constant_cycles.at(1), 300, 1e-6);
+  EXPECT_NEAR(f.region_constant_cycles.at(4), 200, 1e-6);
+  EXPECT_EQ(f.lanes, 4u);
+  // Each trace replays with its own pace: 8 records a step at k = 3 (40 cycles), 4 at k = 1.
+  const StartCosts s3 = PacedStartCosts(t3, f, refs);
+  EXPECT_NEAR(s3.at(2), 40, 1e-9);
+  EXPECT_NEAR(s3.at(5), 40, 1e-9);
+  EXPECT_NEAR(PacedStartCosts(t1, f, refs).at(2), 20, 1e-9);
+  DecodeOptions o = raw;
+  o.start_cost_cycles = s3;
+  Trace r3 = Decode(b3.data(), b3.size(), o);
+  for (const Interval& iv : r3.intervals) {
+    if (iv.region == 1) EXPECT_NEAR(iv.duration_ns(), 10000, 1e-6);
+    if (iv.region == 4) EXPECT_NEAR(iv.duration_ns(), 9000, 1e-6);
+  }
+  // One density: the constants and the pace are not apart.
+  EXPECT_NE(FitPacedRecordCost({&t3, &t3}, refs, {2, 5}).error.find("pace differs"), std::string::npos);
+  EXPECT_FALSE(FitPacedRecordCost({&t1, &t3}, refs, {}).ok());
+}
+
 // The H100: calibrated on the kernel's own pair, the replayed k-loop is the plain one, in both
 // forms (by construction on the lanes it was fitted on: this checks the record and step counts
 // the fit reads off a real buffer: 513 records and 128 waits in each lane's k-loop).
