@@ -301,6 +301,13 @@ TEST(CliRegions, RecordCostPerStepAndFitted) {
     EXPECT_EQ(strata::test::CountLines(r.err), 1u) << bad << ": " << r.err;
     EXPECT_EQ(r.out, "") << bad;
   }
+  // A profile's captured launch takes them too (names from its region frames).
+  auto prof = RunShell(cli + " regions " + Quote(std::string(STRATA_REGIONS_FIXTURES) + "/runtime_capture.strata") +
+                       " --launch 0 --format json --record-cost 20 --start-cost k-loop=50");
+  ASSERT_EQ(prof.status, 0) << prof.err;
+  auto pdoc = nlohmann::json::parse(prof.out);
+  EXPECT_DOUBLE_EQ(pdoc["record_cost_cycles"].get<double>(), 20);
+  EXPECT_DOUBLE_EQ(pdoc["start_cost_cycles"][0]["cycles"].get<double>(), 50);
   // A Proton trace: its scopes by name.
   const std::string proton = Quote(std::string(STRATA_H100_FIXTURES) + "/proton/attention_ws_gluon.chrome_trace");
   auto pr = RunShell(cli + " regions --proton " + proton + " --format json --cycles-per-ns 1.98 --record-cost 30 "
