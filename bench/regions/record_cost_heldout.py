@@ -39,6 +39,12 @@ import sys
 import tempfile
 
 SMS = 132  # H100 SXM
+JSON_DIR = None  # --json: where the rows go as JSON too
+
+
+def save(obj, name):
+    if JSON_DIR:
+        json.dump(obj, open(os.path.join(JSON_DIR, name), "w"), indent=1)
 
 
 def cli(strata, args):
@@ -215,7 +221,7 @@ def gemm(run1, run2, strata, md):
                 parts.append(f"{f} {100 * statistics.mean(e):.2f}% mean, {100 * max(e):.2f}% max, "
                              f"{sum(x <= 0.02 for x in e)}/{len(e)}")
             print(f"  {label}, k-step {bk}: " + "; ".join(parts))
-    json.dump(rows, open(os.path.join(run2, "gemm_heldout.json"), "w"), indent=1)
+    save(rows, "gemm_heldout.json")
 
 
 # ---- Gluon attention
@@ -346,7 +352,7 @@ def gluon(run1, run2, strata, rate):
         if e:
             print(f"Gluon, {label}: mean |error| {100 * statistics.mean(e):.2f}%, max {100 * max(e):.2f}%, "
                   f"{sum(x <= 0.02 for x in e)}/{len(e)} within 2%")
-    json.dump(results, open(os.path.join(run2, "gluon_heldout.json"), "w"), indent=1)
+    save(results, "gluon_heldout.json")
 
 
 def gluon_paced(run1, run2, strata, rate):
@@ -402,7 +408,7 @@ def gluon_paced(run1, run2, strata, rate):
     if held:
         print(f"Gluon, paced model on run 2 ({len(held)} loop kinds): mean |error| {100 * statistics.mean(held):.2f}%, "
               f"max {100 * max(held):.2f}%, {sum(x <= 0.02 for x in held)}/{len(held)} within 2%")
-    json.dump({"c": c, "a": a, "rows": out}, open(os.path.join(run2, "gluon_paced.json"), "w"), indent=1)
+    save({"c": c, "a": a, "rows": out}, "gluon_paced.json")
 
 
 def trace_in(run, sub, density, shape, tmp):
@@ -485,7 +491,7 @@ def paced_check(run1, run3, strata, rate):
         if e:
             print(f"{k} ({'run 3, every length' if k == 'ring2' else 'run 3, lengths other than 1024'}): mean |error| "
                   f"{100 * statistics.mean(e):.2f}%, max {100 * max(e):.2f}%, {sum(x <= 0.02 for x in e)}/{len(e)} within 2%")
-    json.dump(results, open(os.path.join(run3, "paced_check.json"), "w"), indent=1)
+    save(results, "paced_check.json")
 
 
 def main():
@@ -495,7 +501,10 @@ def main():
     ap.add_argument("--strata", default=os.environ.get("STRATA", "build/bin/strata"))
     ap.add_argument("--cycles-per-ns", type=float, default=0, help="default: the GEMM runs' measured rate, else 1.98")
     ap.add_argument("--paced-check", metavar="RUN3", help="check the paced model on a third run (PARTS=paced)")
+    ap.add_argument("--json", metavar="DIR", help="also write the rows as JSON into DIR")
     a = ap.parse_args()
+    global JSON_DIR
+    JSON_DIR = a.json
     if not a.paced_check:
         gemm(a.run1, a.run2, a.strata, True)
     rate = a.cycles_per_ns
