@@ -58,8 +58,8 @@ def main():
             err = (instrumented - rb["records"] * ca) / rb["truth"] - 1
             base = (instrumented - rb["records"] * 14.7) / rb["truth"] - 1
             errs[key[2]].append(abs(err))
-            # The k-step model: 14.7 per record plus a cost per k-step (K = 512: 64 or 16 k-steps).
-            steps = 512 // key[2]
+            # The k-step model: 14.7 per record plus a cost per k-step (K = 1024: 128 or 32 k-steps).
+            steps = 1024 // key[2]
             ra = lv[a]
             per_step = (ra["truth"] * ra["raw"] - ra["records"] * 14.7) / steps
             step_err = (instrumented - rb["records"] * 14.7 - steps * per_step) / rb["truth"] - 1

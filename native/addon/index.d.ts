@@ -365,6 +365,23 @@ export interface RegionRequest {
   namesFile?: string;
   cyclesPerNs?: number;     // the device's clock64 rate; default: from the buffer / the runtime
   calibration?: string;     // a CalibrationKernel buffer: replayed with its cost per record
+  /** The record cost (native/core/include/strata/core/record_cost.h): per record given
+   *  outright (not with `calibration`), a cost per start of some regions on top (`startCost`:
+   *  "REGION=CYCLES,...", ids or names), or fitted on the kernel's own pair: against
+   *  `fitReference`, a trace of the same kernel holding `fitRegion` (ids or names,
+   *  comma-separated) with no markers inside, or against its plain and instrumented kernel
+   *  times; with `stepRegion` ("R,R") the fit finds a cost per step on top of the per-record one.
+   *  A request the core cannot use rejects with one line. */
+  recordCost?: number;
+  startCost?: string;
+  stepRegion?: string;
+  fitReference?: string;
+  fitRegion?: string;
+  fitPlainNs?: number;
+  fitInstrumentedNs?: number;
+  /** The paced fit: more traces of the kernel at another marker density or length
+   *  (comma-separated), with `fitReference`, `fitRegion` (the loops) and `stepRegion`. */
+  fitPacedWith?: string;
 }
 
 /** Captured launches as columns (one entry per launch, the profile's order). */
@@ -386,6 +403,8 @@ export interface RegionLaunches {
 export interface RegionTraceColumns {
   cyclesPerNs: number;
   recordCostCycles: number;
+  startCostCycles?: { region: number; cycles: number }[];  // per start of these regions, taken out too
+  recordCostNote?: string;    // how the cost was had, one line (e.g. fitted on the kernel's own pair)
   strings: string[];
   /** Why the request's names file was not used (one line, without its path); absent when it was. */
   namesFileError?: string;

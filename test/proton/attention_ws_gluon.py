@@ -9,7 +9,15 @@ Proton scopes: producer `wait_slot` (ring full) and `issue_kv`; consumer `wait_k
 there yet), `qk`, `softmax`, `pv`, and `store`; `load_q` before the partitions split.
 2 heads x 1024 tokens x 64 dims in 64-row blocks: 32 CTAs, 16 iterations each.
 
+For calibrating the record cost (bench/regions/calibration_h100.sh), `--density` puts a
+`producer_loop` / `consumer_loop` scope around each partition's loop and, inside it: nothing
+(`loop`: the loop span with two records, the truth), `sparse` (producer `wait_slot`, `issue_kv`;
+consumer `wait_kv`, `compute`) or `dense` (consumer `wait_kv`, `qk`, `softmax`, `pv`); no
+`load_q` / `store`. `--calibrate OUT` records and times it (proton_common.calibrate).
+
   python3 attention_ws_gluon.py [--proton OUT [--hatchet]] [--bench plain|proton]
+  python3 attention_ws_gluon.py --density loop|sparse|dense --calibrate OUT [--n-ctx 1024,2048] [--ring 3]
+  python3 attention_ws_gluon.py --no-scopes --calibrate OUT [--n-ctx 1024,2048]   (plain)
 """
 import inspect
 import sys
@@ -35,6 +43,13 @@ TMA_NEW = hasattr(tma, "async_load")
 # Whether the partitions carry scopes: a module constant, since a constexpr passed through
 # warp_specialize's argument tuple arrives in the partition as a tensor.
 SCOPES = gl.constexpr("--no-scopes" not in sys.argv)
+# The calibration densities (--density): read here for the same reason.
+DENSITY = next((sys.argv[i + 1] for i, a in enumerate(sys.argv[:-1]) if a == "--density"), "")
+LOOP_SCOPE = gl.constexpr(SCOPES.value and DENSITY != "")          # producer_loop / consumer_loop
+OUTER_SCOPES = gl.constexpr(SCOPES.value and DENSITY == "")        # load_q, store
+WAIT_SCOPES = gl.constexpr(SCOPES.value and DENSITY != "loop")     # wait_slot, issue_kv, wait_kv
+FINE_SCOPES = gl.constexpr(SCOPES.value and DENSITY in ("", "dense"))  # qk, softmax, pv
+COARSE_SCOPE = gl.constexpr(SCOPES.value and DENSITY == "sparse")  # compute (qk to pv)
 WS_API = {"functions_and_args": 0, "default_args": 1, "args": 2}.get(list(inspect.signature(gl.warp_specialize).parameters)[0], 0)
 
 
@@ -52,22 +67,26 @@ def _producer(q_smem, k_bufs, v_bufs, ready, empty, desc_k, desc_v, o_ptr, row0,
     BM: gl.constexpr = q_smem.type.shape[0]
     BN: gl.constexpr = k_bufs.type.shape[1]
     D: gl.constexpr = k_bufs.type.shape[2]
+    if LOOP_SCOPE:
+        pl.enter_scope("producer_loop")
     for i in range(n_iter):
         idx = i % NB
         ph = (i // NB) & 1
-        if SCOPES:
+        if WAIT_SCOPES:
             pl.enter_scope("wait_slot")
         # A fresh mbarrier counts as phase 1 complete: the first NB waits pass at once.
         mbarrier.wait(empty.index(idx), ph ^ 1)
-        if SCOPES:
+        if WAIT_SCOPES:
             pl.exit_scope("wait_slot")
             pl.enter_scope("issue_kv")
         bar = ready.index(idx)
         mbarrier.expect(bar, desc_k.block_type.nbytes + desc_v.block_type.nbytes)
         _load_rows(desc_k, kv0 + i * BN, bar, k_bufs.index(idx))
         _load_rows(desc_v, kv0 + i * BN, bar, v_bufs.index(idx))
-        if SCOPES:
+        if WAIT_SCOPES:
             pl.exit_scope("issue_kv")
+    if LOOP_SCOPE:
+        pl.exit_scope("producer_loop")
 
 
 @gluon.jit
@@ -85,17 +104,22 @@ def _consumer(q_smem, k_bufs, v_bufs, ready, empty, desc_k, desc_v, o_ptr, row0,
     l_i = gl.zeros([BM], gl.float32, layout=row)
     acc = gl.zeros([BM, D], gl.float32, layout=mma)
     zero_s = gl.zeros([BM, BN], gl.float32, layout=mma)
+    if LOOP_SCOPE:
+        pl.enter_scope("consumer_loop")
     for i in range(n_iter):
         idx = i % NB
         ph = (i // NB) & 1
-        if SCOPES:
+        if WAIT_SCOPES:
             pl.enter_scope("wait_kv")
         mbarrier.wait(ready.index(idx), ph)
-        if SCOPES:
+        if WAIT_SCOPES:
             pl.exit_scope("wait_kv")
+        if COARSE_SCOPE:
+            pl.enter_scope("compute")
+        if FINE_SCOPES:
             pl.enter_scope("qk")
         qk = warpgroup_mma(q_smem, k_bufs.index(idx).permute((1, 0)), zero_s, use_acc=False)
-        if SCOPES:
+        if FINE_SCOPES:
             pl.exit_scope("qk")
             pl.enter_scope("softmax")
         m_ij = gl.maximum(m_i, gl.max(qk, 1) * qk_scale)
@@ -105,21 +129,25 @@ def _consumer(q_smem, k_bufs, v_bufs, ready, empty, desc_k, desc_v, o_ptr, row0,
         acc = acc * alpha[:, None]
         m_i = m_ij
         p16 = gl.convert_layout(p.to(gl.float16), p_layout)
-        if SCOPES:
+        if FINE_SCOPES:
             pl.exit_scope("softmax")
             pl.enter_scope("pv")
         acc = warpgroup_mma(p16, v_bufs.index(idx), acc)
-        if SCOPES:
+        if FINE_SCOPES:
             pl.exit_scope("pv")
+        if COARSE_SCOPE:
+            pl.exit_scope("compute")
         # The wgmma above is synchronous: K and V of this slot are no longer read.
         mbarrier.arrive(empty.index(idx))  # count 1 (some Gluon versions take no count)
-    if SCOPES:
+    if LOOP_SCOPE:
+        pl.exit_scope("consumer_loop")
+    if OUTER_SCOPES:
         pl.enter_scope("store")
     acc = acc / l_i[:, None]
     offs_m = row0 + gl.arange(0, BM, layout=row)
     offs_d = gl.arange(0, D, layout=gl.SliceLayout(0, mma))
     gl.store(o_ptr + offs_m[:, None] * D + offs_d[None, :], acc.to(gl.float16))
-    if SCOPES:
+    if OUTER_SCOPES:
         pl.exit_scope("store")
 
 
@@ -139,12 +167,12 @@ def attn_fwd_ws_gluon(desc_q, desc_k, desc_v, o_ptr, qk_scale, N_CTX,
         mbarrier.init(ready.index(s), count=1)
         mbarrier.init(empty.index(s), count=1)
     mbarrier.init(q_bar, count=1)
-    if SCOPES:
+    if OUTER_SCOPES:
         pl.enter_scope("load_q")
     mbarrier.expect(q_bar, desc_q.block_type.nbytes)
     _load_rows(desc_q, row0, q_bar, q_smem)
     mbarrier.wait(q_bar, 0)
-    if SCOPES:
+    if OUTER_SCOPES:
         pl.exit_scope("load_q")
     n_iter = N_CTX // BN
     args = (q_smem, k_bufs, v_bufs, ready, empty, desc_k, desc_v, o_ptr, row0, kv0, n_iter, qk_scale)
@@ -158,10 +186,9 @@ def attn_fwd_ws_gluon(desc_q, desc_k, desc_v, o_ptr, qk_scale, N_CTX,
         gl.warp_specialize(args, _consumer, [_producer], [1], [48])
 
 
-def main():
-    args = pc.parse_args(__doc__.splitlines()[0],
-                         lambda p: p.add_argument("--no-scopes", action="store_true", help="no Proton scopes at all"))
-    H, N_CTX, D, BM, BN, NB = 2, 1024, 64, 64, 64, 2
+def make(N_CTX, NB=2):
+    """launch() and check() of the kernel on 2 heads x N_CTX tokens, an NB-deep K/V ring."""
+    H, D, BM, BN = 2, 64, 64, 64
     q, k, v, o, sm_scale = pc.attention_inputs(H, N_CTX, D)
     grid = (triton.cdiv(N_CTX, BM), H)
     lay = gl.NVMMASharedLayout.get_default_for([BM, D], gl.float16)
@@ -175,6 +202,22 @@ def main():
     def check():
         pc.check_attention(q, k, v, o, sm_scale)
 
+    return launch, check
+
+
+def main():
+    def extra(p):
+        p.add_argument("--no-scopes", action="store_true", help="no Proton scopes at all")
+        p.add_argument("--density", choices=["loop", "sparse", "dense"], help="calibration scopes (see above)")
+        p.add_argument("--n-ctx", default="1024", help="with --calibrate: tokens per head, comma-separated shapes")
+        p.add_argument("--ring", type=int, default=2, help="with --calibrate: the K/V ring's depth (another kernel)")
+
+    args = pc.parse_args(__doc__.splitlines()[0], extra)
+    if args.calibrate:
+        shapes = [(f"n{n}", *make(int(n), args.ring)) for n in args.n_ctx.split(",")]
+        pc.calibrate("attention_ws_gluon", shapes, args, instrumented=not args.no_scopes)
+        return
+    launch, check = make(1024)
     pc.main("attention_ws_gluon", launch, check, args)
 
 

@@ -7,6 +7,8 @@ so that the recording script measures each kernel the same way.
   python3 EXAMPLE.py --proton OUT --hatchet   the same, Proton's default data: OUT.hatchet
   python3 EXAMPLE.py --bench plain|proton time per launch (do_bench median and a CUDA-event
                                           loop), without or with instrumentation on
+  python3 EXAMPLE.py --calibrate OUT      a plain / instrumented pair for the record cost
+                                          (calibrate below; examples that support it)
 
 Scopes are `triton.profiler.language.enter_scope/exit_scope`; Triton's own DSL needs
 `enable_semantic("triton")` (Proton enables only Gluon by default). Without an active
@@ -34,6 +36,8 @@ def parse_args(description, extra=None):
     p.add_argument("--reps", type=int, default=50, help="launches in the CUDA-event loop")
     p.add_argument("--granularity", default="", help="Proton granularity (warp, warp_group, cta); default Proton's")
     p.add_argument("--buffer-size", type=int, default=0, help="Proton buffer bytes; 0: Proton's default")
+    p.add_argument("--buffer-type", default="", help="Proton buffer: shared (Proton's default) or global")
+    p.add_argument("--calibrate", metavar="OUT", help="trace one launch per shape and time each shape (calibrate)")
     p.add_argument("--no-loop-scopes", action="store_true", help="scopes outside the main loop only")
     if extra:
         extra(p)
@@ -46,6 +50,8 @@ def _mode(args):
         kw["granularity"] = args.granularity
     if args.buffer_size:
         kw["buffer_size"] = args.buffer_size
+    if args.buffer_type:
+        kw["buffer_type"] = args.buffer_type
     return proton.mode.Default(**kw) if kw else None
 
 
@@ -108,6 +114,50 @@ def main(name, launch, check, args):
     torch.cuda.synchronize()
     check()
     print(f"{name}: ok")
+
+
+def calibrate(name, shapes, args, instrumented):
+    """One side of a plain / instrumented pair for the record cost (bench/regions/
+    calibration_h100.sh). shapes: [(tag, launch, check)]. Instrumented: per shape, one launch traced
+    in its own Proton session (OUT_<tag>.chrome_trace: Proton names a trace's processes by kernel
+    and CTA only, so launches of one kernel in one session would share lanes); then, in one more
+    session of the same mode (the same compiled kernel), `reps` timed launches per shape. Plain:
+    the timed launches only. Each timed launch between two CUDA events, synchronized (with Proton
+    the events also hold its per-launch buffer copy: the kernel's own time is CUPTI's, under
+    Strata's runtime). A BENCH line per shape, and one with the order of all launches of the
+    kernel, so that a CUPTI record of the process can be split by shape."""
+    order = []
+    if instrumented:
+        for tag, launch, check in shapes:
+            _start(f"{args.calibrate}_{tag}", args, trace=True)
+            launch()
+            torch.cuda.synchronize()
+            proton.finalize()
+            check()
+            order.append(["trace", tag, 1])
+            print(f"{name} {tag}: proton trace written to {args.calibrate}_{tag}", flush=True)
+        _start(os.environ.get("PROTON_BENCH_DIR", "/tmp") + f"/{name}_calibrate", args, trace=False)
+    s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    for tag, launch, check in shapes:
+        for _ in range(3):
+            launch()
+        torch.cuda.synchronize()
+        check()
+        order.append(["warmup", tag, 3])
+        times = []
+        for _ in range(args.reps):
+            s.record()
+            launch()
+            e.record()
+            e.synchronize()
+            times.append(round(s.elapsed_time(e) * 1e3, 3))
+        order.append(["timed", tag, args.reps])
+        med = sorted(times)[len(times) // 2]
+        print("BENCH " + json.dumps({"kernel": name, "shape": tag, "mode": "proton" if instrumented else "plain",
+                                     "event_median_us": med, "event_us": times}), flush=True)
+    if instrumented:
+        proton.finalize()
+    print("ORDER " + json.dumps(order), flush=True)
 
 
 def attention_inputs(H, N_CTX, D):

@@ -20,7 +20,10 @@ namespace {
 
 namespace rg = strata::core::regions;
 
-// {source: 'buffer' | 'proton' | 'profile', path, launch?, names?, namesFile?, cyclesPerNs?, calibration?}
+// {source: 'buffer' | 'proton' | 'profile', path, launch?, names?, namesFile?, cyclesPerNs?, calibration?,
+//  recordCost?, startCost?, stepRegion?, fitReference?, fitRegion?, fitPlainNs?, fitInstrumentedNs?,
+//  fitPacedWith?}
+// (the record cost: strata/core/record_cost.h)
 rg::TraceRequest RequestArg(const Napi::CallbackInfo& info, const char* call) {
   Napi::Env env = info.Env();
   auto bad = [&](const std::string& what) { return Napi::TypeError::New(env, std::string(call) + ": " + what); };
@@ -43,7 +46,23 @@ rg::TraceRequest RequestArg(const Napi::CallbackInfo& info, const char* call) {
   };
   text("names", &r.names);
   text("namesFile", &r.names_file);
-  text("calibration", &r.calibration);
+  text("calibration", &r.cost.calibration);
+  text("startCost", &r.cost.start_costs);
+  text("stepRegion", &r.cost.step_regions);
+  text("fitReference", &r.cost.fit_reference);
+  text("fitRegion", &r.cost.fit_region);
+  text("fitPacedWith", &r.cost.fit_paced_with);
+  auto number = [&](const char* key, double* out) {
+    Napi::Value v = o.Get(key);
+    if (v.IsUndefined() || v.IsNull()) return;
+    if (!v.IsNumber()) throw bad(std::string(key) + " must be a number");
+    const double d = v.As<Napi::Number>().DoubleValue();
+    if (!(d >= 0)) throw bad(std::string(key) + " must not be negative");
+    *out = d;
+  };
+  number("recordCost", &r.cost.record_cost_cycles);
+  number("fitPlainNs", &r.cost.fit_plain_ns);
+  number("fitInstrumentedNs", &r.cost.fit_instrumented_ns);
   Napi::Value rate = o.Get("cyclesPerNs");
   if (!rate.IsUndefined() && !rate.IsNull()) {
     if (!rate.IsNumber()) throw bad("cyclesPerNs must be a number");
@@ -135,6 +154,18 @@ class DecodeWorker : public PromiseWorker {
     Napi::Object out = Napi::Object::New(env);
     out.Set("cyclesPerNs", Napi::Number::New(env, t.cycles_per_ns));
     out.Set("recordCostCycles", Napi::Number::New(env, t.record_cost_cycles));
+    if (!t.start_cost_cycles.empty()) {
+      Napi::Array costs = Napi::Array::New(env, t.start_cost_cycles.size());
+      uint32_t i = 0;
+      for (const auto& [region, cycles] : t.start_cost_cycles) {
+        Napi::Object c = Napi::Object::New(env);
+        c.Set("region", Napi::Number::New(env, region));
+        c.Set("cycles", Napi::Number::New(env, cycles));
+        costs.Set(i++, c);
+      }
+      out.Set("startCostCycles", costs);
+    }
+    if (!t_.record_cost.note.empty()) out.Set("recordCostNote", t_.record_cost.note);
     out.Set("strings", StringArray(env, strings_.strings()));
     if (!t_.names_file_error.empty()) out.Set("namesFileError", t_.names_file_error);
     out.Set("regions", regions_.ToJs(env));

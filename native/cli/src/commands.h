@@ -59,6 +59,12 @@ struct RegionsOptions {
   std::string names_file;           // a harness sidecar JSON ("names") or a bare table
   std::string calibration;          // a calibration buffer: replay with its record cost
   double record_cost = 0;           // cycles per record given outright (e.g. measured in context)
+  std::string start_cost;           // "REGION=CYCLES,...": per start of a region, on top of its records
+  std::string step_regions;         // a fit's per-step form: its steps are starts of these (ids or names)
+  std::string fit_reference;        // fit the record cost: a trace of the kernel with fit_region's markers only
+  std::string fit_region;           // id or name
+  std::vector<double> fit_kernel_ns;  // or: the kernel's time plain and instrumented (ns)
+  std::string fit_paced;            // the paced fit: more instrumented traces of the kernel (comma-separated)
   std::string format = "text";      // text | json | chrome
   std::string output;               // "" = stdout
   double cycles_per_ns = 0;         // the device's clock64 rate; 0: measured from the lanes

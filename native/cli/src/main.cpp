@@ -142,6 +142,29 @@ int main(int argc, char** argv) {
                       "Cycles one record costs, given outright (e.g. measured on this kernel); replay removes it")
       ->check(kPositive)
       ->excludes(reg_cal);
+  regions->add_option("--start-cost", reg.start_cost,
+                      "REGION=CYCLES[,...]: each start of the region (id or name) costs that on top of its records (a "
+                      "software-pipelined k-step's wait: the other warps' markers its barrier waits for); replay removes it");
+  regions->add_option("--step-region", reg.step_regions,
+                      "With a --fit-*: fit one cost per step on top of --calibration's or --record-cost's per record; a "
+                      "step is each start of these regions (ids or names, comma-separated)");
+  CLI::Option* reg_fit_ref = regions->add_option(
+      "--fit-reference", reg.fit_reference,
+      "Fit the record cost on this kernel's own pair: a region buffer or Proton trace of the same kernel with "
+      "--fit-region's markers only (its span without markers inside); with --step-region, the per-step cost on top of "
+      "--calibration's or --record-cost's per record")
+                                   ->check(CLI::ExistingFile);
+  regions->add_option("--fit-region", reg.fit_region, "The region (id or name) --fit-reference compares")->needs(reg_fit_ref);
+  regions->add_option("--fit-paced", reg.fit_paced,
+                      "The paced fit (a warp-specialized pipeline: every step costs each role the pace-setting role's "
+                      "records, each loop a constant): more traces of the kernel at another marker density or length, "
+                      "comma-separated; with --fit-reference, --fit-region (the loops) and --step-region")
+      ->needs(reg_fit_ref);
+  regions->add_option("--fit-kernel-ns", reg.fit_kernel_ns,
+                      "Fit the record cost on the kernel's time plain and instrumented (ns, e.g. CUPTI's): PLAIN,INSTRUMENTED")
+      ->delimiter(',')
+      ->expected(2)
+      ->excludes(reg_fit_ref);
   regions->add_option("--format", reg.format, "text, json or chrome (Chrome/Perfetto trace); with --critical-path: text, json or sarif")
       ->check(CLI::IsMember({"text", "json", "chrome", "sarif"}));
   regions->add_flag("--critical-path", reg.critical_path,

@@ -2,6 +2,7 @@
 // replays it (removing the per-record cost when a calibration buffer is given) and prints a
 // per-region summary, the decoded trace as JSON, or a Chrome/Perfetto trace.
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <map>
@@ -15,6 +16,7 @@
 #include "strata/core/overlap.h"
 #include "strata/core/profile_regions.h"
 #include "strata/core/proton_import.h"
+#include "strata/core/record_cost.h"
 #include "strata/core/regions.h"
 
 namespace strata::cli {
@@ -62,9 +64,13 @@ std::string Summary(const rg::Trace& t, const rg::RegionNames& names, const std:
   }
   char line[512];
   std::string out;
-  std::snprintf(line, sizeof line, "%zu lanes, %zu intervals, %.4f cycles/ns, record cost %.1f cycles%s\n",
-                t.lanes.size(), t.intervals.size(), t.cycles_per_ns, t.record_cost_cycles,
-                t.record_cost_cycles > 0 ? " (replayed)" : " (no replay: give --calibration or --record-cost)");
+  std::string step;
+  for (const auto& [region, cycles] : t.start_cost_cycles)
+    step += " + " + std::to_string(int64_t(std::lround(cycles))) + " a start of " + RegionLabel(names, region, false);
+  std::snprintf(line, sizeof line, "%zu lanes, %zu intervals, %.4f cycles/ns, record cost %.1f cycles%s%s\n",
+                t.lanes.size(), t.intervals.size(), t.cycles_per_ns, t.record_cost_cycles, step.c_str(),
+                t.record_cost_cycles != 0 || !t.start_cost_cycles.empty() ? " (replayed)"
+                                                               : " (no replay: give --calibration, --record-cost or a --fit-*)");
   out += first_line.empty() ? std::string(line) : first_line;
   out += "region                                    count    total us     mean ns      max ns   raw mean ns   wait mean ns\n";
   for (const auto& [key, a] : by_region) {
@@ -128,6 +134,27 @@ std::string CriticalPath(const rg::Trace& t, const rg::RegionNames& names, const
   return first_line + strata::core::overlap::OverlapToText(a, t, names);
 }
 
+rg::RecordCostRequest CostRequest(const RegionsOptions& o) {
+  rg::RecordCostRequest r;
+  r.record_cost_cycles = o.record_cost;
+  r.calibration = o.calibration;
+  r.start_costs = o.start_cost;
+  r.step_regions = o.step_regions;
+  r.fit_reference = o.fit_reference;
+  r.fit_region = o.fit_region;
+  r.fit_paced_with = o.fit_paced;
+  if (o.fit_kernel_ns.size() == 2) {
+    r.fit_plain_ns = o.fit_kernel_ns[0];
+    r.fit_instrumented_ns = o.fit_kernel_ns[1];
+  }
+  return r;
+}
+
+// A fitted record cost is news to the reader (the trace's JSON and summary carry the cost itself).
+void NoteFit(const rg::AppliedRecordCost& a) {
+  if (a.fitted) std::fprintf(stderr, "strata: %s\n", a.note.c_str());
+}
+
 // --proton: a Triton kernel's Proton trace (or hatchet) in place of a region buffer.
 int RunProton(const RegionsOptions& options) {
   std::string text;
@@ -171,12 +198,14 @@ int RunProton(const RegionsOptions& options) {
     std::fprintf(stderr, "strata: %s: %s: %s\n", options.proton.c_str(), rg::IssueName(is.kind), is.message.c_str());
     return kExitError;
   }
+  if (options.format == "sarif" && !options.critical_path) {
+    std::fprintf(stderr, "strata: --format sarif goes with --critical-path\n");
+    return kExitUsage;
+  }
+  NoteFit(rg::ApplyProtonRecordCost(CostRequest(options), p));
   std::string out;
   if (options.critical_path) {
     out = CriticalPath(p.trace, p.names, options, p.kernels.empty() ? "" : p.kernels.front(), "");
-  } else if (options.format == "sarif") {
-    std::fprintf(stderr, "strata: --format sarif goes with --critical-path\n");
-    return kExitUsage;
   } else if (options.format == "json") {
     out = rg::ProtonToJson(p);
   } else if (options.format == "chrome") {
@@ -220,16 +249,8 @@ int RunRegions(const RegionsOptions& options) {
   }
   rg::DecodeOptions decode;
   decode.cycles_per_ns = options.cycles_per_ns;
-  decode.record_cost_cycles = options.record_cost;
-  if (!options.calibration.empty()) {
-    rg::Trace cal = rg::DecodeFile(options.calibration);
-    decode.record_cost_cycles = rg::CalibrateRecordCost(cal);
-    if (decode.record_cost_cycles <= 0) {
-      std::fprintf(stderr, "strata: %s: not a calibration buffer (strata::regions::CalibrationKernel)\n",
-                   options.calibration.c_str());
-      return kExitError;
-    }
-  }
+  const rg::RecordCostRequest cost = CostRequest(options);
+  rg::AppliedRecordCost applied;
   rg::Trace trace;
   std::string first_line, kernel;
   if (profile) {
@@ -266,12 +287,16 @@ int RunRegions(const RegionsOptions& options) {
       return kExitError;
     }
     for (const auto& [id, name] : pr.names) names.emplace(id, name);  // --names first
+    decode = rg::ResolveBufferRecordCost(cost, names, decode, [&](const rg::DecodeOptions& o) { return rg::DecodeLaunch(pr, n, o); },
+                                         &applied);
     trace = rg::DecodeLaunch(pr, n, decode);
     const auto& l = pr.launches[n];
     kernel = l.kernel;
     first_line = "launch " + std::to_string(n) + " of " + std::to_string(pr.launches.size()) + ": " + l.kernel +
                  " (correlation " + std::to_string(l.correlation_id) + ", " + std::to_string(l.bytes.size()) + " bytes)\n";
   } else {
+    decode = rg::ResolveBufferRecordCost(cost, names, decode, [&](const rg::DecodeOptions& o) { return rg::DecodeFile(options.file, o); },
+                                         &applied);
     trace = rg::DecodeFile(options.file, decode);
   }
   // Nothing decodable (unreadable, not a region buffer, nothing finalized): one line, non-zero.
@@ -280,11 +305,12 @@ int RunRegions(const RegionsOptions& options) {
                  trace.issues.front().message.c_str());
     return kExitError;
   }
-  if (options.critical_path) return Emit(CriticalPath(trace, names, options, kernel, first_line), options.output);
-  if (options.format == "sarif") {
+  if (options.format == "sarif" && !options.critical_path) {
     std::fprintf(stderr, "strata: --format sarif goes with --critical-path\n");
     return kExitUsage;
   }
+  NoteFit(applied);
+  if (options.critical_path) return Emit(CriticalPath(trace, names, options, kernel, first_line), options.output);
   std::string out = options.format == "json"     ? rg::ToJson(trace, names)
                     : options.format == "chrome" ? rg::ToChromeTrace(trace, names)
                                                  : first_line + Summary(trace, names);

@@ -250,6 +250,81 @@ TEST(CliRegions, RecordCostGivenOutright) {
   EXPECT_LT(negative.err.size(), 120u) << negative.err;
 }
 
+// The per-kernel record cost: a step cost on top of the per-record one, and fits on the kernel's
+// own pair (kernel times; a reference trace), for a buffer and a Proton trace.
+TEST(CliRegions, RecordCostPerStepAndFitted) {
+  const std::string cli = Quote(STRATA_CLI), dir = std::string(STRATA_REGIONS_FIXTURES) + "/gemm_bench";
+  const std::string buf = Quote(dir + "/acc_pipelined_s2_l1.bin");
+  const std::string names = " --names '1=k-loop;2=wait;3=compute;5=epilogue'";
+  auto loop_removed = [](const std::string& out) {  // lane 0's k-loop: cycles replay took out
+    auto doc = nlohmann::json::parse(out);
+    for (const auto& iv : doc["intervals"])
+      if (iv["region"] == 1 && iv["lane"] == 0)
+        return ((iv["raw_end_ns"].get<double>() - iv["raw_start_ns"].get<double>()) -
+                (iv["end_ns"].get<double>() - iv["start_ns"].get<double>())) * 1.98;
+    return -1.0;
+  };
+  // 513 records and 128 waits (k-steps) in a lane's k-loop.
+  auto step = RunShell(cli + " regions " + buf + names + " --format json --cycles-per-ns 1.98 --record-cost 14.7 "
+                       "--start-cost wait=100");
+  ASSERT_EQ(step.status, 0) << step.err;
+  EXPECT_NEAR(loop_removed(step.out), 14.7 * 513 + 100 * 128, 0.5);
+  EXPECT_EQ(nlohmann::json::parse(step.out)["start_cost_cycles"][0]["region"], 2);
+  auto step_text = RunShell(cli + " regions " + buf + names + " --cycles-per-ns 1.98 --record-cost 14.7 --start-cost 2=100");
+  EXPECT_NE(step_text.out.find("record cost 14.7 cycles + 100 a start of wait (2) (replayed)"), std::string::npos) << step_text.out;
+  // The per-step fit on kernel times: 14.7 a record, the rest per k-step (the wait).
+  auto fit_step = RunShell(cli + " regions " + buf + names + " --format json --cycles-per-ns 1.98 --record-cost 14.7 "
+                           "--fit-kernel-ns 100000,110000 --step-region wait");
+  ASSERT_EQ(fit_step.status, 0) << fit_step.err;
+  EXPECT_NEAR(nlohmann::json::parse(fit_step.out)["start_cost_cycles"][0]["cycles"].get<double>(), (19800 - 14.7 * 516) / 128,
+              1e-6);
+  // Kernel times 10 us apart at 1.98 cycles/ns over the last lane's 516 records (and no block
+  // ran after another on its SM: one wave).
+  auto kt = RunShell(cli + " regions " + buf + names + " --format json --cycles-per-ns 1.98 --fit-kernel-ns 100000,110000");
+  ASSERT_EQ(kt.status, 0) << kt.err;
+  EXPECT_NEAR(nlohmann::json::parse(kt.out)["record_cost_cycles"].get<double>(), 19800.0 / 516, 1e-6);
+  EXPECT_NE(kt.err.find("fitted on the kernel's own pair"), std::string::npos) << kt.err;
+  // The buffer as its own reference: no record more than the reference's to fit on.
+  auto self = RunShell(cli + " regions " + buf + names + " --cycles-per-ns 1.98 --fit-reference " + buf + " --fit-region k-loop");
+  EXPECT_EQ(self.status, 1);
+  EXPECT_NE(self.err.find("cannot fit the record cost: no record"), std::string::npos) << self.err;
+  // What cannot be used: one line, non-zero, nothing on stdout.
+  for (const std::string& bad : {names + " --fit-reference " + buf + " --fit-region nope",
+                                 names + " --fit-reference " + buf,
+                                 names + " --fit-kernel-ns 5",
+                                 names + " --start-cost wait",
+                                 names + " --start-cost nope=3",
+                                 names + " --step-region wait",
+                                 names + " --fit-kernel-ns 100000,110000 --step-region wait"}) {
+    auto r = RunShell(cli + " regions " + buf + bad + " --cycles-per-ns 1.98");
+    EXPECT_NE(r.status, 0) << bad;
+    EXPECT_EQ(strata::test::CountLines(r.err), 1u) << bad << ": " << r.err;
+    EXPECT_EQ(r.out, "") << bad;
+  }
+  // A profile's captured launch takes them too (names from its region frames).
+  auto prof = RunShell(cli + " regions " + Quote(std::string(STRATA_REGIONS_FIXTURES) + "/runtime_capture.strata") +
+                       " --launch 0 --format json --record-cost 20 --start-cost k-loop=50");
+  ASSERT_EQ(prof.status, 0) << prof.err;
+  auto pdoc = nlohmann::json::parse(prof.out);
+  EXPECT_DOUBLE_EQ(pdoc["record_cost_cycles"].get<double>(), 20);
+  EXPECT_DOUBLE_EQ(pdoc["start_cost_cycles"][0]["cycles"].get<double>(), 50);
+  // A Proton trace: its scopes by name.
+  const std::string proton = Quote(std::string(STRATA_H100_FIXTURES) + "/proton/attention_ws_gluon.chrome_trace");
+  auto pr = RunShell(cli + " regions --proton " + proton + " --format json --cycles-per-ns 1.98 --record-cost 30 "
+                     "--start-cost wait_kv=50");
+  ASSERT_EQ(pr.status, 0) << pr.err;
+  auto doc = nlohmann::json::parse(pr.out);
+  EXPECT_DOUBLE_EQ(doc["record_cost_cycles"].get<double>(), 30);
+  EXPECT_DOUBLE_EQ(doc["start_cost_cycles"][0]["cycles"].get<double>(), 50);
+  // The markers made the kernel faster (kernel times the other way round): a negative cost, said so.
+  auto faster = RunShell(cli + " regions " + buf + names + " --cycles-per-ns 1.98 --fit-kernel-ns 110000,100000");
+  EXPECT_EQ(faster.status, 0) << faster.err;
+  EXPECT_NE(faster.err.find("negative: the markers made the kernel faster"), std::string::npos) << faster.err;
+  auto missing = RunShell(cli + " regions --proton " + proton + " --record-cost 30 --start-cost nope=5");
+  EXPECT_NE(missing.status, 0);
+  EXPECT_NE(missing.err.find("no region named \"nope\""), std::string::npos) << missing.err;
+}
+
 // `strata regions --critical-path`: the overlap analysis of a buffer, a profile's launch or a
 // Proton trace, as text, JSON or SARIF findings.
 TEST(CliRegions, CriticalPath) {

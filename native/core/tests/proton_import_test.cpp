@@ -13,7 +13,9 @@
 #include <set>
 #include <string>
 
+#include "strata/core/api.h"
 #include "strata/core/proton_import.h"
+#include "strata/core/record_cost.h"
 
 namespace {
 
@@ -76,6 +78,93 @@ TEST(ProtonImport, LanesNamesAndNesting) {
   // Without a rate, Proton's axis is kept and the trace says so.
   EXPECT_TRUE(p.trace.HasIssue(IssueKind::kNoClockRate));
   EXPECT_DOUBLE_EQ(p.trace.intervals[0].duration_ns(), 1000);
+}
+
+TEST(ProtonImport, RecordOrderAndReplay) {
+  // Per lane: kernel enter (0), then load / dot enters and exits in time order, kernel exit (13).
+  ProtonTrace p = ImportProtonTrace(Synthetic(), {1.0});
+  ASSERT_TRUE(p.ok);
+  for (uint32_t lane = 0; lane < p.trace.lanes.size(); ++lane) {
+    std::set<uint32_t> positions;
+    for (const Interval& iv : p.trace.intervals) {
+      if (iv.lane != lane) continue;
+      EXPECT_LT(iv.start_index, iv.end_index);
+      positions.insert(iv.start_index);
+      positions.insert(iv.end_index);
+      if (iv.parent >= 0) {
+        EXPECT_GT(iv.start_index, p.trace.intervals[iv.parent].start_index);
+        EXPECT_LT(iv.end_index, p.trace.intervals[iv.parent].end_index);
+      }
+    }
+    ASSERT_EQ(positions.size(), 14u);
+    EXPECT_EQ(*positions.rbegin(), 13u);
+  }
+  // 10 cycles a record, 25 more per "load" (the step): the kernel scope holds 13 records from
+  // its enter to its exit and 3 steps; a dot, one record.
+  ReplayProtonTrace(p, 10, {{2, 25}});  // "load" is region 2
+  EXPECT_DOUBLE_EQ(p.trace.record_cost_cycles, 10);
+  EXPECT_EQ(p.trace.start_cost_cycles, (StartCosts{{2, 25}}));
+  for (const Interval& iv : p.trace.intervals) {
+    const double taken = iv.raw_duration_ns() - iv.duration_ns();
+    if (iv.region == 1) EXPECT_DOUBLE_EQ(taken, 13 * 10 + 3 * 25);
+    if (iv.region == 2) EXPECT_DOUBLE_EQ(taken, 10 + 25);
+    if (iv.region == 3) EXPECT_DOUBLE_EQ(taken, 10);
+  }
+  EXPECT_DOUBLE_EQ(p.trace.lanes[0].removed_cycles, 14 * 10 + 3 * 25);
+  // Again with another cost: replaces, does not add.
+  ReplayProtonTrace(p, 5);
+  EXPECT_DOUBLE_EQ(p.trace.intervals[0].raw_duration_ns() - p.trace.intervals[0].duration_ns(), 13 * 5);
+}
+
+// The record cost fitted on the kernel's own pair: the instrumented trace against a reference of
+// the same kernel whose "kernel" scope holds nothing (200 cycles shorter on every warp).
+TEST(ProtonImport, RecordCostFittedOnAReferenceTrace) {
+  json ref = json::array();
+  for (auto [cta, sm, base] : {std::tuple{0, 4, 0.0}, std::tuple{1, 6, 200.0}})
+    for (int w = 0; w < 2; ++w)
+      ref.push_back(Ev("kernel", "mm_kernel Core" + std::to_string(sm) + " CTA" + std::to_string(cta), w, base, 800));
+  const std::string path = ::testing::TempDir() + "/proton_reference.chrome_trace";
+  std::ofstream(path) << json{{"traceEvents", ref}}.dump();
+  RecordCostRequest r;
+  r.fit_reference = path;
+  r.fit_region = "kernel";
+  ProtonTrace p = ImportProtonTrace(Synthetic(), {1.0});
+  AppliedRecordCost a = ApplyProtonRecordCost(r, p);
+  ASSERT_TRUE(a.fitted);
+  // 13 records from the scope's enter to its exit, one in the reference's (its enter): 12 more.
+  EXPECT_NEAR(a.record_cost_cycles, 200.0 / 12, 1e-9);
+  EXPECT_EQ(a.fit.lanes, 4u);
+  EXPECT_NEAR(p.trace.intervals[0].duration_ns(), 800 - 200.0 / 12, 1e-9);  // the reference, replayed
+  EXPECT_NE(a.note.find("fitted on the kernel's own pair"), std::string::npos) << a.note;
+  // Per step ("load"): each record its start-up 10 cycles, the rest per step: (200 - 12 * 10) / 3.
+  r.record_cost_cycles = 10;
+  r.step_regions = "load";
+  ProtonTrace q = ImportProtonTrace(Synthetic(), {1.0});
+  a = ApplyProtonRecordCost(r, q);
+  EXPECT_DOUBLE_EQ(a.record_cost_cycles, 10);
+  EXPECT_NEAR(a.start_cost_cycles.at(2), 80.0 / 3, 1e-9);  // "load" is region 2
+  EXPECT_NEAR(q.trace.intervals[0].duration_ns(), 800 - 10, 1e-9);
+  // Start costs given outright, by scope name: 10 a record, 25 a "load" enter.
+  RecordCostRequest given;
+  given.record_cost_cycles = 10;
+  given.start_costs = "load=25";
+  ProtonTrace g = ImportProtonTrace(Synthetic(), {1.0});
+  a = ApplyProtonRecordCost(given, g);
+  EXPECT_FALSE(a.fitted);
+  EXPECT_DOUBLE_EQ(g.trace.intervals[0].raw_duration_ns() - g.trace.intervals[0].duration_ns(), 13 * 10 + 3 * 25);
+  EXPECT_EQ(a.note, "record cost 10.0 cycles + 25.0 a start of load");
+  // Bad requests: one line each.
+  for (auto change : {+[](RecordCostRequest& x) { x.fit_region = "nope"; },
+                      +[](RecordCostRequest& x) { x.record_cost_cycles = 0; },  // per step without a start-up cost
+                      +[](RecordCostRequest& x) { x.fit_plain_ns = 5; },
+                      +[](RecordCostRequest& x) { x.start_costs = "load"; },
+                      +[](RecordCostRequest& x) { x.start_costs = "nope=4"; }}) {
+    RecordCostRequest bad = r;
+    change(bad);
+    ProtonTrace b = ImportProtonTrace(Synthetic(), {1.0});
+    EXPECT_THROW(ApplyProtonRecordCost(bad, b), strata::core::Error);
+  }
+  std::remove(path.c_str());
 }
 
 TEST(ProtonImport, ClockRateConvertsCyclesButKeepsBlockStarts) {
@@ -313,6 +402,81 @@ TEST(ProtonImportH100, WarpSpecializedGluonAttention) {
   EXPECT_NEAR(total["softmax"] / count["softmax"], 254.4, 5);
   EXPECT_NEAR(total["wait_slot"] / count["wait_slot"], 482.3, 10);
   EXPECT_GT(total["wait_slot"], 20 * total["issue_kv"]);
+}
+
+// The record cost of the warp-specialized Gluon attention on the H100 (2026-11-25, test/fixtures/
+// h100/record_cost: run 2's traces at 1024 tokens, the first 2 CTAs): its loop scopes alone (the
+// truth), and with sparse and dense scopes inside. The paced model fitted on run 1 (12.80 cycles a
+// consumer record and iteration for both roles, 1018 / 815 cycles a consumer / producer loop: the
+// bench's first fit) replays both within 2% of the loop-only spans; the per-record fit on the
+// trace's own pair lands in the range the full run gave (21.7 dense); the product's paced fit.
+TEST(ProtonImportH100, GluonAttentionRecordCost) {
+  const std::string dir = std::string(STRATA_RECORD_COST_FIXTURES) + "/trimmed/";
+  auto loop_means = [](const ProtonTrace& p) {
+    std::map<std::string, double> sum, n;
+    for (const Interval& iv : p.trace.intervals) {
+      const std::string& name = p.names.at(iv.region).name;
+      if (name != "consumer_loop" && name != "producer_loop") continue;
+      sum[name] += iv.duration_ns() * 1.9798;
+      n[name] += 1;
+    }
+    for (auto& [k, v] : sum) v /= n[k];
+    return sum;
+  };
+  ProtonImportOptions o;
+  o.cycles_per_ns = 1.9798;
+  ProtonTrace truth = ImportProtonFile(dir + "loop_n1024_2ctas.chrome_trace", o);
+  ASSERT_TRUE(truth.ok);
+  const auto want = loop_means(truth);
+  ASSERT_EQ(want.size(), 2u);
+  for (const char* density : {"sparse", "dense"}) {
+    const double per_iteration = 12.80 * (std::string(density) == "dense" ? 8 : 4);
+    RecordCostRequest r;
+    r.start_costs = "wait_kv=" + std::to_string(per_iteration) + ",wait_slot=" + std::to_string(per_iteration) +
+                    ",consumer_loop=1018,producer_loop=815";
+    ProtonTrace p = ImportProtonFile(dir + density + "_n1024_2ctas.chrome_trace", o);
+    ASSERT_TRUE(p.ok) << density;
+    const auto raw = loop_means(p);
+    ApplyProtonRecordCost(r, p);
+    const auto got = loop_means(p);
+    for (const auto& [name, cycles] : want) {
+      EXPECT_GT(raw.at(name) / cycles - 1, 0.09) << density << " " << name;  // raw: +10% to +16%
+      EXPECT_NEAR(got.at(name) / cycles - 1, 0, 0.02) << density << " " << name;
+    }
+  }
+  RecordCostRequest fit;
+  fit.fit_reference = dir + "loop_n1024_2ctas.chrome_trace";
+  fit.fit_region = "consumer_loop,producer_loop";
+  ProtonTrace dense = ImportProtonFile(dir + "dense_n1024_2ctas.chrome_trace", o);
+  AppliedRecordCost a = ApplyProtonRecordCost(fit, dense);
+  EXPECT_EQ(a.fit.lanes, 10u);  // 2 CTAs x (4 consumer warps + 1 producer)
+  EXPECT_GT(a.record_cost_cycles, 15);
+  EXPECT_LT(a.record_cost_cycles, 30);
+  // The paced fit in the product, on these traces alone (dense with sparse): near what it finds on
+  // the full run 1 (12.46, 1050 / 847), and both densities replay to the truth.
+  RecordCostRequest paced = fit;
+  paced.step_regions = "wait_kv,wait_slot";
+  for (const char* density : {"dense", "sparse"}) {
+    const std::string other = std::string(density) == "dense" ? "sparse" : "dense";
+    paced.fit_paced_with = dir + other + "_n1024_2ctas.chrome_trace";
+    ProtonTrace p = ImportProtonFile(dir + density + "_n1024_2ctas.chrome_trace", o);
+    AppliedRecordCost q = ApplyProtonRecordCost(paced, p);
+    ASSERT_TRUE(q.fitted);
+    EXPECT_NEAR(q.paced.pace_record_cycles, 12.46, 1.5) << density;
+    EXPECT_NEAR(q.paced.region_constant_cycles.begin()->second, 1050, 250) << density;  // consumer_loop: region 1
+    EXPECT_EQ(q.paced.lanes, 20u);
+    EXPECT_DOUBLE_EQ(q.record_cost_cycles, 0);
+    const auto got = loop_means(p);
+    for (const auto& [name, cycles] : want) EXPECT_NEAR(got.at(name) / cycles - 1, 0, 0.01) << density << " " << name;
+    EXPECT_NE(q.note.find("paced:"), std::string::npos) << q.note;
+  }
+  // One density only: the constants and the pace cannot be told apart.
+  paced.fit_paced_with = dir + "dense_n1024_2ctas.chrome_trace";
+  ProtonTrace same = ImportProtonFile(dir + "dense_n1024_2ctas.chrome_trace", o);
+  EXPECT_THROW(ApplyProtonRecordCost(paced, same), strata::core::Error);
+  paced.step_regions = "";
+  paced.fit_paced_with = dir + "sparse_n1024_2ctas.chrome_trace";
+  EXPECT_THROW(ApplyProtonRecordCost(paced, same), strata::core::Error);
 }
 
 TEST(ProtonImportH100, Hatchet) {

@@ -132,6 +132,18 @@ void DecodeLane(Trace& t, uint32_t li, IssueSink& issues, const DecodeOptions& o
   // Replay: what the records before each one cost, and the flushes.
   std::vector<double> removed(recs.size() + 1, 0.0);
   {
+    auto start_cost = [&](const Record& r) {
+      if (r.kind != RecordKind::kStart && r.kind != RecordKind::kIterStart) return 0.0;
+      auto it = opt.start_cost_cycles.find(r.region);
+      return it == opt.start_cost_cycles.end() ? 0.0 : it->second;
+    };
+    // Records a circular lane lost count as markers; their start costs in the proportion of the kept ones.
+    double started = 0;
+    if (lane.first_record_index > 0 && !opt.start_cost_cycles.empty() && !recs.empty()) {
+      double kept = 0;
+      for (const Record& r : recs) kept += start_cost(r);
+      started = double(lane.first_record_index) * kept / double(recs.size());
+    }
     double flush = 0;
     uint64_t markers = lane.first_record_index;
     int64_t flush_begin = 0;
@@ -142,10 +154,11 @@ void DecodeLane(Trace& t, uint32_t li, IssueSink& issues, const DecodeOptions& o
       } else if (r.kind == RecordKind::kFlushEnd) {
         flush += double(r.cycles - flush_begin);
       }
-      removed[i] = opt.record_cost_cycles * double(markers) + flush;
+      removed[i] = opt.record_cost_cycles * double(markers) + started + flush;
       if (r.kind != RecordKind::kFlushBegin && r.kind != RecordKind::kFlushEnd) ++markers;
+      started += start_cost(r);
     }
-    removed[recs.size()] = opt.record_cost_cycles * double(markers) + flush;
+    removed[recs.size()] = opt.record_cost_cycles * double(markers) + started + flush;
     lane.removed_cycles = removed[recs.size()];
   }
   lane.start_ns = ns(double(c0));
@@ -364,6 +377,7 @@ Trace Decode(const uint8_t* data, size_t size, const DecodeOptions& opt) {
   Trace t;
   t.bytes = size;
   t.record_cost_cycles = opt.record_cost_cycles;
+  t.start_cost_cycles = opt.start_cost_cycles;
   IssueSink issues(t.issues);
   auto done = [&]() -> Trace& {
     issues.Finish();

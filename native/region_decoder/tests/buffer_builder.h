@@ -19,6 +19,7 @@ struct LaneSpec {
   uint32_t block = 0, group = 0, mode = 0, capacity = 64, overflow = 0, chunks = 0, record_count = 0;
   uint64_t gt_start = 1000000, clk_start = 0, gt_end = 0, clk_end = 0;
   std::vector<Rec> recs;
+  uint32_t smid = 7;
 };
 struct ChunkSpec {
   uint32_t block = 0, group = 0, seq = 0, first = 0;
@@ -59,7 +60,7 @@ inline std::vector<uint8_t> Build(const std::vector<LaneSpec>& lanes, const std:
     Put<uint32_t>(b, off + 8, l.block);
     Put<uint32_t>(b, off + 12, l.group);
     for (int k = 0; k < 3; ++k) Put<uint32_t>(b, off + 16 + 4 * k, k == 0 ? l.block : 0);
-    Put<uint32_t>(b, off + 28, 7);  // smid
+    Put<uint32_t>(b, off + 28, l.smid);
     Put<uint32_t>(b, off + 32, 0);
     Put<uint32_t>(b, off + 36, l.mode);
     Put<uint32_t>(b, off + 40, l.capacity);

@@ -31,7 +31,13 @@ RequestedTrace DecodeProton(const TraceRequest& r) {
   options.cycles_per_ns = r.cycles_per_ns;
   ProtonTrace p = ImportProtonTrace(text, options);
   if (!p.ok) Fail(r.path, std::string(IssueName(p.trace.issues.front().kind)) + ": " + p.trace.issues.front().message);
-  return {std::move(p.trace), std::move(p.names), std::move(p.kernels), std::move(p.lane_kernel)};
+  RequestedTrace out;
+  out.record_cost = ApplyProtonRecordCost(r.cost, p);
+  out.trace = std::move(p.trace);
+  out.names = std::move(p.names);
+  out.kernels = std::move(p.kernels);
+  out.lane_kernel = std::move(p.lane_kernel);
+  return out;
 }
 
 }  // namespace
@@ -53,11 +59,9 @@ RequestedTrace DecodeRequest(const TraceRequest& request) {
   if (file) out.names.insert(file->names.begin(), file->names.end());  // the request's names first
   DecodeOptions decode;
   decode.cycles_per_ns = r.cycles_per_ns;
-  if (!r.calibration.empty()) {
-    decode.record_cost_cycles = CalibrateRecordCost(DecodeFile(r.calibration));
-    if (decode.record_cost_cycles <= 0) Fail(r.calibration, "not a calibration buffer (strata::regions::CalibrationKernel)");
-  }
   if (r.source == TraceSource::kBuffer) {
+    decode = ResolveBufferRecordCost(r.cost, out.names, decode, [&](const DecodeOptions& o) { return DecodeFile(r.path, o); },
+                                     &out.record_cost);
     out.trace = DecodeFile(r.path, decode);
   } else {
     ProfileRegions pr = ReadProfileRegions(r.path);
@@ -68,6 +72,8 @@ RequestedTrace DecodeRequest(const TraceRequest& request) {
                        (n == 1 ? "" : "es") + ": 0.." + std::to_string(n - 1) + ")");
     }
     for (const auto& [id, name] : pr.names) out.names.emplace(id, name);  // the request's names first
+    decode = ResolveBufferRecordCost(r.cost, out.names, decode,
+                                     [&](const DecodeOptions& o) { return DecodeLaunch(pr, r.launch, o); }, &out.record_cost);
     out.trace = DecodeLaunch(pr, r.launch, decode);
   }
   FailOnIssue(r.path, out.trace);

@@ -63,9 +63,30 @@ void NestAndNumber(Trace& t) {
     iv.parent = stack.empty() ? -1 : stack.back();
     stack.push_back(int32_t(i));
     if (seen[{iv.lane, iv.region}] > 1) iv.iteration = next[{iv.lane, iv.region}]++;
-    iv.start_index = uint32_t(2 * i);
-    iv.end_index = uint32_t(2 * i + 1);
   }
+  // Record positions as the warp wrote them: each scope's enter, then what it encloses, then its
+  // exit (an exit at the instant a later scope enters comes first).
+  lane = UINT32_MAX;
+  uint32_t position = 0;
+  stack.clear();
+  auto close_until = [&](double ns) {
+    while (!stack.empty() && t.intervals[stack.back()].end_ns <= ns) {
+      t.intervals[stack.back()].end_index = position++;
+      stack.pop_back();
+    }
+  };
+  for (size_t i = 0; i < t.intervals.size(); ++i) {
+    Interval& iv = t.intervals[i];
+    if (iv.lane != lane) {
+      close_until(HUGE_VAL);
+      lane = iv.lane;
+      position = 0;
+    }
+    close_until(iv.start_ns);
+    iv.start_index = position++;
+    stack.push_back(int32_t(i));
+  }
+  close_until(HUGE_VAL);
 }
 
 // Proton's default buffer is circular: a lane that ran out keeps its newest records, and the
@@ -263,6 +284,40 @@ ProtonTrace ImportProtonTrace(const std::string& text, const ProtonImportOptions
                  " MHz: durations are clock cycles, not ns (give --cycles-per-ns, e.g. 1.98 on the H100)");
   out.ok = true;
   return out;
+}
+
+void ReplayProtonTrace(ProtonTrace& p, double record_cost_cycles, const StartCosts& start_costs) {
+  Trace& t = p.trace;
+  // Per lane, the record positions of scope enters that cost more, and what they cost.
+  std::vector<std::vector<std::pair<uint32_t, double>>> starts(t.lanes.size());
+  std::vector<uint32_t> records(t.lanes.size(), 0);
+  for (const Interval& iv : t.intervals) {
+    auto c = start_costs.find(iv.region);
+    if (c != start_costs.end()) starts[iv.lane].push_back({iv.start_index, c->second});
+    records[iv.lane] = std::max(records[iv.lane], std::max(iv.start_index, iv.end_index) + 1);
+  }
+  for (auto& s : starts) std::sort(s.begin(), s.end());
+  auto removed = [&](uint32_t lane, uint32_t position) {  // cycles the records before `position` cost
+    double c = record_cost_cycles * double(position);
+    for (const auto& [at, cost] : starts[lane]) {
+      if (at >= position) break;
+      c += cost;
+    }
+    return c;
+  };
+  for (Interval& iv : t.intervals) {
+    const double per_ns = t.lanes[iv.lane].cycles_per_ns;
+    iv.start_ns = iv.raw_start_ns - removed(iv.lane, iv.start_index) / per_ns;
+    iv.end_ns = iv.raw_end_ns - removed(iv.lane, iv.end_index) / per_ns;
+  }
+  for (uint32_t i = 0; i < t.lanes.size(); ++i) {
+    Lane& l = t.lanes[i];
+    const double earlier = l.removed_cycles;
+    l.removed_cycles = removed(i, records[i]);
+    l.end_ns -= (l.removed_cycles - earlier) / l.cycles_per_ns;
+  }
+  t.record_cost_cycles = record_cost_cycles;
+  t.start_cost_cycles = start_costs;
 }
 
 ProtonTrace ImportProtonFile(const std::string& path, const ProtonImportOptions& options) {

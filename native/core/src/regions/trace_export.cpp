@@ -28,6 +28,11 @@ std::string ToJson(const Trace& t, const RegionNames& names) {
   json j;
   j["cycles_per_ns"] = t.cycles_per_ns;
   j["record_cost_cycles"] = t.record_cost_cycles;
+  if (!t.start_cost_cycles.empty()) {
+    json costs = json::array();
+    for (const auto& [region, cycles] : t.start_cost_cycles) costs.push_back({{"region", region}, {"cycles", cycles}});
+    j["start_cost_cycles"] = costs;
+  }
   j["origin_globaltimer_ns"] = t.origin_ns;
   j["header"] = {{"capacity", t.header.capacity},         {"used", t.header.used},
                  {"lanes_written", t.header.lanes_written}, {"lanes_dropped", t.header.lanes_dropped},

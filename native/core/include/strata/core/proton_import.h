@@ -29,7 +29,7 @@ struct ProtonImportOptions {
 };
 
 struct ProtonTrace {
-  Trace trace;                              // lanes: one per (kernel, CTA, warp); no replay
+  Trace trace;                              // lanes: one per (kernel, CTA, warp); no replay (ReplayProtonTrace)
   RegionNames names;                        // region id (first seen order, from 1) -> scope name
   std::vector<std::string> kernels;         // kernel names, first seen order
   std::vector<uint32_t> lane_kernel;        // per lane: index into kernels
@@ -42,6 +42,13 @@ struct ProtonTrace {
 // without ts/dur/name, skipped; no_clock_rate: see above).
 ProtonTrace ImportProtonTrace(const std::string& text, const ProtonImportOptions& options = {});
 ProtonTrace ImportProtonFile(const std::string& path, const ProtonImportOptions& options = {});
+
+// Replay (as the decoder does for region buffers): each record costs `record_cost_cycles`, each
+// enter of a scope in `start_costs` (by region id) that much more (record_cost_fit.h); a scope's
+// replayed times take out what the records before its enter / exit cost. Records are in the
+// order the warp wrote them (Interval::start_index / end_index). Replaying again replaces the
+// earlier cost.
+void ReplayProtonTrace(ProtonTrace& proton, double record_cost_cycles, const StartCosts& start_costs = {});
 
 // True when the text looks like Proton's chrome trace (cheap check of the first bytes and pids).
 bool LooksLikeProtonTrace(const std::string& text);

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "strata/core/profile_regions.h"
+#include "strata/core/record_cost.h"
 #include "strata/core/regions.h"
 
 namespace strata::core::regions {
@@ -29,7 +30,7 @@ struct TraceRequest {
   std::string names_file;     // a names file (names_file.h): its names after `names`, before the
                               // profile's; its clock rate where cycles_per_ns is 0
   double cycles_per_ns = 0;   // 0: from the names file, the buffer (or the runtime's, or Proton's 1 GHz axis)
-  std::string calibration;    // a CalibrationKernel buffer: replay with its record cost
+  RecordCostRequest cost;     // what replay takes out (a calibration buffer, a cost, a fit)
 };
 
 struct RequestedTrace {
@@ -41,6 +42,7 @@ struct RequestedTrace {
   // Why `names_file` could not be used (one line, without the path); the trace was decoded
   // without it. Empty when it was used or none was given.
   std::string names_file_error;
+  AppliedRecordCost record_cost;  // what replay took out (its note: one line for the reader)
 };
 
 // Decodes what `request` names. Throws Error with one line ("<path>: bad_header: ...", "<path>:

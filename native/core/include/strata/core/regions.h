@@ -13,6 +13,7 @@
 #include "strata/region_decoder/decode.h"
 #include "strata/region_decoder/group_shares.h"
 #include "strata/region_decoder/names.h"
+#include "strata/region_decoder/record_cost_fit.h"
 
 namespace strata::core::regions {
 
@@ -33,6 +34,17 @@ using region_decoder::CalibrateRecordCost;
 using region_decoder::Decode;
 using region_decoder::DecodeFile;
 using region_decoder::DecodeOptions;
+using region_decoder::FitRecordCostToKernelTime;
+using region_decoder::FitRecordCostToRegion;
+using region_decoder::FitRecordCostToRegions;
+using region_decoder::FitPacedRecordCost;
+using region_decoder::MeanRegionSpans;
+using region_decoder::PacedFit;
+using region_decoder::PacedStartCosts;
+using region_decoder::RecordCostFit;
+using region_decoder::RecordCostFitOptions;
+using region_decoder::ReferenceSpan;
+using region_decoder::ReferenceSpans;
 using region_decoder::GroupShare;
 using region_decoder::GroupShares;
 using region_decoder::Header;
@@ -50,6 +62,7 @@ using region_decoder::RecordKind;
 using region_decoder::RegionName;
 using region_decoder::RegionNames;
 using region_decoder::RegionShare;
+using region_decoder::StartCosts;
 using region_decoder::Trace;
 
 // A loop's iterations share the loop's region id; their frames carry the loop's name and

@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -108,8 +109,14 @@ struct Issue {
   std::string message;
 };
 
+// Per region: what each of its starts (or iteration starts) costs on top of the records, e.g. a
+// k-step's wait in a software-pipelined loop (the other warps' markers its barrier waits for) or a
+// warp-specialized loop paced by another role (record_cost_fit.h).
+using StartCosts = std::map<uint16_t, double>;
+
 struct DecodeOptions {
   double record_cost_cycles = 0;  // per record (CalibrateRecordCost); 0: no replay
+  StartCosts start_cost_cycles;   // on top, per start of these regions
   double cycles_per_ns = 0;       // clock64 per ns on the device; 0: measured from the lanes
   double min_span_ns_for_rate = 50000;  // lanes shorter than this do not set the rate
 };
@@ -123,6 +130,7 @@ struct Trace {
   uint64_t origin_ns = 0;           // globaltimer of the earliest lane start
   double cycles_per_ns = 0;         // the trace-wide rate (given or median of long lanes)
   double record_cost_cycles = 0;
+  StartCosts start_cost_cycles;     // DecodeOptions's
   size_t bytes = 0;
   bool HasIssue(IssueKind k) const;
   size_t CountIssues(IssueKind k) const;
