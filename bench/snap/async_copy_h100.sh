@@ -12,18 +12,8 @@
 # .deb in .device.   bash bench/snap/async_copy_h100.sh "$OUT"   (about 6-8 minutes; BUDGET_S=500)
 set -uo pipefail
 OUT="${1:?output folder}"
-RT="${RT:-.device/rt-B}"
-CLI="$(realpath "$RT/strata")"
-export STRATA_RUNTIME_LIB="$(realpath "$RT/libstrata_runtime.so")"
-if ls .device/libunwind8_*.deb >/dev/null 2>&1; then
-  mkdir -p /tmp/strata-unwind && dpkg -x .device/libunwind8_*.deb /tmp/strata-unwind
-  export LD_LIBRARY_PATH="/tmp/strata-unwind/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-fi
-export STRATA_CACHE_DIR=/tmp/strata-cache PATH="$PATH:/usr/local/cuda/bin"
-W=/tmp/acpwork; rm -rf "$W"; mkdir -p "$W/fx" "$OUT"
-START=$SECONDS
-left() { echo $(( ${BUDGET_S:-500} - (SECONDS - START) )); }
-step() { echo; echo "=== $* ($(( SECONDS - START )) s in)"; }
+W=/tmp/acpwork
+. bench/snap/device_setup.sh
 SRC=bench/snap/async_copy_pipeline.cu
 {
 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader; echo "date: $(date -u +%FT%TZ)"

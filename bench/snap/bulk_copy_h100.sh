@@ -7,15 +7,8 @@
 # branch h-sass) and the libunwind8 .deb.   bash bench/snap/bulk_copy_h100.sh "$OUT"  (~1 minute)
 set -uo pipefail
 OUT="${1:?output folder}"
-RT="${RT:-.device/rt-B}"
-CLI="$(realpath "$RT/strata")"
-export STRATA_RUNTIME_LIB="$(realpath "$RT/libstrata_runtime.so")"
-if ls .device/libunwind8_*.deb >/dev/null 2>&1; then
-  mkdir -p /tmp/strata-unwind && dpkg -x .device/libunwind8_*.deb /tmp/strata-unwind
-  export LD_LIBRARY_PATH="/tmp/strata-unwind/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-fi
-export STRATA_CACHE_DIR=/tmp/strata-cache PATH="$PATH:/usr/local/cuda/bin"
-W=/tmp/bulkwork; rm -rf "$W"; mkdir -p "$W/fx" "$OUT"
+W=/tmp/bulkwork
+. bench/snap/device_setup.sh
 SRC=bench/snap/bulk_copy_pipeline.cu
 {
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader; echo "date: $(date -u +%FT%TZ)"

@@ -9,18 +9,8 @@
 # libunwind8 .deb in .device.   bash bench/snap/trace_h100.sh "$OUT"   (about 6 minutes)
 set -uo pipefail
 OUT="${1:?output folder}"
-RT="${RT:-.device/rt-B}"
-CLI="$(realpath "$RT/strata")"
-export STRATA_RUNTIME_LIB="$(realpath "$RT/libstrata_runtime.so")"
-if ls .device/libunwind8_*.deb >/dev/null 2>&1; then
-  mkdir -p /tmp/strata-unwind && dpkg -x .device/libunwind8_*.deb /tmp/strata-unwind
-  export LD_LIBRARY_PATH="/tmp/strata-unwind/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-fi
-export STRATA_CACHE_DIR=/tmp/strata-cache PATH="$PATH:/usr/local/cuda/bin"
-W=/tmp/trwork; rm -rf "$W"; mkdir -p "$W/fx" "$OUT"
-START=$SECONDS
-left() { echo $(( ${BUDGET_S:-500} - (SECONDS - START) )); }
-step() { echo; echo "=== $* ($(( SECONDS - START )) s in)"; }
+W=/tmp/trwork
+. bench/snap/device_setup.sh
 {
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader; echo "date: $(date -u +%FT%TZ)"
 "$CLI" trace --help | head -3
