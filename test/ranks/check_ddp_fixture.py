@@ -3,6 +3,9 @@
 `strata report --by-rank`: one step per training step (DDP issues one all-reduce per gradient
 bucket, all from one line: a step is not one all-reduce), and a step's communication counted as
 the time with a call in flight (the buckets' all-reduces overlap), so it never exceeds the step.
+Rank 0's findings: the backward of a group of 1x1 convolutions runs cuDNN's wgrad as sm80 CUTLASS
+kernels at 12x the Hopper forward; the advice is the convolution's (cudnn.benchmark, layout,
+precision), not a GEMM call site's.
 
   check_ddp_fixture.py STRATA FIXTURE_DIR WORKDIR
 """
@@ -51,6 +54,15 @@ def main():
         c, k = pr["median_communication_ns"] / 1e6, pr["median_compute_ns"] / 1e6
         # The recorded round's own step times: 66.4 and 66.8 ms (medians, its log).
         check(40 < c + k < 120, f"rank {pr['rank']}: a median step of {c + k:.1f} ms (communication {c:.1f}, compute {k:.1f})")
+    p = subprocess.run([strata, "analyze", os.path.join(run, "run.2032.strata"), "--format", "json"],
+                       capture_output=True, text=True)
+    check(p.returncode == 0, f"analyze rank 0 exits 0 ({p.returncode}: {p.stderr.strip()[:300]})")
+    if p.returncode == 0:
+        conv = [f for f in json.loads(p.stdout)["findings"]
+                if f["rule"] == "forward-backward" and "ConvolutionBackward0" in f["message"]]
+        check(bool(conv) and all("cuDNN convolution" in f["message"] and "cudnn.benchmark" in f["message"] and
+                                 "library GEMM" not in f["message"] for f in conv),
+              f"a convolution's slow backward gets the convolution's advice ({[f['message'][-160:] for f in conv][:1]})")
     shutil.rmtree(run, ignore_errors=True)
     if failures:
         print(f"{len(failures)} check(s) failed", file=sys.stderr)

@@ -112,9 +112,15 @@ void ForwardBackward(const AnalysisContext& cx, const RuleParams& p, std::vector
     if (indexing)
       advice = "Its backward scatters into repeated indices with atomics: use index_select or embedding instead of "
                "advanced indexing (x[idx]) here, or deduplicate the indices.";
-    else if (!top_kernel.empty())
+    else if (!top_kernel.empty()) {
+      // cuDNN computes a convolution's gradients with implicit-GEMM kernels (CUTLASS, xmma): the
+      // change is the convolution's (layout, precision, algorithm choice), not a GEMM call's.
+      const bool conv = bwd_name.find("Convolution") != std::string::npos ||
+                        fwd_name.find("conv") != std::string::npos;
+      const KernelKind kind = conv ? KernelKind::kConv : ClassifyKernel(top_kernel);
       advice = "Its heaviest backward kernel is `" + ShortKernelName(top_kernel) + "` (" + Percent(top_ns / u.bwd) +
-               " of the backward). " + KernelAdvice(ClassifyKernel(top_kernel), top_kernel, fw);
+               " of the backward). " + KernelAdvice(kind, top_kernel, fw);
+    }
     else if (compiled)
       continue;  // a compiled region with nothing inside to judge it by
     else
