@@ -390,14 +390,7 @@ def gluon_paced(run1, run2, strata, rate):
                 path, val = sp[(ri, d, s)]
                 truth = sp[(ri, "loop", s)][1]
                 per_iter = c * (val["consumer_loop"]["records"] - truth["consumer_loop"]["records"]) / iters[s]
-                costs = (f"wait_kv={per_iter:.3f},wait_slot={per_iter:.3f},consumer_loop={a['consumer_loop']:.3f},"
-                         f"producer_loop={a['producer_loop']:.3f}")
-                t = json.loads(cli(strata, ["regions", "--proton", path, "--format", "json", "--cycles-per-ns", repr(rate),
-                                            "--start-cost", costs]).stdout)
-                rep = {}
-                for iv in t["intervals"]:
-                    if iv.get("name") in LOOPS:
-                        rep.setdefault(iv["name"], []).append((iv["end_ns"] - iv["start_ns"]) * rate)
+                rep = paced_loop_spans(strata, path, rate, per_iter, a)
                 for n in LOOPS:
                     e = statistics.mean(rep[n]) / truth[n]["span"] - 1
                     raw = val[n]["span"] / truth[n]["span"] - 1
@@ -409,6 +402,20 @@ def gluon_paced(run1, run2, strata, rate):
         print(f"Gluon, paced model on run 2 ({len(held)} loop kinds): mean |error| {100 * statistics.mean(held):.2f}%, "
               f"max {100 * max(held):.2f}%, {sum(x <= 0.02 for x in held)}/{len(held)} within 2%")
     save({"c": c, "a": a, "rows": out}, "gluon_paced.json")
+
+
+def paced_loop_spans(strata, path, rate, per_iter, a):
+    """The trace replayed with the paced model (per_iter cycles on each step's waits, a[loop] on
+    each loop's start) through strata regions --start-cost: each loop's replayed spans (cycles)."""
+    costs = (f"wait_kv={per_iter:.3f},wait_slot={per_iter:.3f},consumer_loop={a['consumer_loop']:.3f},"
+             f"producer_loop={a['producer_loop']:.3f}")
+    t = json.loads(cli(strata, ["regions", "--proton", path, "--format", "json", "--cycles-per-ns", repr(rate),
+                                "--start-cost", costs]).stdout)
+    rep = {}
+    for iv in t["intervals"]:
+        if iv.get("name") in LOOPS:
+            rep.setdefault(iv["name"], []).append((iv["end_ns"] - iv["start_ns"]) * rate)
+    return rep
 
 
 def trace_in(run, sub, density, shape, tmp):
@@ -452,14 +459,7 @@ def replay_paced(strata, run, sub, rate, tmp, c, a, label):
                 continue
             val, truth = gluon_spans(strata, path, rate)[0], gluon_spans(strata, lp, rate)[0]
             per_iter = c * (val["consumer_loop"]["records"] - truth["consumer_loop"]["records"]) / (int(shp[1:]) // 64)
-            costs = (f"wait_kv={per_iter:.3f},wait_slot={per_iter:.3f},consumer_loop={a['consumer_loop']:.3f},"
-                     f"producer_loop={a['producer_loop']:.3f}")
-            t = json.loads(cli(strata, ["regions", "--proton", path, "--format", "json", "--cycles-per-ns", repr(rate),
-                                        "--start-cost", costs]).stdout)
-            rep = {}
-            for iv in t["intervals"]:
-                if iv.get("name") in LOOPS:
-                    rep.setdefault(iv["name"], []).append((iv["end_ns"] - iv["start_ns"]) * rate)
+            rep = paced_loop_spans(strata, path, rate, per_iter, a)
             for n in LOOPS:
                 e = statistics.mean(rep[n]) / truth[n]["span"] - 1
                 errs.append((shp, e))
