@@ -57,6 +57,7 @@ struct RunOptions {
   bool wait_ready = false;
   std::vector<std::string> record_args;  // extra `strata record` options
   std::function<void(pid_t leader, int master)> after_ready;
+  int deadline_s = 60;  // the run is killed (and the test fails) past this
 };
 
 inline std::string TempProfilePath(const std::string& name) {
@@ -143,10 +144,10 @@ inline RecordedRun RunProgram(const std::vector<std::string>& argv, const RunOpt
   bool exited = false;
   // A run that outlives this is a failure (e.g. a target orphaned by a dead strata record):
   // the group is killed so the test ends.
-  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(opt.deadline_s);
   for (;;) {
     if (!exited && std::chrono::steady_clock::now() > deadline) {
-      ADD_FAILURE() << "run of " << args.back() << " did not end within 60 s";
+      ADD_FAILURE() << "run of " << args.back() << " did not end within " << opt.deadline_s << " s";
       kill(-pid, SIGKILL);
       deadline = std::chrono::steady_clock::now() + std::chrono::hours(1);
     }

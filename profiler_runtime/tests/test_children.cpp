@@ -88,6 +88,9 @@ TEST(Children, ShellCommandSubstitutionsFinish) {
   const std::string script = "for i in $(seq 25); do bash -c '" + inner + "'; done | sort | uniq -c";
   RunOptions opt;
   opt.record_args = {"--period-ms", "1"};
+  // About 1,000 processes: 30-60 s on a loaded 2-core machine. A hang is the script's own
+  // timeout (exit 124), so the harness waits past it.
+  opt.deadline_s = 170;
   RecordedRun r = Compare({"/usr/bin/timeout", "150", "/bin/bash", "-c", script}, opt, "substitutions");
   EXPECT_EQ(UserCode(r), 0) << r.strata_lines;
   EXPECT_NE(r.output.find("25 ok"), std::string::npos) << r.output;

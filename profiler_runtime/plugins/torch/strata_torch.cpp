@@ -4,8 +4,8 @@
 // operators, RECORD_FUNCTION scopes such as "autograd::engine::evaluate_function: X") and the
 // BACKWARD_FUNCTION scope (autograd nodes, e.g. AddmmBackward0), and reports entries and exits
 // to the runtime's per-thread operator stack (src/ops/op_abi.h):
-//   - name: interned once per name (a per-thread cache keyed by the name pointer, checked by
-//     content, so the per-call strings of backward nodes are safe);
+//   - name: interned once per name (a per-thread cache keyed by the name's content: backward
+//     nodes name themselves with a new string at every call);
 //   - sp/key: the address of the RecordFunction guard, a local of the frame that owns the
 //     operator's scope (the dispatcher's call, the node's operator()); the runtime places the
 //     operator frame below the native frames above that address;
@@ -47,33 +47,39 @@ at::CallbackHandle g_handle = 0;
 constexpr char kEngine[] = "autograd::engine::evaluate_function: ";
 
 struct NameEntry {
-  const char* ptr;
+  uint64_t hash;
   uint32_t id;
   uint32_t flags;
+  uint32_t len;
   bool comm;  // a c10d:: operator: where a collective is issued
-  char copy[64];
+  char copy[96];
 };
 thread_local NameEntry t_names[256];
 
 constexpr char kComm[] = "c10d::";
 
+// Keyed by content, not by pointer: a backward node's name is a new string at every call, and
+// a miss interns under the runtime's lock (a std::string, a hash map) at every backward call.
 uint32_t NameId(const char* name, uint32_t* flags, bool* comm) {
-  NameEntry& e = t_names[(reinterpret_cast<uintptr_t>(name) >> 3) & 255];
-  if (e.ptr == name && strncmp(e.copy, name, sizeof(e.copy)) == 0) {
+  uint64_t h = 0xcbf29ce484222325ull;
+  size_t len = 0;
+  for (; name[len]; ++len) h = (h ^ uint8_t(name[len])) * 0x100000001b3ull;
+  NameEntry& e = t_names[(h ^ (h >> 32)) & 255];
+  if (e.hash == h && e.len == len && memcmp(e.copy, name, len) == 0) {
     *flags = e.flags;
     *comm = e.comm;
     return e.id;
   }
   *comm = strncmp(name, kComm, sizeof(kComm) - 1) == 0;
-  size_t len = strlen(name);
   uint32_t id = g_api.intern(name, len);
   uint32_t f = strncmp(name, kEngine, sizeof(kEngine) - 1) == 0 ? uint32_t(STRATA_OP_ENGINE_WRAPPER) : 0u;
   if (len < sizeof(e.copy)) {
-    e.ptr = name;
+    e.hash = h;
+    e.len = uint32_t(len);
     e.id = id;
     e.flags = f;
     e.comm = *comm;
-    memcpy(e.copy, name, len + 1);
+    memcpy(e.copy, name, len);
   }
   *flags = f;
   return id;

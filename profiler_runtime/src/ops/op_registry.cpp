@@ -87,7 +87,11 @@ std::string StatusLine() {
     return std::string(buf);
   };
   if (uint64_t n = c.entry_traces.load()) s += "; entry traces " + std::to_string(n) + ", " + each(c.entry_ns.load(), n) + " us each";
-  if (uint64_t n = c.contexts.load()) s += "; contexts " + std::to_string(n) + ", " + each(c.context_ns.load(), n) + " us each";
+  if (uint64_t n = c.contexts.load()) {
+    s += "; contexts " + std::to_string(n) + ", " + each(c.context_ns.load(), n) + " us each";
+    if (uint64_t h = c.context_hits.load()) s += " (" + std::to_string(h) + " from the cache)";
+    if (uint64_t d = c.context_mismatches.load()) s += ", " + std::to_string(d) + " cached contexts differed";
+  }
   return s;
 }
 

@@ -31,6 +31,8 @@ struct Counters {
   std::atomic<uint64_t> entry_ns{0};
   std::atomic<uint64_t> contexts{0};
   std::atomic<uint64_t> context_ns{0};
+  std::atomic<uint64_t> context_hits{0};        // contexts copied from the per-thread cache
+  std::atomic<uint64_t> context_mismatches{0};  // verify mode: cached ones that differed
 };
 Counters& GetCounters();
 
