@@ -11,7 +11,7 @@ with torch.profiler in a plain process). The profile's meta `operators` and `sam
 what the runtime itself timed.
 
 usage: bench/operator_cost.py [--build build] [--runtime NAME=LIB ...] [--python /usr/bin/python3]
-                              [--workload infer,train] [--rounds 7] [--iters 3000] [--record]
+                              [--workload infer,train,tv-mobilenet_v3_small-infer,tv-resnet18-train] [--rounds 7] [--iters 3000] [--record]
 """
 import argparse
 import os
@@ -27,21 +27,34 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 # infer: a 2-layer MLP block under no_grad (the decoding shape). train: the same block with
 # autograd, backward and an SGD step (every forward operator makes an autograd node).
+# tv-NAME-infer / tv-NAME-train: a torchvision model (python3-torchvision) at batch 1 / 2, 32x32.
 WORKLOAD = r'''
 import sys, time, torch, torch.nn as nn
 torch.set_num_threads(1)
 kind, iters = sys.argv[1], int(sys.argv[2])
 torch.manual_seed(0)
-m = nn.Sequential(nn.Linear(16, 32), nn.GELU(), nn.LayerNorm(32), nn.Linear(32, 16))
-x = torch.randn(4, 16)
+model = kind.startswith("tv-")
+if model:
+    # A torchvision model nobody here wrote (random weights), at a small input: dispatch-bound.
+    import torchvision
+    name, mode = kind[3:].rsplit("-", 1)
+    m = getattr(torchvision.models, name)(weights=None)
+    x = torch.randn(1 if mode == "infer" else 2, 3, 32, 32)
+    m.train(mode == "train")
+    kind = mode
+    loss_of = lambda y: y.float().pow(2).mean()
+else:
+    m = nn.Sequential(nn.Linear(16, 32), nn.GELU(), nn.LayerNorm(32), nn.Linear(32, 16))
+    x = torch.randn(4, 16)
+    loss_of = lambda y: (y - x).pow(2).mean()
 opt = torch.optim.SGD(m.parameters(), lr=1e-3)
 def step():
     if kind == "infer":
         with torch.no_grad():
             y = m(x)
-            return (y + x).relu().sum()
+            return y.relu().sum()
     opt.zero_grad(set_to_none=True)
-    loss = (m(x) - x).pow(2).mean()
+    loss = loss_of(m(x))
     loss.backward()
     opt.step()
     return loss
@@ -51,7 +64,7 @@ if len(sys.argv) > 3 and sys.argv[3] == "count":
         step()
     print("ops", len(prof.function_events))
     sys.exit(0)
-for _ in range(200): step()
+for _ in range(20 if model else 200): step()
 times = []
 for _ in range(iters):
     t = time.perf_counter_ns(); step(); times.append(time.perf_counter_ns() - t)
@@ -121,7 +134,7 @@ def main():
         for r in range(a.rounds):
             order = configs[r % len(configs):] + configs[:r % len(configs)]
             for name, pre, env in order:
-                t, meta = run(a.python, pre, env, kind, a.iters)
+                t, meta = run(a.python, pre, env, kind, a.iters // 20 if kind.startswith("tv-") else a.iters)
                 res[name].append(t)
                 metas[name] = meta or metas[name]
         base = res["plain"]
