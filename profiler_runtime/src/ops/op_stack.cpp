@@ -258,6 +258,7 @@ bool PythonContextUntimed(OpStack* s) {
   }
   if (hit && ContextCacheMode() == CtxCacheMode::kOn) {
     memcpy(s->ctx, hit->words, sizeof(uint64_t) * size_t(hit->n));
+    Fence();  // the handler reads ctx once ctx_n counts it
     s->ctx_n = hit->n;
     GetCounters().context_hits.fetch_add(1, std::memory_order_relaxed);
     return true;
@@ -281,6 +282,7 @@ bool PythonContextUntimed(OpStack* s) {
   int p = 0, n = 0;
   while (p < m && !IsPyFrameWord(words[p])) ++p;
   for (int i = p; i < m && n < kMaxCtx; ++i) s->ctx[n++] = words[i];
+  Fence();
   s->ctx_n = n;
   if (hit) {  // verify: the cached context against the one just taken
     GetCounters().context_hits.fetch_add(1, std::memory_order_relaxed);
@@ -341,6 +343,7 @@ bool EnsureContext(OpStack* s) {
     while (i < npcs && sps[i] <= s->e[0].sp) ++i;
     for (; i < npcs && n < kMaxCtx; ++i) s->ctx[n++] = pcs[i];
   }
+  Fence();
   s->ctx_n = n;
   return true;
 }

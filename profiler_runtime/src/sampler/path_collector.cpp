@@ -155,6 +155,44 @@ CollectedPath CollectPath(ucontext_t* uc, ThreadSlot* slot, int skip, uint64_t* 
     }
   }
 
+  // The handler inside an operator whose rootward part is known already: a backward operator's
+  // adopted forward path (a full path is cut there anyway), or the context its outermost
+  // operator took (the same Python frames, interned). The walk stops at the operator's scope
+  // instead of going on through the interpreter to the root: with distributions' libunwind
+  // every frame costs two system calls. Python run from inside the operator, or a walk that
+  // does not get there, takes the full path.
+  if (uc && have_ops && !t_loader_busy && marks.e[marks.lowest].sp) {
+    const bool adopted = marks.tail != nullptr;
+    const int ctx_n = os->ctx_n;
+    std::atomic_signal_fence(std::memory_order_seq_cst);
+    if (!adopted && marks.lowest == 0 && ctx_n > 0) {
+      marks.tail = os->ctx;
+      marks.tail_n = ctx_n;
+    }
+    if (marks.tail && marks.tail_n > 0) {
+      const uint64_t stop = marks.e[marks.lowest].sp;
+      npcs = unwind::FromSignalContextToSp(uc, pcs, sps, kMaxDepth, stop, &failed);
+      bool python_inside = false;
+      for (int i = 0; i < npcs; ++i) python_inside |= pcs[i] >= eval_begin && pcs[i] < eval_end;
+      if (!failed && !python_inside && npcs > 0 && sps[npcs - 1] > stop) {
+        r.depth = MergeStacks(pcs, sps, npcs, eval_begin, eval_end, nullptr, true, &marks, out, max);
+        MarkFullPath(&r, out, max);
+        if (!adopted && python::OnMainThread()) {  // the main thread's line, as the full path publishes it
+          uint64_t py[python::kMainStackMax];
+          int k = 0;
+          for (int i = 0; i < r.depth && k < python::kMainStackMax; ++i)
+            if (IsPyFrameWord(out[i])) py[k++] = out[i];
+          python::PublishIfMain(py, k);
+        }
+        return r;
+      }
+    }
+    if (!adopted) {
+      marks.tail = nullptr;
+      marks.tail_n = 0;
+    }
+    failed = false;
+  }
   if (uc && t_loader_busy) {
     pcs[0] = unwind::InterruptedPc(uc);
     sps[0] = 0;

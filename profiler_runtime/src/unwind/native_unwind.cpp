@@ -40,7 +40,9 @@ bool CachePerThread() { return g_cache_per_thread; }
 uint64_t InterruptedPc(const ucontext_t* uc) { return uint64_t(uc->uc_mcontext.gregs[REG_RIP]); }
 
 namespace {
-int Walk(unw_cursor_t* cursor, uint64_t* pcs, uint64_t* sps, int max, int skip, bool first_is_pc, bool* failed) {
+// stop_sp: the walk ends after the first frame whose SP is above it (0: at the root).
+int Walk(unw_cursor_t* cursor, uint64_t* pcs, uint64_t* sps, int max, int skip, bool first_is_pc, bool* failed,
+         uint64_t stop_sp = 0) {
   int n = 0;
   bool first = true;
   for (;;) {
@@ -53,6 +55,7 @@ int Walk(unw_cursor_t* cursor, uint64_t* pcs, uint64_t* sps, int max, int skip, 
       if (n >= max) break;
       sps ? (void)(sps[n] = uint64_t(sp)) : (void)0;
       pcs[n++] = (first && first_is_pc) ? uint64_t(ip) : uint64_t(ip) - 1;
+      if (stop_sp && uint64_t(sp) > stop_sp) break;
     }
     first = false;
     int rc = unw_step(cursor);
@@ -106,6 +109,17 @@ int FromSignalContext(ucontext_t* uc, uint64_t* pcs, uint64_t* sps, int max, boo
     return 1;
   }
   return Walk(&cursor, pcs, sps, max, 0, true, failed);
+}
+
+int FromSignalContextToSp(ucontext_t* uc, uint64_t* pcs, uint64_t* sps, int max, uint64_t stop_sp, bool* failed) {
+  *failed = false;
+  if (max <= 0) return 0;
+  unw_cursor_t cursor;
+  if (unw_init_local2(&cursor, reinterpret_cast<unw_context_t*>(uc), UNW_INIT_SIGNAL_FRAME) != 0) {
+    *failed = true;
+    return 0;
+  }
+  return Walk(&cursor, pcs, sps, max, 0, true, failed, stop_sp);
 }
 
 int FromCurrentContext(uint64_t* pcs, uint64_t* sps, int max, int skip, bool* failed) {

@@ -25,6 +25,10 @@ bool CachePerThread();
 // never), falling back to the walk when the interrupted PC is not found in it.
 int FromSignalContext(ucontext_t* uc, uint64_t* pcs, uint64_t* sps, int max, bool* failed);
 
+// The walk with SPs from the interrupted context, ending after the first frame whose SP is
+// above stop_sp (a caller of the operator whose scope lives there), or at the root.
+int FromSignalContextToSp(ucontext_t* uc, uint64_t* pcs, uint64_t* sps, int max, uint64_t stop_sp, bool* failed);
+
 // The same for the calling thread's own stack, from normal code (a CUDA launch callback, an
 // operator entry). The first `skip` frames (the caller's own helpers) are left out.
 int FromCurrentContext(uint64_t* pcs, uint64_t* sps, int max, int skip, bool* failed);
