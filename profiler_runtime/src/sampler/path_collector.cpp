@@ -43,6 +43,13 @@ int WalkToSp(uint64_t* pcs, uint64_t* sps, int max, int skip, uint64_t stop_sp, 
   return n;
 }
 
+// Whether an eval-loop frame (Python run from inside an operator) is among the PCs.
+bool PythonInside(const uint64_t* pcs, int n, uint64_t eval_begin, uint64_t eval_end) {
+  for (int i = 0; i < n; ++i)
+    if (pcs[i] >= eval_begin && pcs[i] < eval_end) return true;
+  return false;
+}
+
 // A consistent copy of the thread's operator marks (the handler interrupts its own thread, so
 // the stack cannot change under it; from normal code it is the caller's own thread too).
 bool ReadMarks(const ops::OpStack* s, OpMarks* m) {
@@ -95,11 +102,9 @@ CollectedPath CollectPath(ucontext_t* uc, ThreadSlot* slot, int skip, uint64_t* 
     int i = npcs - 1, j = os->entry_n - 1;
     while (i >= 0 && j >= 0 && pcs[i] == os->entry[j]) --i, --j;
     int cut = i + 1;
-    bool python_inside = false;
-    for (int q = 0; q < cut; ++q) python_inside |= pcs[q] >= eval_begin && pcs[q] < eval_end;
     const uint64_t* below = pcs;
     int nbelow = cut;
-    bool located = !python_inside && cut < npcs;
+    bool located = cut < npcs && !PythonInside(pcs, cut, eval_begin, eval_end);
     // Nested operators: the frames between them are dispatcher glue that every other path drops
     // (merge.h), so only the frames inside the innermost operator stay; its scope address finds
     // them with a walk by SPs that ends there, much shorter than one down to the outermost.
@@ -139,9 +144,8 @@ CollectedPath CollectPath(ucontext_t* uc, ThreadSlot* slot, int skip, uint64_t* 
     }
     if (marks.tail && marks.tail_n > 0) {
       npcs = WalkToSp(pcs, sps, kMaxDepth, skip + 1, marks.e[marks.lowest].sp, &failed);
-      bool python_inside = false;  // Python called from inside an operator: take the full path
-      for (int i = 0; i < npcs; ++i) python_inside |= pcs[i] >= eval_begin && pcs[i] < eval_end;
-      if (!python_inside) {
+      // Python called from inside an operator: take the full path.
+      if (!PythonInside(pcs, npcs, eval_begin, eval_end)) {
         if (failed) r.flags |= kSampleUnwindFailed;
         r.depth = MergeStacks(pcs, sps, npcs, eval_begin, eval_end, nullptr, !failed, &marks, out, max,
                               failed ? CutWord(kCutUnwindFailed) : 0);
@@ -172,13 +176,11 @@ CollectedPath CollectPath(ucontext_t* uc, ThreadSlot* slot, int skip, uint64_t* 
     if (marks.tail && marks.tail_n > 0) {
       const uint64_t stop = marks.e[marks.lowest].sp;
       npcs = unwind::FromSignalContextToSp(uc, pcs, sps, kMaxDepth, stop, &failed);
-      bool python_inside = false;
-      for (int i = 0; i < npcs; ++i) python_inside |= pcs[i] >= eval_begin && pcs[i] < eval_end;
-      if (!failed && !python_inside && npcs > 0 && sps[npcs - 1] > stop) {
+      if (!failed && npcs > 0 && sps[npcs - 1] > stop && !PythonInside(pcs, npcs, eval_begin, eval_end)) {
         r.depth = MergeStacks(pcs, sps, npcs, eval_begin, eval_end, nullptr, true, &marks, out, max);
         MarkFullPath(&r, out, max);
         if (!adopted && python::OnMainThread()) {  // the main thread's line, as the full path publishes it
-          uint64_t py[python::kMainStackMax];
+          uint64_t* py = sps;  // no longer needed; kMaxDepth >= kMainStackMax
           int k = 0;
           for (int i = 0; i < r.depth && k < python::kMainStackMax; ++i)
             if (IsPyFrameWord(out[i])) py[k++] = out[i];
