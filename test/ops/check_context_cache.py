@@ -7,25 +7,17 @@ check_ops.py run on the default (cache on) recording.
 usage: check_context_cache.py STRATA WORKDIR TORCH_MODEL_PY"""
 import os
 import re
-import subprocess
 import sys
+
+from operators_meta import record_operators_line
 
 
 def main():
     strata, workdir, model = sys.argv[1:4]
     os.makedirs(workdir, exist_ok=True)
-    out = os.path.join(workdir, "ops-context-cache.strata")
-    if os.path.exists(out):
-        os.unlink(out)
-    env = dict(os.environ, STRATA_OP_CONTEXT_CACHE="verify")
-    rec = subprocess.run([strata, "record", "-o", out, "--", "/usr/bin/python3", model, "2"],
-                         capture_output=True, text=True, env=env)
-    if rec.returncode != 0 or not os.path.exists(out):
-        raise SystemExit(f"record failed ({rec.returncode}): {rec.stderr.strip()[-2000:]}")
-    rep = subprocess.run([strata, "report", out, "--limit", "1"], capture_output=True, text=True)
-    status = next((l.split(":", 1)[1].strip() for l in rep.stdout.splitlines()
-                   if l.strip().startswith("operators:")), "")
-    print(f"meta operators: {status}")
+    status = record_operators_line(strata, os.path.join(workdir, "ops-context-cache.strata"),
+                                   ["/usr/bin/python3", model, "2"],
+                                   env=dict(os.environ, STRATA_OP_CONTEXT_CACHE="verify"))
     contexts = re.search(r"contexts (\d+), [\d.]+ us each \((\d+) from the cache\)", status)
     if not contexts:
         raise SystemExit("FAIL: no contexts from the cache in meta operators")

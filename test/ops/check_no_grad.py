@@ -7,8 +7,9 @@ construction (outside no_grad) stored with an autograd sequence, against 6,000 i
 usage: check_no_grad.py STRATA WORKDIR"""
 import os
 import re
-import subprocess
 import sys
+
+from operators_meta import record_operators_line
 
 PROGRAM = """
 import torch
@@ -24,17 +25,8 @@ print(float(y))
 def main():
     strata, workdir = sys.argv[1:3]
     os.makedirs(workdir, exist_ok=True)
-    out = os.path.join(workdir, "ops-no-grad.strata")
-    if os.path.exists(out):
-        os.unlink(out)
-    rec = subprocess.run([strata, "record", "-o", out, "--", "/usr/bin/python3", "-c", PROGRAM],
-                         capture_output=True, text=True)
-    if rec.returncode != 0 or not os.path.exists(out):
-        raise SystemExit(f"record failed ({rec.returncode}): {rec.stderr.strip()[-2000:]}")
-    rep = subprocess.run([strata, "report", out, "--limit", "1"], capture_output=True, text=True)
-    status = next((l.split(":", 1)[1].strip() for l in rep.stdout.splitlines()
-                   if l.strip().startswith("operators:")), "")
-    print(f"meta operators: {status}")
+    status = record_operators_line(strata, os.path.join(workdir, "ops-no-grad.strata"),
+                                   ["/usr/bin/python3", "-c", PROGRAM])
     calls = re.search(r"(\d+) operator calls", status)
     forward = re.search(r"(\d+) forward with autograd sequence", status)
     if not status.startswith("recorded:") or not calls or int(calls.group(1)) < 2000:
