@@ -60,10 +60,25 @@ constexpr char kComm[] = "c10d::";
 
 // Keyed by content, not by pointer: a backward node's name is a new string at every call, and
 // a miss interns under the runtime's lock (a std::string, a hash map) at every backward call.
+// The key reads three 8-byte words of the name (its start, middle and end: names share prefixes
+// such as "aten::" and "autograd::engine::evaluate_function: ") and its length, not every byte:
+// an entry is checked against the whole name anyway.
+uint64_t NameKey(const char* name, size_t len) {
+  uint64_t a = 0, b = 0, c = 0;
+  if (len >= 8) {
+    memcpy(&a, name, 8);
+    memcpy(&b, name + len / 2 - 4, 8);
+    memcpy(&c, name + len - 8, 8);
+  } else {
+    memcpy(&a, name, len);
+  }
+  uint64_t h = (a * 0x9E3779B97F4A7C15ull) ^ (b * 0xC2B2AE3D27D4EB4Full) ^ (c * 0x165667B19E3779F9ull) ^ len;
+  return h ^ (h >> 29);
+}
+
 uint32_t NameId(const char* name, uint32_t* flags, bool* comm) {
-  uint64_t h = 0xcbf29ce484222325ull;
-  size_t len = 0;
-  for (; name[len]; ++len) h = (h ^ uint8_t(name[len])) * 0x100000001b3ull;
+  const size_t len = strlen(name);
+  const uint64_t h = NameKey(name, len);
   NameEntry& e = t_names[(h ^ (h >> 32)) & 255];
   if (e.hash == h && e.len == len && memcmp(e.copy, name, len) == 0) {
     *flags = e.flags;
