@@ -205,8 +205,9 @@ bool PythonContext(OpStack* s) {
 // forward's path): a native trace, a Python walk with line tables and a merge, 7-8 us each on a
 // 2-core VM. The same Python frames (frame, code, instruction: python::StackKey) with the
 // operator's scope at the same stack address are the same call path, so the same context.
-// Per thread, direct-mapped, mapped on first use. STRATA_OP_CONTEXT_CACHE=0: off; =verify: every
-// hit is also taken in full and compared (meta counts the differences).
+// Per thread slot, direct-mapped, mapped on first use and kept for the slot's next thread (a
+// key of another thread's frames cannot match without the same frames). STRATA_OP_CONTEXT_CACHE=0:
+// off; =verify: every hit is also taken in full and compared (meta counts the differences).
 constexpr uint32_t kCtxEntries = 256;  // power of two
 
 struct CtxEntry {
@@ -227,14 +228,12 @@ CtxCacheMode ContextCacheMode() {
   return mode;
 }
 
-STRATA_TLS CtxEntry* t_ctx_cache = nullptr;
-
-CtxEntry* ContextCache() {
-  if (t_ctx_cache || ContextCacheMode() == CtxCacheMode::kOff) return t_ctx_cache;
+CtxEntry* ContextCache(OpStack* s) {
+  if (s->ctx_cache || ContextCacheMode() == CtxCacheMode::kOff) return static_cast<CtxEntry*>(s->ctx_cache);
   void* m = mmap(nullptr, sizeof(CtxEntry) * kCtxEntries, PROT_READ | PROT_WRITE,
                  MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-  if (m != MAP_FAILED) t_ctx_cache = static_cast<CtxEntry*>(m);
-  return t_ctx_cache;
+  if (m != MAP_FAILED) s->ctx_cache = m;
+  return static_cast<CtxEntry*>(s->ctx_cache);
 }
 
 uint64_t ContextKey(const python::Runtime* py, const OpStack* s) {
@@ -249,7 +248,7 @@ bool PythonContextUntimed(OpStack* s) {
   uint64_t words[kMaxDepth];
   bool failed = false;
   const python::Runtime* py = python::Current();
-  CtxEntry* cache = py ? ContextCache() : nullptr;
+  CtxEntry* cache = py ? ContextCache(s) : nullptr;
   const uint64_t key = cache ? ContextKey(py, s) : 0;
   CtxEntry* hit = nullptr;
   if (key) {

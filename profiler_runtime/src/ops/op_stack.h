@@ -54,6 +54,9 @@ struct OpStack {
   uint64_t entry[kMaxEntry];
   pid_t tid;
   ThreadSlot* slot;
+  // Owner only: contexts by call path (op_stack.cpp), mapped on first use and kept with the
+  // slot, so a program that starts threads without end maps at most one per slot.
+  void* ctx_cache;
 };
 
 // Handler-safe: this thread's stack, or nullptr when it never ran an operator.
