@@ -39,7 +39,10 @@ describe('Strata IDE integration (code-server)', { timeout: 600_000 }, () => {
       configurations: [
         // 200 steps: each of the example's two hot spots holds well over the hotspot rule's ten
         // sampling periods of CPU time on a fast CPU (60 steps held ~100 ms and lost findings).
-        { type: 'strata', request: 'launch', name: 'Profile train loop', program: '${workspaceFolder}/train_loop.py', args: ['200'] },
+        // The interpreter itself, not a launcher on PATH: pyenv's shim scripts fork shell helpers
+        // that, on a machine with slow system calls, take a sample each and leave a profile of
+        // their own, and the view's rows then hide the older profile this test looks for.
+        { type: 'strata', request: 'launch', name: 'Profile train loop', program: '${workspaceFolder}/train_loop.py', args: ['200'], python: '/usr/bin/python3' },
         { type: 'strata', request: 'launch', name: 'Missing program', program: '${workspaceFolder}/no_such_script.py' },
         { type: 'strata', request: 'launch', name: 'Missing interpreter', program: '${workspaceFolder}/train_loop.py', python: '/opt/no-python/bin/python3' },
       ],
