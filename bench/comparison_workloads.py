@@ -1,12 +1,21 @@
 """The workloads of bench/profiler_comparison.py, one process each, timed under one profiler.
-usage: comparison_workloads.py WORKLOAD PROFILER STEPS TRACE_DIR
+usage: comparison_workloads.py WORKLOAD PROFILER STEPS TRACE_DIR [PAIRS]
 WORKLOAD: resnet50-train | gpt2-train | gpt2-decode | tiny-kernels | jax-train
 PROFILER: none (also what Strata runs under: it is preloaded by the parent) | torch-profiler |
-          torch-profiler-stacks | proton
+          torch-profiler-stacks | proton | ab | ab-cupti
 Runs warm-up steps, then STEPS timed steps with the profiler active from the first warm-up step
 to the end (as a user profiles a run), then writes the profiler's trace into TRACE_DIR (what a
 user pays to get it). Prints one JSON line: the median step time (per token for gpt2-decode) and
-the seconds the trace took to write."""
+the seconds the trace took to write.
+The two "ab" modes time collection switched on and off inside one process, because separate
+processes on the lent machine differ by more than the costs measured: after the warm-up, PAIRS
+(default 6) pairs of blocks of STEPS steps, "off" then "on"; the first pair is a warm-up of the
+"on" state and is left out. "ab": "on" is a cudaProfilerStart..Stop range (Strata preloaded with
+STRATA_CAPTURE_RANGE=cudaProfilerApi collects only there; without a profiler the calls do
+nothing, which shows what the alternation itself does). "ab-cupti": CUPTI's own floor, no Strata:
+"on" is libcupti attached with the activity kinds Strata records by default (kernel, memcpy,
+memset) into buffers, "off" is after cuptiFinalize (bench/cupti_floor.py drives it). Prints the
+median step of each state and the median over pairs of on / off."""
 import json
 import os
 import statistics
@@ -106,10 +115,86 @@ WORKLOADS = {"resnet50-train": resnet50_train, "gpt2-train": gpt2_train, "gpt2-d
              "tiny-kernels": tiny_kernels, "jax-train": jax_train}
 
 
+class ProfilerRange:
+    """cudaProfilerStart / Stop (cuProfilerStart / Stop for JAX, which has no torch), looked up in
+    the process's global scope so that a preloaded runtime's interposer is the one called."""
+
+    def __init__(self, jax):
+        self.jax = jax
+        if jax:
+            # The start through the global scope (a preloaded runtime's interposer), else the
+            # driver's; the stop from the driver, which the runtime does not interpose.
+            import ctypes
+            driver = ctypes.CDLL("libcuda.so.1")
+            start = getattr(ctypes.CDLL(None), "cuProfilerStart", None) or driver.cuProfilerStart
+            self.calls = (start, driver.cuProfilerStop)
+        else:
+            import torch
+            self.calls = (torch.cuda.profiler.start, torch.cuda.profiler.stop)
+
+    def switch(self, on):
+        call = self.calls[0 if on else 1]
+        if call is not None:
+            call()
+
+
+class CuptiFloor:
+    """CUPTI attached with Strata's default activity kinds ("on") or finalized ("off")."""
+
+    def __init__(self, sync):
+        sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+        import cupti_floor
+        self.cupti = cupti_floor.Cupti(cupti_floor.find_cupti(os.environ.get("CUPTI_LIBRARY")), ["kernel", "memcpy", "memset"])
+        self.sync = sync
+
+    def switch(self, on):
+        self.sync()
+        if on:
+            self.cupti.attach()
+            self.cupti.enable(True)
+        else:
+            self.cupti.enable(False)
+            self.cupti.check("cuptiActivityFlushAll", self.cupti.lib.cuptiActivityFlushAll(1))
+            self.cupti.check("cuptiFinalize", self.cupti.lib.cuptiFinalize())
+
+
+def alternate(step, sync, per, steps, pairs, switch):
+    """Blocks of steps, off then on; per state the step times of the pairs after the first."""
+    def block():
+        times = []
+        for _ in range(steps):
+            t0 = time.perf_counter()
+            step()
+            sync()
+            times.append((time.perf_counter() - t0) * 1e3 / per)
+        return times
+    off, on, ratios = [], [], []
+    for p in range(pairs):
+        a = block()
+        switch(True)
+        b = block()
+        switch(False)
+        if p == 0:
+            continue
+        off += a
+        on += b
+        ratios.append(statistics.median(b) / statistics.median(a))
+    return {"off_ms": statistics.median(off), "on_ms": statistics.median(on),
+            "on_over_off": statistics.median(ratios), "pair_ratios": [round(r, 4) for r in ratios]}
+
+
 def main():
     workload, profiler, steps, trace_dir = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
     step, per = WORKLOADS[workload]()
     sync = (lambda: None) if workload == "jax-train" else __import__("torch").cuda.synchronize
+    if profiler in ("ab", "ab-cupti"):
+        for _ in range(WARMUP):
+            step()
+            sync()
+        switch = ProfilerRange(workload == "jax-train").switch if profiler == "ab" else CuptiFloor(sync).switch
+        pairs = int(sys.argv[5]) if len(sys.argv) > 5 else 6
+        print(json.dumps(alternate(step, sync, per, steps, pairs, switch)), flush=True)
+        return
     stop = None
     if profiler in ("torch-profiler", "torch-profiler-stacks"):
         import torch

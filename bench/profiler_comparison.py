@@ -9,8 +9,15 @@ for decoding), the peak host RSS of the process (wait4) and the size of what it 
 profile), each also as a ratio to no profiler.
 Separate processes on the lent machine vary by up to x2 in speed (docs/benchmarks.md): read the
 ratios with the unprofiled rounds' own spread, which is printed.
+With --ab the same workloads are timed inside each process instead, collection switched on and
+off in alternating blocks (comparison_workloads.py's "ab" modes): "none" (the alternation
+alone), "strata" (STRATA_CAPTURE_RANGE=cudaProfilerApi: Strata's full GPU collection in the
+"on" blocks; its CPU sampling runs in both), "strata-B" (the same with --runtime-b, e.g. the
+runtime before a change) and "cupti-floor" (CUPTI alone with Strata's activity kinds, no
+Strata). Per configuration: the median over rounds of each process's median on / off.
   python3 bench/profiler_comparison.py --runtime .device/rt-E/libstrata_runtime.so --out DIR
       [--workloads a,b] [--configs a,b] [--rounds 3] [--cpus 2-5] [--record]
+      [--ab [--runtime-b OLD.so] [--pairs 6]]
 (LD_LIBRARY_PATH must reach libunwind; STRATA_CACHE_DIR may hold the operator plugin.)"""
 import argparse
 import json
@@ -36,20 +43,38 @@ CONFIGS = {  # name: (profiler inside the process, Strata's environment or None)
     "strata-sampled-10/100": ("none", {"STRATA_GPU_SAMPLING": "10/100"}),
 }
 TORCH_ONLY = {"torch.profiler", "torch.profiler-stacks", "proton-cupti"}
+# Steps of one block in --ab mode (a block of the launch-bound ones lasts about 0.1-0.6 s).
+AB_STEPS = {"resnet50-train": 8, "gpt2-train": 4, "gpt2-decode": 2, "tiny-kernels": 100, "jax-train": 100}
+RANGE = {"STRATA_CAPTURE_RANGE": "cudaProfilerApi"}
+NO_OPS = {"STRATA_TORCH_BUILD": "0", "STRATA_TORCH_PLUGIN": "/nonexistent"}
+AB_CONFIGS = {
+    "none": ("ab", None),
+    "strata": ("ab", RANGE),
+    "strata-B": ("ab", RANGE),
+    "cupti-floor": ("ab-cupti", None),
+    # Strata's parts added one at a time (where the time goes, per launch):
+    "strata-records": ("ab", {**RANGE, **NO_OPS, "STRATA_GPU_CALLBACKS": "none"}),  # activity records only
+    "strata-callbacks": ("ab", {**RANGE, **NO_OPS, "STRATA_GPU_CALLPATHS": "0"}),  # + API callbacks
+    "strata-paths": ("ab", {**RANGE, **NO_OPS}),  # + call paths at launches; "strata" adds operators
+}
 
 
 def dir_mb(path):
     return sum(os.path.getsize(os.path.join(d, f)) for d, _, fs in os.walk(path) for f in fs) / 1e6
 
 
-def run_once(workload, config, runtime, pin, timeout):
-    profiler, strata_env = CONFIGS[config]
+def run_once(workload, config, runtime, pin, timeout, ab_pairs=0, keep_profile=None):
+    profiler, strata_env = (AB_CONFIGS if ab_pairs else CONFIGS)[config]
     trace_dir = tempfile.mkdtemp(prefix="cmp-")
     env = dict(os.environ, PYTHONUNBUFFERED="1", PYTHONHASHSEED="0")
     if strata_env is not None:
         env.update(strata_env, LD_PRELOAD=runtime, STRATA_OUTPUT=os.path.join(trace_dir, "profile.strata"))
+        # Each runtime builds and keeps its own operator plugin.
+        env["STRATA_CACHE_DIR"] = os.path.join(os.environ.get("STRATA_CACHE_DIR", tempfile.gettempdir()),
+                                               "plugin-" + os.path.basename(os.path.dirname(runtime)))
+    steps = AB_STEPS[workload] if ab_pairs else STEPS[workload]
     cmd = pin + [sys.executable, os.path.join(HERE, "comparison_workloads.py"), workload, profiler,
-                 str(STEPS[workload]), trace_dir]
+                 str(steps), trace_dir] + ([str(ab_pairs)] if ab_pairs else [])
     out_path = os.path.join(trace_dir, "stdout")
     with open(out_path, "w") as out, open(os.path.join(trace_dir, "stderr"), "w") as err:
         p = subprocess.Popen(cmd, env=env, stdout=out, stderr=err)
@@ -67,6 +92,9 @@ def run_once(workload, config, runtime, pin, timeout):
     os.remove(os.path.join(trace_dir, "stderr"))
     result["peak_rss_mb"] = usage.ru_maxrss / 1024
     result["output_mb"] = dir_mb(trace_dir)
+    profile = os.path.join(trace_dir, "profile.strata")
+    if keep_profile and os.path.exists(profile) and os.path.getsize(profile) < (8 << 20):
+        shutil.copy(profile, keep_profile)  # its meta holds the runtime's own timers
     shutil.rmtree(trace_dir, ignore_errors=True)
     return result
 
@@ -81,7 +109,12 @@ def main():
     ap.add_argument("--cpus", help="pin every run to these CPUs (taskset list)")
     ap.add_argument("--timeout", type=int, default=300)
     ap.add_argument("--record", action="store_true", help="append the table to docs/benchmarks.md")
+    ap.add_argument("--ab", action="store_true", help="collection on and off inside each process")
+    ap.add_argument("--pairs", type=int, default=6, help="--ab: off/on pairs a process (the first is left out)")
+    ap.add_argument("--runtime-b", help="--ab: a second runtime, run as strata-B")
     args = ap.parse_args()
+    if args.ab:
+        return main_ab(args)
     configs = [c for c in args.configs.split(",") if c]
     for c in configs:
         if c not in CONFIGS:
@@ -123,6 +156,49 @@ def main():
                 continue
             lines.append(f"| {c} | {t:.2f} | ×{t / base_t:.2f} | {m:.0f} | ×{m / base_m:.2f} | {o:.1f} |"
                          + (f" ({failed} of {len(v)} runs failed)" if failed else ""))
+    print_and_record("\n".join(lines), args.record)
+
+
+def main_ab(args):
+    default = ["none", "strata", "strata-B", "cupti-floor"]
+    configs = [c for c in (args.configs.split(",") if args.configs != ",".join(CONFIGS) else default) if c]
+    if "strata-B" in configs and not args.runtime_b:
+        configs.remove("strata-B")
+    for c in configs:
+        if c not in AB_CONFIGS:
+            raise SystemExit(f"profiler_comparison: unknown --ab configuration {c!r} ({', '.join(AB_CONFIGS)})")
+    os.makedirs(args.out, exist_ok=True)
+    runtimes = {c: os.path.abspath(args.runtime_b if c == "strata-B" else args.runtime) for c in configs}
+    pin = ["taskset", "-c", args.cpus] if args.cpus else []
+    results = {}
+    for w in args.workloads.split(","):
+        if w not in AB_STEPS:
+            raise SystemExit(f"profiler_comparison: unknown workload {w!r} ({', '.join(AB_STEPS)})")
+        runs = {c: [] for c in configs}
+        for r in range(args.rounds):
+            for c in configs:
+                res = run_once(w, c, runtimes[c], pin, args.timeout, args.pairs,
+                               os.path.join(args.out, f"{w}-{c}-{r}.strata"))
+                runs[c].append(res)
+                print(f"{w} round {r} {c}: {json.dumps(res)}", flush=True)
+        results[w] = runs
+        with open(os.path.join(args.out, "profiler_comparison_ab.json"), "w") as f:
+            json.dump(results, f, indent=1)
+    lines = []
+    for w, runs in results.items():
+        lines.append(f"\n{w} ({UNIT.get(w, 'ms/step')}), inside each process: {AB_STEPS[w]} steps a block, "
+                     f"{args.pairs - 1} off/on pairs, {args.rounds} processes a configuration")
+        lines.append("| configuration | off | on | on / off (median of processes) | each process |")
+        lines.append("| --- | --- | --- | --- | --- |")
+        for c, v in runs.items():
+            ok = [x for x in v if "on_over_off" in x]
+            if not ok:
+                lines.append(f"| {c} | failed ({v[-1].get('error', '')[-120:].strip()!r}) | | | |")
+                continue
+            each = ", ".join("×%.3f" % x["on_over_off"] for x in ok)
+            lines.append(f"| {c} | {statistics.median(x['off_ms'] for x in ok):.3f} | {statistics.median(x['on_ms'] for x in ok):.3f} | "
+                         f"×{statistics.median(x['on_over_off'] for x in ok):.3f} | {each} |"
+                         + (f" ({len(v) - len(ok)} of {len(v)} runs failed)" if len(ok) < len(v) else ""))
     print_and_record("\n".join(lines), args.record)
 
 

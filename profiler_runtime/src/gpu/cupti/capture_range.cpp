@@ -53,8 +53,11 @@ bool OnProfilerApi(CuptiSession* s, CUpti_CallbackDomain domain, CUpti_CallbackI
   // Start opens at the call's exit and stop closes at its entry, so neither call itself is
   // recorded (cudaProfilerStart calls cuProfilerStart: the second of each is a no-op).
   if (start && cb->callbackSite == CUPTI_API_EXIT && !s->capture_open.exchange(true)) {
-    if (!s->detach_when_off.load() && g_start_interposed.load() && DetachWanted(s->api)) s->detach_when_off.store(true);
+    // Switched on before detaching is chosen: until now the session was attached with its kinds
+    // and callbacks switched off, which only this switch turns on again (the detaching switch
+    // leaves an attached session as it is, and the first range would record nothing).
     s->SetTracing(true);
+    if (!s->detach_when_off.load() && g_start_interposed.load() && DetachWanted(s->api)) s->detach_when_off.store(true);
     s->capture_ranges.fetch_add(1, std::memory_order_relaxed);
   } else if (stop && cb->callbackSite == CUPTI_API_ENTER && s->capture_open.exchange(false)) {
     s->SetTracing(false);

@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# One device call: what Strata's full GPU collection costs inside each process
+# (bench/profiler_comparison.py --ab: collection switched on and off in alternating blocks),
+# beside CUPTI's own floor (Strata's activity kinds, no Strata) and, with RT_B, another runtime
+# (e.g. the one before a change); plus the host's system-call cost (getpid), which every
+# per-call system call of a runtime pays. Carry .device/ (RT and RT_B folders with
+# libstrata_runtime.so and strata; libunwind8_*.deb).
+#   WORKLOADS=tiny-kernels,gpt2-decode RT=.device/rt-new RT_B=.device/rt-old ROUNDS=2 \
+#     bash bench/overhead_ab_h200.sh "$OUT"
+set -uo pipefail
+OUT="${1:?output folder}"
+RT="${RT:-.device/rt-new}"
+mkdir -p /tmp/strata-unwind && dpkg -x .device/libunwind8_*.deb /tmp/strata-unwind
+export LD_LIBRARY_PATH="/tmp/strata-unwind/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+export STRATA_CACHE_DIR=/tmp/strata-cache PYTHONUNBUFFERED=1
+W="$OUT/ab"; mkdir -p "$W"
+{
+  nvidia-smi --query-gpu=name,driver_version --format=csv,noheader; date -u +%FT%TZ; nproc
+  python3 - <<'PY'
+import os, time
+n = 200000
+def loop(f):
+    t0 = time.perf_counter()
+    for _ in range(n):
+        f()
+    return (time.perf_counter() - t0) / n * 1e9
+base = min(loop(int) for _ in range(3))
+print(f"getpid: {min(loop(os.getpid) for _ in range(3)) - base:.0f} ns a call (Python loop minus an empty call)")
+PY
+} 2>&1 | tee "$W/host.txt"
+b=()
+[ -n "${RT_B:-}" ] && b=(--runtime-b "../$RT_B/libstrata_runtime.so")
+(cd bench && timeout ${AB_SECONDS:-540} python3 profiler_comparison.py --ab --runtime "../$RT/libstrata_runtime.so" "${b[@]}" \
+  --out "$W/runs" --workloads "${WORKLOADS:?}" --rounds "${ROUNDS:-2}" --pairs "${PAIRS:-6}" --cpus 2-5 --timeout 150 \
+  ${CONFIGS:+--configs "$CONFIGS"}) > "$W/ab.txt" 2> "$W/ab.err"
+echo "rc $?" >> "$W/ab.txt"
+tar -C "$OUT" -czf "$OUT/ab.tar.gz" ab
+grep -vE '^\{' "$W/ab.txt" | tail -60
+tail -5 "$W/ab.err"
