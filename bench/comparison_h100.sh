@@ -9,9 +9,7 @@
 set -uo pipefail
 OUT="${1:?output folder}"
 RT="${RT:-.device/rt-H}"
-mkdir -p /tmp/strata-unwind && dpkg -x .device/libunwind8_*.deb /tmp/strata-unwind
-export LD_LIBRARY_PATH="/tmp/strata-unwind/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-export STRATA_CACHE_DIR=/tmp/strata-cache PYTHONUNBUFFERED=1
+source bench/device_env.sh
 W="$OUT/cmp"; mkdir -p "$W"
 { nvidia-smi --query-gpu=name,driver_version --format=csv,noheader; date -u +%FT%TZ; } | tee "$W/host.txt"
 if [ "${VERIFY:-0}" = 1 ]; then

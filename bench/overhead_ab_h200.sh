@@ -10,9 +10,7 @@
 set -uo pipefail
 OUT="${1:?output folder}"
 RT="${RT:-.device/rt-new}"
-mkdir -p /tmp/strata-unwind && dpkg -x .device/libunwind8_*.deb /tmp/strata-unwind
-export LD_LIBRARY_PATH="/tmp/strata-unwind/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-export STRATA_CACHE_DIR=/tmp/strata-cache PYTHONUNBUFFERED=1
+source bench/device_env.sh
 W="$OUT/ab"; mkdir -p "$W"
 {
   nvidia-smi --query-gpu=name,driver_version --format=csv,noheader; date -u +%FT%TZ; nproc

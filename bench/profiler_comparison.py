@@ -99,6 +99,24 @@ def run_once(workload, config, runtime, pin, timeout, ab_pairs=0, keep_profile=N
     return result
 
 
+def run_rounds(args, known, names_for, run, json_name):
+    """Every workload: per round each configuration once, in turn; the runs so far kept as JSON."""
+    results = {}
+    for w in args.workloads.split(","):
+        if w not in known:
+            raise SystemExit(f"profiler_comparison: unknown workload {w!r} ({', '.join(known)})")
+        runs = {c: [] for c in names_for(w)}
+        for r in range(args.rounds):
+            for c in runs:
+                res = run(w, c, r)
+                runs[c].append(res)
+                print(f"{w} round {r} {c}: {json.dumps(res)}", flush=True)
+        results[w] = runs
+        with open(os.path.join(args.out, json_name), "w") as f:
+            json.dump(results, f, indent=1)
+    return results
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--runtime", required=True)
@@ -124,20 +142,8 @@ def main():
     os.makedirs(args.out, exist_ok=True)
     runtime = os.path.abspath(args.runtime)
     pin = ["taskset", "-c", args.cpus] if args.cpus else []
-    results = {}
-    for w in args.workloads.split(","):
-        if w not in STEPS:
-            raise SystemExit(f"profiler_comparison: unknown workload {w!r} ({', '.join(STEPS)})")
-        names = [c for c in configs if not (w == "jax-train" and c in TORCH_ONLY)]
-        runs = {c: [] for c in names}
-        for r in range(args.rounds):
-            for c in names:
-                res = run_once(w, c, runtime, pin, args.timeout)
-                runs[c].append(res)
-                print(f"{w} round {r} {c}: {json.dumps(res)}", flush=True)
-        results[w] = runs
-        with open(os.path.join(args.out, "profiler_comparison.json"), "w") as f:
-            json.dump(results, f, indent=1)
+    results = run_rounds(args, STEPS, lambda w: [c for c in configs if not (w == "jax-train" and c in TORCH_ONLY)],
+                         lambda w, c, r: run_once(w, c, runtime, pin, args.timeout), "profiler_comparison.json")
     lines = []
     for w, runs in results.items():
         def med(c, key):
@@ -170,20 +176,10 @@ def main_ab(args):
     os.makedirs(args.out, exist_ok=True)
     runtimes = {c: os.path.abspath(args.runtime_b if c == "strata-B" else args.runtime) for c in configs}
     pin = ["taskset", "-c", args.cpus] if args.cpus else []
-    results = {}
-    for w in args.workloads.split(","):
-        if w not in AB_STEPS:
-            raise SystemExit(f"profiler_comparison: unknown workload {w!r} ({', '.join(AB_STEPS)})")
-        runs = {c: [] for c in configs}
-        for r in range(args.rounds):
-            for c in configs:
-                res = run_once(w, c, runtimes[c], pin, args.timeout, args.pairs,
-                               os.path.join(args.out, f"{w}-{c}-{r}.strata"))
-                runs[c].append(res)
-                print(f"{w} round {r} {c}: {json.dumps(res)}", flush=True)
-        results[w] = runs
-        with open(os.path.join(args.out, "profiler_comparison_ab.json"), "w") as f:
-            json.dump(results, f, indent=1)
+    results = run_rounds(args, AB_STEPS, lambda w: configs,
+                         lambda w, c, r: run_once(w, c, runtimes[c], pin, args.timeout, args.pairs,
+                                                  os.path.join(args.out, f"{w}-{c}-{r}.strata")),
+                         "profiler_comparison_ab.json")
     lines = []
     for w, runs in results.items():
         lines.append(f"\n{w} ({UNIT.get(w, 'ms/step')}), inside each process: {AB_STEPS[w]} steps a block, "
