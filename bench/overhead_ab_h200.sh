@@ -4,7 +4,7 @@
 # beside CUPTI's own floor (Strata's activity kinds, no Strata) and, with RT_B, another runtime
 # (e.g. the one before a change); plus the host's system-call cost (getpid), which every
 # per-call system call of a runtime pays. Carry .device/ (RT and RT_B folders with
-# libstrata_runtime.so and strata; libunwind8_*.deb).
+# libstrata_runtime.so; libunwind8_*.deb).
 #   WORKLOADS=tiny-kernels,gpt2-decode RT=.device/rt-new RT_B=.device/rt-old ROUNDS=2 \
 #     bash bench/overhead_ab_h200.sh "$OUT"
 set -uo pipefail

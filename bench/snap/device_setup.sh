@@ -5,11 +5,8 @@
 RT="${RT:-.device/rt-B}"
 CLI="$(realpath "$RT/strata")"
 export STRATA_RUNTIME_LIB="$(realpath "$RT/libstrata_runtime.so")"
-if ls .device/libunwind8_*.deb >/dev/null 2>&1; then
-  mkdir -p /tmp/strata-unwind && dpkg -x .device/libunwind8_*.deb /tmp/strata-unwind
-  export LD_LIBRARY_PATH="/tmp/strata-unwind/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-fi
-export STRATA_CACHE_DIR=/tmp/strata-cache PATH="$PATH:/usr/local/cuda/bin"
+. bench/device_env.sh
+export PATH="$PATH:/usr/local/cuda/bin"
 rm -rf "$W"; mkdir -p "$W/fx" "$OUT"
 START=$SECONDS
 left() { echo $(( ${BUDGET_S:-500} - (SECONDS - START) )); }
