@@ -113,6 +113,12 @@ struct ReplayCliOptions {
   bool relocate = false;
   std::string l2 = "restored";      // restored | clean | back-to-back (replay::L2State)
   bool info = false;                // print what the snapshot holds; no GPU needed
+  // Instruments on the replay: the replay runs under `strata record` with these (as
+  // RecordOptions), and the profile goes to `output`.
+  std::string pc_sampling;          // "" off | "continuous" | "serialized"
+  std::string regions;              // "" off | "all" | kernel-name substring
+  std::string output;               // "" = record's default name
+  bool alone = false;               // no wait kernel, no floor kernel: the snapped kernel only
 };
 // 0: outputs match; 3: they differ; 1: no replay (the one-line reason on stderr).
 int RunReplay(const ReplayCliOptions& options);

@@ -219,6 +219,19 @@ int main(int argc, char** argv) {
                          "The L2 a timed launch finds: restored (after the restore copy, default), clean (dirty lines written "
                          "back first), back-to-back (restored once, the previous launch's lines)")
       ->check(CLI::IsMember({"restored", "clean", "back-to-back"}));
+  replay_cmd->add_option("--pc-sampling", rpl.pc_sampling, "PC sampling with stall reasons on the replay, as for record")
+      ->expected(0, 1)
+      ->default_str("continuous")
+      ->check(CLI::IsMember({"continuous", "serialized"}));
+  replay_cmd->add_option("--regions", rpl.regions,
+                         "In-kernel regions of the replayed kernel (built with strata/regions.cuh), as for record")
+      ->expected(0, 1)
+      ->default_str("all");
+  replay_cmd->add_flag("--alone", rpl.alone,
+                       "Launch the snapped kernel only: no wait kernel before each timed launch (times then include the "
+                       "launch latency), no empty kernel for the floor (--pc-sampling and --regions replay so)");
+  replay_cmd->add_option("-o,--output", rpl.output,
+                         "With --pc-sampling or --regions: the replay's profile (default ./strata-<time>.strata)");
 
   TraceOptions trc;
   CLI::App* trace_cmd = app.add_subcommand("trace", "Single-step one warp of a snapped kernel under cuda-gdb (on strata replay): the executed SASS");

@@ -1,5 +1,8 @@
 // strata replay: a snapshot's kernel launched alone, its outputs compared with the snapped ones,
 // its time measured (the engine is native/replay).
+#include <stdlib.h>
+#include <unistd.h>
+
 #include <cstdio>
 #include <string>
 
@@ -64,8 +67,48 @@ int PrintInfo(const std::string& file) {
 
 }  // namespace
 
+namespace {
+
+// The replay again, as a child of `strata record` with the instruments asked for: the runtime
+// sees the replay's module load and launch as it sees a program's.
+int ReplayUnderRecord(const ReplayCliOptions& options) {
+  char self[4096];
+  ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+  if (n <= 0) {
+    std::fprintf(stderr, "strata replay: cannot find this program's own path to run the replay under record\n");
+    return kExitError;
+  }
+  self[n] = 0;
+  RecordOptions rec;
+  rec.output = options.output;
+  rec.pc_sampling = options.pc_sampling;
+  rec.regions = options.regions;
+  rec.command = {self, "replay", options.file, "--repeat", std::to_string(options.repeat), "--dtype", options.dtype,
+                 "--l2", options.l2, "--alone"};
+  char tol[64];
+  std::snprintf(tol, sizeof tol, "%.17g", options.rtol);
+  rec.command.insert(rec.command.end(), {"--rtol", tol});
+  std::snprintf(tol, sizeof tol, "%.17g", options.atol);
+  rec.command.insert(rec.command.end(), {"--atol", tol});
+  if (options.any_driver) rec.command.push_back("--any-driver");
+  if (options.relocate) rec.command.push_back("--relocate");
+  return RunRecord(rec);
+}
+
+}  // namespace
+
 int RunReplay(const ReplayCliOptions& options) {
+  bool instruments = !options.pc_sampling.empty() || !options.regions.empty();
+  if (options.info && instruments) {
+    std::fprintf(stderr, "strata replay: --info reads the file only; --pc-sampling and --regions need a replay\n");
+    return kExitUsage;
+  }
+  if (!options.output.empty() && !instruments) {
+    std::fprintf(stderr, "strata replay: -o names the profile of --pc-sampling or --regions; give one of them\n");
+    return kExitUsage;
+  }
   if (options.info) return PrintInfo(options.file);
+  if (instruments) return ReplayUnderRecord(options);
 #if defined(STRATA_HAVE_REPLAY)
   replay::ReplayOptions o;
   o.file = options.file;
@@ -75,6 +118,7 @@ int RunReplay(const ReplayCliOptions& options) {
   o.dtype = options.dtype;
   o.any_driver = options.any_driver;
   o.relocate = options.relocate;
+  o.timing_kernels = !options.alone;
   o.l2 = options.l2 == "clean" ? replay::L2State::kClean
          : options.l2 == "back-to-back" ? replay::L2State::kBackToBack : replay::L2State::kAsRestored;
   replay::ReplayResult r;
@@ -115,6 +159,15 @@ int RunReplay(const ReplayCliOptions& options) {
     if (r.in_run_ns) std::printf("; in the run %s (median/in-run %.3f)", Us(double(r.in_run_ns)).c_str(), r.median_ns / double(r.in_run_ns));
     std::printf("\n");
     if (r.floor_median_ns > 0) std::printf("floor    median %s: an empty kernel timed the same way (what the events add)\n", Us(r.floor_median_ns).c_str());
+    // Under `strata replay --regions / --pc-sampling` (record's variables): each launch also
+    // pays for the instrument (a region buffer handed over and read back, sampling).
+    const char* regions = getenv("STRATA_REGIONS");
+    const char* pcs = getenv("STRATA_PC_SAMPLING");
+    if ((regions && *regions) || (pcs && *pcs))
+      std::printf("note     timed with %s on: these times include its cost; a plain replay times the kernel\n",
+                  regions && *regions ? "regions" : "PC sampling");
+    else if (options.alone)
+      std::printf("note     launched alone (no wait kernel): these times include the launch latency\n");
   }
   return r.matches ? 0 : 3;
 #else

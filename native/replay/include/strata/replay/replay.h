@@ -29,6 +29,10 @@ struct ReplayOptions {
   bool any_driver = false;    // replay a snapshot taken under another driver version
   bool relocate = false;      // place regions anywhere and patch the known pointers
   L2State l2 = L2State::kAsRestored;
+  // The replay's own kernels around the timed launches (a wait kernel that queues each one so
+  // that the launch latency is hidden; an empty kernel timed the same way as the floor). Off
+  // when an instrument records the replay, which should see the snapped kernel only.
+  bool timing_kernels = true;
 };
 
 struct RegionOutcome {
