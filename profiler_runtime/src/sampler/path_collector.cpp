@@ -1,7 +1,4 @@
-#define UNW_LOCAL_ONLY
 #include "sampler/path_collector.h"
-
-#include <libunwind.h>
 
 #include <atomic>
 
@@ -14,34 +11,6 @@
 
 namespace strata::rt {
 namespace {
-
-// The calling thread's stack with SPs, from normal code, up to and including the first frame
-// whose SP is above stop_sp (a caller of the operator whose scope lives at stop_sp).
-int WalkToSp(uint64_t* pcs, uint64_t* sps, int max, int skip, uint64_t stop_sp, bool* failed) {
-  *failed = false;
-  unw_context_t ctx;
-  unw_cursor_t cursor;
-  if (unw_getcontext(&ctx) != 0 || unw_init_local(&cursor, &ctx) != 0) { *failed = true; return 0; }
-  int n = 0;
-  ++skip;  // this function's own frame
-  for (;;) {
-    unw_word_t ip = 0, sp = 0;
-    if (unw_get_reg(&cursor, UNW_REG_IP, &ip) != 0 || ip == 0) break;
-    unw_get_reg(&cursor, UNW_REG_SP, &sp);
-    if (skip > 0) {
-      --skip;
-    } else {
-      if (n >= max) break;
-      sps[n] = uint64_t(sp);
-      pcs[n++] = uint64_t(ip) - 1;
-      if (uint64_t(sp) > stop_sp) break;
-    }
-    int rc = unw_step(&cursor);
-    if (rc == 0) break;
-    if (rc < 0) { *failed = true; break; }
-  }
-  return n;
-}
 
 // Whether an eval-loop frame (Python run from inside an operator) is among the PCs.
 bool PythonInside(const uint64_t* pcs, int n, uint64_t eval_begin, uint64_t eval_end) {
@@ -116,7 +85,7 @@ CollectedPath CollectPath(ucontext_t* uc, ThreadSlot* slot, int skip, uint64_t* 
       uint64_t* inner_pcs = sps;
       uint64_t* inner_sps = sps + kHalf;
       bool walk_failed = false;
-      int m = located ? WalkToSp(inner_pcs, inner_sps, kHalf, skip + 1, stop, &walk_failed) : 0;
+      int m = located ? unwind::FromCurrentContext(inner_pcs, inner_sps, kHalf, skip + 1, &walk_failed, stop) : 0;
       located = located && !walk_failed && m > 0 && inner_sps[m - 1] > stop;
       below = inner_pcs;
       nbelow = m - 1;
@@ -143,7 +112,7 @@ CollectedPath CollectPath(ucontext_t* uc, ThreadSlot* slot, int skip, uint64_t* 
       marks.tail_n = os->ctx_n;
     }
     if (marks.tail && marks.tail_n > 0) {
-      npcs = WalkToSp(pcs, sps, kMaxDepth, skip + 1, marks.e[marks.lowest].sp, &failed);
+      npcs = unwind::FromCurrentContext(pcs, sps, kMaxDepth, skip + 1, &failed, marks.e[marks.lowest].sp);
       // Python called from inside an operator: take the full path.
       if (!PythonInside(pcs, npcs, eval_begin, eval_end)) {
         if (failed) r.flags |= kSampleUnwindFailed;

@@ -122,7 +122,7 @@ int FromSignalContextToSp(ucontext_t* uc, uint64_t* pcs, uint64_t* sps, int max,
   return Walk(&cursor, pcs, sps, max, 0, true, failed, stop_sp);
 }
 
-int FromCurrentContext(uint64_t* pcs, uint64_t* sps, int max, int skip, bool* failed) {
+int FromCurrentContext(uint64_t* pcs, uint64_t* sps, int max, int skip, bool* failed, uint64_t stop_sp) {
   *failed = false;
   if (max <= 0) return 0;
   if (!sps) {
@@ -143,7 +143,7 @@ int FromCurrentContext(uint64_t* pcs, uint64_t* sps, int max, int skip, bool* fa
   unw_cursor_t cursor;
   if (unw_getcontext(&ctx) != 0 || unw_init_local(&cursor, &ctx) != 0) { *failed = true; return 0; }
   // Skip this function's own frame as well as the caller's helpers.
-  return Walk(&cursor, pcs, sps, max, skip + 1, false, failed);
+  return Walk(&cursor, pcs, sps, max, skip + 1, false, failed, stop_sp);
 }
 
 }  // namespace strata::rt::unwind

@@ -30,8 +30,9 @@ int FromSignalContext(ucontext_t* uc, uint64_t* pcs, uint64_t* sps, int max, boo
 int FromSignalContextToSp(ucontext_t* uc, uint64_t* pcs, uint64_t* sps, int max, uint64_t stop_sp, bool* failed);
 
 // The same for the calling thread's own stack, from normal code (a CUDA launch callback, an
-// operator entry). The first `skip` frames (the caller's own helpers) are left out.
-int FromCurrentContext(uint64_t* pcs, uint64_t* sps, int max, int skip, bool* failed);
+// operator entry). The first `skip` frames (the caller's own helpers) are left out. With `sps`
+// and a stop_sp, the walk ends after the first frame whose SP is above it, as above.
+int FromCurrentContext(uint64_t* pcs, uint64_t* sps, int max, int skip, bool* failed, uint64_t stop_sp = 0);
 
 // PC only (used when the loader lock may be held).
 uint64_t InterruptedPc(const ucontext_t* uc);
