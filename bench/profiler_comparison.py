@@ -56,6 +56,7 @@ AB_CONFIGS = {
     "strata-records": ("ab", {**RANGE, **NO_OPS, "STRATA_GPU_CALLBACKS": "none"}),  # activity records only
     "strata-callbacks": ("ab", {**RANGE, **NO_OPS, "STRATA_GPU_CALLPATHS": "0"}),  # + API callbacks
     "strata-paths": ("ab", {**RANGE, **NO_OPS}),  # + call paths at launches; "strata" adds operators
+    "strata-cheapkey": ("ab", {**RANGE, "STRATA_GPU_PATH_KEY": "cheap"}),  # no native trace in the path key
 }
 
 

@@ -46,9 +46,14 @@ constexpr int kWays = 4;
 // off above about 1 miss in 50 launches. Decided per window of launches on each thread.
 constexpr uint64_t kMissWindow = 1024;
 constexpr uint64_t kEntryTracesAboveMisses = kMissWindow / 50;
+// A cheap key's hits checked against the native trace: one in this many.
+constexpr uint64_t kCheckEvery = 64;
+// Cheap keys seen with two native traces, remembered per thread (direct-mapped).
+constexpr int kAmbiguousSlots = 1024;
 
 struct Entry {
   uint64_t key = 0;
+  uint64_t full = 0;  // the key with the native trace, as at the fill
   uint64_t used = 0;  // the thread's lookup count at its last hit or fill
   int n = 0;
   std::vector<uint64_t> words;
@@ -57,7 +62,7 @@ struct Entry {
 // launching threads never share a cache line per launch; a thread's counts go to the totals
 // when it exits.
 struct Counts {
-  std::atomic<uint64_t> hits{0}, lookups{0}, mismatch{0};
+  std::atomic<uint64_t> hits{0}, lookups{0}, mismatch{0}, checks{0}, ambiguous{0};
 };
 inline void Bump(std::atomic<uint64_t>& c) { c.store(c.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed); }
 
@@ -70,6 +75,7 @@ struct LaunchPathCacheState {
   std::vector<Cache*>* caches = new std::vector<Cache*>;
   Counts* exited = new Counts;                       // counts of the threads that have exited
   int mode = 1;  // 0 off, 1 on, 2 verify
+  bool cheap_key = false;  // STRATA_GPU_PATH_KEY=cheap: no native trace in the key, checked on some hits
   int key_frames = kKeyFramesDefault;
   bool key_sp = true;  // the stack depth and operator scopes keyed too (STRATA_GPU_PATH_KEY_SP=0: not)
 };
@@ -84,6 +90,8 @@ struct Cache {
   Entry e[kSets][kWays];
   uint64_t clock = 0;
   uint64_t window_misses = 0;  // misses since the window began (clock % kMissWindow == 0)
+  uint64_t since_check = 0;    // cheap-key hits since the last check
+  uint64_t ambiguous[kAmbiguousSlots] = {};
   Counts counts;
   Cache() {
     std::lock_guard<std::mutex> lock(*S().caches_mu);
@@ -94,6 +102,8 @@ struct Cache {
     S().exited->hits += counts.hits.load();
     S().exited->lookups += counts.lookups.load();
     S().exited->mismatch += counts.mismatch.load();
+    S().exited->checks += counts.checks.load();
+    S().exited->ambiguous += counts.ambiguous.load();
     for (auto& c : *S().caches)
       if (c == this) { c = S().caches->back(); S().caches->pop_back(); break; }
   }
@@ -106,18 +116,17 @@ inline void Mix(uint64_t* h, uint64_t v) {
   *h ^= *h >> 31;
 }
 
-uint64_t Key() {
+// Everything but the native trace: the API call, the stack pointer, the Python frames and the
+// operator stack. `sp` is the caller's frame address (the same for every launch through the same
+// callback at the same stack depth).
+uint64_t CheapKey(uint64_t call, uint64_t sp) {
   uint64_t h = 0x84222325cbf29ce4ull;
-  uint64_t pcs[kKeyFramesMax];
-  bool failed = false;
-  int n = unwind::FromCurrentContext(pcs, nullptr, S().key_frames, 1, &failed);
-  for (int i = 0; i < n; ++i) Mix(&h, pcs[i]);
-  Mix(&h, uint64_t(n) | (failed ? 1ull << 40 : 0));
+  Mix(&h, call);
   // The stack pointer at the launch and each operator's scope address pin the frames the
   // shortened trace leaves out: two call paths that share their innermost frames rarely also
   // share the depth of the stack under them (a stricter key costs only misses, never a wrong path).
   const bool key_sp = S().key_sp;
-  if (key_sp) Mix(&h, uint64_t(reinterpret_cast<uintptr_t>(__builtin_frame_address(0))));
+  if (key_sp) Mix(&h, sp);
   if (const python::Runtime* py = python::Current()) {
     uint64_t pk = 0;
     if (python::StackKey(py, &pk)) Mix(&h, pk);
@@ -134,6 +143,19 @@ uint64_t Key() {
   return h ? h : 1;
 }
 
+// The cheap key with the innermost native return addresses (libunwind's fast trace). Called
+// from several places in one function: the trace leaves out this function's frame and the
+// caller's (whose return address differs by call site).
+__attribute__((noinline)) uint64_t FullKey(uint64_t cheap) {
+  uint64_t h = cheap;
+  uint64_t pcs[kKeyFramesMax];
+  bool failed = false;
+  int n = unwind::FromCurrentContext(pcs, nullptr, S().key_frames, 2, &failed);
+  for (int i = 0; i < n; ++i) Mix(&h, pcs[i]);
+  Mix(&h, uint64_t(n) | (failed ? 1ull << 40 : 0));
+  return h ? h : 1;
+}
+
 }  // namespace
 
 void ConfigureLaunchPathCache() {
@@ -145,16 +167,17 @@ void ConfigureLaunchPathCache() {
     S().key_frames = n < 4 ? 4 : n > kKeyFramesMax ? kKeyFramesMax : n;
   }
   if (const char* k = getenv("STRATA_GPU_PATH_KEY_SP"); k && *k) S().key_sp = k[0] != '0';
+  if (const char* k = getenv("STRATA_GPU_PATH_KEY"); k && strcmp(k, "cheap") == 0) S().cheap_key = true;
 }
 
 namespace {
 
-int LaunchPathOfThisThread(ThreadSlot* slot, uint64_t* out, int max);
+int LaunchPathOfThisThread(ThreadSlot* slot, uint64_t call, uint64_t* out, int max);
 
 }  // namespace
 
-int LaunchPath(ThreadSlot* slot, uint64_t* out, int max) {
-  return python::PlaceUnderMainThread(out, LaunchPathOfThisThread(slot, out, max), max);
+int LaunchPath(ThreadSlot* slot, uint64_t call, uint64_t* out, int max) {
+  return python::PlaceUnderMainThread(out, LaunchPathOfThisThread(slot, call, out, max), max);
 }
 
 namespace {
@@ -189,49 +212,80 @@ void LogMismatch(const uint64_t* cached, int cn, const uint64_t* full, int fn) {
       fi >= 0 ? WordKind(full[fi]) : "end", fi >= 0 ? ModuleOf(full[fi]) : "", fi >= 0 ? (unsigned long long)full[fi] : 0ull);
 }
 
-int LaunchPathOfThisThread(ThreadSlot* slot, uint64_t* out, int max) {
+// The entry for key in its set, or the set's least recently used one (*found false).
+Entry* Find(Cache* cache, uint64_t key, bool* found) {
+  Entry* set = cache->e[key % kSets];
+  Entry* victim = &set[0];
+  for (int w = 0; w < kWays; ++w) {
+    if (set[w].key == key && set[w].n > 0) {
+      *found = true;
+      return &set[w];
+    }
+    if (set[w].used < victim->used) victim = &set[w];
+  }
+  *found = false;
+  return victim;
+}
+
+int LaunchPathOfThisThread(ThreadSlot* slot, uint64_t call, uint64_t* out, int max) {
   if (S().mode == 0) {
     ops::SetEntryTracesWorthwhile(true);
     return CollectPath(nullptr, slot, 1, out, max).depth;
   }
   if (!t_cache) t_cache.reset(new Cache());
-  uint64_t key = Key();
-  Entry* set = t_cache->e[key % kSets];
-  uint64_t now = ++t_cache->clock;
-  Entry* found = nullptr;
-  Entry* victim = &set[0];
-  for (int w = 0; w < kWays; ++w) {
-    if (set[w].key == key && set[w].n > 0) { found = &set[w]; break; }
-    if (set[w].used < victim->used) victim = &set[w];
-  }
-  Entry& e = found ? *found : *victim;
-  Counts& c = t_cache->counts;
+  Cache* cache = t_cache.get();
+  const uint64_t cheap = CheapKey(call, uint64_t(reinterpret_cast<uintptr_t>(__builtin_frame_address(0))));
+  uint64_t& amb = cache->ambiguous[cheap % kAmbiguousSlots];
+  bool use_cheap = S().cheap_key && amb != cheap;
+  uint64_t full = use_cheap ? 0 : FullKey(cheap);
+  uint64_t key = use_cheap ? cheap : full;
+  bool found = false;
+  Entry* e = Find(cache, key, &found);
+  uint64_t now = ++cache->clock;
+  Counts& c = cache->counts;
   Bump(c.lookups);
-  bool hit = found && e.n <= max;
-  if (!hit) ++t_cache->window_misses;
+  bool hit = found && e->n <= max;
+  if (hit && use_cheap && ++cache->since_check >= kCheckEvery) {
+    // Does this cheap key still stand for one native trace?
+    cache->since_check = 0;
+    Bump(c.checks);
+    full = FullKey(cheap);
+    if (full != e->full) {
+      Bump(c.ambiguous);
+      amb = cheap;
+      e->n = 0;
+      e->key = 0;
+      key = full;
+      e = Find(cache, key, &found);
+      hit = found && e->n <= max;
+    }
+  }
+  if (!hit) ++cache->window_misses;
   if (now % kMissWindow == 0) {
-    ops::SetEntryTracesWorthwhile(t_cache->window_misses > kEntryTracesAboveMisses);
-    t_cache->window_misses = 0;
+    ops::SetEntryTracesWorthwhile(cache->window_misses > kEntryTracesAboveMisses);
+    cache->window_misses = 0;
   }
   if (hit && S().mode == 1) {
     Bump(c.hits);
-    e.used = now;
-    memcpy(out, e.words.data(), sizeof(uint64_t) * size_t(e.n));
-    return e.n;
+    e->used = now;
+    memcpy(out, e->words.data(), sizeof(uint64_t) * size_t(e->n));
+    return e->n;
   }
+  if (!full) full = FullKey(cheap);  // a miss: the fill keeps the native trace it was taken with
   int n = CollectPath(nullptr, slot, 1, out, max).depth;
   if (hit) {  // verify mode: would the cached path have been right?
     Bump(c.hits);
-    if (e.n != n || memcmp(e.words.data(), out, sizeof(uint64_t) * size_t(n)) != 0) {
+    if (e->n != n || memcmp(e->words.data(), out, sizeof(uint64_t) * size_t(n)) != 0) {
       Bump(c.mismatch);
-      LogMismatch(e.words.data(), e.n, out, n);
+      LogMismatch(e->words.data(), e->n, out, n);
     }
   }
   if (n > 0 && n <= kMaxDepth) {
-    e.key = key;
-    e.used = now;
-    e.n = n;
-    e.words.assign(out, out + n);
+    e->key = key;
+    e->full = full;
+    e->used = now;
+    e->n = n;
+    e->words.assign(out, out + n);
   }
   return n;
 }
@@ -240,14 +294,21 @@ int LaunchPathOfThisThread(ThreadSlot* slot, uint64_t* out, int max) {
 
 std::string LaunchPathCacheStatus() {
   if (S().mode == 0) return "path cache off";
-  uint64_t hits, lookups, mismatch;
+  uint64_t hits, lookups, mismatch, checks, ambiguous;
   {
     std::lock_guard<std::mutex> lock(*S().caches_mu);
-    hits = S().exited->hits.load(), lookups = S().exited->lookups.load(), mismatch = S().exited->mismatch.load();
-    for (const Cache* c : *S().caches)
+    const Counts& x = *S().exited;
+    hits = x.hits.load(), lookups = x.lookups.load(), mismatch = x.mismatch.load();
+    checks = x.checks.load(), ambiguous = x.ambiguous.load();
+    for (const Cache* c : *S().caches) {
       hits += c->counts.hits.load(), lookups += c->counts.lookups.load(), mismatch += c->counts.mismatch.load();
+      checks += c->counts.checks.load(), ambiguous += c->counts.ambiguous.load();
+    }
   }
   std::string s = "path cache: " + std::to_string(hits) + " hits of " + std::to_string(lookups);
+  if (S().cheap_key)
+    s += " (cheap key: " + std::to_string(checks) + " checked against the native trace, " + std::to_string(ambiguous) +
+         " stood for two)";
   if (S().key_frames != kKeyFramesDefault || !S().key_sp)
     s += " (key of " + std::to_string(S().key_frames) + " native frames" + (S().key_sp ? " and the stack depth)" : ")");
   if (S().mode == 2) s += " (verify: " + std::to_string(mismatch) + " mismatches)";

@@ -4,8 +4,14 @@
 // innermost native return addresses (libunwind's fast trace, a few dozen frames: the launch
 // site inside the framework), every Python frame's address, code and instruction (py_reader's
 // StackKey, nothing resolved) and the thread's operator stack. A hit copies the cached words.
-// STRATA_GPU_PATH_CACHE=off disables it; =verify takes the full path anyway and counts the
-// hits whose cached path differs (reported in meta gpu).
+// The native trace is most of a hit's cost (~50 ns a frame). STRATA_GPU_PATH_KEY=cheap leaves it
+// out and keys the API call and its kernel's name instead; every 64th hit of a cheap key also
+// takes the trace and compares it with the one its entry was filled with, and a cheap key seen
+// with two traces is keyed with the trace from then on. Not the default: on ResNet-50 training
+// cuDNN launches one kernel from two call sites at the same stack depth, and the hits between
+// checks took the other site's innermost frames (STRATA_GPU_PATH_CACHE=verify).
+// STRATA_GPU_PATH_CACHE=off disables the cache; =verify takes the full path anyway and counts
+// the hits whose cached path differs (reported in meta gpu).
 #pragma once
 
 #include <cstdint>
@@ -22,7 +28,8 @@ LaunchPathCacheState* NewLaunchPathCacheState();
 
 void ConfigureLaunchPathCache();
 // The calling thread's merged path (CollectPath words, leaf first); the caller holds a PathScope.
-int LaunchPath(ThreadSlot* slot, uint64_t* out, int max);
+// call: what the API call itself tells apart (its id, the launched kernel's name).
+int LaunchPath(ThreadSlot* slot, uint64_t call, uint64_t* out, int max);
 // "path cache: N hits of M (V verify mismatches)" or "" when off.
 std::string LaunchPathCacheStatus();
 

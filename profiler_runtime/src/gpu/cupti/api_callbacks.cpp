@@ -122,7 +122,11 @@ void HandleApiCallback(CuptiSession* s, CUpti_CallbackDomain domain, CUpti_Callb
   ThreadSlot* slot = registry::CurrentThreadSlot();
   if (o.take_paths) {
     PathScope scope;
-    if (scope.ok()) n = LaunchPath(slot, words, kMaxDepth);
+    // The call as the path cache keys it: which API, and for a launch the kernel's name (the
+    // driver's string for that function; only valid at launches).
+    uint64_t call = uint64_t(domain) << 32 | cbid;
+    if (role == ApiRole::kLaunch && cb->symbolName) call ^= uint64_t(reinterpret_cast<uintptr_t>(cb->symbolName)) * 0x9E3779B97F4A7C15ull;
+    if (scope.ok()) n = LaunchPath(slot, call, words, kMaxDepth);
     s->path_ns.fetch_add(NowNs(CLOCK_MONOTONIC) - now0, std::memory_order_relaxed);
     s->paths.fetch_add(1, std::memory_order_relaxed);
   }
