@@ -234,7 +234,8 @@ int LaunchPathOfThisThread(ThreadSlot* slot, uint64_t call, uint64_t* out, int m
   }
   if (!t_cache) t_cache.reset(new Cache());
   Cache* cache = t_cache.get();
-  const uint64_t cheap = CheapKey(call, uint64_t(reinterpret_cast<uintptr_t>(__builtin_frame_address(0))));
+  // The default key is the one validated on real models: the native trace, not the call.
+  const uint64_t cheap = CheapKey(S().cheap_key ? call : 0, uint64_t(reinterpret_cast<uintptr_t>(__builtin_frame_address(0))));
   uint64_t& amb = cache->ambiguous[cheap % kAmbiguousSlots];
   bool use_cheap = S().cheap_key && amb != cheap;
   uint64_t full = use_cheap ? 0 : FullKey(cheap);
