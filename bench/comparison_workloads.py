@@ -120,7 +120,6 @@ class ProfilerRange:
     the process's global scope so that a preloaded runtime's interposer is the one called."""
 
     def __init__(self, jax):
-        self.jax = jax
         if jax:
             # The start through the global scope (a preloaded runtime's interposer), else the
             # driver's; the stop from the driver, which the runtime does not interpose.
@@ -133,9 +132,7 @@ class ProfilerRange:
             self.calls = (torch.cuda.profiler.start, torch.cuda.profiler.stop)
 
     def switch(self, on):
-        call = self.calls[0 if on else 1]
-        if call is not None:
-            call()
+        self.calls[0 if on else 1]()
 
 
 class CuptiFloor:

@@ -123,7 +123,7 @@ def main():
     ap.add_argument("--runtime", required=True)
     ap.add_argument("--out", required=True)
     ap.add_argument("--workloads", default=",".join(STEPS))
-    ap.add_argument("--configs", default=",".join(CONFIGS), help="names separated by ','")
+    ap.add_argument("--configs", help="names separated by ',' (default: all of the mode's usual ones)")
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--cpus", help="pin every run to these CPUs (taskset list)")
     ap.add_argument("--timeout", type=int, default=300)
@@ -134,7 +134,7 @@ def main():
     args = ap.parse_args()
     if args.ab:
         return main_ab(args)
-    configs = [c for c in args.configs.split(",") if c]
+    configs = [c for c in (args.configs or ",".join(CONFIGS)).split(",") if c]
     for c in configs:
         if c not in CONFIGS:
             raise SystemExit(f"profiler_comparison: unknown configuration {c!r} ({', '.join(CONFIGS)})")
@@ -168,7 +168,7 @@ def main():
 
 def main_ab(args):
     default = ["none", "strata", "strata-B", "cupti-floor"]
-    configs = [c for c in (args.configs.split(",") if args.configs != ",".join(CONFIGS) else default) if c]
+    configs = [c for c in (args.configs.split(",") if args.configs else default) if c]
     if "strata-B" in configs and not args.runtime_b:
         configs.remove("strata-B")
     for c in configs:

@@ -285,9 +285,9 @@ class Session {
   void Time() {
     CUmodule spin_module = nullptr;
     CUfunction spin = nullptr;
-    if (!o_.timing_kernels) {
-      // nothing loaded: times include the launch's latency on an idle stream
-    } else if (d_.ModuleLoadData(&spin_module, snapshot::kWaitKernelPtx) != CUDA_SUCCESS || d_.ModuleGetFunction(&spin, spin_module, snapshot::kWaitKernelName) != CUDA_SUCCESS) {
+    // Without timing kernels nothing is loaded: times include the launch's latency.
+    if (o_.timing_kernels && (d_.ModuleLoadData(&spin_module, snapshot::kWaitKernelPtx) != CUDA_SUCCESS ||
+                              d_.ModuleGetFunction(&spin, spin_module, snapshot::kWaitKernelName) != CUDA_SUCCESS)) {
       spin = nullptr;
       r_.warnings.push_back("the wait kernel did not load: times include the launch's latency on an idle stream");
     }
