@@ -121,12 +121,10 @@ class ProfilerRange:
 
     def __init__(self, jax):
         if jax:
-            # The start through the global scope (a preloaded runtime's interposer), else the
-            # driver's; the stop from the driver, which the runtime does not interpose.
+            # Through the global scope (a preloaded runtime's interposers), else the driver's.
             import ctypes
-            driver = ctypes.CDLL("libcuda.so.1")
-            start = getattr(ctypes.CDLL(None), "cuProfilerStart", None) or driver.cuProfilerStart
-            self.calls = (start, driver.cuProfilerStop)
+            driver, scope = ctypes.CDLL("libcuda.so.1"), ctypes.CDLL(None)
+            self.calls = tuple(getattr(scope, n, None) or getattr(driver, n) for n in ("cuProfilerStart", "cuProfilerStop"))
         else:
             import torch
             self.calls = (torch.cuda.profiler.start, torch.cuda.profiler.stop)
@@ -181,6 +179,9 @@ def alternate(step, sync, per, steps, pairs, switch):
 
 
 def main():
+    if os.environ.get("BENCH_STACKS_AFTER_S"):  # a run that hangs says where (stderr)
+        import faulthandler
+        faulthandler.dump_traceback_later(float(os.environ["BENCH_STACKS_AFTER_S"]))
     workload, profiler, steps, trace_dir = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
     step, per = WORKLOADS[workload]()
     sync = (lambda: None) if workload == "jax-train" else __import__("torch").cuda.synchronize

@@ -45,6 +45,9 @@ CONFIGS = {  # name: (profiler inside the process, Strata's environment or None)
 TORCH_ONLY = {"torch.profiler", "torch.profiler-stacks", "proton-cupti"}
 # Steps of one block in --ab mode (a block of the launch-bound ones lasts about 0.1-0.6 s).
 AB_STEPS = {"resnet50-train": 8, "gpt2-train": 4, "gpt2-decode": 2, "tiny-kernels": 100, "jax-train": 100}
+# Sampled tracing's blocks are longer (about 0.5-1 s): each range starts with an open window,
+# so a block must span several periods to be traced about ON_MS / PERIOD_MS of its time.
+AB_STEPS_SAMPLED = {"resnet50-train": 16, "gpt2-train": 8, "gpt2-decode": 4, "tiny-kernels": 1000, "jax-train": 1000}
 RANGE = {"STRATA_CAPTURE_RANGE": "cudaProfilerApi"}
 NO_OPS = {"STRATA_TORCH_BUILD": "0", "STRATA_TORCH_PLUGIN": "/nonexistent"}
 AB_CONFIGS = {
@@ -57,29 +60,52 @@ AB_CONFIGS = {
     "strata-callbacks": ("ab", {**RANGE, **NO_OPS, "STRATA_GPU_CALLPATHS": "0"}),  # + API callbacks
     "strata-paths": ("ab", {**RANGE, **NO_OPS}),  # + call paths at launches; "strata" adds operators
     "strata-cheapkey": ("ab", {**RANGE, "STRATA_GPU_PATH_KEY": "cheap"}),  # no native trace in the path key
+    # Sampled tracing inside the ranges (windows of 10 ms every 100 ms); "none-long" is the
+    # alternation alone at the same block length.
+    "strata-sampled": ("ab", {**RANGE, "STRATA_GPU_SAMPLING": "10/100"}),
+    "strata-sampled-5/100": ("ab", {**RANGE, "STRATA_GPU_SAMPLING": "5/100"}),
+    "strata-sampled-100/1000": ("ab", {**RANGE, "STRATA_GPU_SAMPLING": "100/1000"}),
+    "strata-sampled-attached": ("ab", {**RANGE, "STRATA_GPU_SAMPLING": "10/100", "STRATA_GPU_DETACH": "0"}),
+    "strata-long": ("ab", RANGE),
+    "none-long": ("ab", None),
 }
+
+
+def ab_steps(workload, config):
+    long = config.startswith("strata-sampled") or config.endswith("-long")
+    return (AB_STEPS_SAMPLED if long else AB_STEPS)[workload]
 
 
 def dir_mb(path):
     return sum(os.path.getsize(os.path.join(d, f)) for d, _, fs in os.walk(path) for f in fs) / 1e6
 
 
+def hung(p, trace_dir):
+    """A run past its time: every thread's stack (gdb, where the machine has one), then kill."""
+    gdb = shutil.which("gdb") or shutil.which("cuda-gdb")
+    if gdb:
+        with open(os.path.join(trace_dir, "stacks"), "w") as f:
+            subprocess.run([gdb, "-p", str(p.pid), "-batch", "-ex", "thread apply all bt 30"], stdout=f,
+                           stderr=subprocess.STDOUT, timeout=60)
+    p.kill()
+
+
 def run_once(workload, config, runtime, pin, timeout, ab_pairs=0, keep_profile=None):
     profiler, strata_env = (AB_CONFIGS if ab_pairs else CONFIGS)[config]
     trace_dir = tempfile.mkdtemp(prefix="cmp-")
-    env = dict(os.environ, PYTHONUNBUFFERED="1", PYTHONHASHSEED="0")
+    env = dict(os.environ, PYTHONUNBUFFERED="1", PYTHONHASHSEED="0", BENCH_STACKS_AFTER_S=str(max(timeout - 30, 10)))
     if strata_env is not None:
         env.update(strata_env, LD_PRELOAD=runtime, STRATA_OUTPUT=os.path.join(trace_dir, "profile.strata"))
         # Each runtime builds and keeps its own operator plugin.
         env["STRATA_CACHE_DIR"] = os.path.join(os.environ.get("STRATA_CACHE_DIR", tempfile.gettempdir()),
                                                "plugin-" + os.path.basename(os.path.dirname(runtime)))
-    steps = AB_STEPS[workload] if ab_pairs else STEPS[workload]
+    steps = ab_steps(workload, config) if ab_pairs else STEPS[workload]
     cmd = pin + [sys.executable, os.path.join(HERE, "comparison_workloads.py"), workload, profiler,
                  str(steps), trace_dir] + ([str(ab_pairs)] if ab_pairs else [])
     out_path = os.path.join(trace_dir, "stdout")
     with open(out_path, "w") as out, open(os.path.join(trace_dir, "stderr"), "w") as err:
         p = subprocess.Popen(cmd, env=env, stdout=out, stderr=err)
-        killer = threading.Timer(timeout, p.kill)  # a hung run fails, the others go on
+        killer = threading.Timer(timeout, hung, (p, trace_dir))  # a hung run fails, the others go on
         killer.start()
         try:
             _, status, usage = os.wait4(p.pid, 0)
@@ -88,13 +114,15 @@ def run_once(workload, config, runtime, pin, timeout, ab_pairs=0, keep_profile=N
     text = open(out_path).read()
     lines = [l for l in text.splitlines() if l.startswith("{")]
     ok = os.waitstatus_to_exitcode(status) == 0 and lines
-    result = {"error": open(os.path.join(trace_dir, "stderr")).read()[-400:]} if not ok else json.loads(lines[-1])
+    result = {"error": open(os.path.join(trace_dir, "stderr")).read()[-3000:]} if not ok else json.loads(lines[-1])
+    if os.path.exists(os.path.join(trace_dir, "stacks")):
+        result["stacks_at_timeout"] = open(os.path.join(trace_dir, "stacks")).read()[-6000:]
     os.remove(out_path)
     os.remove(os.path.join(trace_dir, "stderr"))
     result["peak_rss_mb"] = usage.ru_maxrss / 1024
     result["output_mb"] = dir_mb(trace_dir)
     profile = os.path.join(trace_dir, "profile.strata")
-    if keep_profile and os.path.exists(profile) and os.path.getsize(profile) < (8 << 20):
+    if keep_profile and os.path.exists(profile) and os.path.getsize(profile) < (40 << 20):
         shutil.copy(profile, keep_profile)  # its meta holds the runtime's own timers
     shutil.rmtree(trace_dir, ignore_errors=True)
     return result
@@ -179,11 +207,12 @@ def main_ab(args):
     pin = ["taskset", "-c", args.cpus] if args.cpus else []
     results = run_rounds(args, AB_STEPS, lambda w: configs,
                          lambda w, c, r: run_once(w, c, runtimes[c], pin, args.timeout, args.pairs,
-                                                  os.path.join(args.out, f"{w}-{c}-{r}.strata")),
+                                                  os.path.join(args.out, f"{w}-{c.replace('/', '_')}-{r}.strata")),
                          "profiler_comparison_ab.json")
     lines = []
     for w, runs in results.items():
-        lines.append(f"\n{w} ({UNIT.get(w, 'ms/step')}), inside each process: {AB_STEPS[w]} steps a block, "
+        lines.append(f"\n{w} ({UNIT.get(w, 'ms/step')}), inside each process: {AB_STEPS[w]} steps a block "
+                     f"({AB_STEPS_SAMPLED[w]} for sampled and -long configurations), "
                      f"{args.pairs - 1} off/on pairs, {args.rounds} processes a configuration")
         lines.append("| configuration | off | on | on / off (median of processes) | each process |")
         lines.append("| --- | --- | --- | --- | --- |")

@@ -1,6 +1,7 @@
-// cudaProfilerStart / cuProfilerStart, interposed so that a capture range can detach CUPTI
-// between ranges: a detached CUPTI sees no API call, so the next start must reach the runtime
-// another way (gpu/cupti/capture_range.h). Programs without CUDA never call these.
+// cudaProfilerStart / cuProfilerStart and their stops, interposed so that a capture range can
+// detach CUPTI between ranges (and sampled tracing between windows inside one): a detached CUPTI
+// sees no API call, so a start or a stop must reach the runtime another way
+// (gpu/cupti/capture_range.h). Programs without CUDA never call these.
 #include <dlfcn.h>
 #include <link.h>
 
@@ -57,5 +58,17 @@ STRATA_EXPORT int cudaProfilerStart(void) {
 STRATA_EXPORT int cuProfilerStart(void) {
   static StartFn real = Real("cuProfilerStart", "libcuda.so");
   strata::rt::gpu::BeforeProfilerStart();
+  return real ? real() : kNotSupported;
+}
+
+STRATA_EXPORT int cudaProfilerStop(void) {
+  static StartFn real = Real("cudaProfilerStop", "libcudart.so");
+  strata::rt::gpu::BeforeProfilerStop();
+  return real ? real() : kNotSupported;
+}
+
+STRATA_EXPORT int cuProfilerStop(void) {
+  static StartFn real = Real("cuProfilerStop", "libcuda.so");
+  strata::rt::gpu::BeforeProfilerStop();
   return real ? real() : kNotSupported;
 }

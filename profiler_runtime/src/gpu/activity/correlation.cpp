@@ -28,6 +28,7 @@ void CorrelationTable::NoteApiNode(uint32_t corr, uint32_t node, ApiRole role, u
   e.alias = 0;
   e.role = role;
   e.t_insert = now;
+  e.t_match = 0;  // a new call under a known id: kept as long as an unmatched one
 }
 
 Correlation* CorrelationTable::Find(uint32_t corr) {

@@ -61,9 +61,10 @@ void CUPTIAPI OnApiCallback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId
   CuptiSession* s = CuptiSession::Get();
   HandleApiCallback(s, domain, cbid, data);
   // Collection switched off detaches at an API exit, after this call was handled (CUPTI's advice).
-  if (s->detach_when_off.load(std::memory_order_relaxed) && (domain == CUPTI_CB_DOMAIN_RUNTIME_API || domain == CUPTI_CB_DOMAIN_DRIVER_API) &&
-      static_cast<const CUpti_CallbackData*>(data)->callbackSite == CUPTI_API_EXIT)
-    s->DetachIfRequested();
+  if (s->detach_when_off.load(std::memory_order_relaxed) && (domain == CUPTI_CB_DOMAIN_RUNTIME_API || domain == CUPTI_CB_DOMAIN_DRIVER_API)) {
+    const auto* cb = static_cast<const CUpti_CallbackData*>(data);
+    if (cb->callbackSite == CUPTI_API_EXIT) s->DetachIfRequested(cb->correlationId);
+  }
 }
 
 namespace {
@@ -76,22 +77,23 @@ void HandleApiCallback(CuptiSession* s, CUpti_CallbackDomain domain, CUpti_Callb
   if (domain != CUPTI_CB_DOMAIN_RUNTIME_API && domain != CUPTI_CB_DOMAIN_DRIVER_API) return;
   const auto* cb = static_cast<const CUpti_CallbackData*>(data);
   if (o.capture_range && OnProfilerApi(s, domain, cbid, cb)) return;
+  const uint32_t corr = s->JoinId(corr);
   if (uint32_t ep = s->trace_epoch.load(std::memory_order_relaxed); ep != t_epoch) {
     t_epoch = ep;
     t_api_depth = 0;
   }
   if (o.snap && snap::InternalCall()) {  // the snap's own syncs and copies
-    if (cb->callbackSite == CUPTI_API_ENTER) s->IgnoreCorrelation(cb->correlationId);
+    if (cb->callbackSite == CUPTI_API_ENTER) s->IgnoreCorrelation(corr);
     return;
   }
   if (o.regions && regions::InternalCall()) {  // the runtime's own copies: not the program's
-    if (cb->callbackSite == CUPTI_API_ENTER) s->IgnoreCorrelation(cb->correlationId);
+    if (cb->callbackSite == CUPTI_API_ENTER) s->IgnoreCorrelation(corr);
     return;
   }
   if (cb->callbackSite == CUPTI_API_ENTER) {
-    if (t_api_depth++ == 0) t_outer_corr = cb->correlationId;
+    if (t_api_depth++ == 0) t_outer_corr = corr;
     if (cb->correlationData) *cb->correlationData = NowNs(CLOCK_MONOTONIC);
-    if (o.regions && IsLaunchCbid(domain, cbid)) regions::OnLaunchEnter(cbid, cb, cb->correlationId, t_outer_corr);
+    if (o.regions && IsLaunchCbid(domain, cbid)) regions::OnLaunchEnter(cbid, cb, corr, t_outer_corr);
     if (o.snap && IsLaunchCbid(domain, cbid)) snap::OnLaunchEnter(cbid, cb);
     return;
   }
@@ -102,9 +104,9 @@ void HandleApiCallback(CuptiSession* s, CUpti_CallbackDomain domain, CUpti_Callb
   if (!s->collecting.load(std::memory_order_relaxed)) return;
   ApiRole role = RoleOf(s, domain, cbid, cb->functionName);
   if (depth > 0) {  // nested in a tracked call: its records belong to the outer call's path
-    if (ExpectsActivity(role) && cb->correlationId != t_outer_corr) {
+    if (ExpectsActivity(role) && corr != t_outer_corr) {
       ApiEntry alias;
-      alias.correlation_id = cb->correlationId;
+      alias.correlation_id = corr;
       alias.outer_correlation_id = t_outer_corr;
       alias.role = role;
       s->queue.Push(alias, nullptr, 0);
@@ -113,7 +115,7 @@ void HandleApiCallback(CuptiSession* s, CUpti_CallbackDomain domain, CUpti_Callb
   }
   // The outer call's entry time, only when its ENTER was seen in this window (a call entered
   // while sampled tracing was closed leaves no time of its own in correlationData).
-  uint64_t t0 = cb->correlationData && cb->correlationId == t_outer_corr ? *cb->correlationData : 0;
+  uint64_t t0 = cb->correlationData && corr == t_outer_corr ? *cb->correlationData : 0;
   uint64_t now0 = NowNs(CLOCK_MONOTONIC);
   if (t0 > now0) t0 = 0;
   uint64_t api_ns = t0 ? now0 - t0 : 0;
@@ -131,7 +133,7 @@ void HandleApiCallback(CuptiSession* s, CUpti_CallbackDomain domain, CUpti_Callb
     s->paths.fetch_add(1, std::memory_order_relaxed);
   }
   ApiEntry e;
-  e.correlation_id = cb->correlationId;
+  e.correlation_id = corr;
   e.slot = slot ? uint32_t(slot - registry::Slots()) : kNoSlot;
   e.slot_generation = slot ? slot->generation : 0;
   e.api_ns = api_ns;

@@ -33,7 +33,7 @@ void EnableProfilerApiCallbacks(CuptiSession* s) {
 void StartCaptureRange(CuptiSession* s) {
   EnableProfilerApiCallbacks(s);
   s->options.capture_range = true;
-  s->SetTracing(false);  // attached until the first start shows that starts can reattach
+  s->SetRangeOpen(false);  // attached until the first start shows that starts can reattach
 }
 
 void BeforeProfilerStart() {
@@ -41,6 +41,12 @@ void BeforeProfilerStart() {
   if (!s || !s->options.capture_range) return;
   g_start_interposed.store(true);
   if (s->detached.load()) s->Reattach();
+}
+
+void BeforeProfilerStop() {
+  // A stop that comes while a sampled-tracing window has CUPTI detached is seen only here.
+  CuptiSession* s = CuptiSession::Get();
+  if (s && s->options.capture_range && s->capture_open.exchange(false)) s->SetRangeOpen(false);
 }
 
 bool OnProfilerApi(CuptiSession* s, CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const CUpti_CallbackData* cb) {
@@ -56,11 +62,11 @@ bool OnProfilerApi(CuptiSession* s, CUpti_CallbackDomain domain, CUpti_CallbackI
     // Switched on before detaching is chosen: until now the session was attached with its kinds
     // and callbacks switched off, which only this switch turns on again (the detaching switch
     // leaves an attached session as it is, and the first range would record nothing).
-    s->SetTracing(true);
+    s->SetRangeOpen(true);
     if (!s->detach_when_off.load() && g_start_interposed.load() && DetachWanted(s->api)) s->detach_when_off.store(true);
     s->capture_ranges.fetch_add(1, std::memory_order_relaxed);
   } else if (stop && cb->callbackSite == CUPTI_API_ENTER && s->capture_open.exchange(false)) {
-    s->SetTracing(false);
+    s->SetRangeOpen(false);
   }
   return true;
 }
@@ -69,7 +75,8 @@ std::string CaptureRangeStatus(const CuptiSession& s) {
   if (!s.options.capture_range) return "";
   return "; captured between cudaProfilerStart and cudaProfilerStop (" + std::to_string(s.capture_ranges.load()) +
          " ranges; outside them no GPU work is recorded" +
-         (s.detach_when_off.load() ? ", CUPTI detached: " + std::to_string(s.detaches.load()) + " detaches)" : ")");
+         // With sampled tracing its part of the line already says what detaching cost.
+         (s.detach_when_off.load() && !s.options.windows.Enabled() ? ", CUPTI detached: " + s.DetachCostText() + ")" : ")");
 }
 
 }  // namespace strata::rt::gpu

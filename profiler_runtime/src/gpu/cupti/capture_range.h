@@ -3,7 +3,9 @@
 // cudaProfilerApi, as Nsight Systems' --capture-range. Collection starts switched off (API
 // callbacks, activity kinds, operators: the switch sampled tracing uses) and follows the
 // program's calls; CPU samples are taken all along. Nothing is scaled: what is outside the
-// ranges is simply not in the GPU part of the profile, and the gpu line says so.
+// ranges is simply not in the GPU part of the profile, and the gpu line says so. With sampled
+// tracing (STRATA_GPU_SAMPLING) the windows run inside the ranges, each range starting with an
+// open window, and what the windows record is scaled as without ranges.
 // Outside a range CUPTI is detached (cuptiFinalize) once the program's cudaProfilerStart is
 // known to pass through the runtime's interposer (interpose/cuda_profiler_api.cpp), which then
 // attaches again before the next start: a detached CUPTI sees no API call. A program whose
@@ -30,6 +32,9 @@ void EnableProfilerApiCallbacks(CuptiSession* s);
 // From the interposed cudaProfilerStart / cuProfilerStart, before the real call: attaches
 // CUPTI again if a range's end detached it.
 void BeforeProfilerStart();
+// From the interposed cudaProfilerStop / cuProfilerStop, before the real call: closes the range
+// (CUPTI may be detached by a closed sampled-tracing window and not see the call).
+void BeforeProfilerStop();
 // From the API callback: true when the call was cudaProfilerStart/Stop (handled here).
 bool OnProfilerApi(CuptiSession* s, CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const CUpti_CallbackData* cb);
 // "; captured between cudaProfilerStart and cudaProfilerStop (N ranges)" for the gpu line.

@@ -2,9 +2,12 @@
 
 #include <stdlib.h>
 
+#include <chrono>
+#include <cstdio>
 #include <cstring>
 
 #include "aggregator/aggregator.h"
+#include "common/clock.h"
 #include "common/log.h"
 #include "gpu/api/launch_path_cache.h"
 #include "gpu/cupti/activity_decode.h"
@@ -145,7 +148,9 @@ void CuptiSession::Start() {
     if (!a->ActivityDisable) no = "cuptiActivityDisable is missing";
     else if (options.pc_sampling || options.regions) no = "PC sampling and regions need every launch";
     else if (!StartTraceWindows(this)) no = "its thread could not be started";
-    detach_when_off.store(no.empty() && DetachWanted(a));
+    // Under a capture range, detaching waits for the program's first start to show that starts
+    // pass the interposer (capture_range.cpp), as without windows.
+    detach_when_off.store(no.empty() && DetachWanted(a) && !CaptureRangeRequested());
     if (!no.empty()) {
       Log("sampled GPU tracing off (%s): tracing every launch", no.c_str());
       options.windows = TraceWindowConfig{};
@@ -154,30 +159,56 @@ void CuptiSession::Start() {
     }
   }
   if (CaptureRangeRequested()) {
-    if (options.windows.Enabled()) Log("capture range off: sampled GPU tracing already switches collection");
-    else if (options.pc_sampling || options.regions) Log("capture range off: PC sampling and regions need every launch");
+    if (options.pc_sampling || options.regions) Log("capture range off: PC sampling and regions need every launch");
     else if (!a->ActivityDisable) Log("capture range off: cuptiActivityDisable is missing");
     else StartCaptureRange(this);
   }
 }
 
-void CuptiSession::SetTracing(bool on) {
+void CuptiSession::SetRangeOpen(bool open) {
   std::lock_guard<std::mutex> lock(tracing_mu_);
-  if (windows_stopped_) return;
+  range_open_ = open;
+  if (open && options.windows.Enabled()) {
+    window_open_ = true;
+    ++window_phase_;
+    window_cv_.notify_all();
+  }
+  UpdateTracingLocked();
+}
+
+void CuptiSession::RunWindowCycle() {
+  const TraceWindowConfig c = options.windows;
+  std::unique_lock<std::mutex> lock(tracing_mu_);
+  while (!windows_stopped_) {
+    const uint64_t phase = window_phase_;
+    auto restarted = [&] { return windows_stopped_ || window_phase_ != phase; };
+    if (window_cv_.wait_for(lock, std::chrono::milliseconds(c.on_ms), restarted)) continue;
+    window_open_ = false;
+    UpdateTracingLocked();
+    if (window_cv_.wait_for(lock, std::chrono::milliseconds(c.period_ms - c.on_ms), restarted)) continue;
+    window_open_ = true;
+    UpdateTracingLocked();
+  }
+}
+
+void CuptiSession::UpdateTracingLocked() {
+  const bool on = window_open_ && range_open_;
+  if (windows_stopped_ || on == tracing_on_) return;
+  tracing_on_ = on;
+  ApplyTracingLocked(on);
+}
+
+void CuptiSession::ApplyTracingLocked(bool on) {
   ops::SetOperatorsEnabled(on);
   if (detach_when_off.load()) {
     if (!on) {
       detach_requested.store(true);
       return;
     }
-    if (detach_requested.exchange(false) || !detached.load()) {  // still attached: stays so
-      trace_epoch.fetch_add(1);
-      windows_opened.fetch_add(1, std::memory_order_relaxed);
-      return;
-    }
     trace_epoch.fetch_add(1);
-    ReattachLocked();
     windows_opened.fetch_add(1, std::memory_order_relaxed);
+    if (detach_requested.exchange(false) || !detached.load()) return;  // still attached: stays so
+    ReattachLocked();
     return;
   }
   if (on) {
@@ -191,15 +222,20 @@ void CuptiSession::SetTracing(bool on) {
   }
 }
 
-void CuptiSession::DetachIfRequested() {
+void CuptiSession::DetachIfRequested(uint32_t corr) {
   if (!detach_requested.load(std::memory_order_relaxed)) return;
   std::lock_guard<std::mutex> lock(tracing_mu_);
   if (!detach_requested.exchange(false) || windows_stopped_) return;
+  const uint64_t t0 = NowNs(CLOCK_MONOTONIC);
   api->ActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
   if (api->Finalize() == CUPTI_SUCCESS) {
     detached.store(true);
     detaches.fetch_add(1, std::memory_order_relaxed);
+    // Every record of this attach was handed over by the flush; the next attach's ids start
+    // past this call's id with room for other threads' calls in flight.
+    corr_base.store(JoinId(corr) + (1u << 20));
   }
+  detach_ns.fetch_add(NowNs(CLOCK_MONOTONIC) - t0, std::memory_order_relaxed);
 }
 
 bool CuptiSession::Reattach() {
@@ -211,6 +247,15 @@ bool CuptiSession::Reattach() {
 
 bool CuptiSession::ReattachLocked() {
   if (!detached.load()) return true;
+  const uint64_t t0 = NowNs(CLOCK_MONOTONIC);
+  struct Timed {
+    CuptiSession* s;
+    uint64_t t0;
+    ~Timed() {
+      s->attaches.fetch_add(1, std::memory_order_relaxed);
+      s->attach_ns.fetch_add(NowNs(CLOCK_MONOTONIC) - t0, std::memory_order_relaxed);
+    }
+  } timed{this, t0};
   if (api->Subscribe(&sub_, reinterpret_cast<CUpti_CallbackFunc>(&OnApiCallback), nullptr) != CUPTI_SUCCESS) return false;
   for (auto& [d, id] : enabled_callbacks_) api->EnableCallback(1, sub_, d, id);
   api->EnableCallback(1, sub_, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING);
@@ -222,9 +267,19 @@ bool CuptiSession::ReattachLocked() {
   return true;
 }
 
+std::string CuptiSession::DetachCostText() const {
+  const uint64_t d = detaches.load(), a = attaches.load();
+  char buf[160];
+  snprintf(buf, sizeof(buf), "%llu detaches, %.3g ms each on a program thread; attached again in %.3g ms each",
+           static_cast<unsigned long long>(d), d ? detach_ns.load() / 1e6 / double(d) : 0.0,
+           a ? attach_ns.load() / 1e6 / double(a) : 0.0);
+  return buf;
+}
+
 void CuptiSession::StopWindows() {
   std::lock_guard<std::mutex> lock(tracing_mu_);
   windows_stopped_ = true;
+  window_cv_.notify_all();
 }
 
 void CuptiSession::FlushAll() {
@@ -253,6 +308,11 @@ void CUPTIAPI CuptiSession::BufferRequested(uint8_t** buffer, size_t* size, size
     b = static_cast<uint8_t*>(aligned_alloc(8, kBufferBytes));
     if (b) s->buffers_allocated_.fetch_add(1, std::memory_order_relaxed);
   }
+  if (b) {
+    // Stamped when handed out: a buffer holds the records of the attach that asked for it.
+    std::lock_guard<std::mutex> lock(s->buf_mu_);
+    s->buffer_corr_base_[b] = s->corr_base.load();
+  }
   *buffer = b;
   *size = b ? kBufferBytes : 0;
   *max_records = 0;
@@ -262,7 +322,8 @@ void CUPTIAPI CuptiSession::BufferCompleted(CUcontext, uint32_t, uint8_t* buffer
   if (!buffer) return;
   CuptiSession* s = g_session;
   std::lock_guard<std::mutex> lock(s->buf_mu_);
-  if (valid) s->done_bufs_.emplace_back(buffer, valid);
+  auto it = s->buffer_corr_base_.find(buffer);
+  if (valid) s->done_bufs_.push_back({buffer, valid, it != s->buffer_corr_base_.end() ? it->second : s->corr_base.load()});
   else s->free_bufs_.push_back(buffer);
 }
 
@@ -273,16 +334,17 @@ void CuptiSession::DrainActivities(const std::function<void(GpuActivity&)>& fn) 
     done_bufs_.swap(taken_bufs_);
   }
   GpuActivity ev;
-  for (auto& [buf, valid] : taken_bufs_) {
+  for (const DoneBuffer& b : taken_bufs_) {
     CUpti_Activity* rec = nullptr;
-    while (api->ActivityGetNextRecord(buf, valid, &rec) == CUPTI_SUCCESS) {
+    while (api->ActivityGetNextRecord(b.buffer, b.valid, &rec) == CUPTI_SUCCESS) {
       ev.name.clear();
       if (!DecodeActivity(rec, &ev)) continue;
+      ev.correlation_id += b.corr_base;
       fn(ev);
     }
   }
   std::lock_guard<std::mutex> lock(buf_mu_);
-  for (auto& b : taken_bufs_) free_bufs_.push_back(b.first);
+  for (const DoneBuffer& b : taken_bufs_) free_bufs_.push_back(b.buffer);
 }
 
 void CuptiSession::OnDrain(Aggregator* agg, Cct::Unlocked& u, bool final) {

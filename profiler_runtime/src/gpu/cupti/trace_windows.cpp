@@ -1,10 +1,8 @@
 #include "gpu/cupti/trace_windows.h"
 
 #include <pthread.h>
-#include <time.h>
 
 #include <cstdio>
-#include <cstdlib>
 
 #include "common/internal_thread.h"
 #include "common/tls.h"
@@ -14,24 +12,11 @@
 namespace strata::rt::gpu {
 namespace {
 
-void SleepMs(uint32_t ms) {
-  timespec ts{time_t(ms / 1000), long(ms % 1000) * 1000000L};
-  while (nanosleep(&ts, &ts) != 0) {}
-}
-
 void* WindowLoop(void* arg) {
   t_internal = 1;
   BlockAsyncSignalsHere();
-  auto* s = static_cast<CuptiSession*>(arg);
-  const TraceWindowConfig c = s->options.windows;
-  for (;;) {
-    SleepMs(c.on_ms);
-    if (!s->collecting.load()) return nullptr;
-    s->SetTracing(false);
-    SleepMs(c.period_ms - c.on_ms);
-    if (!s->collecting.load()) return nullptr;
-    s->SetTracing(true);
-  }
+  static_cast<CuptiSession*>(arg)->RunWindowCycle();
+  return nullptr;
 }
 
 }  // namespace
@@ -53,11 +38,11 @@ std::string TraceWindowsStatus(const CuptiSession& s) {
   if (!c.Enabled()) return "";
   char buf[256];
   snprintf(buf, sizeof(buf),
-           "; sampled tracing: windows of %u ms every %u ms (%llu opened%s%llu); gpu_time, sync_time, bytes and "
+           "; sampled tracing: windows of %u ms every %u ms (%llu opened%s); gpu_time, sync_time, bytes and "
            "API time scaled x%.3g, counts as observed",
            c.on_ms, c.period_ms, static_cast<unsigned long long>(s.windows_opened.load()),
-           s.detach_when_off.load() ? ", CUPTI detached between them: " : ", detaches: ",
-           static_cast<unsigned long long>(s.detaches.load()), c.Scale());
+           s.detach_when_off.load() ? (", CUPTI detached between them: " + s.DetachCostText()).c_str() : "",
+           c.Scale());
   return buf;
 }
 
