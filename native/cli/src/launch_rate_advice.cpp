@@ -15,7 +15,7 @@ std::optional<std::string> LaunchRateAdvice(const core::Profile& profile, const 
   char line[400];
   std::snprintf(line, sizeof(line),
                 "%.0f GPU operations in %.1f s (%.0f a second): tracing every launch costs most on "
-                "launch-bound programs; --gpu-sampling 10/100 traces 10 ms of every 100 ms (scaled), "
+                "launch-bound programs; --gpu-sampling 100/1000 traces 100 ms of every second (scaled), "
                 "--capture-range cudaProfilerApi only what the program brackets",
                 operations, seconds, operations / seconds);
   return std::string(line);

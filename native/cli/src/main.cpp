@@ -61,12 +61,13 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(0, 1000000));
   record->add_option("--gpu-sampling", rec.gpu_sampling,
                      "Sampled GPU tracing for launch-bound programs: trace GPU work ON ms out of every PERIOD ms "
-                     "(ON/PERIOD, e.g. 10/100); GPU times are scaled by PERIOD/ON and the profile says so")
+                     "(ON/PERIOD, e.g. 100/1000: each window costs a few ms to open and close, and a window shorter than "
+                     "a step sees only part of it); GPU times are scaled by PERIOD/ON and the profile says so")
       ->check([](const std::string& v) -> std::string {
         unsigned on = 0, period = 0;
         char rest = 0;
         return sscanf(v.c_str(), "%u/%u%c", &on, &period, &rest) == 2 && on > 0 && period > on
-                   ? "" : "must be ON/PERIOD in ms with 0 < ON < PERIOD (e.g. 10/100)";
+                   ? "" : "must be ON/PERIOD in ms with 0 < ON < PERIOD (e.g. 100/1000)";
       });
   record->add_option("--capture-range", rec.capture_range,
                      "Collect GPU work only between the program's cudaProfilerStart and cudaProfilerStop calls "

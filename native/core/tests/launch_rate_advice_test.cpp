@@ -17,7 +17,7 @@ TEST(LaunchRateAdvice, HighRateRunGetsTheSampledOptions) {
   EXPECT_FALSE(LaunchRateAdvice(*p));  // under the default count
   auto advice = LaunchRateAdvice(*p, LaunchRateThresholds{30000, 2000});
   ASSERT_TRUE(advice);
-  EXPECT_NE(advice->find("--gpu-sampling 10/100"), std::string::npos) << *advice;
+  EXPECT_NE(advice->find("--gpu-sampling 100/1000"), std::string::npos) << *advice;
   EXPECT_NE(advice->find("--capture-range cudaProfilerApi"), std::string::npos) << *advice;
   EXPECT_NE(advice->find(" in 15.9 s"), std::string::npos) << *advice;
 }

@@ -17,7 +17,7 @@ bool ParseTraceWindows(const char* value, TraceWindowConfig* out, std::string* w
   }
   if (!end || *end != '\0' || on == 0 || period <= on || period > 600000) {
     *why = std::string("STRATA_GPU_SAMPLING=") + value +
-           " is not ON_MS/PERIOD_MS with 0 < ON_MS < PERIOD_MS <= 600000 (e.g. 10/100): tracing every launch";
+           " is not ON_MS/PERIOD_MS with 0 < ON_MS < PERIOD_MS <= 600000 (e.g. 100/1000): tracing every launch";
     return false;
   }
   out->on_ms = uint32_t(on);

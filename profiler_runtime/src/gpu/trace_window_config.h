@@ -1,5 +1,5 @@
 // Sampled GPU tracing's settings (gpu/cupti/trace_windows.h runs the windows):
-// STRATA_GPU_SAMPLING=ON_MS/PERIOD_MS, e.g. 10/100. Pure; no CUPTI.
+// STRATA_GPU_SAMPLING=ON_MS/PERIOD_MS, e.g. 100/1000. Pure; no CUPTI.
 #pragma once
 
 #include <cstdint>

@@ -1,8 +1,8 @@
 // Sampled GPU tracing: CUPTI collects in windows instead of all the time, for launch-bound
 // programs where tracing every launch costs too much. STRATA_GPU_SAMPLING=ON_MS/PERIOD_MS
-// (e.g. 10/100): API callbacks, activity records and operator recording are on for ON_MS out of
-// every PERIOD_MS and switched off in between (measured on the H100, this does not yet bring the
-// cost near zero: docs/benchmarks.md, "Sampled GPU tracing"). Each window opens with
+// (e.g. 100/1000): API callbacks, activity records and operator recording are on for ON_MS out
+// of every PERIOD_MS and CUPTI is detached in between; each detach and attach costs the program a
+// few ms, so long periods are cheap and short ones are not (docs/benchmarks.md). Each window opens with
 // the callbacks before the activity kinds and closes in the reverse order, so every kernel that
 // is recorded has its launch's call path. Additive GPU metrics (gpu_time, sync_time, bytes,
 // API time) are scaled by PERIOD_MS / ON_MS, so totals estimate the whole run; counts and
