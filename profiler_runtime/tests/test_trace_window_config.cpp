@@ -1,6 +1,7 @@
 // STRATA_GPU_SAMPLING values (gpu/trace_window_config.h): windows, scale, bad values refused.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 
 #include "gpu/trace_window_config.h"
@@ -20,6 +21,25 @@ TEST(TraceWindowConfig, WindowsAndScale) {
   EXPECT_DOUBLE_EQ(c.Scale(), 1.0);
   ASSERT_TRUE(g::ParseTraceWindows("", &c, &why));
   EXPECT_FALSE(c.Enabled());
+}
+
+TEST(TraceWindowConfig, ClosedTimeVariesAroundTheRestOfThePeriod) {
+  g::TraceWindowConfig c;
+  std::string why;
+  ASSERT_TRUE(g::ParseTraceWindows("100/1000", &c, &why));
+  uint64_t x = 88172645463325252ull, sum = 0;
+  uint32_t lo = ~0u, hi = 0;
+  const int n = 20000;
+  for (int i = 0; i < n; ++i) {
+    x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+    uint32_t ms = c.ClosedMs(x);
+    lo = std::min(lo, ms), hi = std::max(hi, ms), sum += ms;
+  }
+  EXPECT_GE(lo, 450u);
+  EXPECT_LE(hi, 1350u);
+  EXPECT_LT(lo, 470u);  // the whole range is used
+  EXPECT_GT(hi, 1330u);
+  EXPECT_NEAR(double(sum) / n, 900.0, 5.0);  // the duty cycle holds on average
 }
 
 TEST(TraceWindowConfig, BadValuesTraceEveryLaunch) {

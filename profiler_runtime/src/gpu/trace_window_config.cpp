@@ -4,6 +4,12 @@
 
 namespace strata::rt::gpu {
 
+uint32_t TraceWindowConfig::ClosedMs(uint64_t random) const {
+  const uint64_t closed = period_ms - on_ms;
+  // closed/2 + [0, closed]: the mean is `closed`, the duty cycle ON/PERIOD on average.
+  return uint32_t(closed / 2 + (closed ? (random >> 11) % (closed + 1) : 0));
+}
+
 bool ParseTraceWindows(const char* value, TraceWindowConfig* out, std::string* why) {
   *out = TraceWindowConfig{};
   if (!value || !*value) return true;

@@ -12,6 +12,10 @@ struct TraceWindowConfig {
   uint32_t period_ms = 0;
   bool Enabled() const { return on_ms > 0 && period_ms > on_ms; }
   double Scale() const { return Enabled() ? double(period_ms) / double(on_ms) : 1.0; }
+  // How long the window stays closed this period: PERIOD_MS - ON_MS on average, drawn from
+  // 0.5x to 1.5x of it by `random` (any 64 bits), so that windows do not keep falling on the
+  // same part of a program's step when the period is a multiple of the step.
+  uint32_t ClosedMs(uint64_t random) const;
 };
 
 // Reads a STRATA_GPU_SAMPLING value ("" or null: full tracing). False with `why` set on a bad

@@ -178,6 +178,7 @@ void CuptiSession::SetRangeOpen(bool open) {
 
 void CuptiSession::RunWindowCycle() {
   const TraceWindowConfig c = options.windows;
+  uint64_t rng = NowNs(CLOCK_MONOTONIC) | 1;  // xorshift64: the closed times' jitter
   std::unique_lock<std::mutex> lock(tracing_mu_);
   while (!windows_stopped_) {
     const uint64_t phase = window_phase_;
@@ -185,7 +186,8 @@ void CuptiSession::RunWindowCycle() {
     if (window_cv_.wait_for(lock, std::chrono::milliseconds(c.on_ms), restarted)) continue;
     window_open_ = false;
     UpdateTracingLocked();
-    if (window_cv_.wait_for(lock, std::chrono::milliseconds(c.period_ms - c.on_ms), restarted)) continue;
+    rng ^= rng << 13, rng ^= rng >> 7, rng ^= rng << 17;
+    if (window_cv_.wait_for(lock, std::chrono::milliseconds(c.ClosedMs(rng)), restarted)) continue;
     window_open_ = true;
     UpdateTracingLocked();
   }

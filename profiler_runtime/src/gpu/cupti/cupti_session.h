@@ -53,8 +53,8 @@ class CuptiSession {
   // windows) and the capture range (always open without one). A range that opens restarts the
   // window cycle with an open window, so a range of PERIOD_MS is traced for exactly ON_MS.
   void SetRangeOpen(bool open);
-  // The window thread's loop (cupti/trace_windows.cpp): the window open for on_ms, closed for the
-  // rest of each period, until StopWindows().
+  // The window thread's loop (cupti/trace_windows.cpp): the window open for on_ms, closed for
+  // the rest of the period on average (TraceWindowConfig::ClosedMs), until StopWindows().
   void RunWindowCycle();
   // No window opens or closes after this (the end of the run: CUPTI may be going away).
   void StopWindows();
