@@ -9,4 +9,7 @@ void OnLibraryLoaded(const char*) {}
 std::string StatusLine() { return "not collected: built without CUDA headers"; }
 std::string PcSamplingStatusLine() { return "not collected: built without CUDA headers"; }
 std::string RegionsStatusLine() { return "not collected: built without CUDA headers"; }
+// interpose/cuda_profiler_api.cpp's hooks (gpu/cupti/capture_range.h): nothing to switch.
+void BeforeProfilerStart() {}
+void BeforeProfilerStop() {}
 }  // namespace strata::rt::gpu
