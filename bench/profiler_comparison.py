@@ -83,11 +83,15 @@ def dir_mb(path):
 def hung(p, trace_dir):
     """A run past its time: every thread's stack (gdb, where the machine has one), then kill."""
     gdb = shutil.which("gdb") or shutil.which("cuda-gdb")
-    if gdb:
-        with open(os.path.join(trace_dir, "stacks"), "w") as f:
-            subprocess.run([gdb, "-p", str(p.pid), "-batch", "-ex", "thread apply all bt 30"], stdout=f,
-                           stderr=subprocess.STDOUT, timeout=60)
-    p.kill()
+    try:
+        if gdb:
+            with open(os.path.join(trace_dir, "stacks"), "w") as f:
+                subprocess.run([gdb, "-p", str(p.pid), "-batch", "-ex", "thread apply all bt 30"], stdout=f,
+                               stderr=subprocess.STDOUT, timeout=60)
+    except (OSError, subprocess.SubprocessError):
+        pass  # no stacks; the run is killed all the same
+    finally:
+        p.kill()
 
 
 def run_once(workload, config, runtime, pin, timeout, ab_pairs=0, keep_profile=None):

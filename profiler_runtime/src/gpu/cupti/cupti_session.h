@@ -51,7 +51,8 @@ class CuptiSession {
   void Fail(const std::string& why);
   // Collection is on while two gates are open: the sampled-tracing window (always open without
   // windows) and the capture range (always open without one). A range that opens restarts the
-  // window cycle with an open window, so a range of PERIOD_MS is traced for exactly ON_MS.
+  // window cycle with an open window, so even a range shorter than a period is traced from its
+  // start for ON_MS.
   void SetRangeOpen(bool open);
   // The window thread's loop (cupti/trace_windows.cpp): the window open for on_ms, closed for
   // the rest of the period on average (TraceWindowConfig::ClosedMs), until StopWindows().
