@@ -7,6 +7,7 @@
 # libstrata_runtime.so; libunwind8_*.deb).
 #   WORKLOADS=tiny-kernels,gpt2-decode RT=.device/rt-new RT_B=.device/rt-old ROUNDS=2 \
 #     bash bench/overhead_ab_h200.sh "$OUT"
+# TIMEOUT (s, default 150): a run past it has its threads' state and stacks taken, then is killed.
 set -uo pipefail
 OUT="${1:?output folder}"
 RT="${RT:-.device/rt-new}"
@@ -29,7 +30,7 @@ PY
 b=()
 [ -n "${RT_B:-}" ] && b=(--runtime-b "../$RT_B/libstrata_runtime.so")
 (cd bench && timeout ${AB_SECONDS:-540} python3 profiler_comparison.py --ab --runtime "../$RT/libstrata_runtime.so" "${b[@]}" \
-  --out "$W/runs" --workloads "${WORKLOADS:?}" --rounds "${ROUNDS:-2}" --pairs "${PAIRS:-6}" --cpus 2-5 --timeout 150 \
+  --out "$W/runs" --workloads "${WORKLOADS:?}" --rounds "${ROUNDS:-2}" --pairs "${PAIRS:-6}" --cpus 2-5 --timeout ${TIMEOUT:-150} \
   ${CONFIGS:+--configs "$CONFIGS"}) > "$W/ab.txt" 2> "$W/ab.err"
 echo "rc $?" >> "$W/ab.txt"
 tar -C "$OUT" -czf "$OUT/ab.tar.gz" ab

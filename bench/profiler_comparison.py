@@ -21,6 +21,7 @@ Strata). Per configuration: the median over rounds of each process's median on /
 (LD_LIBRARY_PATH must reach libunwind; STRATA_CACHE_DIR may hold the operator plugin.)"""
 import argparse
 import json
+import re
 import os
 import shutil
 import statistics
@@ -80,14 +81,49 @@ def dir_mb(path):
     return sum(os.path.getsize(os.path.join(d, f)) for d, _, fs in os.walk(path) for f in fs) / 1e6
 
 
+def proc_state(pid):
+    """What each thread of a process and of its children is doing, from /proc: name, state,
+    kernel wait channel, the system call it is in (number, arguments, stack and instruction
+    pointers), its blocked signals, and the kernel's stack where readable; the maps last, to place
+    the instruction pointers. Cheap and never blocks, unlike a debugger attaching."""
+    def read(path):
+        try:
+            with open(path) as f:
+                return f.read().strip()
+        except OSError as e:
+            return f"({e.strerror})"
+    out = []
+    pids = [pid]
+    for p in pids:  # children first-found, breadth first
+        for t in sorted(os.listdir(f"/proc/{p}/task")) if os.path.isdir(f"/proc/{p}/task") else []:
+            kids = read(f"/proc/{p}/task/{t}/children")
+            pids += [int(k) for k in kids.split()] if kids and not kids.startswith("(") else []
+    for p in pids:
+        out.append(f"== process {p}: {read(f'/proc/{p}/cmdline').replace(chr(0), ' ')[:300]}")
+        for t in sorted(os.listdir(f"/proc/{p}/task")) if os.path.isdir(f"/proc/{p}/task") else []:
+            d = f"/proc/{p}/task/{t}"
+            stat = read(d + "/stat")
+            state = stat[stat.rfind(")") + 2:].split()[0] if ")" in stat else "?"
+            sigblk = re.search(r"SigBlk:\s*(\S+)", read(d + "/status"))
+            out.append(f"-- thread {t} {read(d + '/comm')} state {state} wchan {read(d + '/wchan')} "
+                       f"sigblk {sigblk.group(1) if sigblk else '?'}\n   syscall {read(d + '/syscall')}\n   "
+                       + read(d + "/stack").replace("\n", "\n   "))
+    out.append("== maps of " + str(pid))
+    out.append("\n".join(l for l in read(f"/proc/{pid}/maps").splitlines() if " r-xp " in l or " r-x" in l))
+    return "\n".join(out)
+
+
 def hung(p, trace_dir):
-    """A run past its time: every thread's stack (gdb, where the machine has one), then kill."""
+    """A run past its time: every thread's state from /proc, then its stack (gdb, where the
+    machine has one; loading libtorch's symbols can take a minute), then kill."""
     gdb = shutil.which("gdb") or shutil.which("cuda-gdb")
     try:
+        with open(os.path.join(trace_dir, "proc"), "w") as f:
+            f.write(proc_state(p.pid))
         if gdb:
             with open(os.path.join(trace_dir, "stacks"), "w") as f:
-                subprocess.run([gdb, "-p", str(p.pid), "-batch", "-ex", "thread apply all bt 30"], stdout=f,
-                               stderr=subprocess.STDOUT, timeout=60)
+                subprocess.run([gdb, "-p", str(p.pid), "-batch", "-ex", "set pagination off",
+                                "-ex", "thread apply all bt 40"], stdout=f, stderr=subprocess.STDOUT, timeout=150)
     except (OSError, subprocess.SubprocessError):
         pass  # no stacks; the run is killed all the same
     finally:
@@ -118,9 +154,12 @@ def run_once(workload, config, runtime, pin, timeout, ab_pairs=0, keep_profile=N
     text = open(out_path).read()
     lines = [l for l in text.splitlines() if l.startswith("{")]
     ok = os.waitstatus_to_exitcode(status) == 0 and lines
-    result = {"error": open(os.path.join(trace_dir, "stderr")).read()[-3000:]} if not ok else json.loads(lines[-1])
-    if os.path.exists(os.path.join(trace_dir, "stacks")):
-        result["stacks_at_timeout"] = open(os.path.join(trace_dir, "stacks")).read()[-6000:]
+    err = open(os.path.join(trace_dir, "stderr")).read()
+    # Python's own dump of every thread (faulthandler) starts at the innermost frames: keep both ends.
+    result = {"error": err if len(err) <= 12000 else err[:9000] + "\n...\n" + err[-3000:]} if not ok else json.loads(lines[-1])
+    for name, key in (("proc", "proc_at_timeout"), ("stacks", "stacks_at_timeout")):
+        if os.path.exists(os.path.join(trace_dir, name)):
+            result[key] = open(os.path.join(trace_dir, name)).read()[:60000]
     os.remove(out_path)
     os.remove(os.path.join(trace_dir, "stderr"))
     result["peak_rss_mb"] = usage.ru_maxrss / 1024

@@ -53,6 +53,12 @@ TEST(Stress, ForkThenExec) { RunCase({"forkexec", {kStress, "fork_exec"}, {}, 0}
 TEST(Stress, SystemCall) { RunCase({"system", {kStress, "system"}, {}, 0}); }
 TEST(Stress, MultiprocessingPoolOfEight) { RunCase({"pool8", {kPython, kFamily, "pool", "fork", "8"}, {}, 8}); }
 TEST(Stress, DlopenDlcloseLoop) { RunCase({"dlopen", {kStress, "dlopen", "2000"}}); }
+// Sampled at 1 ms while 300 modules with TLS are loaded and two threads allocate all the time: the
+// handler's unwinding must not make the dynamic TLS access that grows a thread's TLS vector with
+// malloc (a thread interrupted inside malloc deadlocked on the allocator's lock).
+TEST(Stress, TlsModulesLoadedWhileThreadsAllocate) {
+  RunCase({"tls_dlopen", {kStress, "tls_dlopen", STRATA_TLS_MODULE, "300"}, {"--period-ms", "1"}});
+}
 TEST(Stress, EverySignalBlocked) { RunCase({"blocked", {kStress, "blocked"}}); }
 TEST(Stress, StdinPipeThroughCat) { RunCase({"stdin", {kPython, kFamily, "stdin_pipe"}, {}, 0}); }
 TEST(Stress, ArgvWithQuotesAndNewlines) {

@@ -16,6 +16,7 @@
 #include "common/tls.h"
 #include "ops/torch_loader.h"
 #include "gpu/gpu.h"
+#include "unwind/native_unwind.h"
 
 namespace strata::rt {
 STRATA_TLS int t_loader_busy = 0;
@@ -98,7 +99,10 @@ void* OpenLikeCaller(DlopenFn real, const void* caller, const char* file, int mo
     }
     if (dir.empty() || !FileExists(dir, file)) continue;
     std::string path = dir + "/" + file;
-    if (void* h = real(path.c_str(), mode)) return h;
+    if (void* h = real(path.c_str(), mode)) {
+      strata::rt::unwind::AfterLoaderChange();
+      return h;
+    }
   }
   return nullptr;
 }
@@ -112,6 +116,7 @@ extern "C" __attribute__((visibility("default"))) void* dlopen(const char* file,
     if (void* h = OpenLikeCaller(real, caller, file, mode)) return h;
   }
   void* h = real(file, mode);
+  if (h) strata::rt::unwind::AfterLoaderChange();
   if (h && file) strata::rt::gpu::OnLibraryLoaded(file);  // JAX: arm XLA's HLO dump
   if (h && file) strata::rt::ops::AfterDlopen(file);      // torch: operator plugin (once)
   return h;
@@ -120,7 +125,9 @@ extern "C" __attribute__((visibility("default"))) void* dlopen(const char* file,
 extern "C" __attribute__((visibility("default"))) int dlclose(void* handle) {
   static auto real = Real<int (*)(void*)>("dlclose");
   BusyScope busy;
-  return real(handle);
+  int rc = real(handle);
+  strata::rt::unwind::AfterLoaderChange();
+  return rc;
 }
 
 extern "C" __attribute__((visibility("default"))) int dl_iterate_phdr(

@@ -7,6 +7,7 @@
 #include "runtime_state.h"
 #include "sampler/sampler.h"
 #include "sampler/thread_registry.h"
+#include "unwind/native_unwind.h"
 
 namespace {
 struct StartArgs {
@@ -18,6 +19,7 @@ void* StartWrapper(void* p) {
   StartArgs a = *static_cast<StartArgs*>(p);
   free(p);
   if (strata::rt::state::Active()) {
+    strata::rt::unwind::PrepareThread();  // before its first sample
     strata::rt::registry::RegisterCurrentThread();
     strata::rt::sampler::OnThreadStart(strata::rt::registry::CurrentThreadSlot());
   }

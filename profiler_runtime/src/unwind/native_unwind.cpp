@@ -3,6 +3,7 @@
 
 #include <libunwind.h>
 
+#include <atomic>
 #include <cstdlib>
 
 #include "common/tls.h"
@@ -17,7 +18,44 @@ bool g_fast_signal_trace = true;  // STRATA_UNWIND_FAST_SIGNAL=0: always walk wi
 // sample walking and 60-68 us tracing on the H100 host; the JAX main thread 280 against 140).
 constexpr int kWalksBeforeFastTrace = 32;
 STRATA_TLS int t_signal_walks = 0;
+STRATA_TLS int t_trace_ready = 0;  // PrepareThread ran on this thread
+// The newest TLS generation a thread of ours has seen after a dlopen or dlclose.
+std::atomic<uint64_t> g_tls_generation{0};
+
+// This thread's TLS generation: glibc keeps it in the first entry of the thread's dynamic
+// thread vector (dtv[0].counter), which the thread control block points to at %fs:8 on x86-64.
+// 0 elsewhere, where the fast trace is then never taken from the handler.
+uint64_t ThreadTlsGeneration() {
+#if defined(__x86_64__) && defined(__GLIBC__)
+  const uint64_t* dtv;
+  asm volatile("mov %%fs:8, %0" : "=r"(dtv));
+  return dtv ? dtv[0] : 0;
+#else
+  return 0;
+#endif
+}
+
+// The handler may take libunwind's fast trace: its per-thread cache exists and the thread's TLS
+// vector is not older than the newest loaded module's (see AfterLoaderChange).
+bool FastTraceSafeHere() {
+  if (!t_trace_ready) return false;
+  const uint64_t own = ThreadTlsGeneration();
+  return own != 0 && own >= g_tls_generation.load(std::memory_order_acquire);
+}
 }  // namespace
+
+void PrepareThread() {
+  void* buf[4];
+  unw_backtrace(buf, 4);  // creates the trace cache; its TLS access updates this thread's vector
+  t_trace_ready = 1;
+}
+
+void AfterLoaderChange() {
+  PrepareThread();
+  const uint64_t own = ThreadTlsGeneration();
+  uint64_t seen = g_tls_generation.load(std::memory_order_relaxed);
+  while (own > seen && !g_tls_generation.compare_exchange_weak(seen, own, std::memory_order_acq_rel)) {}
+}
 
 void Init() {
   if (const char* v = getenv("STRATA_UNWIND_FAST_SIGNAL"); v && v[0] == '0') g_fast_signal_trace = false;
@@ -33,6 +71,7 @@ void Init() {
   if (unw_init_local(&cursor, &ctx) == 0) {
     for (int i = 0; i < 64 && unw_step(&cursor) > 0; ++i) {}
   }
+  AfterLoaderChange();  // the generation of what is loaded now; prepares this thread
 }
 
 bool CachePerThread() { return g_cache_per_thread; }
@@ -94,7 +133,7 @@ int FastFromSignalContext(ucontext_t* uc, uint64_t* pcs, int max) {
 int FromSignalContext(ucontext_t* uc, uint64_t* pcs, uint64_t* sps, int max, bool* failed) {
   *failed = false;
   if (max <= 0) return 0;
-  if (!sps && g_fast_signal_trace && t_signal_walks >= kWalksBeforeFastTrace) {
+  if (!sps && g_fast_signal_trace && t_signal_walks >= kWalksBeforeFastTrace && FastTraceSafeHere()) {
     int n = FastFromSignalContext(uc, pcs, max);
     if (n > 0) return n;
   }

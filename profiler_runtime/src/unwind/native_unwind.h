@@ -16,6 +16,20 @@ void Init();
 // False when libunwind has no per-thread cache (see Init).
 bool CachePerThread();
 
+// Normal context, on each thread before its first sample (thread start, runtime init): builds
+// libunwind's per-thread trace cache here, where it may allocate (its first use sets a pthread
+// key, which can calloc). Until a thread has been prepared its samples walk.
+void PrepareThread();
+
+// Normal context, after a dlopen or dlclose: the loaded modules' TLS generation may have moved.
+// A thread whose own TLS vector is older updates it at its next dynamic TLS access, and that
+// update can allocate (glibc grows the vector with malloc). libunwind's fast trace makes such an
+// access, so from the handler it could deadlock a thread interrupted inside malloc (seen on the
+// H200: a Python import stuck on the malloc arena's lock inside the sampler's handler). Samples
+// of a thread with an older vector walk instead (the walk makes no TLS access). The calling
+// thread's own vector is updated here.
+void AfterLoaderChange();
+
 // Writes up to `max` PCs, leaf first: pcs[0] is the interrupted PC as is, caller frames are
 // return address - 1 so they map to the call site. Returns the count; *failed is set when
 // libunwind reported an error before reaching the outermost frame. `sps` (may be null) gets

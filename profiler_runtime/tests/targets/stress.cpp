@@ -4,6 +4,11 @@
 //   stress fork N           N forked children (no exec) working 50 ms, exit(i); sums the codes
 //   stress fork_exec        fork + exec /bin/echo, then waits
 //   stress dlopen N         dlopen/dlclose libm N times, calling cos each time
+//   stress tls_dlopen LIB N dlopen N copies of LIB (a library with TLS), kept open, while the
+//                           main thread (between loads) and two others allocate and free all
+//                           the time: each load leaves the
+//                           threads' TLS vectors older than the loaded modules, and glibc grows
+//                           a vector with malloc at the thread's next dynamic TLS access
 //   stress blocked          every signal blocked in every thread while working, then unblocked
 //   stress recurse DEPTH    recursion DEPTH deep, work at the bottom
 //   stress segv             a NULL write (SIGSEGV)
@@ -18,6 +23,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <string>
 #include <vector>
 
 namespace {
@@ -41,6 +47,41 @@ __attribute__((noinline)) void Busy(double ms) {
 void* ThreadBody(void* ms) {
   Busy(*static_cast<double*>(ms));
   return nullptr;
+}
+
+// malloc and free without pause: a sample lands inside the allocator (holding its lock) often.
+volatile bool g_stop_alloc = false;
+__attribute__((noinline)) size_t Churn(double ms = -1) {
+  size_t sum = 0;
+  std::vector<char*> held(64, nullptr);
+  const double end = ms < 0 ? 0 : CpuMs() + ms;
+  for (unsigned i = 0; !g_stop_alloc && (ms < 0 || (i & 255) || CpuMs() < end); ++i) {
+    size_t k = (i * 2654435761u) % held.size();
+    free(held[k]);
+    held[k] = static_cast<char*>(malloc(16 + (i * 40503u) % 4000));
+    held[k][0] = char(i);
+    sum += size_t(held[k][0]);
+  }
+  for (char* p : held) free(p);
+  return sum;
+}
+
+void* ChurnBody(void*) {
+  Churn();
+  return nullptr;
+}
+
+// Copies LIB to DIR/m<i>.so (a file of its own each, so each dlopen loads a new module).
+bool CopyFile(const char* from, const std::string& to) {
+  FILE* in = fopen(from, "rb");
+  FILE* out = in ? fopen(to.c_str(), "wb") : nullptr;
+  char buf[1 << 16];
+  size_t n;
+  bool ok = in && out;
+  while (ok && (n = fread(buf, 1, sizeof buf, in)) > 0) ok = fwrite(buf, 1, n, out) == n;
+  if (in) fclose(in);
+  if (out) ok = fclose(out) == 0 && ok;
+  return ok;
 }
 
 __attribute__((noinline)) int Recurse(int depth) {
@@ -100,6 +141,33 @@ int main(int argc, char** argv) {
       dlclose(h);
     }
     printf("dlopen loops %d sum %.0f\n", n, acc);
+    return 0;
+  }
+  if (!strcmp(mode, "tls_dlopen")) {
+    if (argc < 4) return 2;
+    const char* lib = argv[2];
+    int n = atoi(argv[3]);
+    char dir[] = "/tmp/strata-tls-XXXXXX";
+    if (!mkdtemp(dir)) { printf("mkdtemp failed\n"); return 1; }
+    pthread_t churners[2];
+    for (auto& t : churners) pthread_create(&t, nullptr, ChurnBody, nullptr);
+    std::vector<void*> handles;
+    int loaded = 0;
+    for (int i = 0; i < n; ++i) {
+      std::string path = std::string(dir) + "/m" + std::to_string(i) + ".so";
+      if (!CopyFile(lib, path)) { printf("copy failed\n"); return 1; }
+      void* h = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+      unlink(path.c_str());
+      if (!h) { printf("dlopen failed: %s\n", dlerror()); return 1; }
+      handles.push_back(h);
+      ++loaded;
+      Churn(2);
+    }
+    g_stop_alloc = true;
+    for (auto& t : churners) pthread_join(t, nullptr);
+    for (void* h : handles) dlclose(h);
+    rmdir(dir);
+    printf("tls modules loaded %d\n", loaded);
     return 0;
   }
   if (!strcmp(mode, "blocked")) {
