@@ -22,25 +22,26 @@ STRATA_TLS int t_trace_ready = 0;  // PrepareThread ran on this thread
 // The newest TLS generation a thread of ours has seen after a dlopen or dlclose.
 std::atomic<uint64_t> g_tls_generation{0};
 
-// This thread's TLS generation: glibc keeps it in the first entry of the thread's dynamic
-// thread vector (dtv[0].counter), which the thread control block points to at %fs:8 on x86-64.
-// 0 elsewhere, where the fast trace is then never taken from the handler.
-uint64_t ThreadTlsGeneration() {
 #if defined(__x86_64__) && defined(__GLIBC__)
+constexpr bool kKnowTlsGeneration = true;
+// This thread's TLS generation (0 until a module with TLS is dlopened): glibc keeps it in the
+// first entry of the thread's dynamic thread vector (dtv[0].counter), which the thread control
+// block points to at %fs:8 on x86-64.
+uint64_t ThreadTlsGeneration() {
   const uint64_t* dtv;
   asm volatile("mov %%fs:8, %0" : "=r"(dtv));
-  return dtv ? dtv[0] : 0;
-#else
-  return 0;
-#endif
+  return dtv[0];
 }
+#else
+constexpr bool kKnowTlsGeneration = false;  // the handler then never takes the fast trace
+uint64_t ThreadTlsGeneration() { return 0; }
+#endif
 
 // The handler may take libunwind's fast trace: its per-thread cache exists and the thread's TLS
 // vector is not older than the newest loaded module's (see AfterLoaderChange).
 bool FastTraceSafeHere() {
-  if (!t_trace_ready) return false;
-  const uint64_t own = ThreadTlsGeneration();
-  return own != 0 && own >= g_tls_generation.load(std::memory_order_acquire);
+  return kKnowTlsGeneration && t_trace_ready &&
+         ThreadTlsGeneration() >= g_tls_generation.load(std::memory_order_acquire);
 }
 }  // namespace
 
