@@ -384,6 +384,7 @@ void AtForkParent() { UnlockForkLocks(false); }
 // otherwise it goes quiet.
 void AtForkChild() {
   UnlockForkLocks(true);
+  unwind::OnForkChild();
   sampler::OnForkChild();
   gpu::OnForkChild();  // CUDA does not survive fork
   auto* cfg = state::g_config;

@@ -33,6 +33,12 @@ struct BusyScope {
   ~BusyScope() { --strata::rt::t_loader_busy; }
 };
 
+// Around a dlopen or dlclose: the TLS generation it may raise (unwind/native_unwind.h).
+struct LoaderChangeScope {
+  LoaderChangeScope() { strata::rt::unwind::BeforeLoaderChange(); }
+  ~LoaderChangeScope() { strata::rt::unwind::AfterLoaderChange(); }
+};
+
 strata::rt::DlIterateFn g_real_dl_iterate_phdr = nullptr;
 }  // namespace
 
@@ -99,10 +105,7 @@ void* OpenLikeCaller(DlopenFn real, const void* caller, const char* file, int mo
     }
     if (dir.empty() || !FileExists(dir, file)) continue;
     std::string path = dir + "/" + file;
-    if (void* h = real(path.c_str(), mode)) {
-      strata::rt::unwind::AfterLoaderChange();
-      return h;
-    }
+    if (void* h = real(path.c_str(), mode)) return h;
   }
   return nullptr;
 }
@@ -112,11 +115,14 @@ extern "C" __attribute__((visibility("default"))) void* dlopen(const char* file,
   static auto real = Real<DlopenFn>("dlopen");
   const void* caller = __builtin_return_address(0);
   BusyScope busy;
-  if (file && *file && !strchr(file, '/')) {
-    if (void* h = OpenLikeCaller(real, caller, file, mode)) return h;
+  void* h = nullptr;
+  {
+    LoaderChangeScope change;  // ends before the hooks below (a plugin build takes seconds)
+    if (file && *file && !strchr(file, '/')) {
+      if ((h = OpenLikeCaller(real, caller, file, mode))) return h;
+    }
+    h = real(file, mode);
   }
-  void* h = real(file, mode);
-  if (h) strata::rt::unwind::AfterLoaderChange();
   if (h && file) strata::rt::gpu::OnLibraryLoaded(file);  // JAX: arm XLA's HLO dump
   if (h && file) strata::rt::ops::AfterDlopen(file);      // torch: operator plugin (once)
   return h;
@@ -124,10 +130,9 @@ extern "C" __attribute__((visibility("default"))) void* dlopen(const char* file,
 
 extern "C" __attribute__((visibility("default"))) int dlclose(void* handle) {
   static auto real = Real<int (*)(void*)>("dlclose");
+  LoaderChangeScope change;
   BusyScope busy;
-  int rc = real(handle);
-  strata::rt::unwind::AfterLoaderChange();
-  return rc;
+  return real(handle);
 }
 
 extern "C" __attribute__((visibility("default"))) int dl_iterate_phdr(

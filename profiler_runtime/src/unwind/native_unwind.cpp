@@ -21,6 +21,9 @@ STRATA_TLS int t_signal_walks = 0;
 STRATA_TLS int t_trace_ready = 0;  // PrepareThread ran on this thread
 // The newest TLS generation a thread of ours has seen after a dlopen or dlclose.
 std::atomic<uint64_t> g_tls_generation{0};
+// dlopen/dlclose calls in progress: glibc raises the generation inside them, before the loaded
+// library's constructors run, so until they return it is not known yet.
+std::atomic<int> g_loader_changes{0};
 
 #if defined(__x86_64__) && defined(__GLIBC__)
 constexpr bool kKnowTlsGeneration = true;
@@ -40,7 +43,7 @@ uint64_t ThreadTlsGeneration() { return 0; }
 // The handler may take libunwind's fast trace: its per-thread cache exists and the thread's TLS
 // vector is not older than the newest loaded module's (see AfterLoaderChange).
 bool FastTraceSafeHere() {
-  return kKnowTlsGeneration && t_trace_ready &&
+  return kKnowTlsGeneration && t_trace_ready && g_loader_changes.load(std::memory_order_acquire) == 0 &&
          ThreadTlsGeneration() >= g_tls_generation.load(std::memory_order_acquire);
 }
 }  // namespace
@@ -51,11 +54,16 @@ void PrepareThread() {
   t_trace_ready = 1;
 }
 
+void BeforeLoaderChange() { g_loader_changes.fetch_add(1, std::memory_order_acq_rel); }
+
+void OnForkChild() { g_loader_changes.store(0, std::memory_order_release); }  // the other threads' calls died with them
+
 void AfterLoaderChange() {
   PrepareThread();
   const uint64_t own = ThreadTlsGeneration();
   uint64_t seen = g_tls_generation.load(std::memory_order_relaxed);
   while (own > seen && !g_tls_generation.compare_exchange_weak(seen, own, std::memory_order_acq_rel)) {}
+  g_loader_changes.fetch_sub(1, std::memory_order_acq_rel);
 }
 
 void Init() {
@@ -72,6 +80,7 @@ void Init() {
   if (unw_init_local(&cursor, &ctx) == 0) {
     for (int i = 0; i < 64 && unw_step(&cursor) > 0; ++i) {}
   }
+  BeforeLoaderChange();
   AfterLoaderChange();  // the generation of what is loaded now; prepares this thread
 }
 

@@ -27,8 +27,13 @@ void PrepareThread();
 // access, so from the handler it could deadlock a thread interrupted inside malloc (seen on the
 // H200: a Python import stuck on the malloc arena's lock inside the sampler's handler). Samples
 // of a thread with an older vector walk instead (the walk makes no TLS access). The calling
-// thread's own vector is updated here.
+// thread's own vector is updated here. Each call pairs with a BeforeLoaderChange() made before
+// the dlopen or dlclose: in between, no thread takes the fast trace.
+void BeforeLoaderChange();
 void AfterLoaderChange();
+
+// In a forked child (fork's child handler): the dlopen calls of other threads are gone.
+void OnForkChild();
 
 // Writes up to `max` PCs, leaf first: pcs[0] is the interrupted PC as is, caller frames are
 // return address - 1 so they map to the call site. Returns the count; *failed is set when
