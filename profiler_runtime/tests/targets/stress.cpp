@@ -6,9 +6,9 @@
 //   stress dlopen N         dlopen/dlclose libm N times, calling cos each time
 //   stress tls_dlopen LIB N dlopen N copies of LIB (a library with TLS), kept open, while the
 //                           main thread (between loads) and two others allocate and free all
-//                           the time: each load leaves the
-//                           threads' TLS vectors older than the loaded modules, and glibc grows
-//                           a vector with malloc at the thread's next dynamic TLS access
+//                           the time: each load leaves the threads' TLS vectors older than the
+//                           loaded modules, and glibc grows a vector with malloc at the
+//                           thread's next dynamic TLS access
 //   stress blocked          every signal blocked in every thread while working, then unblocked
 //   stress recurse DEPTH    recursion DEPTH deep, work at the bottom
 //   stress segv             a NULL write (SIGSEGV)
@@ -20,6 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -50,12 +51,12 @@ void* ThreadBody(void* ms) {
 }
 
 // malloc and free without pause: a sample lands inside the allocator (holding its lock) often.
-volatile bool g_stop_alloc = false;
+std::atomic<bool> g_stop_alloc{false};
 __attribute__((noinline)) size_t Churn(double ms = -1) {
   size_t sum = 0;
   std::vector<char*> held(64, nullptr);
   const double end = ms < 0 ? 0 : CpuMs() + ms;
-  for (unsigned i = 0; !g_stop_alloc && (ms < 0 || (i & 255) || CpuMs() < end); ++i) {
+  for (unsigned i = 0; !g_stop_alloc.load(std::memory_order_relaxed) && (ms < 0 || (i & 255) || CpuMs() < end); ++i) {
     size_t k = (i * 2654435761u) % held.size();
     free(held[k]);
     held[k] = static_cast<char*>(malloc(16 + (i * 40503u) % 4000));
@@ -163,7 +164,7 @@ int main(int argc, char** argv) {
       ++loaded;
       Churn(2);
     }
-    g_stop_alloc = true;
+    g_stop_alloc.store(true);
     for (auto& t : churners) pthread_join(t, nullptr);
     for (void* h : handles) dlclose(h);
     rmdir(dir);
