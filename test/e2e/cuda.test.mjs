@@ -14,7 +14,7 @@ import assert from 'node:assert/strict';
 import { copyFileSync, mkdirSync, readFileSync, symlinkSync } from 'node:fs';
 import path from 'node:path';
 import {
-  S, activeTab, cli, extId, findNode, frameOf, goToLine, layoutOf, lineHeatTexts, loadAddon, makeFolders,
+  S, answerFileDialog, activeTab, cli, extId, findNode, frameOf, goToLine, layoutOf, lineHeatTexts, loadAddon, makeFolders,
   missingPrerequisites, nodePosition, openFileQuick, repo, runCommand, shot, skipReason, sleep,
   startSession, statusLine, stopSession, strataFrame, waitFor,
 } from './harness.mjs';
@@ -49,12 +49,7 @@ describe('Strata on CUDA kernel lines (code-server)', { timeout: 300_000 }, () =
 
   async function openProfile() {
     await runCommand('Strata: Open Profile');
-    const input = S.page.locator('.quick-input-widget .quick-input-box input');
-    await input.waitFor({ state: 'visible', timeout: 15000 });
-    await sleep(400);
-    await input.fill(profile);
-    await sleep(400);
-    await S.page.keyboard.press('Enter');
+    await answerFileDialog(profile);
     const frame = await strataFrame(60000, /Strata: .*(not|cannot|failed)/);
     await waitFor('the profile drawn', () => frame.evaluate(() => (window.__strata?.stats()?.instances ?? 0) > 0), 30000);
     return frame;

@@ -12,7 +12,7 @@ import { execFileSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, symlinkSync } from 'node:fs';
 import path from 'node:path';
 import {
-  S, activeTab, buildDir, cli, clearNotifications, entry, extId, makeFolders, pickQuick, repo, runCommand, shot, sleep,
+  S, answerFileDialog, activeTab, buildDir, cli, clearNotifications, entry, extId, makeFolders, pickQuick, repo, runCommand, shot,
   startSession, statusLine, stopSession, strataTabs, toasts, waitFor, waitToast,
 } from './harness.mjs';
 
@@ -27,16 +27,6 @@ function missing() {
     [path.join(repo, 'extension/dist/webview/webview.js'), 'npm run build -w webview && npm run build -w extension'],
     [synth, 'cmake --build build --target strata_synth_profile'],
   ].filter(([p]) => !existsSync(p)).map(([p, how]) => `${p} (${how})`);
-}
-
-/** Answers the open file dialog (code-server's simple dialog) with `file`. */
-async function answerDialog(file) {
-  const input = S.page.locator('.quick-input-widget .quick-input-box input');
-  await input.waitFor({ state: 'visible', timeout: 15000 });
-  await sleep(400);
-  await input.fill(file);
-  await sleep(400);
-  await S.page.keyboard.press('Enter');
 }
 
 /** The frame whose webview is in diff mode, once its table and graph are drawn. */
@@ -77,8 +67,8 @@ describe('Strata diff mode (code-server)', { timeout: 300_000 }, () => {
 
   test('(d1) Compare with…: B coloured by change, the changed line first, a row opens its line', { skip }, async () => {
     await runCommand('Strata: Compare with…');
-    await answerDialog(after_);    // B: no viewer is open, so the command asks for it first
-    await answerDialog(before_);   // A: the run before
+    await answerFileDialog(after_);    // B: no viewer is open, so the command asks for it first
+    await answerFileDialog(before_);   // A: the run before
     await pickQuick('gpu_time');
     const { frame, diff } = await diffFrame();
     assert.ok(diff.nodes > 1, `B's view drawn (${diff.nodes} nodes)`);
@@ -108,8 +98,8 @@ describe('Strata diff mode (code-server)', { timeout: 300_000 }, () => {
     const other = path.join(S.ws, 'runs/py312_split.strata');
     copyFileSync(path.join(FIX, 'py312_split.strata'), other);
     await runCommand('Strata: Compare with…');
-    await answerDialog(after_);
-    await answerDialog(other);
+    await answerFileDialog(after_);
+    await answerFileDialog(other);
     // A metric pick only when the two share several additive metrics.
     await S.page.locator('.quick-input-widget .monaco-list-row', { hasText: 'cpu_time' }).first().click({ timeout: 5000 }).catch(() => {});
     const t = await waitToast('the refusal', /Strata: cannot compare: no call path with cpu_time is common to both profiles/);
@@ -126,8 +116,8 @@ describe('Strata diff mode (code-server)', { timeout: 300_000 }, () => {
       return out;
     });
     await runCommand('Strata: Compare with…');
-    await answerDialog(b);
-    await answerDialog(a);
+    await answerFileDialog(b);
+    await answerFileDialog(a);
     const { frame, diff } = await diffFrame();
     assert.equal(diff.part, true, 'B\'s view in parts');
     assert.equal(diff.viewNodes, 300000);

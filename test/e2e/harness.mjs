@@ -188,15 +188,30 @@ export async function pickQuick(text) {
   await row.click();
 }
 
-/** Runs `command` and answers its file dialog (code-server's simple dialog) with `file`. */
+/**
+ * Answers code-server's simple file dialog with `file`. The dialog reuses the palette's quick
+ * input, and the palette stays on screen until the command has run (the first command of a
+ * session waits for the extension to activate): the dialog is there once the input holds a path.
+ * It then fills in its folder a moment later, which can overwrite what was typed: type until the
+ * input keeps the path.
+ */
+export async function answerFileDialog(file) {
+  const input = S.page.locator('.quick-input-widget .quick-input-box input');
+  await waitFor('the file dialog', async () => (await input.inputValue({ timeout: 1000 })).startsWith('/'), 60000);
+  for (let attempt = 1; ; attempt++) {
+    await input.fill(file);
+    await sleep(500);
+    const value = await input.inputValue({ timeout: 2000 }).catch(() => '');
+    if (value === file) break;
+    if (attempt >= 6) throw new Error(`the file dialog does not keep ${file}: it shows ${value}`);
+  }
+  await S.page.keyboard.press('Enter');
+}
+
+/** Runs `command` and answers its file dialog with `file`. */
 export async function openThroughDialog(command, file) {
   await runCommand(command);
-  const input = S.page.locator('.quick-input-widget .quick-input-box input');
-  await input.waitFor({ state: 'visible', timeout: 15000 });
-  await sleep(400);
-  await input.fill(file);
-  await sleep(400);
-  await S.page.keyboard.press('Enter');
+  await answerFileDialog(file);
 }
 
 export async function openFileQuick(name) {

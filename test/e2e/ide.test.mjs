@@ -15,7 +15,7 @@ import assert from 'node:assert/strict';
 import { cpSync, mkdirSync, readFileSync, readdirSync, rmSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import {
-  S, activeTab, clearNotifications, extId, findNode, frameOf, goToLine, layoutOf, lineHeatTexts, loadAddon, makeFolders,
+  S, answerFileDialog, activeTab, clearNotifications, extId, findNode, frameOf, goToLine, layoutOf, lineHeatTexts, loadAddon, makeFolders,
   missingPrerequisites, nodePosition, openFileQuick, pickQuick, record, repo, runCommand, shot, skipReason,
   sleep, startSession, statusLine, stopSession, strataFrame, strataTabs, terminalText, toasts, waitFor, waitToast, cli,
 } from './harness.mjs';
@@ -141,12 +141,7 @@ describe('Strata IDE integration (code-server)', { timeout: 600_000 }, () => {
     await waitFor('no editors', async () => (await strataTabs()).length === 0, 10000);
     await openFileQuick('train_loop.py');
     await runCommand('Strata: Open Profile');
-    const input = S.page.locator('.quick-input-widget .quick-input-box input');
-    await input.waitFor({ state: 'visible', timeout: 15000 });
-    await sleep(400);
-    await input.fill(profile);
-    await sleep(400);
-    await S.page.keyboard.press('Enter');
+    await answerFileDialog(profile);
     await strataFrame(30000);
     await activeTab('Strata:', 10000);
     // The viewer to the right: the left group shows train_loop.py again.
@@ -287,12 +282,7 @@ describe('Strata IDE integration (code-server)', { timeout: 600_000 }, () => {
     const expected = await loadAddon().open(newer).then(() => null, (e) => e.message);
     assert.match(expected, /newer than this Strata supports/);
     await runCommand('Strata: Open Profile');
-    const input = S.page.locator('.quick-input-widget .quick-input-box input');
-    await input.waitFor({ state: 'visible', timeout: 15000 });
-    await sleep(400);
-    await input.fill(newer);
-    await sleep(400);
-    await S.page.keyboard.press('Enter');
+    await answerFileDialog(newer);
     const t = await waitToast('the newer-version notification', /newer than this Strata supports/, 20000);
     assert.ok(t.includes(expected), `"${t}" carries "${expected}"`);
     await clearNotifications();
@@ -300,11 +290,7 @@ describe('Strata IDE integration (code-server)', { timeout: 600_000 }, () => {
     // The source of a frame is gone (and nothing in the workspace has its name).
     await runCommand('View: Close All Editors');
     await runCommand('Strata: Open Profile');
-    await input.waitFor({ state: 'visible', timeout: 15000 });
-    await sleep(400);
-    await input.fill(gone);
-    await sleep(400);
-    await S.page.keyboard.press('Enter');
+    await answerFileDialog(gone);
     const frame = await strataFrame(30000);
     await waitFor('the profile drawn', () => frame.evaluate(() => (window.__strata?.stats()?.instances ?? 0) > 0), 20000);
     const p = await loadAddon().open(gone);

@@ -12,7 +12,7 @@ import assert from 'node:assert/strict';
 import { copyFileSync, existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import {
-  S, activeTab, cli, clearNotifications, entry, extId, makeFolders, openThroughDialog, repo, runCommand, shot, sleep, timelineTooltipAt,
+  S, answerFileDialog, activeTab, cli, clearNotifications, entry, extId, makeFolders, openThroughDialog, repo, runCommand, shot, sleep, timelineTooltipAt,
   startSession, statusLine, stopSession, strataFrame, toasts, waitFor, waitToast,
 } from './harness.mjs';
 
@@ -227,12 +227,7 @@ describe('Strata region timeline (code-server)', { timeout: 300_000 }, () => {
     await clearNotifications();
     await runCommand('View: Close All Editors');
     await runCommand('Strata: Open Profile');
-    const input = S.page.locator('.quick-input-widget .quick-input-box input');
-    await input.waitFor({ state: 'visible', timeout: 15000 });
-    await sleep(400);
-    await input.fill(path.join(traces, 'runtime_capture.strata'));
-    await sleep(400);
-    await S.page.keyboard.press('Enter');
+    await answerFileDialog(path.join(traces, 'runtime_capture.strata'));
     const flame = await strataFrame(60000, /Strata: .*(not|cannot|failed)/);
     await waitFor('the profile drawn', () => flame.evaluate(() => (window.__strata?.stats()?.instances ?? 0) > 0), 30000);
     const button = flame.locator('button.strata-region-timeline');

@@ -181,11 +181,14 @@ describe('Strata flame graph: Python view, navigation, details (code-server)', {
     await shot('v5-first-part');
     // The background fill: with no zoom, the parts of the widest frames are asked for and put in
     // place (the host answers them from the view in parts or, once filled, from the whole view).
-    const fill = await waitFor('the background fill', async () => {
+    // A part received can hold only nodes already here (its frame's first part came with the
+    // view): wait for one that adds.
+    await waitFor('the background fill to add nodes', async () => {
       const x = await f.evaluate(() => window.__strata.parts());
-      return x.filled > 0 && x.received > 0 ? x : null;
-    }, 60000);
-    assert.ok((await f.evaluate(() => window.__strata.view())).nodes > v.nodes, `the fill added nodes: ${JSON.stringify(fill)}`);
+      return x.filled > 0 && x.received > 0 && (await f.evaluate(() => window.__strata.view())).nodes > v.nodes;
+    }, 60000).catch(async (e) => {
+      throw new Error(`${e.message}: parts ${JSON.stringify(await f.evaluate(() => window.__strata.parts()))}, nodes ${(await f.evaluate(() => window.__strata.view())).nodes} (first part ${v.nodes})`);
+    });
     assert.deepEqual((await f.evaluate(() => window.__strata.view())).rootChildren, v.rootChildren, 'nothing drawn moved');
     // Zoom into a frame (2% of the time at most: 50 times wider zoomed) whose children were left
     // out: its part is asked for and drawn.

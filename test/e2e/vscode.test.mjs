@@ -18,7 +18,7 @@ import assert from 'node:assert/strict';
 import { cpSync, mkdirSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import {
-  S, activeTab, clearNotifications, cli, extId, findNode, frameOf, layoutOf, loadAddon, makeFolders, missingPrerequisites,
+  S, answerFileDialog, activeTab, clearNotifications, cli, extId, findNode, frameOf, layoutOf, loadAddon, makeFolders, missingPrerequisites,
   nodePosition, openFileQuick, record, repo, runCommand, shot, skipReason, sleep, startSession, statusLine, stopSession,
   strataFrame, strataTabs, toasts, tooltipAt, waitFor, workspaceSettings,
 } from './harness.mjs';
@@ -178,13 +178,7 @@ describe('Strata in VS Code (code-server)', { timeout: 600_000 }, () => {
     assert.ok(!expected.includes('\n'), 'the message is one line');
 
     await runCommand('Strata: Open Profile');
-    // code-server's file dialog is a quick input: type the path, Enter.
-    const input = page.locator('.quick-input-widget .quick-input-box input');
-    await input.waitFor({ state: 'visible', timeout: 15000 });
-    await sleep(500);
-    await input.fill(bad);
-    await sleep(500);
-    await page.keyboard.press('Enter');
+    await answerFileDialog(bad);
     const toast = await waitFor('the error notification', async () => {
       const all = await toasts();
       return all.find((t) => t.includes(expected)) ?? null;
