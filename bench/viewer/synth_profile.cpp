@@ -3,7 +3,7 @@
 // "evented" format: each node opens at its start and closes after its inclusive time), so both
 // viewers are given the same data.
 //
-//   strata_synth_profile --shape wide|deep|hostile --nodes N -o OUT.strata [--speedscope OUT.json] [--metrics K] [--variant V]
+//   strata_synth_profile --shape wide|deep|hostile --nodes N -o OUT.strata [--speedscope OUT.json] [--metrics K] [--variant V] [--meta KEY=VALUE]...
 //
 // wide: 5,000 functions calling a few fixed callees, paths up to 40 deep (a real program's
 //       shape); deep: chains that go on with probability 0.99 (depths in the thousands, the
@@ -14,12 +14,14 @@
 // keeping every metric of every node pays for). --variant V (1, 2, ...): the same tree as without
 // it, as a second run of the program would give: one node in ten takes 1-4 times its time, and
 // one function in fifty sits three lines lower (a moved line: a diff matches it fuzzily); the
-// pair (no variant, a variant) is what the viewer's diff mode is measured on.
+// pair (no variant, a variant) is what the viewer's diff mode is measured on. --meta adds a meta
+// entry (what the runtime writes beside the tree: the viewer's notes on a profile are tested so).
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "strata/format/writer.h"
@@ -34,10 +36,11 @@ struct Options {
   size_t metrics = 1;
   uint64_t variant = 0;
   std::string out, speedscope;
+  std::vector<std::pair<std::string, std::string>> meta;
 };
 
 int Usage(const char* why) {
-  std::fprintf(stderr, "strata_synth_profile: %s\nusage: strata_synth_profile --shape wide|deep|hostile --nodes N -o OUT.strata [--speedscope OUT.json] [--metrics K] [--variant V]\n", why);
+  std::fprintf(stderr, "strata_synth_profile: %s\nusage: strata_synth_profile --shape wide|deep|hostile --nodes N -o OUT.strata [--speedscope OUT.json] [--metrics K] [--variant V] [--meta KEY=VALUE]...\n", why);
   return 2;
 }
 
@@ -127,6 +130,12 @@ int main(int argc, char** argv) {
     else if (a == "--speedscope") opt.speedscope = value();
     else if (a == "--metrics") opt.metrics = std::strtoull(value().c_str(), nullptr, 10);
     else if (a == "--variant") opt.variant = std::strtoull(value().c_str(), nullptr, 10);
+    else if (a == "--meta") {
+      const std::string kv = value();
+      const size_t eq = kv.find('=');
+      if (eq == std::string::npos || eq == 0) return Usage("--meta takes KEY=VALUE");
+      opt.meta.emplace_back(kv.substr(0, eq), kv.substr(eq + 1));
+    }
     else return Usage(("unknown argument " + a).c_str());
   }
   if (opt.out.empty()) return Usage("-o OUT.strata is required");
@@ -199,6 +208,7 @@ int main(int argc, char** argv) {
       add(p, fn);
     }
   }
+  for (const auto& [k, v] : opt.meta) w.Meta(k, v);
   std::string error;
   if (!w.WriteAtomically(opt.out, &error)) {
     std::fprintf(stderr, "strata_synth_profile: %s\n", error.c_str());

@@ -1,6 +1,7 @@
 // What the editor surfaces say about a profile (the profiles view, the status bar). Numbers are
 // formatted by the webview's format module, the one source for both (formatDuration,
 // formatEditorValue). Pure: no vscode import, unit-tested.
+import type { GpuSampling } from '../../native/addon/index';
 import { formatDuration } from '../../webview/src/model/format';
 
 /** The duration of a recorded run from its meta (`duration_ns`), if there is one. */
@@ -21,4 +22,15 @@ export function profileDescription(meta: Readonly<Record<string, string>>, maxCo
   if (cmd.length > maxCommand) cmd = `${cmd.slice(0, maxCommand - 1)}…`;
   if (cmd) parts.push(cmd);
   return parts.join(' · ');
+}
+
+/** What sampled GPU tracing (the addon's gpuSampling()) means for the profile's numbers, in one
+ *  line; '' when every launch was traced. */
+export function gpuSamplingNote(s: GpuSampling | null | undefined): string {
+  if (!s) return '';
+  const windows = s.windowsOpened > 0 ? `, ${s.windowsOpened.toLocaleString('en-US')} window${s.windowsOpened === 1 ? '' : 's'}` : '';
+  const scale = Number(s.scale.toPrecision(3)).toString();
+  return `Sampled GPU tracing: GPU work was traced in ${formatDuration(s.windowMs * 1e6)} windows every ` +
+    `${formatDuration(s.periodMs * 1e6)}${windows}. GPU, sync and API times and bytes are estimates ` +
+    `(what was traced ×${scale}); counts are what was traced.`;
 }

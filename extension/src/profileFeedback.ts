@@ -25,7 +25,7 @@ export class ProfileFeedback {
   follow(v: ProfileViewer | undefined): void {
     this.current = v;
     const profile = v?.openProfile;
-    this.statusBar.show(profile ? v!.profilePath : undefined, profile?.meta(), this.lineHeat.isEnabled);
+    this.statusBar.show(profile ? v!.profilePath : undefined, profile?.meta(), this.lineHeat.isEnabled, v?.gpuSampling);
     void this.lineHeat.setProfile(profile, v?.profilePath, v?.metricName);
     if (!profile) {
       this.analyzed = undefined;
@@ -57,7 +57,7 @@ export class ProfileFeedback {
   toggleLineHeat(): void {
     const on = this.lineHeat.toggle();
     const c = this.current;
-    this.statusBar.show(c?.openProfile ? c.profilePath : undefined, c?.openProfile?.meta(), on);
+    this.statusBar.show(c?.openProfile ? c.profilePath : undefined, c?.openProfile?.meta(), on, c?.gpuSampling);
     void vscode.window.setStatusBarMessage(`Strata: line heat ${on ? 'on' : 'off'}`, 3000);
   }
 }

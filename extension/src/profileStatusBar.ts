@@ -14,8 +14,9 @@ export class ProfileStatusBar implements vscode.Disposable {
     this.item.command = 'strata.showViewer';
   }
 
-  /** Shows `profilePath` (its meta gives the duration and the command); undefined hides it. */
-  show(profilePath: string | undefined, meta?: Readonly<Record<string, string>>, lineHeat?: boolean): void {
+  /** Shows `profilePath` (its meta gives the duration and the command; `gpuSampling`: what sampled
+   *  GPU tracing means for its numbers); undefined hides it. */
+  show(profilePath: string | undefined, meta?: Readonly<Record<string, string>>, lineHeat?: boolean, gpuSampling?: string): void {
     if (!profilePath) { this.item.hide(); return; }
     const d = meta ? metaDuration(meta) : undefined;
     this.item.text = `$(flame) Strata: ${path.basename(profilePath)}${d !== undefined ? ` ${formatDuration(d)}` : ''}`;
@@ -23,6 +24,7 @@ export class ProfileStatusBar implements vscode.Disposable {
     md.appendMarkdown(`**Strata profile** \`${profilePath}\`\n\n`);
     if (meta?.command) md.appendMarkdown(`Command: \`${meta.command.replace(/`/g, "'")}\`\n\n`);
     if (meta?.ended || meta?.exit) md.appendMarkdown(`Ended: ${meta.exit ?? meta.ended}\n\n`);
+    if (gpuSampling) md.appendText(`${gpuSampling}\n\n`);
     md.appendMarkdown(`Line heat: ${lineHeat ? 'on' : 'off'} (Strata: Toggle Line Heat). Click to show the viewer.`);
     this.item.tooltip = md;
     this.item.show();

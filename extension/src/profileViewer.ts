@@ -15,6 +15,7 @@ import type { Profile, RankRunInfo, ViewOptions } from '../../native/addon/index
 import type { HostMessage, ViewName, WebviewMessage } from '../../webview/src/protocol';
 import { isViewName, metricIndex, profileTitle, toNodePart, toProfileMessage, toSandwichData, viewOptions } from './profileMessage';
 import { matchProfileFile } from './lineHeatModel';
+import { gpuSamplingNote } from './profileDescription';
 import { revealSource } from './revealSource';
 import type { StrataAddon } from './addon';
 import { ViewerProgress } from './viewerProgress';
@@ -32,6 +33,8 @@ export interface ViewerState {
   lastSource?: { file: string; line: number } | null;
   /** Why the view shown is partial (too large for memory); absent when complete. */
   partial?: string;
+  /** What sampled GPU tracing means for the numbers shown ('' when every launch was traced). */
+  gpuSampling: string;
   /** Every process of the run at `path`, one process frame each (the addon's openRun). */
   together: boolean;
   /** A distributed job's run: how many ranks, the one shown alone (null: all merged), the
@@ -101,9 +104,13 @@ export class ProfileViewer implements vscode.Disposable {
   /** The ranks panel's last message (re-sent to a reloaded webview). */
   private ranksMessage: HostMessage | undefined;
   private current: HostMessage | undefined;
-  /** A status line that goes with `current` (why the view is partial). */
+  /** A status line that goes with `current` (why the view is partial, sampled GPU tracing). */
   private extra: HostMessage | undefined;
   private partial: string | undefined;
+  private samplingNote = '';
+  /** What sampled GPU tracing means for the open profile's numbers ('' when every launch was traced). */
+  get gpuSampling(): string { return this.samplingNote; }
+  private statusShown = false;
   private ready = false;
   private disposed = false;
   private view: ViewName = 'top-down';
@@ -156,7 +163,7 @@ export class ProfileViewer implements vscode.Disposable {
       path: this.profilePath, ready: this.ready, view: this.view,
       metric: this.profile?.metrics()[this.metric]?.name ?? '', nodes: this.nodes,
       lastMessage: this.current?.type, lastError: this.lastError, lastSource: this.lastSource, partial: this.partial,
-      together: this.together,
+      gpuSampling: this.samplingNote, together: this.together,
       ranks: this.rankInfo ? { count: this.rankInfo.ranks.length, selected: this.selectedRank, stragglers: [...this.stragglers],
         lastSpread: this.lastSpread } : undefined,
     };
@@ -209,6 +216,7 @@ export class ProfileViewer implements vscode.Disposable {
     this.rankRun = this.rankInfo ? profile : undefined;
     this.selectedRank = null;
     const meta = profile.meta();
+    this.samplingNote = gpuSamplingNote(profile.gpuSampling());
     this.title = profileTitle(this.profilePath, meta);
     this.panel.title = viewerTitle(this.profilePath, this.together, meta);
     this.metric = 0;
@@ -287,10 +295,14 @@ export class ProfileViewer implements vscode.Disposable {
         `${cols.node ? ` (${cols.parent.length} sent first)` : ''}, metric ${msg.data.metric || '(none)'}, built in ${Date.now() - started} ms`);
       this.post(msg);
       // A view too large for memory comes back partial: the webview and a notification say so.
+      // Sampled GPU tracing: the webview's status line says the GPU numbers are estimates.
       this.partial = cols.partial;
+      const status = [cols.partial, this.samplingNote].filter(Boolean).join(' ');
+      // An empty status clears the line an earlier view left (a partial one).
+      if (status || this.statusShown) this.post({ type: 'status', message: status }, true);
+      this.statusShown = !!status;
       if (cols.partial) {
         this.log.appendLine(`[viewer] ${path.basename(this.profilePath)}: ${cols.partial}`);
-        this.post({ type: 'status', message: cols.partial }, true);
         void vscode.window.showWarningMessage(`Strata: ${path.basename(this.profilePath)}: ${cols.partial}`);
       }
       if (changed) this.viewEmitter.fire(this);

@@ -174,9 +174,20 @@ export interface SourceLocation {
   module: string;
 }
 
+export interface GpuSampling {
+  windowMs: number;
+  periodMs: number;
+  scale: number;
+  windowsOpened: number;
+}
+
 export interface Profile {
   /** Meta entries of the profile (command, how the target ended, host, ...). */
   meta(): Record<string, string>;
+  /** Sampled GPU tracing (GPU work traced in windows of `windowMs` every `periodMs`; the additive
+   *  GPU metrics multiplied by `scale` estimate the whole run, counts are as observed), or null
+   *  when every launch was traced. */
+  gpuSampling(): GpuSampling | null;
   metrics(): MetricInfo[];
   /** Builds (or returns the cached) view; children ordered by the metric `metricIndex`. With
    *  `first`, only its part to draw first (the nodes wider than a bound). */

@@ -242,6 +242,7 @@ writer::RunInfo MakeRunInfo(const char* ended) {
   info.threads_seen = registry::ThreadsSeen();
   info.ended = ended;
   info.gpu = gpu::StatusLine();
+  info.gpu_sampling = gpu::SampledTracingMeta();
   info.pc_sampling = gpu::PcSamplingStatusLine();
   info.regions = gpu::RegionsStatusLine();
   info.sampler = sampler::StatusLine();

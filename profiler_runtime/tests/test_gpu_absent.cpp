@@ -80,6 +80,22 @@ TEST(GpuAbsent, CudaProgramWithoutGpuKeepsCpuProfile) {
   unlink(out.c_str());
 }
 
+// Sampled GPU tracing asked for, no GPU work collected: the profile states no sampling (its
+// typed entries are written only beside collected GPU data, whose metrics they scale).
+TEST(GpuAbsent, SampledTracingNotStatedWithoutGpuData) {
+  std::string out = Out("sampled");
+  int plain = RunTarget({STRATA_CUDA_PROBE}, {}, false);
+  if (plain == 2) GTEST_SKIP() << "this machine has a usable GPU";
+  RunTarget({STRATA_CUDA_PROBE}, {{"STRATA_OUTPUT", out}, {"STRATA_GPU_SAMPLING", "100/1000"}}, true);
+  strata::rt::test::Profile p;
+  std::string err;
+  ASSERT_TRUE(strata::rt::test::ReadProfile(out, &p, &err)) << err;
+  EXPECT_EQ(p.meta["gpu"].rfind("not collected: ", 0), 0u) << p.meta["gpu"];
+  for (const char* key : {"gpu_window_ms", "gpu_window_period_ms", "gpu_scale", "gpu_windows_opened"})
+    EXPECT_EQ(p.meta.count(key), 0u) << key;
+  unlink(out.c_str());
+}
+
 TEST(GpuAbsent, InjectionHeldByAnotherTool) {
   std::string out = Out("taken");
   RunTarget({STRATA_CPU_SPLIT, "split", "10"}, {{"STRATA_OUTPUT", out}, {"CUDA_INJECTION64_PATH", "/opt/other/libtool.so"}}, true);

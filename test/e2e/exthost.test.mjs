@@ -7,7 +7,9 @@
 //        GPU time is shaded by it once gpu_time is chosen, its backward GPU time labelled;
 //   (x4) a bottom-up view too large to build whole: a partial view with the reason in the
 //        webview and a notification, the extension host alive; the analyzers run once per
-//        profile however often the focus changes; closing a viewer releases what it kept.
+//        profile however often the focus changes; closing a viewer releases what it kept;
+//   (x5) a profile recorded with sampled GPU tracing: the webview's status line says its GPU
+//        numbers are estimates (windows, period, scale) in every view.
 // Run: node --test test/e2e/exthost.test.mjs   (see harness.mjs for prerequisites and env)
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -222,5 +224,20 @@ describe('Strata extension host: escaping, line heat by metric, scale (code-serv
     await runCommand('View: Close All Editors');
     await waitFor('the viewers released', async () => /closed the last viewer of .*deep\.strata/.test(strataLog()) && /closed the last viewer of .*resnet50_train\.strata/.test(strataLog()), 10000);
     assert.ok(!(await toasts()).some((t) => /extension host|terminated unexpectedly/i.test(t)), 'the extension host lives');
+  });
+
+  test('(x5) sampled GPU tracing: the status line says the GPU numbers are estimates, in every view', { skip }, async () => {
+    const sampled = path.join(S.tmp, 'sampled.strata');
+    execFileSync(SYNTH, ['--shape', 'wide', '--nodes', '2000', '-o', sampled, '--meta', 'gpu_window_ms=100',
+      '--meta', 'gpu_window_period_ms=1000', '--meta', 'gpu_scale=10', '--meta', 'gpu_windows_opened=12']);
+    const frame = await openProfile(sampled);
+    const note = /^Sampled GPU tracing: GPU work was traced in 100 ms windows every 1\.00 s, 12 windows\. GPU, sync and API times and bytes are estimates \(what was traced ×10\); counts are what was traced\.$/;
+    const msg = await waitFor('the sampling note in the webview', () => frame.evaluate(() => window.__strata.message()), 20000);
+    assert.match(msg, note);
+    await shot('x5-sampled');
+    await frame.locator('button[data-view="flat"]').click();
+    await waitFor('the flat view', async () => (await frame.evaluate(() => window.__strata.view()))?.view === 'flat', 30000);
+    assert.match(await frame.evaluate(() => window.__strata.message()), note, 'still said in another view');
+    await runCommand('View: Close All Editors');
   });
 });

@@ -28,6 +28,7 @@
 #include "view_calls.h"
 #include "strata/core/analyze.h"
 #include "strata/core/api.h"
+#include "strata/core/gpu_sampling.h"
 
 namespace strata::addon {
 namespace {
@@ -44,6 +45,7 @@ class ProfileWrap : public Napi::ObjectWrap<ProfileWrap> {
                        {
                            InstanceMethod<&ProfileWrap::Meta>("meta"),
                            InstanceMethod<&ProfileWrap::Metrics>("metrics"),
+                           InstanceMethod<&ProfileWrap::GpuSamplingMethod>("gpuSampling"),
                            InstanceMethod<&ProfileWrap::ViewMethod>("view"),
                            InstanceMethod<&ProfileWrap::ViewPartMethod>("viewPart"),
                            InstanceMethod<&ProfileWrap::SandwichMethod>("sandwich"),
@@ -81,6 +83,19 @@ class ProfileWrap : public Napi::ObjectWrap<ProfileWrap> {
     auto state = Require(info.Env());
     Napi::Object out = Napi::Object::New(info.Env());
     for (const auto& [k, v] : state->profile->meta()) out.Set(k, v);
+    return out;
+  }
+
+  // Sampled GPU tracing (its additive GPU metrics are estimates), or null.
+  Napi::Value GpuSamplingMethod(const Napi::CallbackInfo& info) {
+    auto state = Require(info.Env());
+    const auto s = strata::core::ReadGpuSampling(*state->profile);
+    if (!s) return info.Env().Null();
+    Napi::Object out = Napi::Object::New(info.Env());
+    out.Set("windowMs", Napi::Number::New(info.Env(), s->window_ms));
+    out.Set("periodMs", Napi::Number::New(info.Env(), s->period_ms));
+    out.Set("scale", Napi::Number::New(info.Env(), s->scale));
+    out.Set("windowsOpened", Napi::Number::New(info.Env(), static_cast<double>(s->windows_opened)));
     return out;
   }
 

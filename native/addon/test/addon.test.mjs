@@ -67,6 +67,23 @@ test('open() rejects a non-profile with the core one-line message', async () => 
   assert.ok(await addon.open(empty).then(() => false, () => true), 'empty file rejected');
 });
 
+test('gpuSampling(): null for a fully traced profile, the windows and scale of a sampled one', async (t) => {
+  const synth = path.join(buildDir, 'bin/strata_synth_profile');
+  if (!existsSync(synth)) { t.skip(`${synth} not built`); return; }
+  const full = path.join(tmp, 'full.strata');
+  execFileSync(synth, ['--shape', 'hostile', '--nodes', '10', '-o', full]);
+  const p = await addon.open(full);
+  assert.equal(p.gpuSampling(), null);
+  p.close();
+  const sampled = path.join(tmp, 'sampled.strata');
+  execFileSync(synth, ['--shape', 'hostile', '--nodes', '10', '-o', sampled, '--meta', 'gpu_window_ms=30',
+    '--meta', 'gpu_window_period_ms=100', '--meta', 'gpu_scale=3.3333333333333335', '--meta', 'gpu_windows_opened=7']);
+  const q = await addon.open(sampled);
+  assert.deepEqual(q.gpuSampling(), { windowMs: 30, periodMs: 100, scale: 3.3333333333333335, windowsOpened: 7 });
+  q.close();
+  assert.throws(() => q.gpuSampling(), /closed/);
+});
+
 test('argument errors throw synchronously', () => {
   assert.throws(() => addon.open(), TypeError);
   assert.throws(() => addon.open(42), TypeError);

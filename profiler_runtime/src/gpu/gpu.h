@@ -4,6 +4,8 @@
 #pragma once
 
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace strata::rt {
 class Aggregator;
@@ -25,6 +27,10 @@ void OnForkChild();
 void OnLibraryLoaded(const char* file);
 // Value of the profile's meta "gpu": "collected: ..." or "not collected: <why>".
 std::string StatusLine();
+// Sampled GPU tracing, as typed meta entries beside "gpu" (none when every launch was traced or
+// GPU work was not collected): gpu_window_ms, gpu_window_period_ms, gpu_scale (the factor the
+// additive GPU metrics were multiplied by), gpu_windows_opened.
+std::vector<std::pair<std::string, std::string>> SampledTracingMeta();
 // Value of the profile's meta "pc_sampling": "off ...", "collected: ...", "not collected: <why>".
 std::string PcSamplingStatusLine();
 // Value of the profile's meta "regions" (in-kernel region buffers captured from launches).

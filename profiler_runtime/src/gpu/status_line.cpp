@@ -1,4 +1,5 @@
-// The profile's meta entries "gpu", "pc_sampling" and "regions": what was collected, or why not.
+// The profile's meta entries "gpu", "pc_sampling" and "regions": what was collected, or why not;
+// and sampled tracing's typed entries.
 #include <dlfcn.h>
 #include <stdlib.h>
 
@@ -90,6 +91,19 @@ std::string StatusLine() {
     session->phase.compare_exchange_strong(zero, CuptiSession::kClosed);
   }
   return NeverInitializedLine();
+}
+
+std::vector<std::pair<std::string, std::string>> SampledTracingMeta() {
+  CuptiSession* session = CuptiSession::Get();
+  if (!session || session->phase.load() != CuptiSession::kCollecting) return {};
+  const TraceWindowConfig& c = session->options.windows;
+  if (!c.Enabled()) return {};
+  char scale[32];
+  snprintf(scale, sizeof(scale), "%.17g", c.Scale());
+  return {{"gpu_window_ms", std::to_string(c.on_ms)},
+          {"gpu_window_period_ms", std::to_string(c.period_ms)},
+          {"gpu_scale", scale},
+          {"gpu_windows_opened", std::to_string(session->windows_opened.load())}};
 }
 
 std::string PcSamplingStatusLine() {

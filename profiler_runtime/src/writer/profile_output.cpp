@@ -49,6 +49,7 @@ bool WriteProfile(Cct& cct, const RunInfo& info, std::string* error,
       {"checkpoint_period_ns", std::to_string(info.checkpoint_period_ns)},
       {"checkpoints", std::to_string(info.checkpoints)},
   };
+  meta.insert(meta.end(), info.gpu_sampling.begin(), info.gpu_sampling.end());
   if (info.parent_pid) {
     meta.emplace_back("parent_pid", std::to_string(info.parent_pid));
     meta.emplace_back("parent_profile", info.parent_profile);

@@ -27,6 +27,7 @@ struct RunInfo {
   uint64_t threads_seen = 0;
   std::string ended;          // "exit" | "signal SIGTERM" | ...
   std::string gpu = "not collected";  // gpu::StatusLine(): "collected: ..." | "not collected: <why>"
+  std::vector<std::pair<std::string, std::string>> gpu_sampling;  // gpu::SampledTracingMeta()
   std::string pc_sampling = "off";    // gpu::PcSamplingStatusLine()
   std::string regions = "off";        // gpu::RegionsStatusLine()
   std::string collectives;            // collectives::StatusLine()

@@ -1,0 +1,25 @@
+// Sampled GPU tracing as a profile states it. The runtime traces GPU work only inside windows
+// (ON ms of every PERIOD ms) and multiplies the additive GPU metrics (GPU, sync and API time,
+// bytes copied and set) by PERIOD/ON, so that they estimate the whole run; counts stay as
+// observed. It writes that as meta entries of their own, read back here.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+
+namespace strata::core {
+
+class Profile;
+
+struct GpuSampling {
+  uint32_t window_ms = 0;        // meta gpu_window_ms: how long a window was open
+  uint32_t period_ms = 0;        // meta gpu_window_period_ms: one window per period, on average
+  double scale = 1;              // meta gpu_scale: the factor the additive GPU metrics carry
+  uint64_t windows_opened = 0;   // meta gpu_windows_opened
+};
+
+// nullopt when the profile traced every launch (no entries), or when its entries do not make a
+// sampling (a window not shorter than its period, a scale below 1, a value that is not a number).
+std::optional<GpuSampling> ReadGpuSampling(const Profile& profile);
+
+}  // namespace strata::core

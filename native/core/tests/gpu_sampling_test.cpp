@@ -1,0 +1,69 @@
+// Sampled GPU tracing read back from a profile's meta: stated, absent, or not a sampling.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "strata/core/api.h"
+#include "strata/core/gpu_sampling.h"
+#include "test_util.h"
+
+using strata::core::Profile;
+using strata::core::ReadGpuSampling;
+
+namespace {
+
+using Meta = std::vector<std::pair<std::string, std::string>>;
+
+// The small profile with `meta` added, opened.
+std::unique_ptr<Profile> WithMeta(const std::string& dir, const Meta& meta) {
+  const std::string path = dir + "/p.strata";
+  strata::test::WriteFile(path, strata::test::SmallProfile());
+  if (!meta.empty()) strata::core::RewriteProfileMeta(path, meta);
+  return Profile::Open(path);
+}
+
+}  // namespace
+
+TEST(GpuSampling, StatedByTheRuntimesEntries) {
+  const std::string dir = strata::test::TempDir();
+  auto p = WithMeta(dir, {{"gpu_window_ms", "100"}, {"gpu_window_period_ms", "1000"}, {"gpu_scale", "10"},
+                          {"gpu_windows_opened", "37"}});
+  auto s = ReadGpuSampling(*p);
+  ASSERT_TRUE(s.has_value());
+  EXPECT_EQ(s->window_ms, 100u);
+  EXPECT_EQ(s->period_ms, 1000u);
+  EXPECT_DOUBLE_EQ(s->scale, 10.0);
+  EXPECT_EQ(s->windows_opened, 37u);
+  // A scale that is not a whole number, as %.17g writes it; windows opened missing: 0.
+  p = WithMeta(dir, {{"gpu_window_ms", "30"}, {"gpu_window_period_ms", "100"}, {"gpu_scale", "3.3333333333333335"}});
+  s = ReadGpuSampling(*p);
+  ASSERT_TRUE(s.has_value());
+  EXPECT_NEAR(s->scale, 100.0 / 30.0, 1e-12);
+  EXPECT_EQ(s->windows_opened, 0u);
+  std::system(("rm -rf " + dir).c_str());
+}
+
+TEST(GpuSampling, AbsentOrNotASampling) {
+  const std::string dir = strata::test::TempDir();
+  EXPECT_FALSE(ReadGpuSampling(*WithMeta(dir, {})).has_value()) << "every launch traced";
+  const std::vector<Meta> bad = {
+      {{"gpu_window_ms", "100"}, {"gpu_scale", "10"}},                                      // no period
+      {{"gpu_window_ms", "1000"}, {"gpu_window_period_ms", "1000"}, {"gpu_scale", "1"}},    // window = period
+      {{"gpu_window_ms", "0"}, {"gpu_window_period_ms", "1000"}, {"gpu_scale", "10"}},      // no window
+      {{"gpu_window_ms", "100"}, {"gpu_window_period_ms", "1000"}, {"gpu_scale", "ten"}},   // not a number
+      {{"gpu_window_ms", "100"}, {"gpu_window_period_ms", "1000"}, {"gpu_scale", "0.5"}},   // below 1
+      {{"gpu_window_ms", "-100"}, {"gpu_window_period_ms", "1000"}, {"gpu_scale", "10"}},   // negative
+      {{"gpu_window_ms", "100ms"}, {"gpu_window_period_ms", "1000"}, {"gpu_scale", "10"}},  // a unit
+      {{"gpu_window_ms", "100"}, {"gpu_window_period_ms", "99999999999"}, {"gpu_scale", "10"}},  // > 32 bits
+      {{"gpu_window_ms", "100"}, {"gpu_window_period_ms", "1000"}, {"gpu_scale", "inf"}},
+  };
+  for (const Meta& m : bad) {
+    std::string what;
+    for (const auto& [k, v] : m) what += k + "=" + v + " ";
+    EXPECT_FALSE(ReadGpuSampling(*WithMeta(dir, m)).has_value()) << what;
+  }
+  std::system(("rm -rf " + dir).c_str());
+}
