@@ -235,8 +235,8 @@ describe('Strata extension host: escaping, line heat by metric, scale (code-serv
     const msg = await waitFor('the sampling note in the webview', () => frame.evaluate(() => window.__strata.message()), 20000);
     assert.match(msg, note);
     await shot('x5-sampled');
-    await frame.locator('button[data-view="flat"]').click();
-    await waitFor('the flat view', async () => (await frame.evaluate(() => window.__strata.view()))?.view === 'flat', 30000);
+    await frame.locator('button[data-view="bottom-up"]').click();
+    await waitFor('the bottom-up view', async () => (await frame.evaluate(() => window.__strata.view()))?.view === 'bottom-up', 30000);
     assert.match(await frame.evaluate(() => window.__strata.message()), note, 'still said in another view');
     await runCommand('View: Close All Editors');
   });
