@@ -1,0 +1,180 @@
+// The CUPTI session's switching logic on a stand-in CUPTI (tests/fake_cupti): every launch
+// traced; sampled windows that detach and attach again, their scale applied and stated;
+// capture ranges, alone and with windows inside them. What is checked holds whatever the
+// machine's speed: which kernels are in the profile, their counts against what the program
+// launched, GPU time against the scale, no record left without its launch.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "profile_reader.h"
+
+extern char** environ;
+
+namespace {
+
+struct ProgramRun {
+  int code = -1;
+  std::string out;  // the program's stdout
+};
+
+ProgramRun RunProgram(const std::vector<std::string>& args, const std::map<std::string, std::string>& env, const std::string& profile) {
+  std::vector<std::string> envs;
+  for (char** e = environ; *e; ++e) {
+    std::string kv = *e;
+    if (kv.rfind("STRATA_", 0) == 0 || kv.rfind("LD_PRELOAD=", 0) == 0 || kv.rfind("CUDA_INJECTION64_PATH=", 0) == 0) continue;
+    envs.push_back(kv);
+  }
+  envs.push_back("LD_PRELOAD=" STRATA_RUNTIME_SO);
+  envs.push_back("STRATA_OUTPUT=" + profile);
+  envs.push_back("STRATA_CUPTI_PATH=" STRATA_FAKE_CUPTI);
+  for (const auto& [k, v] : env) envs.push_back(k + "=" + v);
+  std::vector<std::string> argv = {STRATA_FAKE_GPU_PROGRAM};
+  argv.insert(argv.end(), args.begin(), args.end());
+  std::vector<char*> a, e;
+  for (auto& s : argv) a.push_back(const_cast<char*>(s.c_str()));
+  a.push_back(nullptr);
+  for (auto& s : envs) e.push_back(const_cast<char*>(s.c_str()));
+  e.push_back(nullptr);
+  int fds[2];
+  if (pipe(fds) != 0) return {};
+  pid_t pid = fork();
+  if (pid == 0) {
+    dup2(fds[1], 1);
+    close(fds[0]);
+    close(fds[1]);
+    execve(a[0], a.data(), e.data());
+    _exit(127);
+  }
+  close(fds[1]);
+  ProgramRun r;
+  char buf[512];
+  ssize_t n;
+  while ((n = read(fds[0], buf, sizeof(buf))) > 0) r.out.append(buf, size_t(n));
+  close(fds[0]);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  return r;
+}
+
+// "launched N inside M records K finalizes F" from the program.
+uint64_t Printed(const std::string& out, const std::string& word) {
+  size_t at = out.find(word + " ");
+  return at == std::string::npos ? ~0ull : std::stoull(out.substr(at + word.size() + 1));
+}
+
+struct KernelTotals {
+  uint64_t launches = 0;  // events recorded (counts stay as observed)
+  double gpu_ns = 0;      // as the profile has it (scaled when sampled)
+};
+
+std::map<std::string, KernelTotals> Kernels(const strata::rt::test::Profile& p) {
+  uint32_t gpu_time = ~0u;
+  for (uint32_t m = 0; m < p.metrics.size(); ++m)
+    if (p.Str(p.metrics[m].name) == "gpu_time") gpu_time = m;
+  std::map<std::string, KernelTotals> out;
+  for (const auto& nm : p.node_metrics) {
+    if (nm.metric != gpu_time) continue;
+    const auto& f = p.frames[p.nodes[nm.node].frame];
+    if (f.kind != uint32_t(strata::format::FrameKind::kKernel)) continue;
+    KernelTotals& k = out[p.Str(f.name)];
+    k.launches += nm.count;
+    k.gpu_ns += nm.sum;
+  }
+  return out;
+}
+
+std::string Out(const std::string& name) {
+  return std::string(::testing::TempDir()) + "/strata_fake_cupti_" + name + "_" + std::to_string(getpid()) + ".strata";
+}
+
+strata::rt::test::Profile Read(const std::string& path) {
+  strata::rt::test::Profile p;
+  std::string err;
+  EXPECT_TRUE(strata::rt::test::ReadProfile(path, &p, &err)) << err;
+  unlink(path.c_str());
+  return p;
+}
+
+void ExpectAllAttributed(const strata::rt::test::Profile& p) {
+  const std::string& gpu = p.meta.at("gpu");
+  EXPECT_EQ(gpu.rfind("collected: ", 0), 0u) << gpu;
+  EXPECT_EQ(gpu.find("unattributed"), std::string::npos) << gpu;
+}
+
+constexpr double kKernelNs = 1000;
+
+}  // namespace
+
+TEST(FakeCupti, EveryLaunchTraced) {
+  const std::string out = Out("full");
+  ProgramRun r = RunProgram({"full", "3000"}, {}, out);
+  ASSERT_EQ(r.code, 0) << r.out;
+  auto p = Read(out);
+  ExpectAllAttributed(p);
+  auto k = Kernels(p);
+  EXPECT_EQ(k["steady_kernel"].launches, 3000u);
+  EXPECT_DOUBLE_EQ(k["steady_kernel"].gpu_ns, 3000 * kKernelNs);
+  EXPECT_EQ(p.meta.count("gpu_scale"), 0u) << "every launch traced: no sampling stated";
+  EXPECT_EQ(Printed(r.out, "finalizes"), 0u) << "never detached";
+}
+
+TEST(FakeCupti, SampledWindowsDetachScaleAndSaySo) {
+  const std::string out = Out("sampled");
+  ProgramRun r = RunProgram({"steady", "1600"}, {{"STRATA_GPU_SAMPLING", "40/200"}}, out);
+  ASSERT_EQ(r.code, 0) << r.out;
+  auto p = Read(out);
+  ExpectAllAttributed(p);
+  EXPECT_EQ(p.meta["gpu_window_ms"], "40");
+  EXPECT_EQ(p.meta["gpu_window_period_ms"], "200");
+  EXPECT_EQ(p.meta["gpu_scale"], "5");
+  const uint64_t windows = std::stoull(p.meta["gpu_windows_opened"]);
+  EXPECT_GE(windows, 2u);
+  EXPECT_GE(Printed(r.out, "finalizes"), 1u) << "CUPTI detached between windows";
+  auto k = Kernels(p);
+  const uint64_t launched = Printed(r.out, "launched");
+  const KernelTotals s = k["steady_kernel"];
+  EXPECT_GT(s.launches, 0u);
+  EXPECT_LT(s.launches, launched) << "closed windows leave launches out";
+  // Every record kept, scaled by PERIOD/ON; counts as observed.
+  EXPECT_EQ(s.launches, Printed(r.out, "records")) << r.out;
+  EXPECT_DOUBLE_EQ(s.gpu_ns, double(s.launches) * kKernelNs * 5);
+}
+
+TEST(FakeCupti, CaptureRangesRecordTheirLaunchesOnly) {
+  const std::string out = Out("ranges");
+  ProgramRun r = RunProgram({"ranges", "4", "40"}, {{"STRATA_CAPTURE_RANGE", "cudaProfilerApi"}}, out);
+  ASSERT_EQ(r.code, 0) << r.out;
+  auto p = Read(out);
+  ExpectAllAttributed(p);
+  EXPECT_NE(p.meta["gpu"].find("(4 ranges"), std::string::npos) << p.meta["gpu"];
+  auto k = Kernels(p);
+  EXPECT_EQ(k.count("outside_kernel"), 0u) << "launched outside every range";
+  EXPECT_EQ(k["inside_kernel"].launches, Printed(r.out, "inside")) << r.out;
+  EXPECT_DOUBLE_EQ(k["inside_kernel"].gpu_ns, double(Printed(r.out, "inside")) * kKernelNs);
+  EXPECT_GE(Printed(r.out, "finalizes"), 3u) << "detached between ranges";
+}
+
+// Windows inside capture ranges: nothing outside the ranges, the windows' launches scaled, ids
+// unique across the attaches (no record without its launch).
+TEST(FakeCupti, WindowsInsideCaptureRanges) {
+  const std::string out = Out("ranges_windows");
+  ProgramRun r = RunProgram({"ranges", "6", "250"}, {{"STRATA_CAPTURE_RANGE", "cudaProfilerApi"}, {"STRATA_GPU_SAMPLING", "40/200"}}, out);
+  ASSERT_EQ(r.code, 0) << r.out;
+  auto p = Read(out);
+  ExpectAllAttributed(p);
+  EXPECT_EQ(p.meta["gpu_scale"], "5");
+  auto k = Kernels(p);
+  EXPECT_EQ(k.count("outside_kernel"), 0u) << "launched outside every range";
+  const KernelTotals in = k["inside_kernel"];
+  EXPECT_GT(in.launches, 0u);
+  EXPECT_LT(in.launches, Printed(r.out, "inside"));
+  EXPECT_EQ(in.launches, Printed(r.out, "records")) << r.out;
+  EXPECT_DOUBLE_EQ(in.gpu_ns, double(in.launches) * kKernelNs * 5);
+}
