@@ -51,3 +51,33 @@ TEST(TraceWindowConfig, BadValuesTraceEveryLaunch) {
     EXPECT_NE(why.find("STRATA_GPU_SAMPLING="), std::string::npos) << why;
   }
 }
+
+// A capture range enters the cycle at a uniform point of one period: in a window ON/PERIOD of
+// the time, with the rest of that window (or of the closed part) left to run.
+TEST(TraceWindowConfig, RangeStartsAtAUniformPointOfThePeriod) {
+  g::TraceWindowConfig c;
+  c.on_ms = 100;
+  c.period_ms = 1000;
+  uint64_t state = 88172645463325252ull;
+  const int n = 20000;
+  int open = 0;
+  double open_left = 0, closed_left = 0;
+  for (int i = 0; i < n; ++i) {
+    bool o = false;
+    uint32_t ms = 0;
+    c.StartAt(g::NextWindowRandom(&state), &o, &ms);
+    if (o) {
+      ++open;
+      EXPECT_GE(ms, 1u);
+      EXPECT_LE(ms, 100u);
+      open_left += ms;
+    } else {
+      EXPECT_GE(ms, 1u);
+      EXPECT_LE(ms, 900u);
+      closed_left += ms;
+    }
+  }
+  EXPECT_NEAR(double(open) / n, 0.10, 0.01);
+  EXPECT_NEAR(open_left / open, 50.5, 3.0);
+  EXPECT_NEAR(closed_left / (n - open), 450.5, 10.0);
+}

@@ -10,6 +10,12 @@ uint32_t TraceWindowConfig::ClosedMs(uint64_t random) const {
   return uint32_t(closed / 2 + (closed ? (random >> 11) % (closed + 1) : 0));
 }
 
+void TraceWindowConfig::StartAt(uint64_t random, bool* open, uint32_t* ms) const {
+  const uint32_t at = period_ms ? uint32_t((random >> 11) % period_ms) : 0;
+  *open = at < on_ms;
+  *ms = *open ? on_ms - at : period_ms - at;
+}
+
 bool ParseTraceWindows(const char* value, TraceWindowConfig* out, std::string* why) {
   *out = TraceWindowConfig{};
   if (!value || !*value) return true;

@@ -3,7 +3,8 @@
 //   fake_gpu_program full N           N launches of `steady_kernel`, back to back
 //   fake_gpu_program steady MS        launches every 50 us for MS ms
 //   fake_gpu_program ranges R MS      R times: `outside_kernel` for 30 ms, then cudaProfilerStart,
-//                                     `inside_kernel` for MS ms, cudaProfilerStop; then 30 ms more
+//                                     `inside_kernel_<r>` (r = 0..R-1, R <= 100) for MS ms,
+//                                     cudaProfilerStop; then 30 ms more
 // Each kernel "runs" 1,000 ns. Prints "launched N inside M records K finalizes F".
 #include <stdio.h>
 #include <stdlib.h>
@@ -63,11 +64,14 @@ int main(int argc, char** argv) {
   } else if (strcmp(mode, "ranges") == 0 && argc >= 4) {
     const long ranges = atol(argv[2]);
     const uint64_t ms = uint64_t(atol(argv[3]));
+    if (ranges < 1 || ranges > 100) return 2;
+    static char names[100][24];  // kernel names live as long as the program (CUPTI keeps them)
     for (long r = 0; r < ranges; ++r) {
+      snprintf(names[r], sizeof(names[r]), "inside_kernel_%ld", r);
       LaunchFor("outside_kernel", 30);
       cudaProfilerStart();
       const uint64_t before = g_launched;
-      LaunchFor("inside_kernel", ms);
+      LaunchFor(names[r], ms);
       g_inside += g_launched - before;
       cudaProfilerStop();
     }

@@ -147,7 +147,7 @@ void CuptiSession::Start() {
     std::string no;
     if (!a->ActivityDisable) no = "cuptiActivityDisable is missing";
     else if (options.pc_sampling || options.regions) no = "PC sampling and regions need every launch";
-    else if (!StartTraceWindows(this)) no = "its thread could not be started";
+    else if ((window_rng_ = NowNs(CLOCK_MONOTONIC) | 1, !StartTraceWindows(this))) no = "its thread could not be started";
     // Under a capture range, detaching waits for the program's first start to show that starts
     // pass the interposer (capture_range.cpp), as without windows.
     detach_when_off.store(no.empty() && DetachWanted(a) && !CaptureRangeRequested());
@@ -169,26 +169,30 @@ void CuptiSession::SetRangeOpen(bool open) {
   std::lock_guard<std::mutex> lock(tracing_mu_);
   range_open_ = open;
   if (open && options.windows.Enabled()) {
-    window_open_ = true;
+    options.windows.StartAt(NextWindowRandom(&window_rng_), &window_open_, &window_part_ms_);
     ++window_phase_;
     window_cv_.notify_all();
+    // A range that starts between windows: switched off now, or detached (a start seen
+    // attached, after the interposer attached again for it), or left detached.
+    if (!window_open_) {
+      tracing_on_ = false;
+      ApplyTracingLocked(false);
+      return;
+    }
   }
   UpdateTracingLocked();
 }
 
 void CuptiSession::RunWindowCycle() {
   const TraceWindowConfig c = options.windows;
-  uint64_t rng = NowNs(CLOCK_MONOTONIC) | 1;  // xorshift64: the closed times' jitter
   std::unique_lock<std::mutex> lock(tracing_mu_);
+  if (window_part_ms_ == 0) window_part_ms_ = window_open_ ? c.on_ms : c.ClosedMs(NextWindowRandom(&window_rng_));
   while (!windows_stopped_) {
     const uint64_t phase = window_phase_;
     auto restarted = [&] { return windows_stopped_ || window_phase_ != phase; };
-    if (window_cv_.wait_for(lock, std::chrono::milliseconds(c.on_ms), restarted)) continue;
-    window_open_ = false;
-    UpdateTracingLocked();
-    rng ^= rng << 13, rng ^= rng >> 7, rng ^= rng << 17;
-    if (window_cv_.wait_for(lock, std::chrono::milliseconds(c.ClosedMs(rng)), restarted)) continue;
-    window_open_ = true;
+    if (window_cv_.wait_for(lock, std::chrono::milliseconds(window_part_ms_), restarted)) continue;
+    window_open_ = !window_open_;
+    window_part_ms_ = window_open_ ? c.on_ms : c.ClosedMs(NextWindowRandom(&window_rng_));
     UpdateTracingLocked();
   }
 }
@@ -204,24 +208,34 @@ void CuptiSession::ApplyTracingLocked(bool on) {
   ops::SetOperatorsEnabled(on);
   if (detach_when_off.load()) {
     if (!on) {
-      detach_requested.store(true);
+      if (!detached.load()) detach_requested.store(true);  // a detached session stays so
       return;
     }
     trace_epoch.fetch_add(1);
     windows_opened.fetch_add(1, std::memory_order_relaxed);
-    if (detach_requested.exchange(false) || !detached.load()) return;  // still attached: stays so
+    if (detach_requested.exchange(false) || !detached.load()) {
+      // Still attached: it stays so, switched on again if it was switched off before detaching
+      // was chosen (a capture range's first start falling between windows).
+      if (switched_off_) SwitchLocked(true);
+      return;
+    }
     ReattachLocked();
     return;
   }
+  if (on) trace_epoch.fetch_add(1);
+  SwitchLocked(on);
+  if (on) windows_opened.fetch_add(1, std::memory_order_relaxed);
+}
+
+void CuptiSession::SwitchLocked(bool on) {
   if (on) {
-    trace_epoch.fetch_add(1);
     for (auto& [d, id] : enabled_callbacks_) api->EnableCallback(1, sub_, d, id);
     for (CUpti_ActivityKind k : enabled_kinds_) api->ActivityEnable(k);
-    windows_opened.fetch_add(1, std::memory_order_relaxed);
   } else {
     for (CUpti_ActivityKind k : enabled_kinds_) api->ActivityDisable(k);
     for (auto& [d, id] : enabled_callbacks_) api->EnableCallback(0, sub_, d, id);
   }
+  switched_off_ = !on;
 }
 
 void CuptiSession::DetachIfRequested(uint32_t corr) {
@@ -266,6 +280,7 @@ bool CuptiSession::ReattachLocked() {
   for (CUpti_ActivityKind k : enabled_kinds_) api->ActivityEnable(k);
   if (api->ActivityFlushPeriod) api->ActivityFlushPeriod(kFlushPeriodMs);
   detached.store(false);
+  switched_off_ = false;
   return true;
 }
 

@@ -50,9 +50,10 @@ class CuptiSession {
   void Start();
   void Fail(const std::string& why);
   // Collection is on while two gates are open: the sampled-tracing window (always open without
-  // windows) and the capture range (always open without one). A range that opens restarts the
-  // window cycle with an open window, so even a range shorter than a period is traced from its
-  // start for ON_MS.
+  // windows) and the capture range (always open without one). A range that opens enters the
+  // window cycle at a point drawn uniformly over one period (TraceWindowConfig::StartAt): always
+  // opening with a window kept the first ON_MS of every range, which weighed a range's first
+  // steps (a prompt's prefill) and overstated the scaled totals.
   void SetRangeOpen(bool open);
   // The window thread's loop (cupti/trace_windows.cpp): the window open for on_ms, closed for
   // the rest of the period on average (TraceWindowConfig::ClosedMs), until StopWindows().
@@ -136,6 +137,8 @@ class CuptiSession {
   // Switches callbacks, activity kinds and operators on (callbacks first) or off (the reverse),
   // or asks for a detach / attaches again; under tracing_mu_, on a change of the gates' AND.
   void ApplyTracingLocked(bool on);
+  // Callbacks and activity kinds on or off, the session staying attached; under tracing_mu_.
+  void SwitchLocked(bool on);
   void UpdateTracingLocked();
   std::mutex tracing_mu_;
   std::condition_variable window_cv_;  // with tracing_mu_: a range opened, or windows stopped
@@ -145,6 +148,9 @@ class CuptiSession {
   bool range_open_ = true;
   bool tracing_on_ = true;  // what was last applied (Start() leaves everything on)
   uint64_t window_phase_ = 0;  // bumped by a range opening: the window cycle starts again
+  bool switched_off_ = false;  // attached with callbacks and kinds switched off (SwitchLocked)
+  uint32_t window_part_ms_ = 0;  // how long the cycle's current part (open or closed) lasts
+  uint64_t window_rng_ = 1;      // NextWindowRandom's state
 
   CUpti_SubscriberHandle sub_ = nullptr;
   std::mutex buf_mu_;
