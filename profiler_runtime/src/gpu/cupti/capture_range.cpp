@@ -43,9 +43,9 @@ void BeforeProfilerStart() {
   if (!s->detached.load()) return;
   if (s->options.windows.Enabled() && s->detach_when_off.load()) {
     // Detached between sampled windows: the range opens here, where the cycle's entry point is
-    // drawn. Attached again only when that point lies in a window (CUPTI does not see this start,
-    // so its callback does not open the range a second time); otherwise it stays detached until
-    // the next window, and the start costs nothing.
+    // drawn. Attached again only when that point lies in a window (CUPTI's callback for this
+    // start then finds the range open already); otherwise it stays detached until the next
+    // window, and the start costs nothing.
     if (!s->capture_open.exchange(true)) {
       s->capture_ranges.fetch_add(1, std::memory_order_relaxed);
       s->SetRangeOpen(true);
