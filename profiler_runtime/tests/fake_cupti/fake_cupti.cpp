@@ -51,25 +51,17 @@ Fake& F() {
   return *f;
 }
 
-// Under F().mu: the filled buffer back to the runtime (called without the lock held, as CUPTI
+// The buffer being filled back to the runtime; its callback runs without the lock held (CUPTI
 // calls it from its own thread).
-void TakeBuffer(uint8_t** b, size_t* size, size_t* used) {
-  Fake& f = F();
-  *b = f.buffer, *size = f.size, *used = f.used;
-  f.buffer = nullptr, f.size = f.used = 0;
-}
-
-void Complete(CUpti_BuffersCallbackCompleteFunc done, uint8_t* b, size_t size, size_t used) {
-  if (b && done) done(nullptr, 0, b, size, used);
-}
-
 void FlushLocked(std::unique_lock<std::mutex>& lock) {
-  uint8_t* b;
-  size_t size, used;
-  TakeBuffer(&b, &size, &used);
-  auto done = F().completed;
+  Fake& f = F();
+  uint8_t* b = f.buffer;
+  const size_t size = f.size, used = f.used;
+  const auto done = f.completed;
+  f.buffer = nullptr, f.size = f.used = 0;
+  if (!b || !done) return;
   lock.unlock();
-  Complete(done, b, size, used);
+  done(nullptr, 0, b, size, used);
   lock.lock();
 }
 

@@ -1,6 +1,7 @@
 #include "strata/core/gpu_sampling.h"
 
 #include <cerrno>
+#include <charconv>
 #include <cmath>
 #include <cstdlib>
 #include <string>
@@ -12,12 +13,11 @@ namespace {
 
 // The whole string as an unsigned decimal number, or nullopt.
 std::optional<uint64_t> Unsigned(const std::optional<std::string>& s) {
-  if (!s || s->empty() || s->size() > 19) return std::nullopt;
+  if (!s) return std::nullopt;
   uint64_t v = 0;
-  for (char c : *s) {
-    if (c < '0' || c > '9') return std::nullopt;
-    v = v * 10 + uint64_t(c - '0');
-  }
+  const char* end = s->data() + s->size();
+  const auto [at, ec] = std::from_chars(s->data(), end, v);
+  if (ec != std::errc() || at != end || s->empty()) return std::nullopt;
   return v;
 }
 

@@ -144,10 +144,11 @@ void CuptiSession::Start() {
   // Windows need the driver API's own switch for activity kinds; PC sampling and regions rely on
   // seeing every launch, so they keep full tracing.
   if (options.windows.Enabled()) {
+    window_rng_ = NowNs(CLOCK_MONOTONIC) | 1;  // seeded before the window thread reads it
     std::string no;
     if (!a->ActivityDisable) no = "cuptiActivityDisable is missing";
     else if (options.pc_sampling || options.regions) no = "PC sampling and regions need every launch";
-    else if ((window_rng_ = NowNs(CLOCK_MONOTONIC) | 1, !StartTraceWindows(this))) no = "its thread could not be started";
+    else if (!StartTraceWindows(this)) no = "its thread could not be started";
     // Under a capture range, detaching waits for the program's first start to show that starts
     // pass the interposer (capture_range.cpp), as without windows.
     detach_when_off.store(no.empty() && DetachWanted(a) && !CaptureRangeRequested());
