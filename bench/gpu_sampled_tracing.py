@@ -37,7 +37,9 @@ def slug(name):
     return re.sub("[^a-z0-9]+", "_", name.lower()).strip("_")
 
 
-def line_shares(cli, path):
+def line_shares(cli, path, totals=None):
+    """Each named Python line's share of the kernels' GPU time; with `totals` (a list), the
+    kernels' total GPU time (scaled, in a sampled profile) is appended to it."""
     from attribution_shares import report
     doc = report(cli, path, "gpu_time")
     nodes = {n["id"]: n for n in doc["nodes"]}
@@ -54,16 +56,23 @@ def line_shares(cli, path):
                 key = f'{p["file"]}:{p["line"]} {p["name"]}'
                 break
         per[key] = per.get(key, 0.0) + t
+    if totals is not None:
+        totals.append(total)
     return {k: v / total for k, v in per.items()} if total else {}
 
 
 def compare(cli, full, sampled):
-    a, b = line_shares(cli, full), line_shares(cli, sampled)
+    """Largest and mean difference of the lines' shares in points, and the sampled profile's
+    scaled GPU total over the full one's (1.0 when the scaling is unbiased and both processes
+    ran the same work)."""
+    totals = []
+    a, b = line_shares(cli, full, totals), line_shares(cli, sampled, totals)
     keys = [k for k in set(a) | set(b) if max(a.get(k, 0), b.get(k, 0)) >= 0.01]
     diffs = sorted(((abs(a.get(k, 0) - b.get(k, 0)) * 100, k) for k in keys), reverse=True)
     return {"lines": len(keys), "max_points": round(diffs[0][0], 2) if diffs else 0.0,
             "mean_points": round(statistics.mean(d for d, _ in diffs), 2) if diffs else 0.0,
-            "worst": diffs[0][1] if diffs else ""}
+            "worst": diffs[0][1] if diffs else "",
+            "gpu_time_ratio": round(totals[1] / totals[0], 3) if totals[0] else None}
 
 
 def main():

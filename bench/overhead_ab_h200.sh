@@ -7,6 +7,7 @@
 # libstrata_runtime.so; libunwind8_*.deb).
 #   WORKLOADS=tiny-kernels,gpt2-decode RT=.device/rt-new RT_B=.device/rt-old ROUNDS=2 \
 #     bash bench/overhead_ab_h200.sh "$OUT"
+# CLI: a strata CLI to compare sampled with full profiles there (compare.txt).
 # TIMEOUT (s, default 150): a run past it has its threads' state and stacks taken, then is killed.
 set -uo pipefail
 OUT="${1:?output folder}"
@@ -33,6 +34,23 @@ b=()
   --out "$W/runs" --workloads "${WORKLOADS:?}" --rounds "${ROUNDS:-2}" --pairs "${PAIRS:-6}" --cpus 2-5 --timeout ${TIMEOUT:-150} \
   ${CONFIGS:+--configs "$CONFIGS"}) > "$W/ab.txt" 2> "$W/ab.err"
 echo "rc $?" >> "$W/ab.txt"
-tar -C "$OUT" -czf "$OUT/ab.tar.gz" ab
+# With CLI (a strata CLI that runs there, e.g. a stripped build/bin/strata carried in .device):
+# each sampled profile's line shares and scaled GPU total against each full (strata-long) profile
+# of the same workload, computed here because the machine and its profiles are gone after the call.
+if [ -n "${CLI:-}" ]; then
+  for s in "$W"/runs/*-strata-sampled-*.strata; do
+    [ -e "$s" ] || continue
+    w=$(basename "$s" | sed 's/-strata-sampled-.*//')
+    for f in "$W"/runs/"$w"-strata-long-*.strata; do
+      [ -e "$f" ] || continue
+      echo "$(basename "$f") $(basename "$s") $(python3 bench/gpu_sampled_tracing.py --cli "$CLI" --compare "$f" "$s" 2>&1 | tail -1)"
+    done
+  done > "$W/compare.txt"
+  cat "$W/compare.txt"
+fi
+# At most 8 files of 16 MiB come back: the text files, and the runs folder as one archive
+# without the profiles over KEEP_MB (default 3).
+find "$W/runs" -name '*.strata' -size +"${KEEP_MB:-3}"M -delete
+tar -C "$W" -czf "$W/runs.tar.gz" runs && rm -rf "$W/runs"
 grep -vE '^\{' "$W/ab.txt" | tail -60
 tail -5 "$W/ab.err"

@@ -8,7 +8,7 @@
 //   (x4) a bottom-up view too large to build whole: a partial view with the reason in the
 //        webview and a notification, the extension host alive; the analyzers run once per
 //        profile however often the focus changes; closing a viewer releases what it kept;
-//   (x5) a profile recorded with sampled GPU tracing: the webview's status line says its GPU
+//   (x5) a profile recorded with sampled GPU tracing on the H200: the webview's status line says its GPU
 //        numbers are estimates (windows, period, scale) in every view.
 // Run: node --test test/e2e/exthost.test.mjs   (see harness.mjs for prerequisites and env)
 import { after, before, describe, test } from 'node:test';
@@ -24,6 +24,7 @@ import {
 const SYNTH = [process.env.STRATA_SYNTH, path.join(buildDir, 'bin/strata_synth_profile'), path.join(repo, 'build/bin/strata_synth_profile'),
   path.join(repo, 'build/addon/bin/strata_synth_profile')].find((p) => p && existsSync(p));
 const RESNET = path.join(repo, 'test/fixtures/h100/real_models/resnet50_train.strata');
+const SAMPLED_H200 = path.join(repo, 'test/fixtures/h200/sampled/resnet50_train_sampled.strata');
 const MODELS_PY = path.join(repo, 'bench/real_models/models.py');
 
 /** The "Strata" output channel as VS Code writes it to the session's log folder. */
@@ -227,11 +228,9 @@ describe('Strata extension host: escaping, line heat by metric, scale (code-serv
   });
 
   test('(x5) sampled GPU tracing: the status line says the GPU numbers are estimates, in every view', { skip }, async () => {
-    const sampled = path.join(S.tmp, 'sampled.strata');
-    execFileSync(SYNTH, ['--shape', 'wide', '--nodes', '2000', '-o', sampled, '--meta', 'gpu_window_ms=100',
-      '--meta', 'gpu_window_period_ms=1000', '--meta', 'gpu_scale=10', '--meta', 'gpu_windows_opened=12']);
-    const frame = await openProfile(sampled);
-    const note = /^Sampled GPU tracing: GPU work was traced in 100 ms windows every 1\.00 s, 12 windows\. GPU, sync and API times and bytes are estimates \(what was traced ×10\); counts are what was traced\.$/;
+    // A real sampled run: torchvision ResNet-50 training on the H200, 100 ms windows every 1000 ms.
+    const frame = await openProfile(SAMPLED_H200);
+    const note = /^Sampled GPU tracing: GPU work was traced in 100 ms windows every 1\.00 s, 4 windows\. GPU, sync and API times and bytes are estimates \(what was traced ×10\); counts are what was traced\.$/;
     const msg = await waitFor('the sampling note in the webview', () => frame.evaluate(() => window.__strata.message()), 20000);
     assert.match(msg, note);
     await shot('x5-sampled');

@@ -67,3 +67,20 @@ TEST(GpuSampling, AbsentOrNotASampling) {
   }
   std::system(("rm -rf " + dir).c_str());
 }
+
+// A real sampled run (torchvision ResNet-50 training on the H200, windows of 100 ms every
+// 1000 ms inside capture ranges): the runtime's own entries read back.
+TEST(GpuSampling, RealSampledProfileFromTheH200) {
+  auto p = Profile::Open(STRATA_H200_FIXTURES "/sampled/resnet50_train_sampled.strata");
+  ASSERT_TRUE(p);
+  auto s = ReadGpuSampling(*p);
+  ASSERT_TRUE(s.has_value());
+  EXPECT_EQ(s->window_ms, 100u);
+  EXPECT_EQ(s->period_ms, 1000u);
+  EXPECT_DOUBLE_EQ(s->scale, 10.0);
+  EXPECT_EQ(s->windows_opened, 4u);
+  // A fully traced real run states no sampling.
+  auto full = Profile::Open(STRATA_H100_FIXTURES "/gpu_torch_train.strata");
+  ASSERT_TRUE(full);
+  EXPECT_FALSE(ReadGpuSampling(*full).has_value());
+}
