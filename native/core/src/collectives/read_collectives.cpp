@@ -11,6 +11,7 @@
 
 #include "strata/core/api.h"
 #include "strata/format/reader.h"
+#include "../meta/meta_number.h"
 #include "../views/frame_origin.h"
 
 namespace strata::core {
@@ -25,13 +26,9 @@ std::string MetaValue(const fmt::ProfileReader& r, const char* key) {
 }
 
 bool ParseU64(const std::string& s, uint64_t* out) {
-  if (s.empty()) return false;
-  char* end = nullptr;
-  errno = 0;
-  unsigned long long v = std::strtoull(s.c_str(), &end, 10);
-  if (errno || *end) return false;
-  *out = v;
-  return true;
+  const auto v = MetaUnsigned(s);
+  if (v) *out = *v;
+  return v.has_value();
 }
 
 }  // namespace

@@ -1,34 +1,18 @@
 #include "strata/core/gpu_sampling.h"
 
-#include <cerrno>
-#include <charconv>
-#include <cmath>
-#include <cstdlib>
 #include <string>
 
+#include "meta_number.h"
 #include "strata/core/api.h"
 
 namespace strata::core {
 namespace {
 
-// The whole string as an unsigned decimal number, or nullopt.
 std::optional<uint64_t> Unsigned(const std::optional<std::string>& s) {
-  if (!s) return std::nullopt;
-  uint64_t v = 0;
-  const char* end = s->data() + s->size();
-  const auto [at, ec] = std::from_chars(s->data(), end, v);
-  if (ec != std::errc() || at != end || s->empty()) return std::nullopt;
-  return v;
+  return s ? MetaUnsigned(*s) : std::nullopt;
 }
 
-std::optional<double> Number(const std::optional<std::string>& s) {
-  if (!s || s->empty()) return std::nullopt;
-  char* end = nullptr;
-  errno = 0;
-  const double v = std::strtod(s->c_str(), &end);
-  if (errno != 0 || end != s->c_str() + s->size() || !std::isfinite(v)) return std::nullopt;
-  return v;
-}
+std::optional<double> Number(const std::optional<std::string>& s) { return s ? MetaNumber(*s) : std::nullopt; }
 
 }  // namespace
 
