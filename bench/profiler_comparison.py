@@ -66,15 +66,21 @@ AB_CONFIGS = {
     "strata-sampled": ("ab", {**RANGE, "STRATA_GPU_SAMPLING": "10/100"}),
     "strata-sampled-5/100": ("ab", {**RANGE, "STRATA_GPU_SAMPLING": "5/100"}),
     "strata-sampled-100/1000": ("ab", {**RANGE, "STRATA_GPU_SAMPLING": "100/1000"}),
+    # Fewer attaches a second; its blocks are 3x longer (AB_BLOCK_MULTIPLE) so that most hold a window.
+    "strata-sampled-100/2000": ("ab", {**RANGE, "STRATA_GPU_SAMPLING": "100/2000"}),
     "strata-sampled-attached": ("ab", {**RANGE, "STRATA_GPU_SAMPLING": "10/100", "STRATA_GPU_DETACH": "0"}),
     "strata-long": ("ab", RANGE),
     "none-long": ("ab", None),
 }
 
 
+# Configurations whose blocks are a multiple of the sampled block length.
+AB_BLOCK_MULTIPLE = {"strata-sampled-100/2000": 3}
+
+
 def ab_steps(workload, config):
     long = config.startswith("strata-sampled") or config.endswith("-long")
-    return (AB_STEPS_SAMPLED if long else AB_STEPS)[workload]
+    return (AB_STEPS_SAMPLED if long else AB_STEPS)[workload] * AB_BLOCK_MULTIPLE.get(config, 1)
 
 
 def dir_mb(path):
