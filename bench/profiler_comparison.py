@@ -261,7 +261,8 @@ def main_ab(args):
     lines = []
     for w, runs in results.items():
         lines.append(f"\n{w} ({UNIT.get(w, 'ms/step')}), inside each process: {AB_STEPS[w]} steps a block "
-                     f"({AB_STEPS_SAMPLED[w]} for sampled and -long configurations), "
+                     f"({AB_STEPS_SAMPLED[w]} for sampled and -long configurations"
+                     + "".join(f", {AB_STEPS_SAMPLED[w] * k} for {c}" for c, k in AB_BLOCK_MULTIPLE.items()) + "), "
                      f"{args.pairs - 1} off/on pairs, {args.rounds} processes a configuration")
         lines.append("| configuration | off | on | on / off (median of processes) | each process |")
         lines.append("| --- | --- | --- | --- | --- |")
