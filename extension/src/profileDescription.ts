@@ -32,5 +32,6 @@ export function gpuSamplingNote(s: GpuSampling | null | undefined): string {
   const scale = Number(s.scale.toPrecision(3)).toString();
   return `Sampled GPU tracing: GPU work was traced in ${formatDuration(s.windowMs * 1e6)} windows every ` +
     `${formatDuration(s.periodMs * 1e6)}${windows}. GPU, sync and API times and bytes are estimates ` +
-    `(what was traced ×${scale}); counts are what was traced.`;
+    `(what was traced ×${scale}; low where tracing slows the program, as with many short launches); ` +
+    'counts are what was traced.';
 }
