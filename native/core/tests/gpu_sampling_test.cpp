@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -25,21 +26,25 @@ std::unique_ptr<Profile> WithMeta(const std::string& dir, const Meta& meta) {
   return Profile::Open(path);
 }
 
+// The 100 ms / 1000 ms sampling (scale 10) with `windows` opened.
+void ExpectTenthSampling(const std::optional<strata::core::GpuSampling>& s, uint64_t windows) {
+  ASSERT_TRUE(s.has_value());
+  EXPECT_EQ(s->window_ms, 100u);
+  EXPECT_EQ(s->period_ms, 1000u);
+  EXPECT_DOUBLE_EQ(s->scale, 10.0);
+  EXPECT_EQ(s->windows_opened, windows);
+}
+
 }  // namespace
 
 TEST(GpuSampling, StatedByTheRuntimesEntries) {
   const std::string dir = strata::test::TempDir();
   auto p = WithMeta(dir, {{"gpu_window_ms", "100"}, {"gpu_window_period_ms", "1000"}, {"gpu_scale", "10"},
                           {"gpu_windows_opened", "37"}});
-  auto s = ReadGpuSampling(*p);
-  ASSERT_TRUE(s.has_value());
-  EXPECT_EQ(s->window_ms, 100u);
-  EXPECT_EQ(s->period_ms, 1000u);
-  EXPECT_DOUBLE_EQ(s->scale, 10.0);
-  EXPECT_EQ(s->windows_opened, 37u);
+  ExpectTenthSampling(ReadGpuSampling(*p), 37);
   // A scale that is not a whole number, as %.17g writes it; windows opened missing: 0.
   p = WithMeta(dir, {{"gpu_window_ms", "30"}, {"gpu_window_period_ms", "100"}, {"gpu_scale", "3.3333333333333335"}});
-  s = ReadGpuSampling(*p);
+  auto s = ReadGpuSampling(*p);
   ASSERT_TRUE(s.has_value());
   EXPECT_NEAR(s->scale, 100.0 / 30.0, 1e-12);
   EXPECT_EQ(s->windows_opened, 0u);
@@ -73,12 +78,7 @@ TEST(GpuSampling, AbsentOrNotASampling) {
 TEST(GpuSampling, RealSampledProfileFromTheH200) {
   auto p = Profile::Open(STRATA_H200_FIXTURES "/sampled/resnet50_train_sampled.strata");
   ASSERT_TRUE(p);
-  auto s = ReadGpuSampling(*p);
-  ASSERT_TRUE(s.has_value());
-  EXPECT_EQ(s->window_ms, 100u);
-  EXPECT_EQ(s->period_ms, 1000u);
-  EXPECT_DOUBLE_EQ(s->scale, 10.0);
-  EXPECT_EQ(s->windows_opened, 4u);
+  ExpectTenthSampling(ReadGpuSampling(*p), 4);
   // A fully traced real run states no sampling.
   auto full = Profile::Open(STRATA_H100_FIXTURES "/gpu_torch_train.strata");
   ASSERT_TRUE(full);
