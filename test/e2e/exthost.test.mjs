@@ -234,6 +234,10 @@ describe('Strata extension host: escaping, line heat by metric, scale (code-serv
     const msg = await waitFor('the sampling note in the webview', () => frame.evaluate(() => window.__strata.message()), 20000);
     assert.match(msg, note);
     await shot('x5-sampled');
+    // The pointer may rest on the new tab, whose hover (the long file name) covers the view
+    // buttons: move it to the sidebar's empty part and let the hover go.
+    await S.page.mouse.move(150, 500);
+    await waitFor('the tab hover gone', async () => !(await S.page.locator('.context-view .hover-contents').isVisible().catch(() => false)), 10000);
     await frame.locator('button[data-view="bottom-up"]').click();
     await waitFor('the bottom-up view', async () => (await frame.evaluate(() => window.__strata.view()))?.view === 'bottom-up', 30000);
     assert.match(await frame.evaluate(() => window.__strata.message()), note, 'still said in another view');
