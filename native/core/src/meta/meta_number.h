@@ -2,6 +2,7 @@
 // must be the number (no sign, unit or blank), or it is not one.
 #pragma once
 
+#include <cctype>
 #include <charconv>
 #include <cerrno>
 #include <cmath>
