@@ -206,6 +206,16 @@ export async function answerFileDialog(file) {
     if (attempt >= 6) throw new Error(`the file dialog does not keep ${file}: it shows ${value}`);
   }
   await S.page.keyboard.press('Enter');
+  // On a loaded machine the Enter can land while the dialog is still refreshing its list and be
+  // lost: the dialog then stays, still holding the path. Press it again. (A dialog that follows,
+  // as in a diff, opens on a folder, not on this file.)
+  for (let attempt = 1; attempt <= 3; attempt++) {
+    const moved = await waitFor('the file dialog to take the path', async () =>
+      !(await input.isVisible().catch(() => false)) || (await input.inputValue({ timeout: 1000 }).catch(() => '')) !== file, 10000)
+      .then(() => true, () => false);
+    if (moved) return;
+    await S.page.keyboard.press('Enter');
+  }
 }
 
 /** Runs `command` and answers its file dialog with `file`. */
@@ -263,7 +273,13 @@ export async function strataFrame(timeoutMs, failOn) {
       if (ok) return f;
     }
     return null;
-  }, timeoutMs, 500);
+  }, timeoutMs, 500).catch(async (e) => {
+    // Say what the window showed instead, so a failure on another machine can be read from the log.
+    const input = S.page.locator('.quick-input-widget .quick-input-box input');
+    const dialog = await input.isVisible().catch(() => false) ? await input.inputValue({ timeout: 1000 }).catch(() => '?') : null;
+    await shot(`${S.prefix}-no-webview`);
+    throw new Error(`${e.message}; quick input: ${dialog === null ? 'closed' : JSON.stringify(dialog)}; notifications: ${JSON.stringify(await toasts())}`);
+  });
 }
 
 export async function toasts() {
