@@ -37,11 +37,14 @@ def slug(name):
     return re.sub("[^a-z0-9]+", "_", name.lower()).strip("_")
 
 
-def line_shares(cli, path, totals=None):
+def line_shares(cli, path, totals=None, meta=None):
     """Each named Python line's share of the kernels' GPU time; with `totals` (a list), the
-    kernels' total GPU time (scaled, in a sampled profile) is appended to it."""
+    kernels' total GPU time (scaled, in a sampled profile) is appended to it; with `meta` (a
+    dict), the profile's meta entries are put in it."""
     from attribution_shares import report
     doc = report(cli, path, "gpu_time")
+    if meta is not None:
+        meta.update(doc["profile"]["meta"])
     nodes = {n["id"]: n for n in doc["nodes"]}
     per, total = {}, 0.0
     for n in doc["nodes"]:
@@ -65,14 +68,22 @@ def compare(cli, full, sampled):
     """Largest and mean difference of the lines' shares in points, and the sampled profile's
     scaled GPU total over the full one's (1.0 when the scaling is unbiased and both processes
     ran the same work)."""
-    totals = []
-    a, b = line_shares(cli, full, totals), line_shares(cli, sampled, totals)
+    totals, meta = [], {}
+    a, b = line_shares(cli, full, totals), line_shares(cli, sampled, totals, meta)
+    # Operator calls counted in and out of the windows (torch): the share of the work the windows
+    # traced, and the factor it gives in place of the windows' share of time.
+    work = None
+    if int(meta.get("gpu_op_calls_counted_traced", "0")) > 0:
+        work = int(meta["gpu_op_calls_counted"]) / int(meta["gpu_op_calls_counted_traced"]) / float(meta["gpu_scale"])
     keys = [k for k in set(a) | set(b) if max(a.get(k, 0), b.get(k, 0)) >= 0.01]
     diffs = sorted(((abs(a.get(k, 0) - b.get(k, 0)) * 100, k) for k in keys), reverse=True)
     return {"lines": len(keys), "max_points": round(diffs[0][0], 2) if diffs else 0.0,
             "mean_points": round(statistics.mean(d for d, _ in diffs), 2) if diffs else 0.0,
             "worst": diffs[0][1] if diffs else "",
-            "gpu_time_ratio": round(totals[1] / totals[0], 3) if totals[0] else None}
+            "gpu_time_ratio": round(totals[1] / totals[0], 3) if totals[0] else None,
+            "op_calls": [meta.get("gpu_op_calls_counted"), meta.get("gpu_op_calls_counted_traced")],
+            "work_over_time_scale": round(work, 3) if work else None,
+            "gpu_time_ratio_by_work": round(totals[1] / totals[0] * work, 3) if totals[0] and work else None}
 
 
 def main():

@@ -23,15 +23,23 @@
 // reports the title, elements, bytes and element type (collective_begin), its exit the
 // completion (collective_end). Other USER_SCOPE scopes (record_function) are not
 // collectives; the runtime says so from the title and nothing is kept.
+//
+// Sampled GPU tracing (windows): a third callback, registered on the runtime's request and never
+// switched off, counts FUNCTION-scope operator calls with a small sampling probability, in and
+// out of the windows alike. The runtime reads the count at each window's edges: calls counted in
+// windows over all calls is the share of the program's work that was traced, which is less than
+// the windows' share of time where tracing slows the program.
 #include <ATen/core/ivalue.h>
 #include <ATen/record_function.h>
 #include <c10/core/ScalarType.h>
 #include <c10/core/GradMode.h>
 #include <torch/version.h>
 
+#include <atomic>
 #include <cstdio>
 #include <cstring>
 #include <exception>
+#include <memory>
 
 #include "ops/op_abi.h"
 
@@ -44,6 +52,8 @@ namespace {
 
 StrataOpsApi g_api;
 at::CallbackHandle g_handle = 0;
+at::CallbackHandle g_count_handle = 0;
+std::atomic<uint64_t> g_counted{0};
 constexpr char kEngine[] = "autograd::engine::evaluate_function: ";
 
 struct NameEntry {
@@ -161,6 +171,11 @@ void OnCommExit(const at::RecordFunction& fn, at::ObserverContext* ctx) {
   if (ctx && static_cast<CommContext*>(ctx)->open) g_api.collective_end(reinterpret_cast<uintptr_t>(&fn));
 }
 
+std::unique_ptr<at::ObserverContext> OnCount(const at::RecordFunction&) {
+  g_counted.fetch_add(1, std::memory_order_relaxed);
+  return nullptr;
+}
+
 }  // namespace
 
 extern "C" {
@@ -206,6 +221,26 @@ __attribute__((visibility("default"))) void strata_plugin_set_enabled(int on) {
     if (on) at::reenableCallback(g_comm_handle);
     else at::disableCallback(g_comm_handle);
   }
+}
+
+// Starts counting operator calls, each counted with this probability (RecordFunction's own
+// sampling: the calls not drawn cost a countdown). Returns 0 when counting.
+__attribute__((visibility("default"))) int strata_plugin_count_calls(double probability) {
+  if (g_count_handle) return 0;
+  try {
+    at::RecordFunctionCallback cb(&OnCount);
+    cb.needsInputs(false).needsOutputs(false).needsIds(false).samplingProb(probability).scopes(
+        {at::RecordScope::FUNCTION});
+    g_count_handle = at::addGlobalCallback(cb);
+  } catch (const std::exception&) {
+    return 1;
+  }
+  return 0;
+}
+
+// The calls counted so far (each stands for 1/probability calls).
+__attribute__((visibility("default"))) uint64_t strata_plugin_calls_counted(void) {
+  return g_counted.load(std::memory_order_relaxed);
 }
 
 }  // extern "C"

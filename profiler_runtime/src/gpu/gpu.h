@@ -29,7 +29,8 @@ void OnLibraryLoaded(const char* file);
 std::string StatusLine();
 // Sampled GPU tracing, as typed meta entries beside "gpu" (none when every launch was traced or
 // GPU work was not collected): gpu_window_ms, gpu_window_period_ms, gpu_scale (the factor the
-// additive GPU metrics were multiplied by), gpu_windows_opened.
+// additive GPU metrics were multiplied by), gpu_windows_opened; with torch, gpu_op_calls_counted,
+// gpu_op_calls_counted_traced and gpu_op_count_probability (CuptiSession::OperatorCallShare).
 std::vector<std::pair<std::string, std::string>> SampledTracingMeta();
 // Value of the profile's meta "pc_sampling": "off ...", "collected: ...", "not collected: <why>".
 std::string PcSamplingStatusLine();

@@ -100,10 +100,20 @@ std::vector<std::pair<std::string, std::string>> SampledTracingMeta() {
   if (!c.Enabled()) return {};
   char scale[32];
   snprintf(scale, sizeof(scale), "%.17g", c.Scale());
-  return {{"gpu_window_ms", std::to_string(c.on_ms)},
-          {"gpu_window_period_ms", std::to_string(c.period_ms)},
-          {"gpu_scale", scale},
-          {"gpu_windows_opened", std::to_string(session->windows_opened.load())}};
+  std::vector<std::pair<std::string, std::string>> meta = {
+      {"gpu_window_ms", std::to_string(c.on_ms)},
+      {"gpu_window_period_ms", std::to_string(c.period_ms)},
+      {"gpu_scale", scale},
+      {"gpu_windows_opened", std::to_string(session->windows_opened.load())}};
+  const CuptiSession::OperatorCalls calls = session->OperatorCallShare();
+  if (calls.counted) {
+    char p[32];
+    snprintf(p, sizeof(p), "%.17g", calls.probability);
+    meta.emplace_back("gpu_op_calls_counted", std::to_string(calls.all));
+    meta.emplace_back("gpu_op_calls_counted_traced", std::to_string(calls.traced));
+    meta.emplace_back("gpu_op_count_probability", p);
+  }
+  return meta;
 }
 
 std::string PcSamplingStatusLine() {

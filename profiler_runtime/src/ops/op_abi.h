@@ -81,6 +81,11 @@ int strata_plugin_start(const StrataOpsApi* api, const char* loaded_version, cha
 /* Optional: stops (0) or resumes (1) reporting operators, from any thread (sampled tracing's
    windows). */
 void strata_plugin_set_enabled(int on);
+/* Optional (sampled GPU tracing): starts counting operator calls, each with this probability
+   (0: counting). */
+int strata_plugin_count_calls(double probability);
+/* Optional: the calls counted since then. */
+uint64_t strata_plugin_calls_counted(void);
 
 #ifdef __cplusplus
 }

@@ -16,6 +16,7 @@
 #include <cstring>
 #include <string>
 
+#include "gpu/trace_window_config.h"
 #include "ops/elf_needed.h"
 #include "ops/op_abi.h"
 #include "ops/op_registry.h"
@@ -28,6 +29,10 @@ namespace strata::rt::ops {
 namespace {
 
 std::atomic<void (*)(int)> g_set_enabled{nullptr};  // the started plugin's switch, if it has one
+std::atomic<uint64_t (*)(void)> g_calls_counted{nullptr};  // set once the plugin counts calls
+// One call in this many is counted: enough for a few thousand counted calls a second in a
+// launch-bound loop, while the calls not drawn cost RecordFunction only its countdown.
+constexpr double kCountProbability = 1.0 / 128;
 
 std::atomic<int> g_tried{0};
 
@@ -109,6 +114,13 @@ Started Start(const std::string& path, const TorchInstall& t) {
   }
   s.ok = true;
   g_set_enabled.store(reinterpret_cast<void (*)(int)>(dlsym(h, "strata_plugin_set_enabled")));
+  gpu::TraceWindowConfig windows;
+  std::string ignored;
+  if (gpu::ParseTraceWindows(getenv("STRATA_GPU_SAMPLING"), &windows, &ignored) && windows.Enabled()) {
+    auto count = reinterpret_cast<int (*)(double)>(dlsym(h, "strata_plugin_count_calls"));
+    auto counted = reinterpret_cast<uint64_t (*)(void)>(dlsym(h, "strata_plugin_calls_counted"));
+    if (count && counted && count(kCountProbability) == 0) g_calls_counted.store(counted);
+  }
   return s;
 }
 
@@ -158,6 +170,14 @@ void AfterDlopen(const char* file) {
   int expected = 0;
   if (!g_tried.compare_exchange_strong(expected, 1)) return;
   LoadPlugin(file);
+}
+
+bool OperatorCallsCounted(uint64_t* counted, double* probability) {
+  auto f = g_calls_counted.load();
+  if (!f) return false;
+  *counted = f();
+  *probability = kCountProbability;
+  return true;
 }
 
 void SetOperatorsEnabled(bool on) {

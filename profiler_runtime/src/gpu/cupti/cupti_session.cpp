@@ -168,6 +168,7 @@ void CuptiSession::Start() {
 
 void CuptiSession::SetRangeOpen(bool open) {
   std::lock_guard<std::mutex> lock(tracing_mu_);
+  CountOperatorCallsLocked();
   range_open_ = open;
   if (open && options.windows.Enabled()) {
     options.windows.StartAt(NextWindowRandom(&window_rng_), &window_open_, &window_part_ms_);
@@ -201,8 +202,33 @@ void CuptiSession::RunWindowCycle() {
 void CuptiSession::UpdateTracingLocked() {
   const bool on = window_open_ && range_open_;
   if (windows_stopped_ || on == tracing_on_) return;
+  // The window's calls end where it closes; a window's begin where CUPTI is attached again.
+  if (!on) CountOperatorCallsLocked();
   tracing_on_ = on;
   ApplyTracingLocked(on);
+  if (on) CountOperatorCallsLocked();
+}
+
+void CuptiSession::CountOperatorCallsLocked() {
+  uint64_t now = 0;
+  double probability = 0;
+  if (!ops::OperatorCallsCounted(&now, &probability)) return;
+  const uint64_t calls = now - op_calls_read_;
+  op_calls_read_ = now;
+  if (range_open_) op_calls_in_range_ += calls;
+  if (tracing_on_ && range_open_) op_calls_traced_ += calls;
+}
+
+CuptiSession::OperatorCalls CuptiSession::OperatorCallShare() {
+  std::lock_guard<std::mutex> lock(tracing_mu_);
+  OperatorCalls out;
+  if (!options.windows.Enabled()) return out;
+  if (!windows_stopped_) CountOperatorCallsLocked();
+  uint64_t ignored = 0;
+  out.counted = ops::OperatorCallsCounted(&ignored, &out.probability);
+  out.all = op_calls_in_range_;
+  out.traced = op_calls_traced_;
+  return out;
 }
 
 void CuptiSession::ApplyTracingLocked(bool on) {
@@ -296,6 +322,7 @@ std::string CuptiSession::DetachCostText() const {
 
 void CuptiSession::StopWindows() {
   std::lock_guard<std::mutex> lock(tracing_mu_);
+  if (!windows_stopped_) CountOperatorCallsLocked();
   windows_stopped_ = true;
   window_cv_.notify_all();
 }

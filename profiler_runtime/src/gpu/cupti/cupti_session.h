@@ -60,6 +60,17 @@ class CuptiSession {
   void RunWindowCycle();
   // No window opens or closes after this (the end of the run: CUPTI may be going away).
   void StopWindows();
+  // Sampled tracing's share of the work: operator calls counted (by the operator plugin, one in
+  // 1/probability) while a capture range was open, and those of them inside open windows. Inside
+  // a window the program runs at full tracing's speed, so where tracing slows it the windows hold
+  // less than their share of time of its work; all / traced is then the factor that scales what
+  // the windows saw to the whole run.
+  struct OperatorCalls {
+    bool counted = false;  // no counter: no torch, or no windows
+    uint64_t all = 0, traced = 0;
+    double probability = 0;
+  };
+  OperatorCalls OperatorCallShare();
   // Forces CUPTI to hand over every buffered activity record.
   void FlushAll();
   // Aggregator thread: each record of the completed buffers, decoded (kinds the collector does
@@ -151,6 +162,11 @@ class CuptiSession {
   bool switched_off_ = false;  // attached with callbacks and kinds switched off (SwitchLocked)
   uint32_t window_part_ms_ = 0;  // how long the cycle's current part (open or closed) lasts
   uint64_t window_rng_ = 1;      // NextWindowRandom's state
+  // Operator calls (OperatorCallShare): the counter's value at the last gate change, and the
+  // calls since then added by the gates' state until this change.
+  void CountOperatorCallsLocked();
+  uint64_t op_calls_read_ = 0;
+  uint64_t op_calls_in_range_ = 0, op_calls_traced_ = 0;
 
   CUpti_SubscriberHandle sub_ = nullptr;
   std::mutex buf_mu_;
