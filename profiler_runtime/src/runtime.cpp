@@ -242,7 +242,9 @@ writer::RunInfo MakeRunInfo(const char* ended) {
   info.threads_seen = registry::ThreadsSeen();
   info.ended = ended;
   info.gpu = gpu::StatusLine();
-  info.gpu_sampling = gpu::SampledTracingMeta();
+  gpu::SampledTracing sampled = gpu::SampledTracingNow();
+  info.gpu_sampling = std::move(sampled.meta);
+  for (auto& [name, factor] : sampled.metric_factors) info.metric_factors.push_back(Cct::MetricFactor{name, factor});
   info.pc_sampling = gpu::PcSamplingStatusLine();
   info.regions = gpu::RegionsStatusLine();
   info.sampler = sampler::StatusLine();

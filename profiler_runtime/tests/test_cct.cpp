@@ -178,6 +178,49 @@ TEST(Cct, WritesAgainWithoutDoubling) {
   std::remove(path.c_str());
 }
 
+// Sampled tracing's factor applied in the written file only: every stat of that metric scaled
+// (sum, min, max; counts as they were), other metrics untouched, and a later write without the
+// factor (or with another) starts again from the values as added.
+TEST(Cct, WritesMetricFactorWithoutKeepingIt) {
+  strata::rt::Cct cct;
+  uint32_t gpu = cct.Metric("gpu_time", "ns");
+  uint32_t cpu = cct.Metric("cpu_time", "ns");
+  uint32_t mod = cct.Module("/bin/x", "abcd", 0x1000);
+  uint32_t a = cct.Frame(FrameKind::kNative, mod, 0x100, "", "", 0);
+  uint32_t b = cct.Frame(FrameKind::kNative, mod, 0x200, "", "", 0);
+  uint32_t pa[1] = {a}, pab[2] = {a, b};
+  cct.AddPath(pa, 1, gpu, 10.0);
+  cct.AddPath(pa, 1, gpu, 30.0);
+  cct.AddPath(pab, 2, gpu, 4.0);
+  cct.AddPath(pa, 1, cpu, 7.0);
+  std::string path = ::testing::TempDir() + "/strata_cct_factor.strata";
+  auto read = [&](uint32_t metric, size_t depth) {
+    strata::rt::test::Profile p;
+    std::string err;
+    EXPECT_TRUE(strata::rt::test::ReadProfile(path, &p, &err)) << err;
+    for (const auto& m : p.node_metrics)
+      if (m.metric == metric && p.PathOf(m.node).size() == depth) return m;
+    ADD_FAILURE() << "no value of metric " << metric << " at depth " << depth;
+    return decltype(p.node_metrics)::value_type{};
+  };
+  std::string error;
+  ASSERT_TRUE(cct.Write(path, {}, &error, {}, {{"gpu_time", 1.25}, {"no_such_metric", 3.0}})) << error;
+  auto g = read(gpu, 1);
+  EXPECT_EQ(g.count, 2u);
+  EXPECT_DOUBLE_EQ(g.sum, 50.0);
+  EXPECT_DOUBLE_EQ(g.min, 12.5);
+  EXPECT_DOUBLE_EQ(g.max, 37.5);
+  EXPECT_DOUBLE_EQ(read(gpu, 2).sum, 5.0);
+  EXPECT_DOUBLE_EQ(read(cpu, 1).sum, 7.0);
+  cct.AddPath(pab, 2, gpu, 6.0);
+  ASSERT_TRUE(cct.Write(path, {}, &error)) << error;
+  EXPECT_DOUBLE_EQ(read(gpu, 1).sum, 40.0);
+  EXPECT_DOUBLE_EQ(read(gpu, 2).sum, 10.0);
+  ASSERT_TRUE(cct.Write(path, {}, &error, {}, {{"gpu_time", 2.0}})) << error;
+  EXPECT_DOUBLE_EQ(read(gpu, 1).sum, 80.0);
+  std::remove(path.c_str());
+}
+
 // A failed write (here: the file size limit, as on a full disk) leaves the previous file as it
 // was and says why in one line.
 TEST(Cct, FailedWriteKeepsPreviousFile) {

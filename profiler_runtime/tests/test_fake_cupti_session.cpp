@@ -148,6 +148,11 @@ TEST(FakeCupti, SampledWindowsDetachScaleAndSaySo) {
   EXPECT_EQ(p.meta["gpu_window_ms"], "40");
   EXPECT_EQ(p.meta["gpu_window_period_ms"], "200");
   EXPECT_EQ(p.meta["gpu_scale"], "5");
+  // No torch: nothing counts operator calls, so the windows' share of time is the scale.
+  EXPECT_EQ(p.meta["gpu_time_scale"], "5");
+  EXPECT_EQ(p.meta["gpu_scale_basis"], "window_time");
+  EXPECT_EQ(p.meta.count("gpu_op_calls_counted"), 0u);
+  EXPECT_NE(p.meta["gpu"].find("scaled x5 (the windows' share of time)"), std::string::npos) << p.meta["gpu"];
   const uint64_t windows = std::stoull(p.meta["gpu_windows_opened"]);
   EXPECT_GE(windows, 2u);
   EXPECT_GE(Printed(r.out, "finalizes"), 1u) << "CUPTI detached between windows";

@@ -62,6 +62,13 @@ def main():
     expect("building the PyTorch operator plugin" in stderr, "no progress line while building")
     expect(ops > 0 and "backward linked" in status and " 0 backward linked" not in status,
            "no operator frames or no backward op linked to its forward")
+    # The plugin built there is the one a GPU host uses: its entry points driven in torch.
+    built = [os.path.join(d, f) for d, _, fs in os.walk(cache) for f in fs if f == "libstrata_torch.so"]
+    expect(len(built) == 1, f"one plugin in the cache: {built}")
+    switch = subprocess.run(["/usr/bin/python3", os.path.join(os.path.dirname(__file__), "check_plugin_switch.py"),
+                             built[0]], capture_output=True, text=True)
+    print(switch.stdout.strip())
+    expect(switch.returncode == 0, f"the built plugin's entry points: {switch.stdout[-500:]} {switch.stderr[-1500:]}")
     print("second run:")
     status, ops, stderr = run(strata, runtime, work, model, "second", cache)
     expect(status.startswith("recorded:") and "cached " in status and ops > 0, "the cached plugin was not used")

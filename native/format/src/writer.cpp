@@ -119,6 +119,12 @@ uint32_t ProfileWriter::Metric(std::string_view name, std::string_view unit) {
   return uint32_t(metrics_.size() - 1);
 }
 
+std::optional<uint32_t> ProfileWriter::FindMetric(std::string_view name) const {
+  for (uint32_t i = 0; i < metrics_.size(); ++i)
+    if (strings_[metrics_[i].name] == name) return i;
+  return std::nullopt;
+}
+
 uint32_t ProfileWriter::Child(uint32_t parent, uint32_t frame) {
   uint64_t key = (uint64_t(parent) << 32) | frame;
   auto it = child_index_.find(key);

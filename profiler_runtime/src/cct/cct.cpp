@@ -66,7 +66,8 @@ bool Cct::Stats(const uint32_t* frames, size_t n, uint32_t metric, strata::forma
 }
 
 bool Cct::Write(const std::string& path, const std::vector<std::pair<std::string, std::string>>& meta,
-                std::string* error, const std::vector<TransientValue>& transient) {
+                std::string* error, const std::vector<TransientValue>& transient,
+                const std::vector<MetricFactor>& factors) {
   std::vector<unsigned char> bytes;
   {
     std::lock_guard<std::mutex> lock(mu_);
@@ -86,6 +87,21 @@ bool Cct::Write(const std::string& path, const std::vector<std::pair<std::string
       strata::format::MetricStats s = cur ? *cur : strata::format::MetricStats{};
       s.Add(t.value);
       w_.ReplaceStats(t.node, t.metric, &s);
+    }
+    for (const MetricFactor& f : factors) {
+      const std::optional<uint32_t> m = w_.FindMetric(f.name);
+      if (!m || f.factor == 1) continue;
+      for (uint32_t node = 0; node < w_.node_count(); ++node) {
+        const auto* cur = w_.StatsAt(node, *m);
+        if (!cur) continue;
+        saved.push_back(Saved{node, *m, true, *cur});
+        strata::format::MetricStats s = *cur;
+        s.sum *= f.factor;
+        s.min *= f.factor;
+        s.max *= f.factor;
+        s.m2 *= f.factor * f.factor;
+        w_.ReplaceStats(node, *m, &s);
+      }
     }
     bytes = w_.Serialize();
     for (auto it = saved.rbegin(); it != saved.rend(); ++it)

@@ -93,11 +93,15 @@ class Cct {
   // A value that counts in one written file only (a checkpoint's per-thread roles, which are
   // final only at the end).
   struct TransientValue { uint32_t node; uint32_t metric; double value; };
+  // A metric whose every value is multiplied by `factor` in the written file (sampled GPU
+  // tracing's scale, known better at the end than when the values were added).
+  struct MetricFactor { std::string name; double factor; };
   // Writes the profile with these meta entries (strata::format::WriteFileAtomically). Can be
   // called any number of times (periodic checkpoints, then the end): each file holds every
   // value added so far plus `transient`. The lock is held while serializing, not while writing.
   bool Write(const std::string& path, const std::vector<std::pair<std::string, std::string>>& meta,
-             std::string* error, const std::vector<TransientValue>& transient = {});
+             std::string* error, const std::vector<TransientValue>& transient = {},
+             const std::vector<MetricFactor>& factors = {});
   // For tests: exclusive stats of the node at `frames` (root first); false if absent.
   bool Stats(const uint32_t* frames, size_t n, uint32_t metric, strata::format::MetricStats* out);
 

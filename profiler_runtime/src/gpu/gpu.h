@@ -27,11 +27,18 @@ void OnForkChild();
 void OnLibraryLoaded(const char* file);
 // Value of the profile's meta "gpu": "collected: ..." or "not collected: <why>".
 std::string StatusLine();
-// Sampled GPU tracing, as typed meta entries beside "gpu" (none when every launch was traced or
-// GPU work was not collected): gpu_window_ms, gpu_window_period_ms, gpu_scale (the factor the
-// additive GPU metrics were multiplied by), gpu_windows_opened; with torch, gpu_op_calls_counted,
-// gpu_op_calls_counted_traced and gpu_op_count_probability (CuptiSession::OperatorCallShare).
-std::vector<std::pair<std::string, std::string>> SampledTracingMeta();
+// Sampled GPU tracing (none when every launch was traced or GPU work was not collected): typed
+// meta entries beside "gpu" — gpu_window_ms, gpu_window_period_ms, gpu_windows_opened,
+// gpu_scale (the factor the written additive GPU metrics carry), gpu_time_scale (the windows'
+// share of time, PERIOD/ON), gpu_scale_basis ("operator_calls" or "window_time"); with torch,
+// gpu_op_calls_counted, gpu_op_calls_counted_traced and gpu_op_count_probability
+// (CuptiSession::OperatorCallShare) — and the factors the written file applies to those metrics
+// on top of the PERIOD/ON they were added with.
+struct SampledTracing {
+  std::vector<std::pair<std::string, std::string>> meta;
+  std::vector<std::pair<std::string, double>> metric_factors;
+};
+SampledTracing SampledTracingNow();
 // Value of the profile's meta "pc_sampling": "off ...", "collected: ...", "not collected: <why>".
 std::string PcSamplingStatusLine();
 // Value of the profile's meta "regions" (in-kernel region buffers captured from launches).

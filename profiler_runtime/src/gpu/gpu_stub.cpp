@@ -7,7 +7,7 @@ void FlushForExit() {}
 void OnForkChild() {}
 void OnLibraryLoaded(const char*) {}
 std::string StatusLine() { return "not collected: built without CUDA headers"; }
-std::vector<std::pair<std::string, std::string>> SampledTracingMeta() { return {}; }
+SampledTracing SampledTracingNow() { return {}; }
 std::string PcSamplingStatusLine() { return "not collected: built without CUDA headers"; }
 std::string RegionsStatusLine() { return "not collected: built without CUDA headers"; }
 // interpose/cuda_profiler_api.cpp's hooks (gpu/cupti/capture_range.h): nothing to switch.

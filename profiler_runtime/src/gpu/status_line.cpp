@@ -93,27 +93,33 @@ std::string StatusLine() {
   return NeverInitializedLine();
 }
 
-std::vector<std::pair<std::string, std::string>> SampledTracingMeta() {
+SampledTracing SampledTracingNow() {
   CuptiSession* session = CuptiSession::Get();
   if (!session || session->phase.load() != CuptiSession::kCollecting) return {};
   const TraceWindowConfig& c = session->options.windows;
   if (!c.Enabled()) return {};
-  char scale[32];
-  snprintf(scale, sizeof(scale), "%.17g", c.Scale());
-  std::vector<std::pair<std::string, std::string>> meta = {
-      {"gpu_window_ms", std::to_string(c.on_ms)},
-      {"gpu_window_period_ms", std::to_string(c.period_ms)},
-      {"gpu_scale", scale},
-      {"gpu_windows_opened", std::to_string(session->windows_opened.load())}};
-  const CuptiSession::OperatorCalls calls = session->OperatorCallShare();
-  if (calls.counted) {
-    char p[32];
-    snprintf(p, sizeof(p), "%.17g", calls.probability);
-    meta.emplace_back("gpu_op_calls_counted", std::to_string(calls.all));
-    meta.emplace_back("gpu_op_calls_counted_traced", std::to_string(calls.traced));
-    meta.emplace_back("gpu_op_count_probability", p);
+  const WindowScale w = CurrentWindowScale(*session);
+  auto number = [](double v) {
+    char buf[32];
+    snprintf(buf, sizeof(buf), "%.17g", v);
+    return std::string(buf);
+  };
+  SampledTracing out;
+  out.meta = {{"gpu_window_ms", std::to_string(c.on_ms)},
+              {"gpu_window_period_ms", std::to_string(c.period_ms)},
+              {"gpu_scale", number(w.applied)},
+              {"gpu_time_scale", number(w.time)},
+              {"gpu_scale_basis", w.by_calls ? "operator_calls" : "window_time"},
+              {"gpu_windows_opened", std::to_string(session->windows_opened.load())}};
+  if (w.calls.counted) {
+    out.meta.emplace_back("gpu_op_calls_counted", std::to_string(w.calls.all));
+    out.meta.emplace_back("gpu_op_calls_counted_traced", std::to_string(w.calls.traced));
+    out.meta.emplace_back("gpu_op_count_probability", number(w.calls.probability));
   }
-  return meta;
+  if (w.applied != w.time)
+    for (const char* m : {"gpu_time", "sync_time", "api_time", "memcpy_bytes", "memset_bytes"})
+      out.metric_factors.emplace_back(m, w.applied / w.time);
+  return out;
 }
 
 std::string PcSamplingStatusLine() {

@@ -55,7 +55,7 @@ bool WriteProfile(Cct& cct, const RunInfo& info, std::string* error,
     meta.emplace_back("parent_profile", info.parent_profile);
   }
   meta.insert(meta.end(), info.identity.begin(), info.identity.end());
-  return cct.Write(info.output, meta, error, transient);
+  return cct.Write(info.output, meta, error, transient, info.metric_factors);
 }
 
 std::string ReadCommandLine() {

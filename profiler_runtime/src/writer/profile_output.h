@@ -27,7 +27,8 @@ struct RunInfo {
   uint64_t threads_seen = 0;
   std::string ended;          // "exit" | "signal SIGTERM" | ...
   std::string gpu = "not collected";  // gpu::StatusLine(): "collected: ..." | "not collected: <why>"
-  std::vector<std::pair<std::string, std::string>> gpu_sampling;  // gpu::SampledTracingMeta()
+  std::vector<std::pair<std::string, std::string>> gpu_sampling;  // gpu::SampledTracingNow()
+  std::vector<Cct::MetricFactor> metric_factors;                  // its factors
   std::string pc_sampling = "off";    // gpu::PcSamplingStatusLine()
   std::string regions = "off";        // gpu::RegionsStatusLine()
   std::string collectives;            // collectives::StatusLine()

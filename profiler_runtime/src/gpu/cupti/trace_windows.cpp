@@ -33,16 +33,38 @@ bool StartTraceWindows(CuptiSession* s) {
   return true;
 }
 
-std::string TraceWindowsStatus(const CuptiSession& s) {
+WindowScale CurrentWindowScale(CuptiSession& s) {
+  WindowScale w;
+  w.time = w.applied = s.options.windows.Scale();
+  if (!s.options.windows.Enabled()) return w;
+  w.calls = s.OperatorCallShare();
+  if (w.calls.counted && w.calls.traced >= kMinTracedCalls && w.calls.all >= w.calls.traced) {
+    w.by_calls = true;
+    w.applied = double(w.calls.all) / double(w.calls.traced);
+  }
+  return w;
+}
+
+std::string TraceWindowsStatus(CuptiSession& s) {
   const TraceWindowConfig& c = s.options.windows;
   if (!c.Enabled()) return "";
-  char buf[256];
+  const WindowScale w = CurrentWindowScale(s);
+  char basis[160];
+  if (w.by_calls)
+    snprintf(basis, sizeof(basis), " (operator calls: %.3g%% of them in windows; their share of time alone: x%.3g)",
+             100.0 / w.applied, w.time);
+  else if (w.calls.counted)
+    snprintf(basis, sizeof(basis), " (the windows' share of time: too few operator calls counted in them, %llu)",
+             static_cast<unsigned long long>(w.calls.traced));
+  else
+    snprintf(basis, sizeof(basis), " (the windows' share of time)");
+  char buf[512];
   snprintf(buf, sizeof(buf),
            "; sampled tracing: windows of %u ms every %u ms (%llu opened%s); gpu_time, sync_time, bytes and "
-           "API time scaled x%.3g, counts as observed",
+           "API time scaled x%.3g%s, counts as observed",
            c.on_ms, c.period_ms, static_cast<unsigned long long>(s.windows_opened.load()),
            s.detach_when_off.load() ? (", CUPTI detached between them: " + s.DetachCostText()).c_str() : "",
-           c.Scale());
+           w.applied, basis);
   return buf;
 }
 

@@ -11,16 +11,28 @@
 
 #include <string>
 
+#include "gpu/cupti/cupti_session.h"
 #include "gpu/trace_window_config.h"
 
 namespace strata::rt::gpu {
 
-class CuptiSession;
-
 // Starts the thread that opens and closes the windows (after the session enabled everything:
 // the first window is open). Returns false when the thread cannot be started (tracing stays on).
 bool StartTraceWindows(CuptiSession* s);
+// The factor that makes what the windows saw an estimate of the whole run. By default the
+// windows' share of time (PERIOD_MS / ON_MS). With torch, operator calls counted in and out of
+// the windows (CuptiSession::OperatorCallShare) give the windows' share of the program's work
+// instead, which differs where tracing slows the program; used once the windows hold at least
+// kMinTracedCalls counted calls (fewer would make the factor noisier than its correction).
+struct WindowScale {
+  double time = 1;     // PERIOD_MS / ON_MS: what the values carry when added
+  double applied = 1;  // what the written profile's values carry
+  bool by_calls = false;
+  CuptiSession::OperatorCalls calls;
+};
+constexpr uint64_t kMinTracedCalls = 100;
+WindowScale CurrentWindowScale(CuptiSession& s);
 // "sampled: windows of 10 ms every 100 ms (N windows); ... scaled x10" for the gpu line.
-std::string TraceWindowsStatus(const CuptiSession& s);
+std::string TraceWindowsStatus(CuptiSession& s);
 
 }  // namespace strata::rt::gpu

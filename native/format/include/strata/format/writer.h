@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <map>
@@ -75,6 +76,8 @@ class ProfileWriter {
                  std::string_view file, uint32_t line, uint32_t flags, SourceLinesRole role,
                  const std::vector<SourceLine>& lines);
   uint32_t Metric(std::string_view name, std::string_view unit);
+  // The metric of that name, if one was added (never adds one).
+  std::optional<uint32_t> FindMetric(std::string_view name) const;
   // Node 0 (root) exists from the start. Children are interned per (parent, frame).
   uint32_t Child(uint32_t parent, uint32_t frame);
   void AddStats(uint32_t node, uint32_t metric, const MetricStats& stats);
