@@ -29,9 +29,11 @@ export function profileDescription(meta: Readonly<Record<string, string>>, maxCo
 export function gpuSamplingNote(s: GpuSampling | null | undefined): string {
   if (!s) return '';
   const windows = s.windowsOpened > 0 ? `, ${s.windowsOpened.toLocaleString('en-US')} window${s.windowsOpened === 1 ? '' : 's'}` : '';
-  const scale = Number(s.scale.toPrecision(3)).toString();
+  const x = (v: number) => Number(v.toPrecision(3)).toString();
+  const basis = s.byOperatorCalls
+    ? `what was traced ×${x(s.scale)}, the share of operator calls made in windows; their share of time alone: ×${x(s.timeScale ?? s.scale)}`
+    : `what was traced ×${x(s.scale)}; low where tracing slows the program, as with many short launches`;
   return `Sampled GPU tracing: GPU work was traced in ${formatDuration(s.windowMs * 1e6)} windows every ` +
     `${formatDuration(s.periodMs * 1e6)}${windows}. GPU, sync and API times and bytes are estimates ` +
-    `(what was traced ×${scale}; low where tracing slows the program, as with many short launches); ` +
-    'counts are what was traced.';
+    `(${basis}); counts are what was traced.`;
 }

@@ -179,6 +179,10 @@ export interface GpuSampling {
   periodMs: number;
   scale: number;
   windowsOpened: number;
+  /** The windows' share of time as a factor (PERIOD/ON); `scale` differs when `byOperatorCalls`. */
+  timeScale: number;
+  /** `scale` is all operator calls over those traced in windows (torch programs). */
+  byOperatorCalls: boolean;
 }
 
 export interface Profile {

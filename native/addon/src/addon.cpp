@@ -96,6 +96,8 @@ class ProfileWrap : public Napi::ObjectWrap<ProfileWrap> {
     out.Set("periodMs", Napi::Number::New(info.Env(), s->period_ms));
     out.Set("scale", Napi::Number::New(info.Env(), s->scale));
     out.Set("windowsOpened", Napi::Number::New(info.Env(), static_cast<double>(s->windows_opened)));
+    out.Set("timeScale", Napi::Number::New(info.Env(), s->time_scale));
+    out.Set("byOperatorCalls", Napi::Boolean::New(info.Env(), s->by_operator_calls));
     return out;
   }
 

@@ -48,6 +48,17 @@ TEST(GpuSampling, StatedByTheRuntimesEntries) {
   ASSERT_TRUE(s.has_value());
   EXPECT_NEAR(s->scale, 100.0 / 30.0, 1e-12);
   EXPECT_EQ(s->windows_opened, 0u);
+  EXPECT_NEAR(s->time_scale, 100.0 / 30.0, 1e-12) << "profiles before gpu_time_scale: the scale is the time share";
+  EXPECT_FALSE(s->by_operator_calls);
+  // Scaled by operator calls (torch): the factor applied and the time share beside it.
+  p = WithMeta(dir, {{"gpu_window_ms", "100"}, {"gpu_window_period_ms", "1000"}, {"gpu_scale", "12.68"},
+                     {"gpu_time_scale", "10"}, {"gpu_scale_basis", "operator_calls"}, {"gpu_op_calls_counted", "5072"},
+                     {"gpu_op_calls_counted_traced", "400"}});
+  s = ReadGpuSampling(*p);
+  ASSERT_TRUE(s.has_value());
+  EXPECT_DOUBLE_EQ(s->scale, 12.68);
+  EXPECT_DOUBLE_EQ(s->time_scale, 10.0);
+  EXPECT_TRUE(s->by_operator_calls);
   std::system(("rm -rf " + dir).c_str());
 }
 

@@ -26,6 +26,9 @@ std::optional<GpuSampling> ReadGpuSampling(const Profile& profile) {
   s.period_ms = uint32_t(*period);
   s.scale = *scale;
   s.windows_opened = Unsigned(profile.meta("gpu_windows_opened")).value_or(0);
+  const auto time = Number(profile.meta("gpu_time_scale"));
+  s.time_scale = time && *time >= 1 ? *time : s.scale;
+  s.by_operator_calls = profile.meta("gpu_scale_basis").value_or("") == "operator_calls";
   return s;
 }
 

@@ -1,7 +1,9 @@
 // Sampled GPU tracing as a profile states it. The runtime traces GPU work only inside windows
 // (ON ms of every PERIOD ms) and multiplies the additive GPU metrics (GPU, sync and API time,
 // bytes copied and set) by PERIOD/ON, so that they estimate the whole run; counts stay as
-// observed. It writes that as meta entries of their own, read back here.
+// observed. With torch it counts operator calls in and out of the windows and scales by the
+// windows' share of those instead (where tracing slows the program the windows hold less of its
+// work than of its time). It writes that as meta entries of their own, read back here.
 #pragma once
 
 #include <cstdint>
@@ -16,6 +18,10 @@ struct GpuSampling {
   uint32_t period_ms = 0;        // meta gpu_window_period_ms: one window per period, on average
   double scale = 1;              // meta gpu_scale: the factor the additive GPU metrics carry
   uint64_t windows_opened = 0;   // meta gpu_windows_opened
+  // meta gpu_time_scale: PERIOD/ON, the windows' share of time (profiles before it: scale).
+  double time_scale = 1;
+  // meta gpu_scale_basis "operator_calls": scale is all operator calls over those in windows.
+  bool by_operator_calls = false;
 };
 
 // nullopt when the profile traced every launch (no entries), or when its entries do not make a
