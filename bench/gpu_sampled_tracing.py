@@ -67,23 +67,22 @@ def line_shares(cli, path, totals=None, meta=None):
 def compare(cli, full, sampled):
     """Largest and mean difference of the lines' shares in points, and the sampled profile's
     scaled GPU total over the full one's (1.0 when the scaling is unbiased and both processes
-    ran the same work)."""
+    ran the same work), also as the windows' share of time alone would have scaled it."""
     totals, meta = [], {}
     a, b = line_shares(cli, full, totals), line_shares(cli, sampled, totals, meta)
-    # Operator calls counted in and out of the windows (torch): the share of the work the windows
-    # traced, and the factor it gives in place of the windows' share of time.
-    work = None
-    if int(meta.get("gpu_op_calls_counted_traced", "0")) > 0:
-        work = int(meta["gpu_op_calls_counted"]) / int(meta["gpu_op_calls_counted_traced"]) / float(meta["gpu_scale"])
+    # The sampled profile's scale (gpu_scale: what its metrics carry) against the windows' share
+    # of time (gpu_time_scale; profiles before it: gpu_scale), to show both totals.
+    scale = float(meta.get("gpu_scale", "1"))
+    by_time = float(meta.get("gpu_time_scale", scale)) / scale
     keys = [k for k in set(a) | set(b) if max(a.get(k, 0), b.get(k, 0)) >= 0.01]
     diffs = sorted(((abs(a.get(k, 0) - b.get(k, 0)) * 100, k) for k in keys), reverse=True)
     return {"lines": len(keys), "max_points": round(diffs[0][0], 2) if diffs else 0.0,
             "mean_points": round(statistics.mean(d for d, _ in diffs), 2) if diffs else 0.0,
             "worst": diffs[0][1] if diffs else "",
             "gpu_time_ratio": round(totals[1] / totals[0], 3) if totals[0] else None,
+            "scale_basis": meta.get("gpu_scale_basis", "window_time"), "gpu_scale": scale,
             "op_calls": [meta.get("gpu_op_calls_counted"), meta.get("gpu_op_calls_counted_traced")],
-            "work_over_time_scale": round(work, 3) if work else None,
-            "gpu_time_ratio_by_work": round(totals[1] / totals[0] * work, 3) if totals[0] and work else None}
+            "gpu_time_ratio_by_time_share": round(totals[1] / totals[0] * by_time, 3) if totals[0] else None}
 
 
 def main():
