@@ -7,7 +7,7 @@
 // cuptiFinalize flushes, unsubscribes, forgets every switch and numbers correlation ids from 1
 // again. Not a model of GPU timing: a "kernel" runs for the time the program says, at once.
 //
-// The program side (tests/targets/fake_gpu_program.cpp) calls strata_fake_cuinit() (the driver's
+// The program side (tests/targets/fake_gpu_program.cpp, test/ops/sampled_scale_program.py) calls strata_fake_cuinit() (the driver's
 // cuInit: InitializeInjection of CUDA_INJECTION64_PATH), strata_fake_launch() (cuLaunchKernel)
 // and cudaProfilerStart / cudaProfilerStop.
 #include <cupti.h>
@@ -244,6 +244,13 @@ FAKE_EXPORT void strata_fake_launch(const char* name, uint64_t gpu_ns) {
 // Records written and detaches, over the run (what the program prints for the test).
 FAKE_EXPORT uint64_t strata_fake_records() { return F().records; }
 FAKE_EXPORT uint64_t strata_fake_finalizes() { return F().finalizes; }
+// 1 while a subscriber has the launch callback on (a sampled-tracing window is open): a program
+// can then act out what tracing costs a real one.
+FAKE_EXPORT int strata_fake_tracing() {
+  Fake& f = F();
+  std::lock_guard<std::mutex> lock(f.mu);
+  return f.subscribed && f.callbacks.count({CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel}) ? 1 : 0;
+}
 
 FAKE_EXPORT int cudaProfilerStart() {
   ApiCall(CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaProfilerStart_v4000, "cudaProfilerStart", nullptr,

@@ -202,11 +202,17 @@ void CuptiSession::RunWindowCycle() {
 void CuptiSession::UpdateTracingLocked() {
   const bool on = window_open_ && range_open_;
   if (windows_stopped_ || on == tracing_on_) return;
-  // The window's calls end where it closes; a window's begin where CUPTI is attached again.
-  if (!on) CountOperatorCallsLocked();
-  tracing_on_ = on;
-  ApplyTracingLocked(on);
-  if (on) CountOperatorCallsLocked();
+  // The calls so far belong to the state that ends here; a window's calls begin once CUPTI is
+  // attached again (the calls made during the attach count as outside).
+  CountOperatorCallsLocked();
+  if (on) {
+    ApplyTracingLocked(true);
+    CountOperatorCallsLocked();
+    tracing_on_ = true;
+    return;
+  }
+  tracing_on_ = false;
+  ApplyTracingLocked(false);
 }
 
 void CuptiSession::CountOperatorCallsLocked() {

@@ -1,0 +1,55 @@
+#!/usr/bin/env python3
+"""Sampled GPU tracing scales by the share of operator calls made in its windows, not by their
+share of time, in a real torch program: sampled_scale_program.py runs under `strata record
+--gpu-sampling 40/200` on the stand-in CUPTI, three times slower inside windows. The windows hold
+20% of the time but only ~8% of the steps; scaled by the time share (x5) the GPU total would read
+~0.4 of the launches' true total, scaled by operator calls it must read ~1.
+
+usage: check_sampled_scale.py STRATA FAKE_CUPTI WORKDIR
+"""
+import json
+import os
+import re
+import subprocess
+import sys
+
+
+def main():
+    strata, fake, work = sys.argv[1:4]
+    os.makedirs(work, exist_ok=True)
+    out = os.path.join(work, "sampled-scale.strata")
+    if os.path.exists(out):
+        os.unlink(out)
+    program = os.path.join(os.path.dirname(os.path.abspath(__file__)), "sampled_scale_program.py")
+    env = dict(os.environ, STRATA_CUPTI_PATH=fake)
+    rec = subprocess.run([strata, "record", "--gpu-sampling", "40/200", "-o", out, "--", "/usr/bin/python3",
+                          program, fake, "4", "3"], capture_output=True, text=True, env=env)
+    m = re.search(r"launched (\d+) steps_in_windows (\d+)", rec.stdout)
+    if rec.returncode != 0 or not m or not os.path.exists(out):
+        raise SystemExit(f"FAIL: the program did not run through ({rec.returncode}): {rec.stdout[-500:]} {rec.stderr[-2000:]}")
+    launched, in_windows = int(m.group(1)), int(m.group(2))
+    doc = json.loads(subprocess.run([strata, "report", out, "--format", "json", "--metric", "gpu_time"],
+                                    capture_output=True, text=True, check=True).stdout)
+    meta = doc["profile"]["meta"]
+    sampling = {k: v for k, v in meta.items() if k.startswith("gpu_") and k != "gpu"}
+    print(f"launched {launched}, {in_windows} in windows ({in_windows / launched:.1%}); {sampling}")
+    print(f"operators: {meta.get('operators', '')[:160]}")
+    if meta.get("gpu_scale_basis") != "operator_calls":
+        raise SystemExit(f"FAIL: not scaled by operator calls: {sampling}; gpu: {meta.get('gpu', '')}")
+    kernels = [n for n in doc["nodes"] if n["kind"] == "kernel" and n["name"] == "step_kernel"]
+    total = sum(n["metrics"].get("gpu_time", {}).get("exclusive", 0) for n in kernels)
+    truth = launched * 1000.0
+    by_time = total * float(meta["gpu_time_scale"]) / float(meta["gpu_scale"])
+    print(f"GPU total scaled x{float(meta['gpu_scale']):.3g}: {total / truth:.3f} of the launches' total; "
+          f"by the time share x{float(meta['gpu_time_scale']):.3g} alone: {by_time / truth:.3f}")
+    if not 0.8 <= total / truth <= 1.25:
+        raise SystemExit(f"FAIL: the scaled total is {total / truth:.3f} of the true one")
+    if by_time / truth > 0.7:
+        raise SystemExit(f"FAIL: the program was not slower inside windows ({by_time / truth:.3f} by time share)")
+    if f"x{float(meta['gpu_scale']):.3g} (operator calls:" not in meta.get("gpu", ""):
+        raise SystemExit(f"FAIL: meta gpu does not say the basis: {meta.get('gpu', '')}")
+    print("OK")
+
+
+if __name__ == "__main__":
+    main()
