@@ -277,6 +277,7 @@ void CuptiSession::DetachIfRequested(uint32_t corr) {
   if (!detach_requested.exchange(false) || windows_stopped_) return;
   const uint64_t t0 = NowNs(CLOCK_MONOTONIC);
   api->ActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+  detach_flush_ns.fetch_add(NowNs(CLOCK_MONOTONIC) - t0, std::memory_order_relaxed);
   if (api->Finalize() == CUPTI_SUCCESS) {
     detached.store(true);
     detaches.fetch_add(1, std::memory_order_relaxed);
@@ -306,8 +307,11 @@ bool CuptiSession::ReattachLocked() {
     }
   } timed{this, t0};
   if (api->Subscribe(&sub_, reinterpret_cast<CUpti_CallbackFunc>(&OnApiCallback), nullptr) != CUPTI_SUCCESS) return false;
+  const uint64_t t1 = NowNs(CLOCK_MONOTONIC);
+  attach_subscribe_ns.fetch_add(t1 - t0, std::memory_order_relaxed);
   for (auto& [d, id] : enabled_callbacks_) api->EnableCallback(1, sub_, d, id);
   api->EnableCallback(1, sub_, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING);
+  attach_callbacks_ns.fetch_add(NowNs(CLOCK_MONOTONIC) - t1, std::memory_order_relaxed);
   if (options.capture_range) EnableProfilerApiCallbacks(this);
   api->ActivityRegisterCallbacks(&BufferRequested, &BufferCompleted);
   for (CUpti_ActivityKind k : enabled_kinds_) api->ActivityEnable(k);
@@ -319,10 +323,14 @@ bool CuptiSession::ReattachLocked() {
 
 std::string CuptiSession::DetachCostText() const {
   const uint64_t d = detaches.load(), a = attaches.load();
-  char buf[160];
-  snprintf(buf, sizeof(buf), "%llu detaches, %.3g ms each on a program thread; attached again in %.3g ms each",
-           static_cast<unsigned long long>(d), d ? detach_ns.load() / 1e6 / double(d) : 0.0,
-           a ? attach_ns.load() / 1e6 / double(a) : 0.0);
+  auto each = [](uint64_t ns, uint64_t n) { return n ? double(ns) / 1e6 / double(n) : 0.0; };
+  char buf[320];
+  snprintf(buf, sizeof(buf),
+           "%llu detaches, %.3g ms each on a program thread (flush %.3g); attached again in %.3g ms each "
+           "(subscribe %.3g, %zu API callbacks %.3g)",
+           static_cast<unsigned long long>(d), each(detach_ns.load(), d), each(detach_flush_ns.load(), d),
+           each(attach_ns.load(), a), each(attach_subscribe_ns.load(), a), enabled_callbacks_.size() + 1,
+           each(attach_callbacks_ns.load(), a));
   return buf;
 }
 
