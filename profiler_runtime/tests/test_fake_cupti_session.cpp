@@ -166,6 +166,25 @@ TEST(FakeCupti, SampledWindowsDetachScaleAndSaySo) {
   EXPECT_DOUBLE_EQ(s.gpu_ns, double(s.launches) * kKernelNs * 5);
 }
 
+// STRATA_GPU_CALLBACKS=domains (enabling both API domains whole at each attach): the same
+// windows, every kept launch attributed and scaled, the attach's parts said.
+TEST(FakeCupti, SampledWindowsWithCallbacksByDomain) {
+  const std::string out = Out("sampled-domains");
+  ProgramRun r = RunProgram({"steady", "1000"}, {{"STRATA_GPU_SAMPLING", "40/200"}, {"STRATA_GPU_CALLBACKS", "domains"}}, out);
+  ASSERT_EQ(r.code, 0) << r.out;
+  auto p = Read(out);
+  ExpectAllAttributed(p);
+  EXPECT_GE(Printed(r.out, "finalizes"), 1u) << "CUPTI detached between windows";
+  auto k = Kernels(p);
+  const KernelTotals s = k["steady_kernel"];
+  EXPECT_GT(s.launches, 0u);
+  EXPECT_LT(s.launches, Printed(r.out, "launched"));
+  EXPECT_EQ(s.launches, Printed(r.out, "records")) << r.out;
+  EXPECT_DOUBLE_EQ(s.gpu_ns, double(s.launches) * kKernelNs * 5);
+  EXPECT_NE(p.meta["gpu"].find("(subscribe "), std::string::npos) << p.meta["gpu"];
+  EXPECT_NE(p.meta["gpu"].find("2 API domains and "), std::string::npos) << p.meta["gpu"];
+}
+
 TEST(FakeCupti, CaptureRangesRecordTheirLaunchesOnly) {
   const std::string out = Out("ranges");
   ProgramRun r = RunProgram({"ranges", "4", "40"}, {{"STRATA_CAPTURE_RANGE", "cudaProfilerApi"}}, out);

@@ -36,6 +36,8 @@ struct Fake {
   CUpti_CallbackFunc callback = nullptr;
   void* userdata = nullptr;
   std::set<std::pair<int, uint32_t>> callbacks;  // (domain, id) enabled
+  std::set<int> domains;                         // domains enabled whole
+  bool Enabled(int domain, uint32_t id) const { return callbacks.count({domain, id}) || domains.count(domain); }
   std::set<int> kinds;                           // activity kinds enabled
   CUpti_BuffersCallbackRequestFunc requested = nullptr;
   CUpti_BuffersCallbackCompleteFunc completed = nullptr;
@@ -101,7 +103,7 @@ void ApiCall(CUpti_CallbackDomain domain, uint32_t cbid, const char* function, c
   std::unique_lock<std::mutex> lock(f.mu);
   const uint32_t corr = f.next_corr++;
   auto hook = [&](CUpti_ApiCallbackSite site, uint64_t* data) {
-    if (!f.subscribed || !f.callback || !f.callbacks.count({domain, cbid})) return;
+    if (!f.subscribed || !f.callback || !f.Enabled(domain, cbid)) return;
     CUpti_CallbackFunc cb = f.callback;
     void* user = f.userdata;
     CUpti_CallbackData d{};
@@ -146,7 +148,7 @@ FAKE_EXPORT CUptiResult cuptiSubscribe(CUpti_SubscriberHandle* sub, CUpti_Callba
 FAKE_EXPORT CUptiResult cuptiUnsubscribe(CUpti_SubscriberHandle) {
   Fake& f = F();
   std::lock_guard<std::mutex> lock(f.mu);
-  f.subscribed = false, f.callback = nullptr, f.callbacks.clear();
+  f.subscribed = false, f.callback = nullptr, f.callbacks.clear(), f.domains.clear();
   return CUPTI_SUCCESS;
 }
 
@@ -159,7 +161,13 @@ FAKE_EXPORT CUptiResult cuptiEnableCallback(uint32_t enable, CUpti_SubscriberHan
   return CUPTI_SUCCESS;
 }
 
-FAKE_EXPORT CUptiResult cuptiEnableDomain(uint32_t, CUpti_SubscriberHandle, CUpti_CallbackDomain) { return CUPTI_SUCCESS; }
+FAKE_EXPORT CUptiResult cuptiEnableDomain(uint32_t enable, CUpti_SubscriberHandle, CUpti_CallbackDomain d) {
+  Fake& f = F();
+  std::lock_guard<std::mutex> lock(f.mu);
+  if (enable) f.domains.insert(d);
+  else f.domains.erase(d);
+  return CUPTI_SUCCESS;
+}
 
 FAKE_EXPORT CUptiResult cuptiActivityEnable(CUpti_ActivityKind k) {
   Fake& f = F();
@@ -214,7 +222,7 @@ FAKE_EXPORT CUptiResult cuptiFinalize() {
   Fake& f = F();
   std::unique_lock<std::mutex> lock(f.mu);
   FlushLocked(lock);
-  f.subscribed = false, f.callback = nullptr, f.callbacks.clear(), f.kinds.clear();
+  f.subscribed = false, f.callback = nullptr, f.callbacks.clear(), f.domains.clear(), f.kinds.clear();
   f.requested = nullptr, f.completed = nullptr;
   f.next_corr = 1;
   ++f.finalizes;
@@ -249,7 +257,7 @@ FAKE_EXPORT uint64_t strata_fake_finalizes() { return F().finalizes; }
 FAKE_EXPORT int strata_fake_tracing() {
   Fake& f = F();
   std::lock_guard<std::mutex> lock(f.mu);
-  return f.subscribed && f.callbacks.count({CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel}) ? 1 : 0;
+  return f.subscribed && f.Enabled(CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel) ? 1 : 0;
 }
 
 FAKE_EXPORT int cudaProfilerStart() {

@@ -87,11 +87,19 @@ void CuptiSession::Start() {
     return;
   }
   // STRATA_GPU_CALLBACKS (diagnostic, for measuring CUPTI's own cost): "runtime" tracks runtime
-  // API calls only (direct driver launches then go unattributed), "none" only activity records.
+  // API calls only (direct driver launches then go unattributed), "none" only activity records,
+  // "domains" every call of both APIs, enabled with one call per API (what an attach costs when
+  // it does not enable the callbacks one by one; every API call then takes the callback).
   const char* which = getenv("STRATA_GPU_CALLBACKS");
   bool runtime_only = which && strcmp(which, "runtime") == 0;
   bool none = which && strcmp(which, "none") == 0;
+  by_domain_ = which && strcmp(which, "domains") == 0;
   int enabled = 0;
+  if (by_domain_) {
+    for (CUpti_CallbackDomain d : {CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_CB_DOMAIN_DRIVER_API})
+      if (a->EnableDomain(1, sub_, d) == CUPTI_SUCCESS) ++enabled;
+    none = true;  // nothing to enable one by one
+  }
   for (const CbidEntry& c : kCallbacks) {
     if (none || (runtime_only && c.domain == CUPTI_CB_DOMAIN_DRIVER_API)) continue;
     if (a->EnableCallback(1, sub_, c.domain, c.id) == CUPTI_SUCCESS) {
@@ -99,7 +107,7 @@ void CuptiSession::Start() {
       enabled_callbacks_.emplace_back(c.domain, c.id);
     }
   }
-  if (none) enabled = 1;
+  if (none && !by_domain_) enabled = 1;
   a->EnableCallback(1, sub_, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING);
   if (regions::Configure()) options.regions = true;
   if (snap::Configure()) {
@@ -262,11 +270,11 @@ void CuptiSession::ApplyTracingLocked(bool on) {
 
 void CuptiSession::SwitchLocked(bool on) {
   if (on) {
-    for (auto& [d, id] : enabled_callbacks_) api->EnableCallback(1, sub_, d, id);
+    EnableApiCallbacksLocked(true);
     for (CUpti_ActivityKind k : enabled_kinds_) api->ActivityEnable(k);
   } else {
     for (CUpti_ActivityKind k : enabled_kinds_) api->ActivityDisable(k);
-    for (auto& [d, id] : enabled_callbacks_) api->EnableCallback(0, sub_, d, id);
+    EnableApiCallbacksLocked(false);
   }
   switched_off_ = !on;
 }
@@ -309,7 +317,7 @@ bool CuptiSession::ReattachLocked() {
   if (api->Subscribe(&sub_, reinterpret_cast<CUpti_CallbackFunc>(&OnApiCallback), nullptr) != CUPTI_SUCCESS) return false;
   const uint64_t t1 = NowNs(CLOCK_MONOTONIC);
   attach_subscribe_ns.fetch_add(t1 - t0, std::memory_order_relaxed);
-  for (auto& [d, id] : enabled_callbacks_) api->EnableCallback(1, sub_, d, id);
+  EnableApiCallbacksLocked(true);
   api->EnableCallback(1, sub_, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING);
   attach_callbacks_ns.fetch_add(NowNs(CLOCK_MONOTONIC) - t1, std::memory_order_relaxed);
   if (options.capture_range) EnableProfilerApiCallbacks(this);
@@ -321,15 +329,25 @@ bool CuptiSession::ReattachLocked() {
   return true;
 }
 
+void CuptiSession::EnableApiCallbacksLocked(bool on) {
+  if (by_domain_) {
+    for (CUpti_CallbackDomain d : {CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_CB_DOMAIN_DRIVER_API})
+      api->EnableDomain(on ? 1 : 0, sub_, d);
+    return;
+  }
+  for (auto& [d, id] : enabled_callbacks_) api->EnableCallback(on ? 1 : 0, sub_, d, id);
+}
+
 std::string CuptiSession::DetachCostText() const {
   const uint64_t d = detaches.load(), a = attaches.load();
   auto each = [](uint64_t ns, uint64_t n) { return n ? double(ns) / 1e6 / double(n) : 0.0; };
   char buf[320];
   snprintf(buf, sizeof(buf),
            "%llu detaches, %.3g ms each on a program thread (flush %.3g); attached again in %.3g ms each "
-           "(subscribe %.3g, %zu API callbacks %.3g)",
+           "(subscribe %.3g, %s%zu API callbacks %.3g)",
            static_cast<unsigned long long>(d), each(detach_ns.load(), d), each(detach_flush_ns.load(), d),
-           each(attach_ns.load(), a), each(attach_subscribe_ns.load(), a), enabled_callbacks_.size() + 1,
+           each(attach_ns.load(), a), each(attach_subscribe_ns.load(), a), by_domain_ ? "2 API domains and " : "",
+           enabled_callbacks_.size() + 1,
            each(attach_callbacks_ns.load(), a));
   return buf;
 }

@@ -154,6 +154,10 @@ class CuptiSession {
   void ApplyTracingLocked(bool on);
   // Callbacks and activity kinds on or off, the session staying attached; under tracing_mu_.
   void SwitchLocked(bool on);
+  // The API callbacks on or off: those of enabled_callbacks_ one by one, or (by_domain_) both
+  // API domains whole.
+  void EnableApiCallbacksLocked(bool on);
+  bool by_domain_ = false;  // STRATA_GPU_CALLBACKS=domains
   void UpdateTracingLocked();
   std::mutex tracing_mu_;
   std::condition_variable window_cv_;  // with tracing_mu_: a range opened, or windows stopped
