@@ -69,6 +69,8 @@ AB_CONFIGS = {
     # Fewer attaches a second; its blocks are 3x longer (AB_BLOCK_MULTIPLE) so that most hold a window.
     "strata-sampled-100/2000": ("ab", {**RANGE, "STRATA_GPU_SAMPLING": "100/2000"}),
     "strata-sampled-attached": ("ab", {**RANGE, "STRATA_GPU_SAMPLING": "10/100", "STRATA_GPU_DETACH": "0"}),
+    # Each attach enables both API domains whole instead of ~245 callbacks one by one.
+    "strata-sampled-domains": ("ab", {**RANGE, "STRATA_GPU_SAMPLING": "100/1000", "STRATA_GPU_CALLBACKS": "domains"}),
     "strata-long": ("ab", RANGE),
     "none-long": ("ab", None),
 }
