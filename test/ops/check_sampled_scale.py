@@ -3,7 +3,10 @@
 share of time, in a real torch program: sampled_scale_program.py runs under `strata record
 --gpu-sampling 40/200` on the stand-in CUPTI, three times slower inside windows. The windows hold
 20% of the time but only ~8% of the steps; scaled by the time share (x5) the GPU total would read
-~0.4 of the launches' true total, scaled by operator calls it must read ~1.
+~0.4 of the launches' true total, scaled by operator calls it must read ~1. Then the same program,
+not slowed in windows, spends 300 us on other work after each step outside them: the windows hold
+more of the calls than of the time, which tracing cannot cause, and the time share must be kept,
+saying why.
 
 usage: check_sampled_scale.py STRATA FAKE_CUPTI WORKDIR
 """
@@ -14,16 +17,15 @@ import subprocess
 import sys
 
 
-def main():
-    strata, fake, work = sys.argv[1:4]
-    os.makedirs(work, exist_ok=True)
-    out = os.path.join(work, "sampled-scale.strata")
+def record(strata, fake, work, name, *args):
+    """Runs the program; returns (launched, steps in windows, the gpu_time report, its meta)."""
+    out = os.path.join(work, f"{name}.strata")
     if os.path.exists(out):
         os.unlink(out)
     program = os.path.join(os.path.dirname(os.path.abspath(__file__)), "sampled_scale_program.py")
     env = dict(os.environ, STRATA_CUPTI_PATH=fake)
     rec = subprocess.run([strata, "record", "--gpu-sampling", "40/200", "-o", out, "--", "/usr/bin/python3",
-                          program, fake, "4", "3"], capture_output=True, text=True, env=env)
+                          program, fake, *args], capture_output=True, text=True, env=env)
     m = re.search(r"launched (\d+) steps_in_windows (\d+)", rec.stdout)
     if rec.returncode != 0 or not m or not os.path.exists(out):
         raise SystemExit(f"FAIL: the program did not run through ({rec.returncode}): {rec.stdout[-500:]} {rec.stderr[-2000:]}")
@@ -32,7 +34,14 @@ def main():
                                     capture_output=True, text=True, check=True).stdout)
     meta = doc["profile"]["meta"]
     sampling = {k: v for k, v in meta.items() if k.startswith("gpu_") and k != "gpu"}
-    print(f"launched {launched}, {in_windows} in windows ({in_windows / launched:.1%}); {sampling}")
+    print(f"{name}: launched {launched}, {in_windows} in windows ({in_windows / launched:.1%}); {sampling}")
+    return launched, in_windows, doc, meta
+
+
+def main():
+    strata, fake, work = sys.argv[1:4]
+    os.makedirs(work, exist_ok=True)
+    launched, in_windows, doc, meta = record(strata, fake, work, "sampled-scale", "4", "3")
     print(f"operators: {meta.get('operators', '')[:160]}")
     if meta.get("gpu_scale_basis") != "operator_calls":
         raise SystemExit(f"FAIL: not scaled by operator calls: {sampling}; gpu: {meta.get('gpu', '')}")
@@ -48,6 +57,12 @@ def main():
         raise SystemExit(f"FAIL: the program was not slower inside windows ({by_time / truth:.3f} by time share)")
     if f"x{float(meta['gpu_scale']):.3g} (operator calls:" not in meta.get("gpu", ""):
         raise SystemExit(f"FAIL: meta gpu does not say the basis: {meta.get('gpu', '')}")
+    # Calls that do not follow the time: 300 us of other work after each step outside windows.
+    _, _, _, meta = record(strata, fake, work, "sampled-scale-uneven", "3", "1", "300")
+    if meta.get("gpu_scale_basis") != "window_time" or meta.get("gpu_scale") != meta.get("gpu_time_scale"):
+        raise SystemExit(f"FAIL: calls over-represented in windows still scaled the totals: {meta.get('gpu', '')}")
+    if "the calls did not follow the work evenly" not in meta.get("gpu", ""):
+        raise SystemExit(f"FAIL: meta gpu does not say why the time share was kept: {meta.get('gpu', '')}")
     print("OK")
 
 

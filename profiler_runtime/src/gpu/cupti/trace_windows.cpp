@@ -39,8 +39,11 @@ WindowScale CurrentWindowScale(CuptiSession& s) {
   if (!s.options.windows.Enabled()) return w;
   w.calls = s.OperatorCallShare();
   if (w.calls.counted && w.calls.traced >= kMinTracedCalls && w.calls.all >= w.calls.traced) {
-    w.by_calls = true;
-    w.applied = double(w.calls.all) / double(w.calls.traced);
+    w.calls_factor = double(w.calls.all) / double(w.calls.traced);
+    if (w.calls_factor >= kMinCallsOverTime * w.time) {
+      w.by_calls = true;
+      w.applied = w.calls_factor;
+    }
   }
   return w;
 }
@@ -49,10 +52,15 @@ std::string TraceWindowsStatus(CuptiSession& s) {
   const TraceWindowConfig& c = s.options.windows;
   if (!c.Enabled()) return "";
   const WindowScale w = CurrentWindowScale(s);
-  char basis[160];
+  char basis[256];
   if (w.by_calls)
     snprintf(basis, sizeof(basis), " (operator calls: %.3g%% of them in windows; their share of time alone: x%.3g)",
              100.0 / w.applied, w.time);
+  else if (w.calls_factor > 0)
+    snprintf(basis, sizeof(basis),
+             " (the windows' share of time: they held %.3g%% of the operator calls, more than of the time, so the "
+             "calls did not follow the work evenly)",
+             100.0 / w.calls_factor);
   else if (w.calls.counted)
     snprintf(basis, sizeof(basis), " (the windows' share of time: too few operator calls counted in them, %llu)",
              static_cast<unsigned long long>(w.calls.traced));

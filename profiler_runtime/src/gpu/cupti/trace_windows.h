@@ -23,14 +23,19 @@ bool StartTraceWindows(CuptiSession* s);
 // windows' share of time (PERIOD_MS / ON_MS). With torch, operator calls counted in and out of
 // the windows (CuptiSession::OperatorCallShare) give the windows' share of the program's work
 // instead, which differs where tracing slows the program; used once the windows hold at least
-// kMinTracedCalls counted calls (fewer would make the factor noisier than its correction).
+// kMinTracedCalls counted calls (fewer would make the factor noisier than its correction), and
+// unless the windows hold clearly more of the calls than of the time (below kMinCallsOverTime of
+// the time factor): tracing does not speed a program up, so that means the calls did not follow
+// the program's work evenly (a phase of CPU-only operators, say), and the time share is kept.
 struct WindowScale {
   double time = 1;     // PERIOD_MS / ON_MS: what the values carry when added
   double applied = 1;  // what the written profile's values carry
   bool by_calls = false;
+  double calls_factor = 0;  // all / traced counted calls (0: too few)
   CuptiSession::OperatorCalls calls;
 };
 constexpr uint64_t kMinTracedCalls = 100;
+constexpr double kMinCallsOverTime = 0.8;
 WindowScale CurrentWindowScale(CuptiSession& s);
 // "sampled: windows of 10 ms every 100 ms (N windows); ... scaled x10" for the gpu line.
 std::string TraceWindowsStatus(CuptiSession& s);
