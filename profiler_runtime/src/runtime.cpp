@@ -241,10 +241,10 @@ writer::RunInfo MakeRunInfo(const char* ended) {
   info.python = python::VersionString();
   info.threads_seen = registry::ThreadsSeen();
   info.ended = ended;
-  info.gpu = gpu::StatusLine();
-  gpu::SampledTracing sampled = gpu::SampledTracingNow();
-  info.gpu_sampling = std::move(sampled.meta);
-  for (auto& [name, factor] : sampled.metric_factors) info.metric_factors.push_back(Cct::MetricFactor{name, factor});
+  gpu::GpuStatus gpu = gpu::StatusNow();
+  info.gpu = std::move(gpu.line);
+  info.gpu_sampling = std::move(gpu.sampled.meta);
+  for (auto& [name, factor] : gpu.sampled.metric_factors) info.metric_factors.push_back(Cct::MetricFactor{name, factor});
   info.pc_sampling = gpu::PcSamplingStatusLine();
   info.regions = gpu::RegionsStatusLine();
   info.sampler = sampler::StatusLine();

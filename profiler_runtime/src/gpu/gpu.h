@@ -25,9 +25,7 @@ void OnForkChild();
 // dlopen interposer, after a successful dlopen: the first jaxlib / JAX plugin library makes
 // XLA dump its optimized HLO (XLA_FLAGS) so XLA kernels map to HLO ops and Python lines.
 void OnLibraryLoaded(const char* file);
-// Value of the profile's meta "gpu": "collected: ..." or "not collected: <why>".
-std::string StatusLine();
-// Sampled GPU tracing (none when every launch was traced or GPU work was not collected): typed
+// Sampled GPU tracing (empty when every launch was traced or GPU work was not collected): typed
 // meta entries beside "gpu" — gpu_window_ms, gpu_window_period_ms, gpu_windows_opened,
 // gpu_scale (the factor the written additive GPU metrics carry), gpu_time_scale (the windows'
 // share of time, PERIOD/ON), gpu_scale_basis ("operator_calls" or "window_time"); with torch,
@@ -38,7 +36,14 @@ struct SampledTracing {
   std::vector<std::pair<std::string, std::string>> meta;
   std::vector<std::pair<std::string, double>> metric_factors;
 };
-SampledTracing SampledTracingNow();
+// What one written profile says of GPU collection: meta "gpu" ("collected: ..." or
+// "not collected: <why>") and the sampled-tracing entries, from one reading of the counters so
+// the line and the factors never disagree.
+struct GpuStatus {
+  std::string line;
+  SampledTracing sampled;
+};
+GpuStatus StatusNow();
 // Value of the profile's meta "pc_sampling": "off ...", "collected: ...", "not collected: <why>".
 std::string PcSamplingStatusLine();
 // Value of the profile's meta "regions" (in-kernel region buffers captured from launches).

@@ -6,8 +6,7 @@ void OnRuntimeStart(Aggregator*) {}
 void FlushForExit() {}
 void OnForkChild() {}
 void OnLibraryLoaded(const char*) {}
-std::string StatusLine() { return "not collected: built without CUDA headers"; }
-SampledTracing SampledTracingNow() { return {}; }
+GpuStatus StatusNow() { return {"not collected: built without CUDA headers", {}}; }
 std::string PcSamplingStatusLine() { return "not collected: built without CUDA headers"; }
 std::string RegionsStatusLine() { return "not collected: built without CUDA headers"; }
 // interpose/cuda_profiler_api.cpp's hooks (gpu/cupti/capture_range.h): nothing to switch.

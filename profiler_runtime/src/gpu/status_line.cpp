@@ -18,7 +18,7 @@
 namespace strata::rt::gpu {
 namespace {
 
-std::string CollectedLine(CuptiSession& session) {
+std::string CollectedLine(CuptiSession& session, const WindowScale& w) {
   const GpuCounts& j = session.join.attribution().counts;
   size_t dropped = 0;
   if (session.api) session.api->ActivityGetNumDroppedRecords(nullptr, 0, &dropped);
@@ -38,7 +38,7 @@ std::string CollectedLine(CuptiSession& session) {
     s += "; call paths off (STRATA_GPU_CALLPATHS=0)";
   }
   if (dropped) s += ", " + std::to_string(dropped) + " records dropped by CUPTI";
-  s += TraceWindowsStatus(session);
+  s += TraceWindowsStatus(session, w);
   s += CaptureRangeStatus(session);
   s += session.join.PlacementStatus();
   s += "; " + session.join.attribution().timeline.StatusPart();
@@ -74,31 +74,9 @@ std::string NeverInitializedLine() {
   return "not collected: the program did not use CUDA";
 }
 
-}  // namespace
-
-std::string StatusLine() {
-  CuptiSession* session = CuptiSession::Get();
-  if (session) {
-    if (!session->taken_by.empty()) return "not collected: CUPTI already taken by CUDA_INJECTION64_PATH=" + session->taken_by;
-    int phase = session->phase.load();
-    if (phase == CuptiSession::kFailed) {
-      std::lock_guard<std::mutex> lock(session->status_mu);
-      return "not collected: " + (session->failed ? session->failure : std::string("CUPTI setup failed"));
-    }
-    if (phase == CuptiSession::kCollecting) return CollectedLine(*session);
-    // Closing first makes a late InitializeInjection (the cuInit below succeeding) a no-op.
-    int zero = CuptiSession::kNotInjected;
-    session->phase.compare_exchange_strong(zero, CuptiSession::kClosed);
-  }
-  return NeverInitializedLine();
-}
-
-SampledTracing SampledTracingNow() {
-  CuptiSession* session = CuptiSession::Get();
-  if (!session || session->phase.load() != CuptiSession::kCollecting) return {};
-  const TraceWindowConfig& c = session->options.windows;
+SampledTracing SampledTracingMeta(CuptiSession& session, const WindowScale& w) {
+  const TraceWindowConfig& c = session.options.windows;
   if (!c.Enabled()) return {};
-  const WindowScale w = CurrentWindowScale(*session);
   auto number = [](double v) {
     char buf[32];
     snprintf(buf, sizeof(buf), "%.17g", v);
@@ -110,7 +88,7 @@ SampledTracing SampledTracingNow() {
               {"gpu_scale", number(w.applied)},
               {"gpu_time_scale", number(w.time)},
               {"gpu_scale_basis", w.by_calls ? "operator_calls" : "window_time"},
-              {"gpu_windows_opened", std::to_string(session->windows_opened.load())}};
+              {"gpu_windows_opened", std::to_string(session.windows_opened.load())}};
   if (w.calls.counted) {
     out.meta.emplace_back("gpu_op_calls_counted", std::to_string(w.calls.all));
     out.meta.emplace_back("gpu_op_calls_counted_traced", std::to_string(w.calls.traced));
@@ -120,6 +98,29 @@ SampledTracing SampledTracingNow() {
     for (const char* m : {"gpu_time", "sync_time", "api_time", "memcpy_bytes", "memset_bytes"})
       out.metric_factors.emplace_back(m, w.applied / w.time);
   return out;
+}
+
+}  // namespace
+
+GpuStatus StatusNow() {
+  CuptiSession* session = CuptiSession::Get();
+  if (session) {
+    if (!session->taken_by.empty())
+      return {"not collected: CUPTI already taken by CUDA_INJECTION64_PATH=" + session->taken_by, {}};
+    int phase = session->phase.load();
+    if (phase == CuptiSession::kFailed) {
+      std::lock_guard<std::mutex> lock(session->status_mu);
+      return {"not collected: " + (session->failed ? session->failure : std::string("CUPTI setup failed")), {}};
+    }
+    if (phase == CuptiSession::kCollecting) {
+      const WindowScale w = CurrentWindowScale(*session);
+      return {CollectedLine(*session, w), SampledTracingMeta(*session, w)};
+    }
+    // Closing first makes a late InitializeInjection (the cuInit below succeeding) a no-op.
+    int zero = CuptiSession::kNotInjected;
+    session->phase.compare_exchange_strong(zero, CuptiSession::kClosed);
+  }
+  return {NeverInitializedLine(), {}};
 }
 
 std::string PcSamplingStatusLine() {

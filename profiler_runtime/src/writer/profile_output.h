@@ -26,8 +26,8 @@ struct RunInfo {
   std::string python;         // "3.11.2" | "none" | "3.10.4 (unsupported)"
   uint64_t threads_seen = 0;
   std::string ended;          // "exit" | "signal SIGTERM" | ...
-  std::string gpu = "not collected";  // gpu::StatusLine(): "collected: ..." | "not collected: <why>"
-  std::vector<std::pair<std::string, std::string>> gpu_sampling;  // gpu::SampledTracingNow()
+  std::string gpu = "not collected";  // gpu::StatusNow().line: "collected: ..." | "not collected: <why>"
+  std::vector<std::pair<std::string, std::string>> gpu_sampling;  // gpu::StatusNow().sampled
   std::vector<Cct::MetricFactor> metric_factors;                  // its factors
   std::string pc_sampling = "off";    // gpu::PcSamplingStatusLine()
   std::string regions = "off";        // gpu::RegionsStatusLine()

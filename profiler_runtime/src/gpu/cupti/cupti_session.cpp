@@ -341,13 +341,16 @@ void CuptiSession::EnableApiCallbacksLocked(bool on) {
 std::string CuptiSession::DetachCostText() const {
   const uint64_t d = detaches.load(), a = attaches.load();
   auto each = [](uint64_t ns, uint64_t n) { return n ? double(ns) / 1e6 / double(n) : 0.0; };
+  // What an attach enables before the activity kinds: the API callbacks one by one, or (the
+  // STRATA_GPU_CALLBACKS=domains diagnostic) both API domains whole; then the resource callback.
+  const std::string enabled = by_domain_ ? std::string("2 API domains")
+                                         : std::to_string(enabled_callbacks_.size()) + " API callbacks";
   char buf[320];
   snprintf(buf, sizeof(buf),
            "%llu detaches, %.3g ms each on a program thread (flush %.3g); attached again in %.3g ms each "
-           "(subscribe %.3g, %s%zu API callbacks %.3g)",
+           "(subscribe %.3g, %s and 1 resource callback %.3g)",
            static_cast<unsigned long long>(d), each(detach_ns.load(), d), each(detach_flush_ns.load(), d),
-           each(attach_ns.load(), a), each(attach_subscribe_ns.load(), a), by_domain_ ? "2 API domains and " : "",
-           enabled_callbacks_.size() + 1,
+           each(attach_ns.load(), a), each(attach_subscribe_ns.load(), a), enabled.c_str(),
            each(attach_callbacks_ns.load(), a));
   return buf;
 }

@@ -48,10 +48,9 @@ WindowScale CurrentWindowScale(CuptiSession& s) {
   return w;
 }
 
-std::string TraceWindowsStatus(CuptiSession& s) {
+std::string TraceWindowsStatus(CuptiSession& s, const WindowScale& w) {
   const TraceWindowConfig& c = s.options.windows;
   if (!c.Enabled()) return "";
-  const WindowScale w = CurrentWindowScale(s);
   char basis[256];
   if (w.by_calls)
     snprintf(basis, sizeof(basis), " (operator calls: %.3g%% of them in windows; their share of time alone: x%.3g)",

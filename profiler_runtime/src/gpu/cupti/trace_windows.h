@@ -37,7 +37,8 @@ struct WindowScale {
 constexpr uint64_t kMinTracedCalls = 100;
 constexpr double kMinCallsOverTime = 0.8;
 WindowScale CurrentWindowScale(CuptiSession& s);
-// "sampled: windows of 10 ms every 100 ms (N windows); ... scaled x10" for the gpu line.
-std::string TraceWindowsStatus(CuptiSession& s);
+// "sampled: windows of 10 ms every 100 ms (N windows); ... scaled x10" for the gpu line, with
+// the scale read once by the caller (the same one the meta entries state).
+std::string TraceWindowsStatus(CuptiSession& s, const WindowScale& w);
 
 }  // namespace strata::rt::gpu
