@@ -163,7 +163,7 @@ void Aggregator::ResolveWords(uint32_t slot_index, const ThreadSlot& slot, const
     if (IsPendingPyWord(w)) w = InternedWord(slot_index, w);
     ids[n - 1 - k] = IsGlobalPyWord(w) ? PythonFrame(w, u)
                      : IsCutWord(w)     ? CutFrame(w, u)
-                     : IsSpecialWord(w) ? SpecialFrame(w, u)  // operators (ops/op_frames.cpp)
+                     : IsSpecialWord(w) ? CachedSpecialFrame(w, u)
                                         : NativeFrame(w, u);
   }
 }
@@ -188,6 +188,16 @@ uint32_t Aggregator::NativeFrame(uint64_t pc, Cct::Unlocked& u) {
     id = u.Frame(Cct::FrameKind::kNative, mod, pc - mi.load_bias, name, "", 0);
   }
   native_cache_.emplace(pc, id);
+  return id;
+}
+
+// Operator names and code ids are interned process-wide, so a word always means the same
+// frame of this aggregator's CCT.
+uint32_t Aggregator::CachedSpecialFrame(uint64_t word, Cct::Unlocked& u) {
+  auto it = special_frames_.find(word);
+  if (it != special_frames_.end()) return it->second;
+  uint32_t id = SpecialFrame(word, u);  // operators (ops/op_frames.cpp)
+  special_frames_.emplace(word, id);
   return id;
 }
 

@@ -72,14 +72,16 @@ class Aggregator {
   uint32_t NativeFrame(uint64_t pc, Cct::Unlocked& u);
   // Where a stack was cut (sample.h kSpecialCut): a kFrameFlagTruncation frame naming why.
   uint32_t CutFrame(uint64_t word, Cct::Unlocked& u);
+  // Operator and process-wide Python words (sample.h IsSpecialWord), cached beside this CCT.
+  uint32_t CachedSpecialFrame(uint64_t word, Cct::Unlocked& u);
   // Interned Python words (GlobalPyWord); pending ones are first looked up in their slot.
   uint32_t PythonFrame(uint64_t word, Cct::Unlocked& u);
   uint64_t InternedWord(uint32_t slot_index, uint64_t pending_word);
 
   Cct* cct_;
   uint32_t metric_;
-  int64_t own_metric_ = -1;
-  int64_t elapsed_metric_ = -1;  // "elapsed_time": wall time between a thread's CPU-time samples  // "profiler_time": the profiler's own time, carried by samples
+  int64_t own_metric_ = -1;      // "profiler_time": the profiler's own time, carried by samples
+  int64_t elapsed_metric_ = -1;  // "elapsed_time": wall time between a thread's CPU-time samples
   FinishFn on_finish_;
   std::atomic<const char*> finish_request_{nullptr};
   std::atomic<bool> finished_{false};
@@ -101,6 +103,7 @@ class Aggregator {
   ModuleMap modules_;
   std::unordered_map<uint64_t, uint32_t> native_cache_;                 // pc -> frame
   std::unordered_map<uint64_t, uint32_t> python_frames_;               // interned word -> frame
+  std::unordered_map<uint64_t, uint32_t> special_frames_;              // operator / process-wide word -> frame
   std::vector<python::PendingNames> pending_names_;                     // per slot
   ThreadRoles roles_;  // what each thread was for (metric `threads`)
 };

@@ -1,7 +1,6 @@
 #include "ops/op_frames.h"
 
 #include <string>
-#include <unordered_map>
 
 #include "ops/op_registry.h"
 #include "sampler/sample.h"
@@ -9,11 +8,6 @@
 namespace strata::rt {
 
 uint32_t SpecialFrame(uint64_t word, Cct::Unlocked& u) {
-  // One CCT per process: word -> frame id, kept for the run (operator names and code ids are
-  // interned process-wide, so a word always means the same frame).
-  static auto* cache = new std::unordered_map<uint64_t, uint32_t>();
-  auto it = cache->find(word);
-  if (it != cache->end()) return it->second;
   uint32_t id;
   std::string name, file;
   switch (SpecialKindOf(word)) {
@@ -33,7 +27,6 @@ uint32_t SpecialFrame(uint64_t word, Cct::Unlocked& u) {
       id = u.Frame(Cct::FrameKind::kNative, strata::format::kNone, 0, "<unknown frame>", "", 0);
       break;
   }
-  cache->emplace(word, id);
   return id;
 }
 
