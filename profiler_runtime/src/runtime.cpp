@@ -167,6 +167,10 @@ bool ParseConfig(state::Config* c) {
     c->first_process = false;
     c->output = ChildOutput(first, self);
   }
+  // Profiling a compiler or a build: its toolchain children are the work (unless told otherwise).
+  if (c->first_process && !getenv("STRATA_TOOLCHAIN_CHILDREN") &&
+      children::RunsToolchainAsItsWork(children::OwnExecutableName()))
+    setenv("STRATA_TOOLCHAIN_CHILDREN", "1", 0);
   if (const char* p = getenv("STRATA_PERIOD_MS"); p && *p) {
     char* end = nullptr;
     double ms = strtod(p, &end);

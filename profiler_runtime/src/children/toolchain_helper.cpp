@@ -14,15 +14,16 @@ constexpr std::string_view kHelpers[] = {
     "ld.bfd", "ld.gold", "ld.lld", "lld", "clang", "clang++",
 };
 
+constexpr std::string_view kBuildDrivers[] = {"make", "gmake", "ninja", "cmake", "scons", "bazel", "meson"};
+
 bool AllDigits(std::string_view s) {
   if (s.empty()) return false;
   for (char c : s) if (c < '0' || c > '9') return false;
   return true;
 }
 
-}  // namespace
-
-bool IsToolchainHelper(std::string_view name) {
+// The name without a target triple prefix or a version suffix.
+std::string_view BareName(std::string_view name) {
   // A target triple prefix: x86_64-linux-gnu-gcc, aarch64-linux-gnu-ld.
   for (std::string_view triple : {"-linux-gnu-", "-linux-musl-", "-pc-linux-gnu-"}) {
     size_t at = name.find(triple);
@@ -31,8 +32,23 @@ bool IsToolchainHelper(std::string_view name) {
   // A version suffix: gcc-12, clang-14, g++-12.
   size_t dash = name.rfind('-');
   if (dash != std::string_view::npos && AllDigits(name.substr(dash + 1))) name = name.substr(0, dash);
+  return name;
+}
+
+}  // namespace
+
+bool IsToolchainHelper(std::string_view name) {
+  name = BareName(name);
   for (std::string_view h : kHelpers)
     if (name == h) return true;
+  return false;
+}
+
+bool RunsToolchainAsItsWork(std::string_view name) {
+  if (IsToolchainHelper(name)) return true;
+  name = BareName(name);
+  for (std::string_view d : kBuildDrivers)
+    if (name == d) return true;
   return false;
 }
 
