@@ -20,6 +20,7 @@
 
 #include "commands.h"
 #include "launch_rate_advice.h"
+#include "left_processes.h"
 #include "strata/core/api.h"
 #include "strata/core/run_family.h"
 #include "strata/rank_list.h"
@@ -32,6 +33,9 @@ namespace strata::cli {
 namespace {
 
 volatile sig_atomic_t g_child = 0;
+// How long the target's leftover processes get to end (multiprocessing's helpers end within
+// milliseconds of it); a daemon that outlives this is left to write its profile on its own.
+constexpr double kLeftProcessesWaitSeconds = 5;
 
 // Signals sent to strata itself (kill, VS Code's stop button) go on to the target. A signal
 // from the terminal (Ctrl-C: si_code SI_KERNEL) already reached the target, which shares our
@@ -41,7 +45,10 @@ volatile sig_atomic_t g_child = 0;
 void Forward(int sig, siginfo_t* info, void*) {
   if (info && info->si_code == SI_KERNEL) return;
   pid_t child = g_child;
-  if (child <= 0) return;
+  if (child <= 0) {  // the target has ended: a stop request ends the wait for what it left
+    StopWaitingForLeftProcesses();
+    return;
+  }
   uint64_t sender = info ? uint64_t(uint32_t(info->si_pid)) : 0;
   union sigval value;
   value.sival_ptr = reinterpret_cast<void*>(uintptr_t(record_protocol::kForwardedSignalTag << 32 | sender));
@@ -256,8 +263,10 @@ void ListChildren(const std::string& output, const std::string& shown) {
     return;
   }
   if (members.size() <= 1) return;
-  std::fprintf(stderr, "strata: %zu processes started by the target were profiled too (strata report %s)\n",
-               members.size() - 1, DirName(shown.find('/') == std::string::npos ? "./" + shown : shown).c_str());
+  const size_t n = members.size() - 1;
+  std::fprintf(stderr, "strata: %zu %s started by the target %s profiled too (strata report %s)\n", n,
+               n == 1 ? "process" : "processes", n == 1 ? "was" : "were",
+               DirName(shown.find('/') == std::string::npos ? "./" + shown : shown).c_str());
   // One line only: a launcher (pyenv's shims, a shell wrapper) can start dozens of helper
   // processes, and the program's own last lines must stay in view; `strata report` lists them.
 }
@@ -379,6 +388,7 @@ int RunRecord(const RecordOptions& options) {
   ignore_pipe.sa_handler = SIG_IGN;
   ::sigaction(SIGPIPE, &ignore_pipe, &old_pipe);
 
+  AdoptLeftProcesses();
   pid_t pid = ::fork();
   if (pid < 0) {
     std::fprintf(stderr, "strata: fork: %s\n", std::strerror(errno));
@@ -412,7 +422,10 @@ int RunRecord(const RecordOptions& options) {
   int status = 0;
   while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
   g_child = 0;
-  const RuntimeStatus runtime_status = ReadStatus(status_file);
+  // Before the status file is read: what they reaped in turn is written there as they end.
+  const std::vector<std::pair<long, int>> left = WaitForLeftProcesses(kLeftProcessesWaitSeconds);
+  RuntimeStatus runtime_status = ReadStatus(status_file);
+  runtime_status.reaped.insert(runtime_status.reaped.end(), left.begin(), left.end());
   if (!status_file.empty()) ::unlink(status_file.c_str());
   if (!options.snap.empty()) {
     for (const auto& line : runtime_status.snap) std::fprintf(stderr, "strata: %s\n", line.c_str());
