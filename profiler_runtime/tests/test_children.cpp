@@ -65,7 +65,7 @@ TEST(Children, ShellWrapperProgramIsProfiled) {
   EXPECT_EQ(f.python_working, 1);
   EXPECT_EQ(r.children[0].count("parent_pid"), 1u);
   EXPECT_EQ(r.meta.count("parent_pid"), 0u);  // the first process has no parent
-  EXPECT_NE(r.strata_lines.find("1 processes started by the target were profiled too"), std::string::npos)
+  EXPECT_NE(r.strata_lines.find("1 process started by the target was profiled too"), std::string::npos)
       << r.strata_lines;
 }
 

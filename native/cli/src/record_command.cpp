@@ -420,11 +420,25 @@ int RunRecord(const RecordOptions& options) {
   ::close(pipefd[0]);
 
   int status = 0;
-  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
+  // Adopted descendants that end while the target runs are reaped here too (no zombies pile
+  // up in a long run that leaves many).
+  std::vector<std::pair<long, int>> adopted;
+  for (;;) {
+    int st = 0;
+    pid_t ended = ::waitpid(-1, &st, 0);
+    if (ended < 0 && errno == EINTR) continue;
+    if (ended < 0) break;  // ECHILD: cannot happen before the target is reaped
+    if (ended == pid) {
+      status = st;
+      break;
+    }
+    adopted.emplace_back(long(ended), st);
+  }
   g_child = 0;
   // Before the status file is read: what they reaped in turn is written there as they end.
   const std::vector<std::pair<long, int>> left = WaitForLeftProcesses(kLeftProcessesWaitSeconds);
   RuntimeStatus runtime_status = ReadStatus(status_file);
+  runtime_status.reaped.insert(runtime_status.reaped.end(), adopted.begin(), adopted.end());
   runtime_status.reaped.insert(runtime_status.reaped.end(), left.begin(), left.end());
   if (!status_file.empty()) ::unlink(status_file.c_str());
   if (!options.snap.empty()) {
