@@ -148,11 +148,11 @@ void DataLoaderBound(const AnalysisContext& cx, const RuleParams& p, std::vector
                                          "or for a core (an estimate from the run's duration; `strata record --wall` "
                                          "measures the wait under the loader's frames)";
       msg = where + " iterates a DataLoader with worker processes; the main thread " + how +
-            ". Give it more workers and a deeper queue: " + settings(true) +
+            ". With fewer workers than cores, give it more and a deeper queue: " + settings(true) +
             "; persistent_workers keeps the workers between epochs" +
             (start_share >= 0.01 ? " (starting them took " + Percent(start_share) + " here)" : std::string()) +
-            ". If the workers already use every core, make each item cheaper (the dataset's __getitem__, its "
-            "transforms) or move the augmentation to the GPU.";
+            ". If the workers already use every core (this profile does not hold num_workers), make each item "
+            "cheaper (the dataset's __getitem__, its transforms) or move the augmentation to the GPU.";
       fd = cx.Make("data-loader", wall && share >= 2 * min_share ? "warning" : "note", u.heaviest, std::move(msg));
       fd.cause = "worker-wait";
       fd.evidence = {{wall ? "loader_wait_share" : "off_cpu_share", share, "share"},
