@@ -117,7 +117,7 @@ void Aggregator::DrainAll(bool final) {
       ThreadRoles& r; Cct::Unlocked& u; bool on;
       ~EmitRoles() { if (on) r.Emit(u); }
     } emit_roles{roles_, u, final};
-    for (uint32_t i = 0; i < registry::kMaxSlots; ++i) {
+    for (uint32_t i = 0, n = registry::SlotsInUse(); i < n; ++i) {
       ThreadSlot& s = slots[i];
       int state = s.state.load(std::memory_order_acquire);
       if (state == kSlotFree) continue;

@@ -198,13 +198,13 @@ void ArmThread(ThreadSlot* slot) {
 // Every live thread's timer, from this thread (slots carry the tids).
 void ArmAllThreads() {
   ThreadSlot* slots = registry::Slots();
-  for (uint32_t i = 0; i < registry::kMaxSlots; ++i)
+  for (uint32_t i = 0, n = registry::SlotsInUse(); i < n; ++i)
     if (slots[i].state.load(std::memory_order_acquire) == kSlotActive && slots[i].tid) ArmThread(&slots[i]);
 }
 
 void DisarmAllThreads() {  // async-signal-safe
   ThreadSlot* slots = registry::Slots();
-  for (uint32_t i = 0; i < registry::kMaxSlots; ++i) thread_timers::Disarm(&slots[i]);
+  for (uint32_t i = 0, n = registry::SlotsInUse(); i < n; ++i) thread_timers::Disarm(&slots[i]);
 }
 
 // Starts generating the sampling signal.
@@ -317,7 +317,7 @@ void OnForkChild() {
   // where one is set: a store to every slot copied a page per slot in each forked child (a
   // shell's command substitution cost ~4 ms).
   ThreadSlot* slots = registry::Slots();
-  for (uint32_t i = 0; slots && i < registry::kMaxSlots; ++i)
+  for (uint32_t i = 0, n = registry::SlotsInUse(); slots && i < n; ++i)
     if (slots[i].timer_id_plus1.load(std::memory_order_relaxed) != 0) slots[i].timer_id_plus1.store(0);
   g_enabled.store(false);
 }

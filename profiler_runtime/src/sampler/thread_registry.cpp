@@ -19,6 +19,7 @@ namespace {
 ThreadSlot* g_slots = nullptr;
 std::atomic<uint64_t> g_threads_seen{0};
 std::atomic<uint64_t> g_exhausted{0};
+std::atomic<uint32_t> g_in_use{0};
 pthread_key_t g_exit_key;
 
 STRATA_TLS ThreadSlot* t_slot = nullptr;
@@ -34,6 +35,8 @@ ThreadSlot* Claim() {
       g_slots[i].last_wall_ns = 0;
       g_slots[i].own_ns.store(0, std::memory_order_relaxed);
       g_threads_seen.fetch_add(1, std::memory_order_relaxed);
+      uint32_t in_use = g_in_use.load(std::memory_order_relaxed);
+      while (in_use < i + 1 && !g_in_use.compare_exchange_weak(in_use, i + 1, std::memory_order_acq_rel)) {}
       return &g_slots[i];
     }
   }
@@ -66,6 +69,8 @@ bool Init() {
 
 ThreadSlot* Slots() { return g_slots; }
 
+uint32_t SlotsInUse() { return g_in_use.load(std::memory_order_acquire); }
+
 ThreadSlot* CurrentThreadSlot() {
   if (t_slot) return t_slot;
   if (t_exited || !g_slots) return nullptr;
@@ -90,7 +95,7 @@ void Recycle(ThreadSlot* slot) {
 
 void ResetInForkChild() {
   if (!g_slots) return;
-  for (uint32_t i = 0; i < kMaxSlots; ++i) {
+  for (uint32_t i = 0, n = SlotsInUse(); i < n; ++i) {
     ThreadSlot& s = g_slots[i];
     if (s.state.load(std::memory_order_relaxed) == kSlotFree) continue;  // untouched pages stay so
     bool mine = &s == t_slot;
