@@ -210,16 +210,15 @@ bool ParseConfig(state::Config* c) {
 }
 
 // What this process's children (exec'd or spawned, and an exec of itself) read in ParseConfig.
+// All four are always set (empty: no parent), so that a forked child, which sets them again,
+// only replaces values: adding a variable makes glibc realloc the environ array, and a program
+// that kept a pointer to it (strace's child, any fork-then-execve(path, argv, saved_envp))
+// then execs with freed memory for an environment (EFAULT, or garbage passed on).
 void ExportForChildren(const state::Config& c, pid_t self) {
   setenv(kProfilePidEnv, std::to_string(self).c_str(), 1);
   setenv(kProfilePathEnv, c.output.c_str(), 1);
-  if (c.parent_pid) {
-    setenv(kParentPidEnv, std::to_string(c.parent_pid).c_str(), 1);
-    setenv(kParentProfileEnv, c.parent_profile.c_str(), 1);
-  } else {
-    unsetenv(kParentPidEnv);
-    unsetenv(kParentProfileEnv);
-  }
+  setenv(kParentPidEnv, c.parent_pid ? std::to_string(c.parent_pid).c_str() : "", 1);
+  setenv(kParentProfileEnv, c.parent_pid ? c.parent_profile.c_str() : "", 1);
 }
 
 std::string BaseName(const std::string& path) {

@@ -255,11 +255,18 @@ TEST(RealPrograms, ProgramSigtermHandlerIsChained) {
 // CPython keeps its KeyboardInterrupt on SIGINT under the runtime.
 TEST(RealPrograms, PythonKeyboardInterruptStillWorks) {
   std::string out = OutPath("kbi");
+  const std::string ready = out + ".ready";
+  std::remove(ready.c_str());
+  // SIGINT once the program is inside its try block (a loaded machine can take longer than any
+  // fixed delay to start Python).
   RunResult r = Launch({"/usr/bin/python3", STRATA_TEST_SOURCE_DIR "/targets/keyboard_interrupt.py"},
-                       {{"STRATA_OUTPUT", out}}, [](pid_t pid) {
-                         std::this_thread::sleep_for(std::chrono::milliseconds(700));
+                       {{"STRATA_OUTPUT", out}, {"READY_FILE", ready}}, [&ready](pid_t pid) {
+                         for (int i = 0; i < 3000 && access(ready.c_str(), F_OK) != 0; ++i)
+                           std::this_thread::sleep_for(std::chrono::milliseconds(10));
+                         std::this_thread::sleep_for(std::chrono::milliseconds(100));
                          kill(pid, SIGINT);
                        });
+  std::remove(ready.c_str());
   ASSERT_TRUE(WIFEXITED(r.status)) << "status " << r.status;
   EXPECT_EQ(WEXITSTATUS(r.status), 0);
   Profile p = Load(out);
