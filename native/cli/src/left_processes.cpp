@@ -1,5 +1,6 @@
 #include "left_processes.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <signal.h>
 #include <sys/prctl.h>
@@ -8,7 +9,6 @@
 #include <unistd.h>
 
 #include <cstdio>
-#include <dirent.h>
 #include <fstream>
 #include <string>
 
