@@ -33,7 +33,11 @@ export function gpuSamplingNote(s: GpuSampling | null | undefined): string {
   const basis = s.byOperatorCalls
     ? `what was traced ×${x(s.scale)}, the share of operator calls made in windows; their share of time alone: ×${x(s.timeScale ?? s.scale)}`
     : `what was traced ×${x(s.scale)}; low where tracing slows the program, as with many short launches`;
+  // Few windows: each line's share comes from a few stretches of the run (the core's rule).
+  const few = s.fewWindows
+    ? ' So few windows can leave a line\'s share of GPU time several points off: run longer for steadier shares.'
+    : '';
   return `Sampled GPU tracing: GPU work was traced in ${formatDuration(s.windowMs * 1e6)} windows every ` +
     `${formatDuration(s.periodMs * 1e6)}${windows}. GPU, sync and API times and bytes are estimates ` +
-    `(${basis}); counts are what was traced.`;
+    `(${basis}); counts are what was traced.${few}`;
 }

@@ -27,16 +27,21 @@ test('profileDescription: duration and command from the meta', () => {
 test('gpuSamplingNote: the windows and the scale, or nothing for a fully traced profile', () => {
   assert.equal(gpuSamplingNote(null), '');
   assert.equal(gpuSamplingNote(undefined), '');
-  assert.equal(gpuSamplingNote({ windowMs: 100, periodMs: 1000, scale: 10, windowsOpened: 1234, timeScale: 10, byOperatorCalls: false }),
+  assert.equal(gpuSamplingNote({ windowMs: 100, periodMs: 1000, scale: 10, windowsOpened: 1234, timeScale: 10, byOperatorCalls: false, fewWindows: false }),
     'Sampled GPU tracing: GPU work was traced in 100 ms windows every 1.00 s, 1,234 windows. GPU, sync and API ' +
     'times and bytes are estimates (what was traced ×10; low where tracing slows the program, as with many short ' +
     'launches); counts are what was traced.');
-  const n = gpuSamplingNote({ windowMs: 30, periodMs: 100, scale: 100 / 30, windowsOpened: 1, timeScale: 100 / 30, byOperatorCalls: false });
+  const n = gpuSamplingNote({ windowMs: 30, periodMs: 100, scale: 100 / 30, windowsOpened: 1, timeScale: 100 / 30, byOperatorCalls: false, fewWindows: false });
   assert.match(n, /30\.0 ms windows every 100 ms, 1 window\./);
   assert.match(n, /×3\.33; /);
-  assert.doesNotMatch(gpuSamplingNote({ windowMs: 10, periodMs: 100, scale: 10, windowsOpened: 0, timeScale: 10, byOperatorCalls: false }), /window\b|windows\./,
+  assert.doesNotMatch(gpuSamplingNote({ windowMs: 10, periodMs: 100, scale: 10, windowsOpened: 0, timeScale: 10, byOperatorCalls: false, fewWindows: false }), /window\b|windows\./,
     'no count when the profile does not say');
-  assert.match(gpuSamplingNote({ windowMs: 100, periodMs: 1000, scale: 12.68, windowsOpened: 8, timeScale: 10, byOperatorCalls: true }),
+  assert.match(gpuSamplingNote({ windowMs: 100, periodMs: 1000, scale: 12.68, windowsOpened: 8, timeScale: 10, byOperatorCalls: true, fewWindows: true }),
     /estimates \(what was traced ×12\.7, the share of operator calls made in windows; their share of time alone: ×10\); counts/,
     'a scale from operator calls says so, beside the time share');
+  assert.match(gpuSamplingNote({ windowMs: 100, periodMs: 1000, scale: 10, windowsOpened: 3, timeScale: 10, byOperatorCalls: false, fewWindows: true }),
+    /3 windows\..*counts are what was traced\. So few windows can leave a line's share of GPU time several points off: run longer for steadier shares\.$/,
+    'few windows: said last');
+  assert.doesNotMatch(gpuSamplingNote({ windowMs: 100, periodMs: 1000, scale: 10, windowsOpened: 30, timeScale: 10, byOperatorCalls: false, fewWindows: false }),
+    /few windows/);
 });

@@ -183,6 +183,8 @@ export interface GpuSampling {
   timeScale: number;
   /** `scale` is all operator calls over those traced in windows (torch programs). */
   byOperatorCalls: boolean;
+  /** Too few windows opened for steady line shares (each line's share can be several points off). */
+  fewWindows: boolean;
 }
 
 export interface Profile {

@@ -6,7 +6,8 @@ share of time, in a real torch program: sampled_scale_program.py runs under `str
 ~0.4 of the launches' true total, scaled by operator calls it must read ~1. Then the same program,
 not slowed in windows, spends 300 us on other work after each step outside them: the windows hold
 more of the calls than of the time, which tracing cannot cause, and the time share must be kept,
-saying why.
+saying why. A run of fewer than 10 windows has `strata record` say that its line shares can be
+several points off.
 
 usage: check_sampled_scale.py STRATA FAKE_CUPTI WORKDIR
 """
@@ -35,6 +36,10 @@ def record(strata, fake, work, name, *args):
     meta = doc["profile"]["meta"]
     sampling = {k: v for k, v in meta.items() if k.startswith("gpu_") and k != "gpu"}
     print(f"{name}: launched {launched}, {in_windows} in windows ({in_windows / launched:.1%}); {sampling}")
+    few = "sampled GPU tracing opened" in rec.stderr
+    if few != (int(meta.get("gpu_windows_opened", "0")) < 10):
+        raise SystemExit(f"FAIL: {meta.get('gpu_windows_opened')} windows, and the few-windows line "
+                         f"{'was' if few else 'was not'} printed: {rec.stderr[-600:]}")
     return launched, in_windows, doc, meta
 
 
@@ -63,6 +68,10 @@ def main():
         raise SystemExit(f"FAIL: calls over-represented in windows still scaled the totals: {meta.get('gpu', '')}")
     if "the calls did not follow the work evenly" not in meta.get("gpu", ""):
         raise SystemExit(f"FAIL: meta gpu does not say why the time share was kept: {meta.get('gpu', '')}")
+    # A short run: few windows, which `strata record` says (checked inside record()).
+    _, _, _, meta = record(strata, fake, work, "sampled-scale-short", "0.6", "1")
+    if int(meta.get("gpu_windows_opened", "0")) >= 10:
+        raise SystemExit(f"FAIL: a 0.6 s run opened {meta.get('gpu_windows_opened')} windows of 40 ms every 200 ms")
     print("OK")
 
 

@@ -98,6 +98,7 @@ class ProfileWrap : public Napi::ObjectWrap<ProfileWrap> {
     out.Set("windowsOpened", Napi::Number::New(info.Env(), static_cast<double>(s->windows_opened)));
     out.Set("timeScale", Napi::Number::New(info.Env(), s->time_scale));
     out.Set("byOperatorCalls", Napi::Boolean::New(info.Env(), s->by_operator_calls));
+    out.Set("fewWindows", Napi::Boolean::New(info.Env(), s->few_windows));
     return out;
   }
 

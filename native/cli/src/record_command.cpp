@@ -22,6 +22,7 @@
 #include "launch_rate_advice.h"
 #include "left_processes.h"
 #include "strata/core/api.h"
+#include "strata/core/gpu_sampling.h"
 #include "strata/core/run_family.h"
 #include "strata/rank_list.h"
 #include "strata/record_protocol.h"
@@ -489,6 +490,11 @@ int RunRecord(const RecordOptions& options) {
                    (getenv("STRATA_CAPTURE_RANGE") && *getenv("STRATA_CAPTURE_RANGE"));
     if (!sampled) {
       if (auto advice = LaunchRateAdvice(*profile)) std::fprintf(stderr, "strata: %s\n", advice->c_str());
+    } else if (auto s = core::ReadGpuSampling(*profile); s && s->few_windows) {
+      std::fprintf(stderr,
+                   "strata: sampled GPU tracing opened %llu window%s: a line's share of GPU time can be several "
+                   "points off with so few; run longer for steadier shares\n",
+                   static_cast<unsigned long long>(s->windows_opened), s->windows_opened == 1 ? "" : "s");
     }
     // A Python the runtime cannot read (meta "python": "3.8.18 (unsupported: ...)", a
     // free-threaded build) leaves its samples without Python frames: say so, last.

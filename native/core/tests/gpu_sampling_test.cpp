@@ -42,6 +42,7 @@ TEST(GpuSampling, StatedByTheRuntimesEntries) {
   auto p = WithMeta(dir, {{"gpu_window_ms", "100"}, {"gpu_window_period_ms", "1000"}, {"gpu_scale", "10"},
                           {"gpu_windows_opened", "37"}});
   ExpectTenthSampling(ReadGpuSampling(*p), 37);
+  EXPECT_FALSE(ReadGpuSampling(*p)->few_windows);
   // A scale that is not a whole number, as %.17g writes it; windows opened missing: 0.
   p = WithMeta(dir, {{"gpu_window_ms", "30"}, {"gpu_window_period_ms", "100"}, {"gpu_scale", "3.3333333333333335"}});
   auto s = ReadGpuSampling(*p);
@@ -59,6 +60,20 @@ TEST(GpuSampling, StatedByTheRuntimesEntries) {
   EXPECT_DOUBLE_EQ(s->scale, 12.68);
   EXPECT_DOUBLE_EQ(s->time_scale, 10.0);
   EXPECT_TRUE(s->by_operator_calls);
+  std::system(("rm -rf " + dir).c_str());
+}
+
+TEST(GpuSampling, FewWindowsSaidSo) {
+  const std::string dir = strata::test::TempDir();
+  auto with_windows = [&](const std::string& n) {
+    return ReadGpuSampling(*WithMeta(dir, {{"gpu_window_ms", "100"}, {"gpu_window_period_ms", "1000"},
+                                           {"gpu_scale", "10"}, {"gpu_windows_opened", n}}));
+  };
+  EXPECT_TRUE(with_windows("1")->few_windows);
+  EXPECT_TRUE(with_windows("3")->few_windows) << "ResNet-50's 3-window runs had a line 8.5 points off";
+  EXPECT_TRUE(with_windows(std::to_string(strata::core::kSteadyWindows - 1))->few_windows);
+  EXPECT_FALSE(with_windows(std::to_string(strata::core::kSteadyWindows))->few_windows);
+  EXPECT_FALSE(with_windows("0")->few_windows) << "a count the profile does not state is not a small count";
   std::system(("rm -rf " + dir).c_str());
 }
 

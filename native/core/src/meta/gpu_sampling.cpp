@@ -29,6 +29,7 @@ std::optional<GpuSampling> ReadGpuSampling(const Profile& profile) {
   const auto time = Number(profile.meta("gpu_time_scale"));
   s.time_scale = time && *time >= 1 ? *time : s.scale;
   s.by_operator_calls = profile.meta("gpu_scale_basis").value_or("") == "operator_calls";
+  s.few_windows = s.windows_opened > 0 && s.windows_opened < kSteadyWindows;
   return s;
 }
 
