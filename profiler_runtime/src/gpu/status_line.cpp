@@ -108,15 +108,17 @@ SampledTracing SampledTracingMeta(CuptiSession& session, const WindowScale& w) {
               {"gpu_scale", number(w.applied)},
               {"gpu_time_scale", number(w.time)},
               {"gpu_scale_basis", w.by_calls ? "operator_calls" : "window_time"},
-              {"gpu_windows_opened", std::to_string(session.windows_opened.load())}};
+              {"gpu_windows_opened", std::to_string(session.windows_opened.load())},
+              {"gpu_traced_ns", std::to_string(w.traced.traced_ns)},
+              {"gpu_traced_of_ns", std::to_string(w.traced.in_range_ns)}};
   if (w.calls.counted) {
     out.meta.emplace_back("gpu_op_calls_counted", std::to_string(w.calls.all));
     out.meta.emplace_back("gpu_op_calls_counted_traced", std::to_string(w.calls.traced));
     out.meta.emplace_back("gpu_op_count_probability", number(w.calls.probability));
   }
-  if (w.applied != w.time)
+  if (w.applied != w.nominal)
     for (const char* m : {"gpu_time", "sync_time", "api_time", "memcpy_bytes", "memset_bytes"})
-      out.metric_factors.emplace_back(m, w.applied / w.time);
+      out.metric_factors.emplace_back(m, w.applied / w.nominal);
   return out;
 }
 

@@ -153,6 +153,7 @@ void CuptiSession::Start() {
   // seeing every launch, so they keep full tracing.
   if (options.windows.Enabled()) {
     window_rng_ = NowNs(CLOCK_MONOTONIC) | 1;  // seeded before the window thread reads it
+    time_read_ns_ = NowNs(CLOCK_MONOTONIC);
     std::string no;
     if (!a->ActivityDisable) no = "cuptiActivityDisable is missing";
     else if (options.pc_sampling || options.regions) no = "PC sampling and regions need every launch";
@@ -176,7 +177,7 @@ void CuptiSession::Start() {
 
 void CuptiSession::SetRangeOpen(bool open) {
   std::lock_guard<std::mutex> lock(tracing_mu_);
-  CountOperatorCallsLocked();
+  AccountLocked();
   range_open_ = open;
   if (open && options.windows.Enabled()) {
     options.windows.StartAt(NextWindowRandom(&window_rng_), &window_open_, &window_part_ms_);
@@ -210,17 +211,33 @@ void CuptiSession::RunWindowCycle() {
 void CuptiSession::UpdateTracingLocked() {
   const bool on = window_open_ && range_open_;
   if (windows_stopped_ || on == tracing_on_) return;
-  // The calls so far belong to the state that ends here; a window's calls begin once CUPTI is
-  // attached again (the calls made during the attach count as outside).
-  CountOperatorCallsLocked();
+  // The time and calls so far belong to the state that ends here; a window's begin once CUPTI
+  // is attached again (the attach itself counts as outside).
+  AccountLocked();
   if (on) {
     ApplyTracingLocked(true);
-    CountOperatorCallsLocked();
+    AccountLocked();
     tracing_on_ = true;
     return;
   }
   tracing_on_ = false;
   ApplyTracingLocked(false);
+}
+
+void CuptiSession::AccountLocked() {
+  const uint64_t now = NowNs(CLOCK_MONOTONIC);
+  const uint64_t elapsed = now - time_read_ns_;
+  time_read_ns_ = now;
+  if (range_open_) ns_in_range_ += elapsed;
+  if (tracing_on_ && range_open_) ns_traced_ += elapsed;
+  CountOperatorCallsLocked();
+}
+
+CuptiSession::TracedTime CuptiSession::TracedTimeShare() {
+  std::lock_guard<std::mutex> lock(tracing_mu_);
+  if (!options.windows.Enabled()) return {};
+  if (!windows_stopped_) AccountLocked();
+  return {ns_in_range_, ns_traced_};
 }
 
 void CuptiSession::CountOperatorCallsLocked() {
@@ -237,7 +254,7 @@ CuptiSession::OperatorCalls CuptiSession::OperatorCallShare() {
   std::lock_guard<std::mutex> lock(tracing_mu_);
   OperatorCalls out;
   if (!options.windows.Enabled()) return out;
-  if (!windows_stopped_) CountOperatorCallsLocked();
+  if (!windows_stopped_) AccountLocked();
   uint64_t ignored = 0;
   out.counted = ops::OperatorCallsCounted(&ignored, &out.probability);
   out.all = op_calls_in_range_;
@@ -357,7 +374,7 @@ std::string CuptiSession::DetachCostText() const {
 
 void CuptiSession::StopWindows() {
   std::lock_guard<std::mutex> lock(tracing_mu_);
-  if (!windows_stopped_) CountOperatorCallsLocked();
+  if (!windows_stopped_) AccountLocked();
   windows_stopped_ = true;
   window_cv_.notify_all();
 }

@@ -71,6 +71,14 @@ class CuptiSession {
     double probability = 0;
   };
   OperatorCalls OperatorCallShare();
+  // Sampled tracing's share of time as it happened: how long a capture range was open (the whole
+  // run without one) and how long of that tracing was on, from each attach's end to the close.
+  // The nominal ON/PERIOD differs from it by each attach's own time, by the drawn lengths of the
+  // closed parts, and most in short runs, where a range holds a window or none.
+  struct TracedTime {
+    uint64_t in_range_ns = 0, traced_ns = 0;
+  };
+  TracedTime TracedTimeShare();
   // Forces CUPTI to hand over every buffered activity record.
   void FlushAll();
   // Aggregator thread: each record of the completed buffers, decoded (kinds the collector does
@@ -170,6 +178,11 @@ class CuptiSession {
   bool switched_off_ = false;  // attached with callbacks and kinds switched off (SwitchLocked)
   uint32_t window_part_ms_ = 0;  // how long the cycle's current part (open or closed) lasts
   uint64_t window_rng_ = 1;      // NextWindowRandom's state
+  // At each gate change (a window or a range opening or closing): the time and the operator
+  // calls since the last change added by the gates' state until this one.
+  void AccountLocked();
+  uint64_t time_read_ns_ = 0;
+  uint64_t ns_in_range_ = 0, ns_traced_ = 0;
   // Operator calls (OperatorCallShare): the counter's value at the last gate change, and the
   // calls since then added by the gates' state until this change.
   void CountOperatorCallsLocked();

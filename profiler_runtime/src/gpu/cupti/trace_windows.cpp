@@ -35,8 +35,11 @@ bool StartTraceWindows(CuptiSession* s) {
 
 WindowScale CurrentWindowScale(CuptiSession& s) {
   WindowScale w;
-  w.time = w.applied = s.options.windows.Scale();
+  w.nominal = w.time = w.applied = s.options.windows.Scale();
   if (!s.options.windows.Enabled()) return w;
+  w.traced = s.TracedTimeShare();
+  if (w.traced.traced_ns > 0 && w.traced.in_range_ns >= w.traced.traced_ns)
+    w.time = w.applied = double(w.traced.in_range_ns) / double(w.traced.traced_ns);
   w.calls = s.OperatorCallShare();
   if (w.calls.counted && w.calls.traced >= kMinTracedCalls && w.calls.all >= w.calls.traced) {
     w.calls_factor = double(w.calls.all) / double(w.calls.traced);
@@ -64,7 +67,8 @@ std::string TraceWindowsStatus(CuptiSession& s, const WindowScale& w) {
     snprintf(basis, sizeof(basis), " (the windows' share of time: too few operator calls counted in them, %llu)",
              static_cast<unsigned long long>(w.calls.traced));
   else
-    snprintf(basis, sizeof(basis), " (the windows' share of time)");
+    snprintf(basis, sizeof(basis), " (the windows' share of time: traced %.4g ms of %.4g ms)",
+             double(w.traced.traced_ns) / 1e6, double(w.traced.in_range_ns) / 1e6);
   char buf[512];
   snprintf(buf, sizeof(buf),
            "; sampled tracing: windows of %u ms every %u ms (%llu opened%s); gpu_time, sync_time, bytes and "

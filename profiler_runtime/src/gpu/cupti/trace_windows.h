@@ -20,7 +20,7 @@ namespace strata::rt::gpu {
 // the first window is open). Returns false when the thread cannot be started (tracing stays on).
 bool StartTraceWindows(CuptiSession* s);
 // The factor that makes what the windows saw an estimate of the whole run. By default the
-// windows' share of time (PERIOD_MS / ON_MS). With torch, operator calls counted in and out of
+// windows' share of time, measured (nominally PERIOD_MS / ON_MS). With torch, operator calls counted in and out of
 // the windows (CuptiSession::OperatorCallShare) give the windows' share of the program's work
 // instead, which differs where tracing slows the program; used once the windows hold at least
 // kMinTracedCalls counted calls (fewer would make the factor noisier than its correction), and
@@ -28,7 +28,11 @@ bool StartTraceWindows(CuptiSession* s);
 // the time factor): tracing does not speed a program up, so that means the calls did not follow
 // the program's work evenly (a phase of CPU-only operators, say), and the time share is kept.
 struct WindowScale {
-  double time = 1;     // PERIOD_MS / ON_MS: what the values carry when added
+  double nominal = 1;  // PERIOD_MS / ON_MS: what the values carry when added
+  // The windows' share of time as a factor: the time ranges were open over the time tracing was
+  // on in them, as measured (CuptiSession::TracedTimeShare); PERIOD_MS / ON_MS before any.
+  double time = 1;
+  CuptiSession::TracedTime traced;
   double applied = 1;  // what the written profile's values carry
   bool by_calls = false;
   double calls_factor = 0;  // all / traced counted calls (0: too few)

@@ -18,7 +18,8 @@ struct GpuSampling {
   uint32_t period_ms = 0;        // meta gpu_window_period_ms: one window per period, on average
   double scale = 1;              // meta gpu_scale: the factor the additive GPU metrics carry
   uint64_t windows_opened = 0;   // meta gpu_windows_opened
-  // meta gpu_time_scale: PERIOD/ON, the windows' share of time (profiles before it: scale).
+  // meta gpu_time_scale: the windows' share of time as a factor, as measured (the run's or the
+  // capture ranges' time over the time traced; nominally PERIOD/ON; profiles before it: scale).
   double time_scale = 1;
   // meta gpu_scale_basis "operator_calls": scale is all operator calls over those in windows.
   bool by_operator_calls = false;
