@@ -105,6 +105,18 @@ TEST(GpuSampling, RealSampledProfileFromTheH200) {
   auto p = Profile::Open(STRATA_H200_FIXTURES "/sampled/resnet50_train_sampled.strata");
   ASSERT_TRUE(p);
   ExpectTenthSampling(ReadGpuSampling(*p), 4);
+  EXPECT_TRUE(ReadGpuSampling(*p)->few_windows);
+  // HF GPT-2 training, 21 windows, scaled by the operator calls made in them; the windows'
+  // measured share of time beside it.
+  auto by_calls = Profile::Open(STRATA_H200_FIXTURES "/sampled/gpt2_train_sampled_by_calls.strata");
+  ASSERT_TRUE(by_calls);
+  const auto s = ReadGpuSampling(*by_calls);
+  ASSERT_TRUE(s.has_value());
+  EXPECT_TRUE(s->by_operator_calls);
+  EXPECT_NEAR(s->scale, 27245.0 / 2828.0, 1e-9);
+  EXPECT_NEAR(s->time_scale, 18230311557.0 / 1686054184.0, 1e-9);
+  EXPECT_EQ(s->windows_opened, 21u);
+  EXPECT_FALSE(s->few_windows);
   // A fully traced real run states no sampling.
   auto full = Profile::Open(STRATA_H100_FIXTURES "/gpu_torch_train.strata");
   ASSERT_TRUE(full);
