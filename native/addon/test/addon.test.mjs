@@ -80,16 +80,16 @@ test('gpuSampling(): null for a fully traced profile, the windows and scale of a
     '--meta', 'gpu_window_period_ms=100', '--meta', 'gpu_scale=3.3333333333333335', '--meta', 'gpu_windows_opened=7']);
   const q = await addon.open(sampled);
   assert.deepEqual(q.gpuSampling(), { windowMs: 30, periodMs: 100, scale: 3.3333333333333335, windowsOpened: 7,
-    timeScale: 3.3333333333333335, byOperatorCalls: false });
+    timeScale: 3.3333333333333335, byOperatorCalls: false, fewWindows: true });
   q.close();
   assert.throws(() => q.gpuSampling(), /closed/);
   const byCalls = path.join(tmp, 'sampled-calls.strata');
   execFileSync(synth, ['--shape', 'hostile', '--nodes', '10', '-o', byCalls, '--meta', 'gpu_window_ms=100',
     '--meta', 'gpu_window_period_ms=1000', '--meta', 'gpu_scale=12.68', '--meta', 'gpu_time_scale=10',
-    '--meta', 'gpu_scale_basis=operator_calls', '--meta', 'gpu_windows_opened=8']);
+    '--meta', 'gpu_scale_basis=operator_calls', '--meta', 'gpu_windows_opened=18']);
   const r = await addon.open(byCalls);
-  assert.deepEqual(r.gpuSampling(), { windowMs: 100, periodMs: 1000, scale: 12.68, windowsOpened: 8, timeScale: 10,
-    byOperatorCalls: true });
+  assert.deepEqual(r.gpuSampling(), { windowMs: 100, periodMs: 1000, scale: 12.68, windowsOpened: 18, timeScale: 10,
+    byOperatorCalls: true, fewWindows: false });
   r.close();
 });
 
