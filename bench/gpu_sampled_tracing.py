@@ -71,7 +71,8 @@ def compare(cli, full, sampled):
     totals, meta = [], {}
     a, b = line_shares(cli, full, totals), line_shares(cli, sampled, totals, meta)
     # The sampled profile's scale (gpu_scale: what its metrics carry) against the windows' share
-    # of time (gpu_time_scale; profiles before it: gpu_scale), to show both totals.
+    # of time (gpu_time_scale, measured since 2026-11-30; profiles before it: gpu_scale), to show
+    # both totals; and its windows (line shares from fewer than 10 can be points off).
     scale = float(meta.get("gpu_scale", "1"))
     by_time = float(meta.get("gpu_time_scale", scale)) / scale
     keys = [k for k in set(a) | set(b) if max(a.get(k, 0), b.get(k, 0)) >= 0.01]
@@ -81,6 +82,7 @@ def compare(cli, full, sampled):
             "worst": diffs[0][1] if diffs else "",
             "gpu_time_ratio": round(totals[1] / totals[0], 3) if totals[0] else None,
             "scale_basis": meta.get("gpu_scale_basis", "window_time"), "gpu_scale": scale,
+            "windows": int(meta.get("gpu_windows_opened", "0")),
             "op_calls": [meta.get("gpu_op_calls_counted"), meta.get("gpu_op_calls_counted_traced")],
             "gpu_time_ratio_by_time_share": round(totals[1] / totals[0] * by_time, 3) if totals[0] else None}
 
