@@ -33,6 +33,8 @@ export class DiffApp {
   private table: HTMLElement;
   private kernels: HTMLElement;
   private data: DiffData | null = null;
+  /** Nodes the diff message itself brought (B's first part), before any part came in (tests). */
+  firstNodes = 0;
   /** B's view as far as the host has sent it, with A's value and the match per node. */
   private parts: PartRequests;
   /** What the table shows, in order (tests): frame name, user line, change, B's node (host id). */
@@ -65,6 +67,7 @@ export class DiffApp {
     const baseline = d.baseline instanceof Float64Array ? d.baseline : Float64Array.from(d.baseline as ArrayLike<number>);
     const match = d.match instanceof Uint8Array ? d.match : Uint8Array.from(d.match as ArrayLike<number>);
     this.data = d;
+    this.firstNodes = d.parent.length;
     const flame: FlameData = normalizeFlameData({
       strings: d.strings, frames: d.frames, parent: d.parent, frame: d.frame, inclusive: d.inclusive, exclusive: d.exclusive,
       view: 'top-down', metric: d.metric, unit: d.unit, total: d.inclusive[0] ?? 0, frameFilter: d.frameFilter,

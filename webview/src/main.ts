@@ -45,7 +45,7 @@ function start(): void {
       const d = app!.diff;
       if (!d) return null;
       const m = d.view.model;
-      return { rows: d.shownRows.map((r) => ({ ...r })), nodes: m?.n ?? 0, instances: d.view.stats.instances, frames: d.view.stats.frames,
+      return { rows: d.shownRows.map((r) => ({ ...r })), nodes: m?.n ?? 0, firstNodes: d.firstNodes, instances: d.view.stats.instances, frames: d.view.stats.frames,
         viewNodes: m?.data.nodes ?? m?.n ?? 0, part: !!m?.data.node, parts: { ...d.partStats },
         focused: m ? { node: m.hostId(m.focus), name: m.fullName(m.focus) } : null };
     },
