@@ -20,9 +20,9 @@ namespace strata::rt::gpu {
 // the first window is open). Returns false when the thread cannot be started (tracing stays on).
 bool StartTraceWindows(CuptiSession* s);
 // The factor that makes what the windows saw an estimate of the whole run. By default the
-// windows' share of time, measured (nominally PERIOD_MS / ON_MS). With torch, operator calls counted in and out of
-// the windows (CuptiSession::OperatorCallShare) give the windows' share of the program's work
-// instead, which differs where tracing slows the program; used once the windows hold at least
+// windows' share of time, measured (nominally PERIOD_MS / ON_MS). With torch, operator calls
+// counted in and out of the windows (CuptiSession::OperatorCallShare) give the windows' share of
+// the program's work instead, which differs where tracing slows the program; used once the windows hold at least
 // kMinTracedCalls counted calls (fewer would make the factor noisier than its correction), and
 // unless the windows hold clearly more of the calls than of the time (below kMinCallsOverTime of
 // the time factor): tracing does not speed a program up, so that means the calls did not follow
