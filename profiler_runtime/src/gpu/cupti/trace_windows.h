@@ -22,9 +22,9 @@ bool StartTraceWindows(CuptiSession* s);
 // The factor that makes what the windows saw an estimate of the whole run. By default the
 // windows' share of time, measured (nominally PERIOD_MS / ON_MS). With torch, operator calls
 // counted in and out of the windows (CuptiSession::OperatorCallShare) give the windows' share of
-// the program's work instead, which differs where tracing slows the program; used once the windows hold at least
-// kMinTracedCalls counted calls (fewer would make the factor noisier than its correction), and
-// unless the windows hold clearly more of the calls than of the time (below kMinCallsOverTime of
+// the program's work instead, which differs where tracing slows the program; used once the
+// windows hold at least kMinTracedCalls counted calls (fewer would make the factor noisier than
+// its correction), and unless the windows hold clearly more of the calls than of the time (below kMinCallsOverTime of
 // the time factor): tracing does not speed a program up, so that means the calls did not follow
 // the program's work evenly (a phase of CPU-only operators, say), and the time share is kept.
 struct WindowScale {
