@@ -151,6 +151,41 @@ TEST(FakeCupti, EveryLaunchTraced) {
   EXPECT_EQ(Printed(r.out, "finalizes"), 0u) << "never detached";
 }
 
+// The launch path cache's cheap key (no native trace) cannot tell two call sites at the same
+// stack depth apart; its checks against the trace must, before they put many launches of one
+// site under the other's frames.
+TEST(FakeCupti, CheapPathKeyKeepsTwoSitesApart) {
+  for (const char* key : {"cheap", "trace"}) {
+    SCOPED_TRACE(key);
+    const std::string out = Out(std::string("two_sites_") + key);
+    ProgramRun r = RunProgram({"two_sites", "2000"}, {{"STRATA_GPU_PATH_KEY", key}}, out);
+    ASSERT_EQ(r.code, 0) << r.out;
+    auto p = Read(out);
+    ExpectAllAttributed(p);
+    uint32_t gpu_time = ~0u;
+    for (uint32_t m = 0; m < p.metrics.size(); ++m)
+      if (p.Str(p.metrics[m].name) == "gpu_time") gpu_time = m;
+    // The kernel's launches by the native frame under it (the launch site's caller chain).
+    std::map<uint64_t, uint64_t> by_caller;
+    for (const auto& nm : p.node_metrics) {
+      if (nm.metric != gpu_time) continue;
+      const auto& f = p.frames[p.nodes[nm.node].frame];
+      if (f.kind != uint32_t(strata::format::FrameKind::kKernel) || p.Str(f.name) != "shared_kernel") continue;
+      // The deepest native frame of the program's own module: SiteA or SiteB.
+      uint64_t site = 0;
+      for (const auto* fr : p.PathOf(nm.node))
+        if (fr->kind == uint32_t(strata::format::FrameKind::kNative) && fr->module != strata::format::kNone &&
+            p.Str(p.modules[fr->module].path).find("fake_gpu_program") != std::string::npos) {
+          site = fr->address;
+          break;
+        }
+      by_caller[site] += nm.count;
+    }
+    ASSERT_EQ(by_caller.size(), 2u) << "two launch sites";
+    for (const auto& [site, n] : by_caller) EXPECT_NEAR(double(n), 1000.0, 4.0) << "site at " << site;
+  }
+}
+
 TEST(FakeCupti, SampledWindowsDetachScaleAndSaySo) {
   const std::string out = Out("sampled");
   ProgramRun r = RunProgram({"steady", "1600"}, {{"STRATA_GPU_SAMPLING", "40/200"}}, out);

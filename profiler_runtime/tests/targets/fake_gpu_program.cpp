@@ -5,6 +5,8 @@
 //   fake_gpu_program ranges R MS      R times: `outside_kernel` for 30 ms, then cudaProfilerStart,
 //                                     `inside_kernel_<r>` (r = 0..R-1, R <= 100) for MS ms,
 //                                     cudaProfilerStop; then 30 ms more
+//   fake_gpu_program two_sites N      N launches of `shared_kernel`, alternately from two call
+//                                     sites at the same stack depth (as cuDNN launches one kernel)
 // Each kernel "runs" 1,000 ns. Prints "launched N inside M records K finalizes F".
 #include <stdio.h>
 #include <stdlib.h>
@@ -43,6 +45,21 @@ __attribute__((noinline)) void LaunchFor(const char* kernel, uint64_t ms) {
   }
 }
 
+// Two launch sites with frames of one size, called from one place: the same stack pointer at
+// the launch, the same kernel, different return addresses.
+const char* const kShared = "shared_kernel";
+uint64_t g_site_a = 0, g_site_b = 0;
+__attribute__((noinline)) void SiteA() {
+  strata_fake_launch(kShared, kKernelNs);
+  ++g_site_a;
+  asm volatile("" ::: "memory");
+}
+__attribute__((noinline)) void SiteB() {
+  strata_fake_launch(kShared, kKernelNs);
+  ++g_site_b;
+  asm volatile("" ::: "memory");
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -58,6 +75,10 @@ int main(int argc, char** argv) {
   if (strcmp(mode, "full") == 0) {
     const long n = atol(argv[2]);
     for (long i = 0; i < n; ++i) strata_fake_launch("steady_kernel", kKernelNs);
+    g_launched = uint64_t(n);
+  } else if (strcmp(mode, "two_sites") == 0) {
+    const long n = atol(argv[2]);
+    for (long i = 0; i < n; ++i) i % 2 ? SiteB() : SiteA();
     g_launched = uint64_t(n);
   } else if (strcmp(mode, "steady") == 0) {
     LaunchFor("steady_kernel", uint64_t(atol(argv[2])));

@@ -46,7 +46,13 @@ constexpr int kWays = 4;
 // off above about 1 miss in 50 launches. Decided per window of launches on each thread.
 constexpr uint64_t kMissWindow = 1024;
 constexpr uint64_t kEntryTracesAboveMisses = kMissWindow / 50;
-// A cheap key's hits checked against the native trace: one in this many.
+// A cheap key's hits checked against the native trace: every one of an entry's first
+// kCheckFirst hits (two call sites that share a cheap key, such as cuDNN launching one kernel
+// from two places at the same stack depth, mostly alternate within a step and are told apart
+// there), then one in about kCheckEvery (a site that appears later is caught within that many).
+// The gap between checks is drawn: a fixed one aliases with loops of an even period (two sites
+// alternating were never checked on the second one's launches).
+constexpr uint32_t kCheckFirst = 8;
 constexpr uint64_t kCheckEvery = 64;
 // Cheap keys seen with two native traces, remembered per thread (direct-mapped).
 constexpr int kAmbiguousSlots = 1024;
@@ -55,6 +61,7 @@ struct Entry {
   uint64_t key = 0;
   uint64_t full = 0;  // the key with the native trace, as at the fill
   uint64_t used = 0;  // the thread's lookup count at its last hit or fill
+  uint32_t hits = 0;  // since the fill
   int n = 0;
   std::vector<uint64_t> words;
 };
@@ -91,6 +98,8 @@ struct Cache {
   uint64_t clock = 0;
   uint64_t window_misses = 0;  // misses since the window began (clock % kMissWindow == 0)
   uint64_t since_check = 0;    // cheap-key hits since the last check
+  uint64_t next_check = kCheckEvery;
+  uint64_t draw = 0x2545F4914F6CDD1Dull;  // xorshift state for the gaps between checks
   uint64_t ambiguous[kAmbiguousSlots] = {};
   Counts counts;
   Cache() {
@@ -167,7 +176,11 @@ void ConfigureLaunchPathCache() {
     S().key_frames = n < 4 ? 4 : n > kKeyFramesMax ? kKeyFramesMax : n;
   }
   if (const char* k = getenv("STRATA_GPU_PATH_KEY_SP"); k && *k) S().key_sp = k[0] != '0';
-  if (const char* k = getenv("STRATA_GPU_PATH_KEY"); k && strcmp(k, "cheap") == 0) S().cheap_key = true;
+  if (const char* k = getenv("STRATA_GPU_PATH_KEY"); k && *k) {
+    if (strcmp(k, "cheap") == 0) S().cheap_key = true;
+    else if (strcmp(k, "trace") == 0) S().cheap_key = false;
+    else Log("STRATA_GPU_PATH_KEY=%s: not cheap or trace; the key keeps the native trace", k);
+  }
 }
 
 namespace {
@@ -246,9 +259,14 @@ int LaunchPathOfThisThread(ThreadSlot* slot, uint64_t call, uint64_t* out, int m
   Counts& c = cache->counts;
   Bump(c.lookups);
   bool hit = found && e->n <= max;
-  if (hit && use_cheap && ++cache->since_check >= kCheckEvery) {
+  if (hit && use_cheap && (e->hits++ < kCheckFirst || ++cache->since_check >= cache->next_check)) {
     // Does this cheap key still stand for one native trace?
-    cache->since_check = 0;
+    if (e->hits > kCheckFirst) {
+      cache->since_check = 0;
+      uint64_t& x = cache->draw;
+      x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+      cache->next_check = kCheckEvery / 2 + x % kCheckEvery;
+    }
     Bump(c.checks);
     full = FullKey(cheap);
     if (full != e->full) {
@@ -285,6 +303,7 @@ int LaunchPathOfThisThread(ThreadSlot* slot, uint64_t call, uint64_t* out, int m
     e->key = key;
     e->full = full;
     e->used = now;
+    e->hits = 0;
     e->n = n;
     e->words.assign(out, out + n);
   }

@@ -5,11 +5,12 @@
 // site inside the framework), every Python frame's address, code and instruction (py_reader's
 // StackKey, nothing resolved) and the thread's operator stack. A hit copies the cached words.
 // The native trace is most of a hit's cost (~50 ns a frame). STRATA_GPU_PATH_KEY=cheap leaves it
-// out and keys the API call and its kernel's name instead; every 64th hit of a cheap key also
-// takes the trace and compares it with the one its entry was filled with, and a cheap key seen
-// with two traces is keyed with the trace from then on. Not the default: on ResNet-50 training
-// cuDNN launches one kernel from two call sites at the same stack depth, and the hits between
-// checks took the other site's innermost frames (STRATA_GPU_PATH_CACHE=verify).
+// out and keys the API call and its kernel's name instead; an entry's first hits and then one
+// hit in about 64 (drawn) also take the trace and compare it with the one the entry was filled
+// with, and a cheap key seen with two traces is keyed with the trace from then on. Checking
+// only every 64th hit missed cuDNN's two call sites of one kernel at the same stack depth on
+// ResNet-50 training (STRATA_GPU_PATH_CACHE=verify): between checks, hits took the other
+// site's innermost frames. STRATA_GPU_PATH_KEY=trace keeps the trace in every key.
 // STRATA_GPU_PATH_CACHE=off disables the cache; =verify takes the full path anyway and counts
 // the hits whose cached path differs (reported in meta gpu).
 #pragma once
