@@ -27,9 +27,66 @@ const char* NameOf(uint32_t tag) {
     case Tag::kBefore: return "before";
     case Tag::kAfter: return "after";
     case Tag::kTiming: return "timing";
+    case Tag::kPrelude: return "prelude";
+    case Tag::kPreludeImage: return "prelude image";
     case Tag::kEnd: return "end";
   }
   return "unknown";
+}
+
+void ReadConfig(codec::In& in, LaunchConfig* c, std::vector<LaunchAttribute>* attributes) {
+  for (uint32_t& v : c->grid) v = in.Pod<uint32_t>();
+  for (uint32_t& v : c->block) v = in.Pod<uint32_t>();
+  for (uint32_t& v : c->cluster) v = in.Pod<uint32_t>();
+  c->shared_bytes = in.Pod<uint32_t>();
+  c->ex = in.Pod<uint32_t>() != 0;
+  attributes->resize(in.Count(4 + 64));
+  for (auto& a : *attributes) {
+    a.id = in.Pod<uint32_t>();
+    in.Need(sizeof a.value);
+    for (uint8_t& v : a.value) v = in.Pod<uint8_t>();
+  }
+  for (int i = 0; i < 3; ++i)
+    if (!c->grid[i] || !c->block[i]) in.Bad("a zero grid or block dimension");
+}
+
+void ReadParams(codec::In& in, std::vector<Param>* params, std::string* buffer, std::vector<PointerWord>* pointers) {
+  params->resize(in.Count(8));
+  for (auto& p : *params) {
+    p.offset = in.Pod<uint32_t>();
+    p.size = in.Pod<uint32_t>();
+  }
+  *buffer = in.Str();
+  pointers->resize(in.Count(28));
+  for (auto& w : *pointers) {
+    w.in_region = in.Pod<int32_t>();
+    w.offset = in.Pod<uint32_t>();
+    w.value = in.Pod<uint64_t>();
+    uint32_t k = in.Pod<uint32_t>();
+    if (k < 1 || k > 3) in.Bad("a pointer of unknown kind");
+    w.kind = WordKind(k);
+    w.region = in.Pod<int32_t>();
+    uint32_t e = in.Pod<uint32_t>();
+    if (e > 3) in.Bad("a pointer of unknown encoding");
+    w.encoding = Encoding(e);
+  }
+  for (const auto& p : *params)
+    if (uint64_t(p.offset) + p.size > buffer->size()) in.Bad("a parameter beyond the buffer");
+}
+
+void ParsePrelude(const std::string& b, Snapshot* s) {
+  codec::In in(b, "prelude");
+  Prelude& q = s->prelude;
+  q.present = in.Pod<uint32_t>() != 0;
+  q.why_not = in.Str();
+  if (!q.present) return;
+  q.kernel = in.Str();
+  if (q.kernel.empty()) in.Bad("no kernel name");
+  ReadConfig(in, &q.launch, &q.launch_attributes);
+  ReadParams(in, &q.params, &q.param_buffer, &q.pointers);
+  q.own_image = in.Pod<uint32_t>() != 0;
+  for (const auto& w : q.pointers)
+    if (w.in_region != -1) in.Bad("a pointer outside the prelude's parameters");
 }
 
 void ParseLaunch(const std::string& b, Snapshot* s) {
@@ -44,50 +101,18 @@ void ParseLaunch(const std::string& b, Snapshot* s) {
   s->command = in.Str();
   s->pid = in.Pod<int32_t>();
   s->image_candidates = in.Pod<uint32_t>();
-  for (uint32_t& v : s->launch.grid) v = in.Pod<uint32_t>();
-  for (uint32_t& v : s->launch.block) v = in.Pod<uint32_t>();
-  for (uint32_t& v : s->launch.cluster) v = in.Pod<uint32_t>();
-  s->launch.shared_bytes = in.Pod<uint32_t>();
-  s->launch.ex = in.Pod<uint32_t>() != 0;
-  s->launch_attributes.resize(in.Count(4 + 64));
-  for (auto& a : s->launch_attributes) {
-    a.id = in.Pod<uint32_t>();
-    in.Need(sizeof a.value);
-    for (uint8_t& c : a.value) c = in.Pod<uint8_t>();
-  }
+  ReadConfig(in, &s->launch, &s->launch_attributes);
   s->function_attributes.resize(in.Count(8));
   for (auto& a : s->function_attributes) {
     a.id = in.Pod<int32_t>();
     a.value = in.Pod<int32_t>();
   }
   if (s->kernel.empty()) in.Bad("no kernel name");
-  for (int i = 0; i < 3; ++i)
-    if (!s->launch.grid[i] || !s->launch.block[i]) in.Bad("a zero grid or block dimension");
 }
 
 void ParseParams(const std::string& b, Snapshot* s) {
   codec::In in(b, "parameters");
-  s->params.resize(in.Count(8));
-  for (auto& p : s->params) {
-    p.offset = in.Pod<uint32_t>();
-    p.size = in.Pod<uint32_t>();
-  }
-  s->param_buffer = in.Str();
-  s->pointers.resize(in.Count(28));
-  for (auto& w : s->pointers) {
-    w.in_region = in.Pod<int32_t>();
-    w.offset = in.Pod<uint32_t>();
-    w.value = in.Pod<uint64_t>();
-    uint32_t k = in.Pod<uint32_t>();
-    if (k < 1 || k > 3) in.Bad("a pointer of unknown kind");
-    w.kind = WordKind(k);
-    w.region = in.Pod<int32_t>();
-    uint32_t e = in.Pod<uint32_t>();
-    if (e > 3) in.Bad("a pointer of unknown encoding");
-    w.encoding = Encoding(e);
-  }
-  for (const auto& p : s->params)
-    if (uint64_t(p.offset) + p.size > s->param_buffer.size()) in.Bad("a parameter beyond the buffer");
+  ReadParams(in, &s->params, &s->param_buffer, &s->pointers);
 }
 
 void ParseRegions(const std::string& b, Snapshot* s) {
@@ -113,6 +138,11 @@ void Validate(const Snapshot& s, const std::string& path) {
     if (w.kind == WordKind::kDevice && (w.region < 0 || w.region >= int32_t(s.regions.size())))
       bad("a pointer into a region that does not exist");
   }
+  for (const auto& w : s.prelude.pointers)
+    if (w.kind == WordKind::kDevice && (w.region < 0 || w.region >= int32_t(s.regions.size())))
+      bad("the prelude's pointer into a region that does not exist");
+  if (s.prelude.present && s.prelude.own_image && (!s.prelude.image.present || !s.prelude.image.size))
+    bad("the prelude lacks its module image");
   for (size_t i = 0; i < s.regions.size(); ++i) {
     const Region& g = s.regions[i];
     if (!g.saved) continue;
@@ -141,7 +171,7 @@ Snapshot Read(const std::string& path) {
   s.version = head[0];
   uint64_t at = 16;
   uint32_t sections = 0;
-  bool launch = false, regions = false, params = false, image = false, end = false;
+  bool launch = false, regions = false, params = false, image = false, end = false, prelude = false;
   std::vector<std::pair<uint32_t, DataRef>> before, after;
   while (!end) {
     uint32_t sh[2];
@@ -174,6 +204,8 @@ Snapshot Read(const std::string& path) {
       case Tag::kParams: parse(ParseParams); params = true; break;
       case Tag::kRegions: parse(ParseRegions); regions = true; break;
       case Tag::kImage: s.image = ref; image = true; break;
+      case Tag::kPrelude: parse(ParsePrelude); prelude = true; break;
+      case Tag::kPreludeImage: s.prelude.image = ref; break;
       case Tag::kTiming: {
         std::string b = payload();
         codec::In in(b, "timing");
@@ -205,6 +237,7 @@ Snapshot Read(const std::string& path) {
   if (!launch || !params || !regions || !image)
     throw Error(path + ": not a valid snapshot: it lacks the " +
                 std::string(!launch ? "launch" : !params ? "parameters" : !regions ? "regions" : "image") + " section");
+  if (!prelude) s.prelude.why_not = "the snapshot was taken by a runtime that did not record the launch before it";
   s.before.assign(s.regions.size(), DataRef{});
   s.after.assign(s.regions.size(), DataRef{});
   for (auto* list : {&before, &after})

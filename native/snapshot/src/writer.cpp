@@ -48,6 +48,57 @@ bool Writer::Section(Tag tag, uint64_t length) {
   return Put(head, sizeof head) && Put(&length, sizeof length);
 }
 
+namespace {
+
+void PutConfig(codec::Out& l, const LaunchConfig& c, const std::vector<LaunchAttribute>& attributes) {
+  for (uint32_t v : c.grid) l.Pod(v);
+  for (uint32_t v : c.block) l.Pod(v);
+  for (uint32_t v : c.cluster) l.Pod(v);
+  l.Pod(c.shared_bytes);
+  l.Pod(uint32_t(c.ex));
+  l.Pod(uint64_t(attributes.size()));
+  for (const auto& a : attributes) {
+    l.Pod(a.id);
+    l.Pod(a.value);
+  }
+}
+
+void PutParams(codec::Out& p, const std::vector<Param>& params, const std::string& buffer,
+               const std::vector<PointerWord>& pointers) {
+  p.Pod(uint64_t(params.size()));
+  for (const auto& q : params) {
+    p.Pod(q.offset);
+    p.Pod(q.size);
+  }
+  p.Str(buffer);
+  p.Pod(uint64_t(pointers.size()));
+  for (const auto& w : pointers) {
+    p.Pod(w.in_region);
+    p.Pod(w.offset);
+    p.Pod(w.value);
+    p.Pod(uint32_t(w.kind));
+    p.Pod(w.region);
+    p.Pod(uint32_t(w.encoding));
+  }
+}
+
+}  // namespace
+
+bool Writer::WritePrelude(const Prelude& q, const void* image, size_t image_size) {
+  codec::Out b;
+  b.Pod(uint32_t(q.present));
+  b.Str(q.why_not);
+  if (q.present) {
+    b.Str(q.kernel);
+    PutConfig(b, q.launch, q.launch_attributes);
+    PutParams(b, q.params, q.param_buffer, q.pointers);
+    b.Pod(uint32_t(q.own_image));
+  }
+  if (!Section(Tag::kPrelude, b.bytes().size()) || !Put(b.bytes().data(), b.bytes().size())) return false;
+  if (q.present && q.own_image) return Section(Tag::kPreludeImage, image_size) && Put(image, image_size);
+  return true;
+}
+
 bool Writer::WriteHead(const Snapshot& s, const void* image, size_t image_size) {
   codec::Out l;
   l.Str(s.device.name);
@@ -60,37 +111,14 @@ bool Writer::WriteHead(const Snapshot& s, const void* image, size_t image_size) 
   l.Str(s.command);
   l.Pod(s.pid);
   l.Pod(s.image_candidates);
-  for (uint32_t v : s.launch.grid) l.Pod(v);
-  for (uint32_t v : s.launch.block) l.Pod(v);
-  for (uint32_t v : s.launch.cluster) l.Pod(v);
-  l.Pod(s.launch.shared_bytes);
-  l.Pod(uint32_t(s.launch.ex));
-  l.Pod(uint64_t(s.launch_attributes.size()));
-  for (const auto& a : s.launch_attributes) {
-    l.Pod(a.id);
-    l.Pod(a.value);
-  }
+  PutConfig(l, s.launch, s.launch_attributes);
   l.Pod(uint64_t(s.function_attributes.size()));
   for (const auto& a : s.function_attributes) {
     l.Pod(a.id);
     l.Pod(a.value);
   }
   codec::Out p;
-  p.Pod(uint64_t(s.params.size()));
-  for (const auto& q : s.params) {
-    p.Pod(q.offset);
-    p.Pod(q.size);
-  }
-  p.Str(s.param_buffer);
-  p.Pod(uint64_t(s.pointers.size()));
-  for (const auto& w : s.pointers) {
-    p.Pod(w.in_region);
-    p.Pod(w.offset);
-    p.Pod(w.value);
-    p.Pod(uint32_t(w.kind));
-    p.Pod(w.region);
-    p.Pod(uint32_t(w.encoding));
-  }
+  PutParams(p, s.params, s.param_buffer, s.pointers);
   codec::Out r;
   r.Pod(s.bytes_bound);
   r.Pod(uint64_t(s.regions.size()));

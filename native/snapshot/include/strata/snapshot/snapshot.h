@@ -28,6 +28,8 @@ enum class Tag : uint32_t {
   kBefore = 5,   // one region's contents before the launch
   kAfter = 6,    // ... after it
   kTiming = 7,   // the snapped launch's own time
+  kPrelude = 8,       // the launch before it on its stream (or why there is none)
+  kPreludeImage = 9,  // that launch's module image, when not the snapped kernel's
   kEnd = 0xFFFF,
 };
 
@@ -104,6 +106,25 @@ struct DataRef {
   bool present = false;
 };
 
+// The launch just before the snapped one on its stream: in the run, the kernel whose lines the
+// snapped launch found in the L2 (its outputs, often the snapped kernel's inputs). A replay can
+// launch it before each timed launch (`--l2 prelude`), so that the L2 holds what it held in the
+// run. Its pointers index the snapshot's region table (its allocations are saved with the
+// snapped kernel's); its memory is the state at the snap, i.e. after it ran: a kernel that
+// computes its outputs from inputs it does not write leaves the snapped state unchanged.
+struct Prelude {
+  bool present = false;
+  std::string why_not;     // !present: one line saying why (the first launch on its stream, ...)
+  std::string kernel;      // the mangled name
+  LaunchConfig launch;
+  std::vector<LaunchAttribute> launch_attributes;
+  std::vector<Param> params;
+  std::string param_buffer;
+  std::vector<PointerWord> pointers;  // in_region is always -1 (its parameter buffer)
+  bool own_image = false;  // false: the snapped kernel's image defines it
+  DataRef image;           // filled by the reader when own_image
+};
+
 struct Snapshot {
   uint32_t version = kVersion;
   Device device;
@@ -121,6 +142,7 @@ struct Snapshot {
   std::vector<Region> regions;
   uint64_t bytes_bound = 0;      // the bound region contents were saved under
   uint64_t in_run_ns = 0;        // the launch's time between events around it, in the run; 0: none
+  Prelude prelude;               // a snapshot of an earlier runtime has none (why_not says so)
   // Filled by the reader.
   DataRef image;
   std::vector<DataRef> before, after;  // per region

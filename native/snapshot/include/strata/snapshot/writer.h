@@ -20,6 +20,8 @@ class Writer {
   bool Open(const std::string& path);
   // Launch, image, parameters and the region table (s.image, before, after are ignored).
   bool WriteHead(const Snapshot& s, const void* image, size_t image_size);
+  // The launch before it (s.prelude); `image` is its own module image when prelude.own_image.
+  bool WritePrelude(const Prelude& p, const void* image, size_t image_size);
   // One region's contents, in pieces: Begin, Append until `size` bytes, no End needed.
   bool BeginRegionData(Tag before_or_after, uint32_t region, uint64_t size);
   bool Append(const void* bytes, size_t size);
