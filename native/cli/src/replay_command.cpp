@@ -62,6 +62,15 @@ int PrintInfo(const std::string& file) {
   std::printf("regions   %zu, %llu bytes saved (bound %llu)\n", s.regions.size(), static_cast<unsigned long long>(saved),
               static_cast<unsigned long long>(s.bytes_bound));
   if (s.in_run_ns) std::printf("in run    %s\n", Us(double(s.in_run_ns)).c_str());
+  const auto& q = s.prelude;
+  if (q.present) {
+    std::printf("prelude   %s: grid (%u,%u,%u) block (%u,%u,%u), %zu params, %zu pointers, %s (the launch before it on its stream)\n",
+                q.kernel.c_str(), q.launch.grid[0], q.launch.grid[1], q.launch.grid[2], q.launch.block[0], q.launch.block[1],
+                q.launch.block[2], q.params.size(), q.pointers.size(),
+                q.own_image ? ("its own image of " + std::to_string(q.image.size) + " bytes").c_str() : "in the snapped kernel's image");
+  } else {
+    std::printf("prelude   none: %s\n", q.why_not.c_str());
+  }
   return 0;
 }
 
@@ -120,7 +129,9 @@ int RunReplay(const ReplayCliOptions& options) {
   o.relocate = options.relocate;
   o.timing_kernels = !options.alone;
   o.l2 = options.l2 == "clean" ? replay::L2State::kClean
-         : options.l2 == "back-to-back" ? replay::L2State::kBackToBack : replay::L2State::kAsRestored;
+         : options.l2 == "back-to-back" ? replay::L2State::kBackToBack
+         : options.l2 == "prelude"      ? replay::L2State::kPrelude
+                                        : replay::L2State::kAsRestored;
   replay::ReplayResult r;
   try {
     r = replay::Replay(o, [](const std::string& m) { std::fprintf(stderr, "strata replay: %s\n", m.c_str()); });
@@ -158,6 +169,9 @@ int RunReplay(const ReplayCliOptions& options) {
                 options.l2.c_str());
     if (r.in_run_ns) std::printf("; in the run %s (median/in-run %.3f)", Us(double(r.in_run_ns)).c_str(), r.median_ns / double(r.in_run_ns));
     std::printf("\n");
+    if (!r.prelude_kernel.empty())
+      std::printf("prelude  %s launched before each timed launch%s\n", r.prelude_kernel.c_str(),
+                  r.prelude_changed_regions ? " (it changes the snapped state: see the warning)" : " (it leaves the snapped state as it is)");
     if (r.floor_median_ns > 0) std::printf("floor    median %s: an empty kernel timed the same way (what the events add)\n", Us(r.floor_median_ns).c_str());
     // Under `strata replay --regions / --pc-sampling` (record's variables): each launch also
     // pays for the instrument (a region buffer handed over and read back, sampling).

@@ -58,7 +58,10 @@ class Session {
     s_ = snapshot::Read(o_.file);
     r_.kernel = s_.kernel;
     r_.in_run_ns = s_.in_run_ns;
+    prelude_buffer_ = s_.prelude.param_buffer;
     CheckPointers();
+    if (o_.l2 == L2State::kPrelude && !s_.prelude.present)
+      throw ReplayError("--l2 prelude: the snapshot has no launch before the snapped one (" + s_.prelude.why_not + ")");
     d_.Load();
     d_.Check(d_.Init(0), "cuInit");
     d_.Check(d_.DeviceGet(&dev_, 0), "cuDeviceGet");
@@ -79,6 +82,7 @@ class Session {
     LoadKernel();
     d_.Check(d_.StreamCreate(&stream_, CU_STREAM_NON_BLOCKING), "cuStreamCreate");
     Correctness();
+    if (o_.l2 == L2State::kPrelude) CheckPrelude();
     Time();
     return r_;
   }
@@ -156,6 +160,10 @@ class Session {
       if (w.kind != snapshot::WordKind::kDevice || w.in_region >= 0 || w.encoding != snapshot::Encoding::kRaw) continue;
       Patch(&s_.param_buffer, w.offset, w.value, base_[w.region] + (w.value - s_.regions[w.region].base));
     }
+    for (const auto& w : s_.prelude.pointers) {
+      if (w.kind != snapshot::WordKind::kDevice || w.encoding != snapshot::Encoding::kRaw) continue;
+      Patch(&prelude_buffer_, w.offset, w.value, base_[w.region] + (w.value - s_.regions[w.region].base));
+    }
     r_.warnings.push_back((why.empty() ? std::string("--relocate") : why) +
                           ": regions placed elsewhere and the pointers found in the parameters and small regions patched; "
                           "addresses stored elsewhere (in large regions, or encoded in a TMA descriptor) still point to the old place");
@@ -208,7 +216,8 @@ class Session {
     if (dynamic_max > 0)
       d_.Check(d_.FuncSetAttribute(fn_, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, dynamic_max),
                "cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES)");
-    for (const auto& p : s_.params) args_.push_back(&s_.param_buffer[p.offset]);
+    kernel_ = Prepare(fn_, s_.launch, s_.launch_attributes, s_.params, &s_.param_buffer);
+    if (o_.l2 == L2State::kPrelude) LoadPrelude(m);
   }
 
   void Restore() {
@@ -218,17 +227,39 @@ class Session {
     }
   }
 
-  CUresult Launch() {
-    const auto& l = s_.launch;
-    void* extra[] = {CU_LAUNCH_PARAM_BUFFER_POINTER, s_.param_buffer.data(), CU_LAUNCH_PARAM_BUFFER_SIZE, &param_size_,
+  // One kernel as launched in the run: its configuration, attributes and parameter buffer.
+  struct Launchable {
+    CUfunction fn = nullptr;
+    const snapshot::LaunchConfig* config = nullptr;
+    const std::vector<snapshot::LaunchAttribute>* attributes = nullptr;
+    const std::vector<snapshot::Param>* params = nullptr;
+    std::string* buffer = nullptr;
+    std::vector<void*> args;
+    size_t size = 0;
+  };
+
+  static Launchable Prepare(CUfunction fn, const snapshot::LaunchConfig& config,
+                            const std::vector<snapshot::LaunchAttribute>& attributes,
+                            const std::vector<snapshot::Param>& params, std::string* buffer) {
+    Launchable k;
+    k.fn = fn, k.config = &config, k.attributes = &attributes, k.params = &params, k.buffer = buffer;
+    for (const auto& p : params) k.args.push_back(buffer->data() + p.offset);
+    return k;
+  }
+
+  CUresult Launch() { return LaunchOne(&kernel_); }
+
+  CUresult LaunchOne(Launchable* k) {
+    const auto& l = *k->config;
+    k->size = k->buffer->size();
+    void* extra[] = {CU_LAUNCH_PARAM_BUFFER_POINTER, k->buffer->data(), CU_LAUNCH_PARAM_BUFFER_SIZE, &k->size,
                      CU_LAUNCH_PARAM_END};
-    param_size_ = s_.param_buffer.size();
     // Parameters the driver could not describe (an `extra` buffer): passed as one buffer.
-    void** kernel_params = s_.params.empty() && !s_.param_buffer.empty() ? nullptr : args_.data();
+    void** kernel_params = k->params->empty() && !k->buffer->empty() ? nullptr : k->args.data();
     void** ex = kernel_params ? nullptr : extra;
-    if (!l.ex) return d_.LaunchKernel(fn_, l.grid[0], l.grid[1], l.grid[2], l.block[0], l.block[1], l.block[2], l.shared_bytes, stream_, kernel_params, ex);
+    if (!l.ex) return d_.LaunchKernel(k->fn, l.grid[0], l.grid[1], l.grid[2], l.block[0], l.block[1], l.block[2], l.shared_bytes, stream_, kernel_params, ex);
     std::vector<CUlaunchAttribute> attrs;
-    for (const auto& a : s_.launch_attributes) {
+    for (const auto& a : *k->attributes) {
       if (!Replayable(a.id)) continue;
       CUlaunchAttribute c{};
       c.id = CUlaunchAttributeID(a.id);
@@ -242,7 +273,45 @@ class Session {
     c.hStream = stream_;
     c.attrs = attrs.empty() ? nullptr : attrs.data();
     c.numAttrs = unsigned(attrs.size());
-    return d_.LaunchKernelEx(&c, fn_, kernel_params, ex);
+    return d_.LaunchKernelEx(&c, k->fn, kernel_params, ex);
+  }
+
+  // The launch before the snapped one (--l2 prelude): loaded from its own image or the snapped
+  // kernel's module. Run once on the restored state to see whether it leaves the state as the
+  // snap saw it (a kernel that reads its inputs and writes only its outputs does).
+  void LoadPrelude(CUmodule snapped) {
+    const snapshot::Prelude& q = s_.prelude;
+    CUmodule m = snapped;
+    if (q.own_image) {
+      std::string image = snapshot::ReadData(o_.file, q.image);
+      d_.Check(d_.ModuleLoadData(&m, image.data()), "cuModuleLoadData of the prelude's image");
+    }
+    CUfunction f = nullptr;
+    if (CUresult e = d_.ModuleGetFunction(&f, m, q.kernel.c_str()); e != CUDA_SUCCESS)
+      throw ReplayError("--l2 prelude: its image does not define " + q.kernel + " (" + d_.Name(e) + ")");
+    if (q.launch.shared_bytes > 0)
+      d_.Check(d_.FuncSetAttribute(f, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, int(q.launch.shared_bytes)),
+               "cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES) of the prelude");
+    prelude_ = Prepare(f, q.launch, q.launch_attributes, q.params, &prelude_buffer_);
+    r_.prelude_kernel = q.kernel;
+  }
+
+  void CheckPrelude() {
+    Restore();
+    if (CUresult e = LaunchOne(&prelude_); e != CUDA_SUCCESS) Failed(e, "(the launch before it, --l2 prelude) to launch");
+    if (CUresult e = d_.StreamSynchronize(stream_); e != CUDA_SUCCESS) Failed(e, "(the launch before it, --l2 prelude)");
+    std::string got;
+    for (size_t i = 0; i < s_.regions.size(); ++i) {
+      if (!s_.regions[i].saved) continue;
+      std::string want = Patched(i, snapshot::ReadData(o_.file, s_.before[i]));
+      got.resize(want.size());
+      d_.Check(d_.MemcpyDtoH(got.data(), CUdeviceptr(base_[i]), got.size()), "copying a region back");
+      if (got != want) ++r_.prelude_changed_regions;
+    }
+    if (r_.prelude_changed_regions)
+      r_.warnings.push_back("the launch before it changed " + std::to_string(r_.prelude_changed_regions) +
+                            " regions when replayed on the snapped state (it does not only recompute its outputs): "
+                            "the timed launches read other values than the run's");
   }
 
   void Failed(CUresult e, const char* when) {
@@ -312,6 +381,8 @@ class Session {
     if (o_.l2 == L2State::kBackToBack) Restore();
     for (int i = 0; i < o_.repeat; ++i) {
       if (o_.l2 != L2State::kBackToBack) Restore();
+      if (o_.l2 == L2State::kPrelude)
+        if (CUresult e = LaunchOne(&prelude_); e != CUDA_SUCCESS) Failed(e, "(the launch before it, --l2 prelude) to launch");
       if (evict) d_.Check(d_.LaunchKernel(evict, 1024, 1, 1, 256, 1, 1, 0, stream_, evict_args, nullptr), "launching the L2 scratch read");
       if (spin) d_.Check(d_.LaunchKernel(spin, 1, 1, 1, 1, 1, 1, 0, stream_, spin_args, nullptr), "launching the wait kernel");
       d_.Check(d_.EventRecord(a, stream_), "cuEventRecord");
@@ -369,8 +440,8 @@ class Session {
   CUfunction fn_ = nullptr;
   std::vector<uint64_t> base_;
   std::vector<CUdeviceptr> golden_;
-  std::vector<void*> args_;
-  size_t param_size_ = 0;
+  Launchable kernel_, prelude_;
+  std::string prelude_buffer_;  // the prelude's parameters (patched when relocated)
 };
 
 }  // namespace

@@ -1,7 +1,9 @@
-// The module images that may hold the kernel to snap. The driver has no way back from a loaded
-// function to the image it came from, so every module image CUPTI reports at load (resource
-// callback MODULE_LOADED) that contains the request's key is copied; at the snap the images
-// whose symbol table names the kernel are the candidates, the newest loaded taken. Thread-safe.
+// The module images that may hold the kernel to snap, or the kernel launched just before it.
+// The driver has no way back from a loaded function to the image it came from, so every module
+// image CUPTI reports at load (resource callback MODULE_LOADED) that contains the request's key
+// is copied, and the others too while they fit a budget (the launch before the snapped one can
+// be any kernel); at the snap the images whose symbol table names the kernel are the
+// candidates, the newest loaded taken. Thread-safe.
 #pragma once
 
 #include <cstddef>
@@ -10,7 +12,12 @@
 
 namespace strata::rt::gpu::snap {
 
-void KeepImageIfNamed(const std::string& key, const void* image, size_t size);
+// Images without the key are kept while all such together stay under this many bytes.
+inline constexpr uint64_t kOtherImagesBudget = 512ull << 20;
+
+void KeepImage(const std::string& key, const void* image, size_t size);
+// Whether `image`'s symbol table names `kernel` (mangled).
+bool ImageDefines(const std::string& image, const std::string& kernel);
 // The newest kept image that defines `kernel` (mangled); `candidates` gets how many do.
 // "" when none does.
 std::string ImageDefining(const std::string& kernel, uint32_t* candidates);

@@ -83,6 +83,17 @@ bool ReadLaunch(CUpti_CallbackId cbid, const void* params, Launch* l) {
   }
 }
 
+// The last launch on a stream before the snapped one, as it was launched (its pointers are
+// resolved at the snap).
+struct LastLaunch {
+  std::string kernel;
+  snapshot::LaunchConfig config;
+  std::vector<snapshot::LaunchAttribute> attributes;
+  std::vector<snapshot::Param> params;
+  std::string param_buffer;
+  std::string why_not;  // its parameters could not be read
+};
+
 struct Armed {  // set at the snapped launch's entry, finished at its exit (same thread)
   std::unique_ptr<snapshot::Writer> writer;
   snapshot::Snapshot snap;
@@ -109,6 +120,8 @@ struct State {
   bool driver_tried = false;
   std::unordered_map<CUfunction, bool>* matches = nullptr;
   std::string* demangled_example = nullptr;
+  std::unordered_map<CUstream, LastLaunch>* last = nullptr;                  // per stream
+  std::unordered_map<CUfunction, std::vector<snapshot::Param>>* layouts = nullptr;  // per launched handle
 };
 State* g = nullptr;
 thread_local Armed* t_armed = nullptr;
@@ -205,27 +218,37 @@ Resolved ResolveOnDevice(uint64_t address) {
   return r;
 }
 
-// The parameter buffer: from kernelParams (one pointer per parameter) or from `extra`'s
-// CU_LAUNCH_PARAM_BUFFER_POINTER. "" on success, else why not.
-std::string ReadParams(CUfunction fn, const Launch& l, snapshot::Snapshot* s) {
+// The kernel's parameter layout (offset and size of each), from the driver; cached per handle.
+const std::vector<snapshot::Param>& ParamLayout(CUfunction f) {
+  auto it = g->layouts->find(f);
+  if (it != g->layouts->end()) return it->second;
+  std::vector<snapshot::Param> params;
+  const CUfunction fn = FunctionOf(f);
   for (size_t i = 0;; ++i) {
     size_t off = 0, size = 0;
     if (g->drv.FuncGetParamInfo(fn, i, &off, &size) != CUDA_SUCCESS) break;
-    s->params.push_back({uint32_t(off), uint32_t(size)});
+    params.push_back({uint32_t(off), uint32_t(size)});
   }
   // The launch's handle may be a CUkernel (the CUDA runtime's), which has its own query.
-  if (s->params.empty() && g->drv.KernelGetParamInfo)
+  if (params.empty() && g->drv.KernelGetParamInfo)
     for (size_t i = 0;; ++i) {
       size_t off = 0, size = 0;
-      if (g->drv.KernelGetParamInfo(reinterpret_cast<CUkernel>(l.f), i, &off, &size) != CUDA_SUCCESS) break;
-      s->params.push_back({uint32_t(off), uint32_t(size)});
+      if (g->drv.KernelGetParamInfo(reinterpret_cast<CUkernel>(f), i, &off, &size) != CUDA_SUCCESS) break;
+      params.push_back({uint32_t(off), uint32_t(size)});
     }
+  return g->layouts->emplace(f, std::move(params)).first->second;
+}
+
+// The parameter buffer: from kernelParams (one pointer per parameter) or from `extra`'s
+// CU_LAUNCH_PARAM_BUFFER_POINTER. "" on success, else why not.
+std::string ReadParams(const Launch& l, std::vector<snapshot::Param>* params, std::string* buffer) {
+  *params = ParamLayout(l.f);
   size_t total = 0;
-  for (const auto& p : s->params) total = std::max<size_t>(total, p.offset + p.size);
+  for (const auto& p : *params) total = std::max<size_t>(total, p.offset + p.size);
   if (l.kernel_params) {
-    s->param_buffer.assign(total, '\0');
-    for (size_t i = 0; i < s->params.size(); ++i)
-      if (l.kernel_params[i]) std::memcpy(&s->param_buffer[s->params[i].offset], l.kernel_params[i], s->params[i].size);
+    buffer->assign(total, '\0');
+    for (size_t i = 0; i < params->size(); ++i)
+      if (l.kernel_params[i]) std::memcpy(&(*buffer)[(*params)[i].offset], l.kernel_params[i], (*params)[i].size);
     return "";
   }
   if (l.extra) {
@@ -237,11 +260,61 @@ std::string ReadParams(CUfunction fn, const Launch& l, snapshot::Snapshot* s) {
       else return "the launch's `extra` holds an entry other than the parameter buffer";
     }
     if (!buf) return "the launch's `extra` has no parameter buffer";
-    s->param_buffer.assign(static_cast<const char*>(buf), size);
+    buffer->assign(static_cast<const char*>(buf), size);
     return "";
   }
-  if (!s->params.empty()) return "the launch passes neither kernelParams nor extra";
+  if (!params->empty()) return "the launch passes neither kernelParams nor extra";
+  buffer->clear();
   return "";
+}
+
+// Every launch before the snapped one: the last on each stream is kept (a few hundred bytes).
+void Remember(const Launch& l, const char* name) {
+  LastLaunch& last = (*g->last)[l.stream];
+  last.kernel = name;
+  last.config = l.config;
+  last.attributes = l.attributes;
+  last.why_not = ReadParams(l, &last.params, &last.param_buffer);
+}
+
+// The launch before the snapped one on its stream, its pointers resolved into the snapshot's
+// region table (allocations of its own are added). `own_image` gets its module image when the
+// snapped kernel's does not define it.
+void AddPrelude(CUstream stream, const std::string& image, snapshot::Snapshot* s, std::string* own_image) {
+  snapshot::Prelude& q = s->prelude;
+  auto it = g->last->find(stream);
+  if (it == g->last->end()) {
+    q.why_not = "the snapped launch was the first on its stream";
+    return;
+  }
+  const LastLaunch& p = it->second;
+  const std::string name = Demangle(p.kernel.c_str()).substr(0, 120);
+  if (!p.why_not.empty()) {
+    q.why_not = "the launch before it (" + name + "): " + p.why_not;
+    return;
+  }
+  if (!ImageDefines(image, p.kernel)) {
+    uint32_t candidates = 0;
+    *own_image = ImageDefining(p.kernel, &candidates);
+    if (own_image->empty()) {
+      q.why_not = "the module image of the launch before it (" + name + ") was not kept (images of other kernels are kept up to " +
+                  Mib(kOtherImagesBudget) + ")";
+      return;
+    }
+    q.own_image = true;
+  }
+  snapshot::Snapshot t;
+  t.params = p.params;
+  t.regions = std::move(s->regions);
+  ScanWords(reinterpret_cast<const uint8_t*>(p.param_buffer.data()), p.param_buffer.size(), -1, ResolveOnDevice, &t);
+  s->regions = std::move(t.regions);
+  q.present = true;
+  q.kernel = p.kernel;
+  q.launch = p.config;
+  q.launch_attributes = p.attributes;
+  q.params = p.params;
+  q.param_buffer = p.param_buffer;
+  q.pointers = std::move(t.pointers);
 }
 
 std::string CopyRegions(snapshot::Writer* w, snapshot::Tag tag, const snapshot::Snapshot& s) {
@@ -328,7 +401,7 @@ std::string Begin(CUfunction f, const char* name, const Launch& l, Armed* a) {
     int v = 0;
     if (g->drv.FuncGetAttribute(&v, id, fn) == CUDA_SUCCESS) s.function_attributes.push_back({int32_t(id), int32_t(v)});
   }
-  if (std::string why = ReadParams(fn, l, &s); !why.empty()) return why;
+  if (std::string why = ReadParams(l, &s.params, &s.param_buffer); !why.empty()) return why;
   std::string image = ImageDefining(s.kernel, &s.image_candidates);
   if (image.empty())
     return "no module image defining " + s.kernel + " was seen loading (" + std::to_string(ImagesSeen()) +
@@ -342,10 +415,14 @@ std::string Begin(CUfunction f, const char* name, const Launch& l, Armed* a) {
     if (g->drv.MemcpyDtoH(bytes.data(), CUdeviceptr(s.regions[i].base), bytes.size()) != CUDA_SUCCESS) continue;
     ScanWords(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size(), int32_t(i), ResolveOnDevice, &s);
   }
+  std::string prelude_image;
+  AddPrelude(l.stream, image, &s, &prelude_image);
   BoundRegions(g->req.max_bytes, &s);
   a->path = OutputPath(g->req.output);
   a->writer = std::make_unique<snapshot::Writer>();
-  if (!a->writer->Open(a->path) || !a->writer->WriteHead(s, image.data(), image.size())) return a->writer->error();
+  if (!a->writer->Open(a->path) || !a->writer->WriteHead(s, image.data(), image.size()) ||
+      !a->writer->WritePrelude(s.prelude, prelude_image.data(), prelude_image.size()))
+    return a->writer->error();
   if (std::string why = CopyRegions(a->writer.get(), snapshot::Tag::kBefore, s); !why.empty()) return why;
   a->stream = l.stream;
   QueueWait(a->stream);
@@ -385,6 +462,8 @@ bool Configure() {
   g = new State();
   g->req = req;
   g->matches = new std::unordered_map<CUfunction, bool>();
+  g->last = new std::unordered_map<CUstream, LastLaunch>();
+  g->layouts = new std::unordered_map<CUfunction, std::vector<snapshot::Param>>();
   std::atexit(Atexit);
   return true;
 }
@@ -393,7 +472,7 @@ bool InternalCall() { return t_internal > 0; }
 
 void OnModuleLoaded(const void* image, size_t size) {
   // Also while the snap itself runs: looking the function up can load its module (lazy loading).
-  if (g && (t_internal || !g->finished.load(std::memory_order_relaxed))) KeepImageIfNamed(g->req.image_key, image, size);
+  if (g && (t_internal || !g->finished.load(std::memory_order_relaxed))) KeepImage(g->req.image_key, image, size);
 }
 
 void OnLaunchEnter(CUpti_CallbackId cbid, const CUpti_CallbackData* cb) {
@@ -407,13 +486,13 @@ void OnLaunchEnter(CUpti_CallbackId cbid, const CUpti_CallbackData* cb) {
     if (!LoadCudaDriver(&g->drv) || !HasSnapEntryPoints(g->drv)) return Give("the CUDA driver lacks an entry point the snap needs (cuFuncGetParamInfo: driver 12.4 or later)");
   }
   InternalScope internal;
-  if (!Matches(l.f, cb->symbolName)) return;
+  const bool match = Matches(l.f, cb->symbolName);
   CUstreamCaptureStatus capturing = CU_STREAM_CAPTURE_STATUS_NONE;
   if (g->drv.StreamIsCapturing(l.stream, &capturing) == CUDA_SUCCESS && capturing != CU_STREAM_CAPTURE_STATUS_NONE) {
-    ++g->in_capture;
-    return;
+    if (match) ++g->in_capture;
+    return;  // a captured launch does not run now
   }
-  if (++g->matching != g->req.nth) return;
+  if (!match || ++g->matching != g->req.nth) return Remember(l, cb->symbolName);
   g->finished.store(true);
   auto* a = new Armed();
   if (std::string why = Begin(l.f, cb->symbolName, l, a); !why.empty()) {
@@ -440,6 +519,9 @@ void OnLaunchExit(CUpti_CallbackId, const CUpti_CallbackData* cb) {
                       std::to_string(a->snap.launch_index) + ") written to " + a->path + ": " +
                       std::to_string(a->snap.regions.size()) + " regions, " + Mib(saved) + " each before and after";
     if (unsaved) msg += "; " + std::to_string(unsaved) + " regions over STRATA_SNAP_MAX_BYTES kept without contents";
+    const snapshot::Prelude& q = a->snap.prelude;
+    msg += q.present ? "; the launch before it on its stream: " + Demangle(q.kernel.c_str()).substr(0, 120)
+                     : "; no launch before it kept: " + q.why_not;
     Tell(msg);
   }
   delete a;

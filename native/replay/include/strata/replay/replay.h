@@ -13,12 +13,13 @@
 
 namespace strata::replay {
 
-// What the L2 holds when a timed launch starts (the run's launch found its producers' outputs
-// there, which a replay cannot reproduce; these bound it from both sides).
+// What the L2 holds when a timed launch starts (the run's launch found there what the kernels
+// before it left: kPrelude replays the one just before it; the others bound it from both sides).
 enum class L2State {
   kAsRestored,  // after the restore copy: its last lines resident and dirty (written back during the launch)
   kClean,       // after the restore, a scratch read twice the L2's size: the inputs come from DRAM, nothing to write back
   kBackToBack,  // restored once, then launched again and again: the L2 holds what the previous launch left
+  kPrelude,     // after the restore, the launch before it in the run (the snapshot's prelude) runs first
 };
 
 struct ReplayOptions {
@@ -53,6 +54,8 @@ struct ReplayResult {
   double min_ns = 0, median_ns = 0;
   double floor_median_ns = 0;     // an empty kernel timed the same way: what the events add (0: not measured)
   uint64_t in_run_ns = 0;
+  std::string prelude_kernel;            // kPrelude: the kernel launched before each timed launch
+  uint32_t prelude_changed_regions = 0;  // kPrelude: regions it changed on the snapped state
 };
 
 class ReplayError : public std::runtime_error {
