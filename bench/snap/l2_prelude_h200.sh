@@ -21,7 +21,7 @@ python3 -c "import torch, triton; print('torch', torch.__version__, 'triton', tr
 # replay under strata record (the same instrument as the run's profile).
 replay_states() {  # SNAP TOKEN BLOCKS
   local f=$1 token=$2 blocks=$3
-  "$CLI" replay "$f" --info | grep -E "^(kernel|prelude|regions)"
+  "$CLI" replay "$f" --info | grep -E "^(kernel|prelude|regions)" | cut -c1-220
   for l2 in restored prelude clean back-to-back; do
     step "replay --l2 $l2"
     timeout 120 "$CLI" replay "$f" --repeat 20 --l2 $l2 2>&1 | grep -E "outputs|time|prelude|warning|strata replay:"
@@ -29,7 +29,7 @@ replay_states() {  # SNAP TOKEN BLOCKS
   for l2 in restored prelude; do
     step "CUPTI times of a replay --l2 $l2 under strata record"
     timeout 120 "$CLI" record -o "$W/replay-$l2.strata" -- "$CLI" replay "$f" --repeat 20 --l2 $l2 2>&1 | grep -E "outputs|strata:.*gpu"
-    "$CLI" report --format json --view top-down "$W/replay-$l2.strata" 2>/dev/null | python3 bench/snap/strata_kernel_times.py "$token" "replay --l2 $l2" "$blocks"
+    "$CLI" report --format json --view top-down "$W/replay-$l2.strata" 2>/dev/null | python3 bench/snap/strata_kernel_times.py "$token" "replay --l2 $l2" ${blocks:+"$blocks"}
   done
 }
 

@@ -62,15 +62,15 @@ int PrintInfo(const std::string& file) {
   std::printf("regions   %zu, %llu bytes saved (bound %llu)\n", s.regions.size(), static_cast<unsigned long long>(saved),
               static_cast<unsigned long long>(s.bytes_bound));
   if (s.in_run_ns) std::printf("in run    %s\n", Us(double(s.in_run_ns)).c_str());
-  const auto& q = s.prelude;
-  if (q.present) {
-    std::printf("prelude   %s: grid (%u,%u,%u) block (%u,%u,%u), %zu params, %zu pointers, %s (the launch before it on its stream)\n",
-                q.kernel.c_str(), q.launch.grid[0], q.launch.grid[1], q.launch.grid[2], q.launch.block[0], q.launch.block[1],
-                q.launch.block[2], q.params.size(), q.pointers.size(),
-                q.own_image ? ("its own image of " + std::to_string(q.image.size) + " bytes").c_str() : "in the snapped kernel's image");
-  } else {
-    std::printf("prelude   none: %s\n", q.why_not.c_str());
-  }
+  for (const auto& q : s.preludes)
+    std::printf("prelude   %s: grid (%u,%u,%u) block (%u,%u,%u), %zu params, %zu pointers, %s\n", q.kernel.c_str(),
+                q.launch.grid[0], q.launch.grid[1], q.launch.grid[2], q.launch.block[0], q.launch.block[1], q.launch.block[2],
+                q.params.size(), q.pointers.size(),
+                q.image < 0 ? "in the snapped kernel's image" : ("image " + std::to_string(q.image) + " of its own").c_str());
+  if (!s.preludes.empty())
+    std::printf("preludes  %zu launches before it on its stream, oldest first (--l2 prelude runs them before each timed launch)\n",
+                s.preludes.size());
+  if (!s.preludes_why_not.empty()) std::printf("prelude   %s: %s\n", s.preludes.empty() ? "none" : "no earlier one", s.preludes_why_not.c_str());
   return 0;
 }
 
@@ -169,9 +169,9 @@ int RunReplay(const ReplayCliOptions& options) {
                 options.l2.c_str());
     if (r.in_run_ns) std::printf("; in the run %s (median/in-run %.3f)", Us(double(r.in_run_ns)).c_str(), r.median_ns / double(r.in_run_ns));
     std::printf("\n");
-    if (!r.prelude_kernel.empty())
-      std::printf("prelude  %s launched before each timed launch%s\n", r.prelude_kernel.c_str(),
-                  r.prelude_changed_regions ? " (it changes the snapped state: see the warning)" : " (it leaves the snapped state as it is)");
+    if (!r.prelude_kernels.empty())
+      std::printf("prelude  %zu launches before each timed launch, the last %s%s\n", r.prelude_kernels.size(), r.prelude_kernels.back().c_str(),
+                  r.prelude_changed_regions ? " (they change the snapped state: see the warning)" : " (they leave the snapped state as it is)");
     if (r.floor_median_ns > 0) std::printf("floor    median %s: an empty kernel timed the same way (what the events add)\n", Us(r.floor_median_ns).c_str());
     // Under `strata replay --regions / --pc-sampling` (record's variables): each launch also
     // pays for the instrument (a region buffer handed over and read back, sampling).

@@ -58,10 +58,10 @@ class Session {
     s_ = snapshot::Read(o_.file);
     r_.kernel = s_.kernel;
     r_.in_run_ns = s_.in_run_ns;
-    prelude_buffer_ = s_.prelude.param_buffer;
+    for (const auto& q : s_.preludes) prelude_buffers_.push_back(q.param_buffer);
     CheckPointers();
-    if (o_.l2 == L2State::kPrelude && !s_.prelude.present)
-      throw ReplayError("--l2 prelude: the snapshot has no launch before the snapped one (" + s_.prelude.why_not + ")");
+    if (o_.l2 == L2State::kPrelude && s_.preludes.empty())
+      throw ReplayError("--l2 prelude: the snapshot has no launch before the snapped one (" + s_.preludes_why_not + ")");
     d_.Load();
     d_.Check(d_.Init(0), "cuInit");
     d_.Check(d_.DeviceGet(&dev_, 0), "cuDeviceGet");
@@ -82,7 +82,7 @@ class Session {
     LoadKernel();
     d_.Check(d_.StreamCreate(&stream_, CU_STREAM_NON_BLOCKING), "cuStreamCreate");
     Correctness();
-    if (o_.l2 == L2State::kPrelude) CheckPrelude();
+    if (o_.l2 == L2State::kPrelude) CheckPreludes();
     Time();
     return r_;
   }
@@ -160,10 +160,11 @@ class Session {
       if (w.kind != snapshot::WordKind::kDevice || w.in_region >= 0 || w.encoding != snapshot::Encoding::kRaw) continue;
       Patch(&s_.param_buffer, w.offset, w.value, base_[w.region] + (w.value - s_.regions[w.region].base));
     }
-    for (const auto& w : s_.prelude.pointers) {
-      if (w.kind != snapshot::WordKind::kDevice || w.encoding != snapshot::Encoding::kRaw) continue;
-      Patch(&prelude_buffer_, w.offset, w.value, base_[w.region] + (w.value - s_.regions[w.region].base));
-    }
+    for (size_t i = 0; i < s_.preludes.size(); ++i)
+      for (const auto& w : s_.preludes[i].pointers) {
+        if (w.kind != snapshot::WordKind::kDevice || w.encoding != snapshot::Encoding::kRaw) continue;
+        Patch(&prelude_buffers_[i], w.offset, w.value, base_[w.region] + (w.value - s_.regions[w.region].base));
+      }
     r_.warnings.push_back((why.empty() ? std::string("--relocate") : why) +
                           ": regions placed elsewhere and the pointers found in the parameters and small regions patched; "
                           "addresses stored elsewhere (in large regions, or encoded in a TMA descriptor) still point to the old place");
@@ -217,7 +218,7 @@ class Session {
       d_.Check(d_.FuncSetAttribute(fn_, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, dynamic_max),
                "cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES)");
     kernel_ = Prepare(fn_, s_.launch, s_.launch_attributes, s_.params, &s_.param_buffer);
-    if (o_.l2 == L2State::kPrelude) LoadPrelude(m);
+    if (o_.l2 == L2State::kPrelude) LoadPreludes(m);
   }
 
   void Restore() {
@@ -276,30 +277,42 @@ class Session {
     return d_.LaunchKernelEx(&c, k->fn, kernel_params, ex);
   }
 
-  // The launch before the snapped one (--l2 prelude): loaded from its own image or the snapped
-  // kernel's module. Run once on the restored state to see whether it leaves the state as the
-  // snap saw it (a kernel that reads its inputs and writes only its outputs does).
-  void LoadPrelude(CUmodule snapped) {
-    const snapshot::Prelude& q = s_.prelude;
-    CUmodule m = snapped;
-    if (q.own_image) {
-      std::string image = snapshot::ReadData(o_.file, q.image);
-      d_.Check(d_.ModuleLoadData(&m, image.data()), "cuModuleLoadData of the prelude's image");
+  // The launches before the snapped one (--l2 prelude): loaded from their own images or the
+  // snapped kernel's module. Run once on the restored state to see whether they leave the state
+  // as the snap saw it (kernels that read their inputs and write only their outputs do).
+  void LoadPreludes(CUmodule snapped) {
+    std::vector<CUmodule> modules(s_.prelude_images.size(), nullptr);
+    for (size_t i = 0; i < s_.preludes.size(); ++i) {
+      const snapshot::Prelude& q = s_.preludes[i];
+      CUmodule m = snapped;
+      if (q.image >= 0) {
+        CUmodule& own = modules[size_t(q.image)];
+        if (!own) {
+          std::string image = snapshot::ReadData(o_.file, s_.prelude_images[size_t(q.image)]);
+          d_.Check(d_.ModuleLoadData(&own, image.data()), "cuModuleLoadData of a prelude's image");
+        }
+        m = own;
+      }
+      CUfunction f = nullptr;
+      if (CUresult e = d_.ModuleGetFunction(&f, m, q.kernel.c_str()); e != CUDA_SUCCESS)
+        throw ReplayError("--l2 prelude: its image does not define " + q.kernel + " (" + d_.Name(e) + ")");
+      if (q.launch.shared_bytes > 0)
+        d_.Check(d_.FuncSetAttribute(f, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, int(q.launch.shared_bytes)),
+                 "cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES) of a prelude");
+      preludes_.push_back(Prepare(f, q.launch, q.launch_attributes, q.params, &prelude_buffers_[i]));
+      r_.prelude_kernels.push_back(q.kernel);
     }
-    CUfunction f = nullptr;
-    if (CUresult e = d_.ModuleGetFunction(&f, m, q.kernel.c_str()); e != CUDA_SUCCESS)
-      throw ReplayError("--l2 prelude: its image does not define " + q.kernel + " (" + d_.Name(e) + ")");
-    if (q.launch.shared_bytes > 0)
-      d_.Check(d_.FuncSetAttribute(f, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, int(q.launch.shared_bytes)),
-               "cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES) of the prelude");
-    prelude_ = Prepare(f, q.launch, q.launch_attributes, q.params, &prelude_buffer_);
-    r_.prelude_kernel = q.kernel;
   }
 
-  void CheckPrelude() {
+  void LaunchPreludes() {
+    for (Launchable& k : preludes_)
+      if (CUresult e = LaunchOne(&k); e != CUDA_SUCCESS) Failed(e, "(a launch before it, --l2 prelude) to launch");
+  }
+
+  void CheckPreludes() {
     Restore();
-    if (CUresult e = LaunchOne(&prelude_); e != CUDA_SUCCESS) Failed(e, "(the launch before it, --l2 prelude) to launch");
-    if (CUresult e = d_.StreamSynchronize(stream_); e != CUDA_SUCCESS) Failed(e, "(the launch before it, --l2 prelude)");
+    LaunchPreludes();
+    if (CUresult e = d_.StreamSynchronize(stream_); e != CUDA_SUCCESS) Failed(e, "(the launches before it, --l2 prelude)");
     std::string got;
     for (size_t i = 0; i < s_.regions.size(); ++i) {
       if (!s_.regions[i].saved) continue;
@@ -309,8 +322,8 @@ class Session {
       if (got != want) ++r_.prelude_changed_regions;
     }
     if (r_.prelude_changed_regions)
-      r_.warnings.push_back("the launch before it changed " + std::to_string(r_.prelude_changed_regions) +
-                            " regions when replayed on the snapped state (it does not only recompute its outputs): "
+      r_.warnings.push_back("the launches before it changed " + std::to_string(r_.prelude_changed_regions) +
+                            " regions when replayed on the snapped state (they do not only recompute their outputs): "
                             "the timed launches read other values than the run's");
   }
 
@@ -381,8 +394,7 @@ class Session {
     if (o_.l2 == L2State::kBackToBack) Restore();
     for (int i = 0; i < o_.repeat; ++i) {
       if (o_.l2 != L2State::kBackToBack) Restore();
-      if (o_.l2 == L2State::kPrelude)
-        if (CUresult e = LaunchOne(&prelude_); e != CUDA_SUCCESS) Failed(e, "(the launch before it, --l2 prelude) to launch");
+      if (o_.l2 == L2State::kPrelude) LaunchPreludes();
       if (evict) d_.Check(d_.LaunchKernel(evict, 1024, 1, 1, 256, 1, 1, 0, stream_, evict_args, nullptr), "launching the L2 scratch read");
       if (spin) d_.Check(d_.LaunchKernel(spin, 1, 1, 1, 1, 1, 1, 0, stream_, spin_args, nullptr), "launching the wait kernel");
       d_.Check(d_.EventRecord(a, stream_), "cuEventRecord");
@@ -440,8 +452,9 @@ class Session {
   CUfunction fn_ = nullptr;
   std::vector<uint64_t> base_;
   std::vector<CUdeviceptr> golden_;
-  Launchable kernel_, prelude_;
-  std::string prelude_buffer_;  // the prelude's parameters (patched when relocated)
+  Launchable kernel_;
+  std::vector<Launchable> preludes_;
+  std::vector<std::string> prelude_buffers_;  // the preludes' parameters (patched when relocated); never resized after Place
 };
 
 }  // namespace

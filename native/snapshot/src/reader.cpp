@@ -74,19 +74,20 @@ void ReadParams(codec::In& in, std::vector<Param>* params, std::string* buffer, 
     if (uint64_t(p.offset) + p.size > buffer->size()) in.Bad("a parameter beyond the buffer");
 }
 
-void ParsePrelude(const std::string& b, Snapshot* s) {
+void ParsePreludes(const std::string& b, Snapshot* s) {
   codec::In in(b, "prelude");
-  Prelude& q = s->prelude;
-  q.present = in.Pod<uint32_t>() != 0;
-  q.why_not = in.Str();
-  if (!q.present) return;
-  q.kernel = in.Str();
-  if (q.kernel.empty()) in.Bad("no kernel name");
-  ReadConfig(in, &q.launch, &q.launch_attributes);
-  ReadParams(in, &q.params, &q.param_buffer, &q.pointers);
-  q.own_image = in.Pod<uint32_t>() != 0;
-  for (const auto& w : q.pointers)
-    if (w.in_region != -1) in.Bad("a pointer outside the prelude's parameters");
+  s->preludes_why_not = in.Str();
+  s->preludes.resize(in.Count(8));
+  for (Prelude& q : s->preludes) {
+    q.kernel = in.Str();
+    if (q.kernel.empty()) in.Bad("no kernel name");
+    ReadConfig(in, &q.launch, &q.launch_attributes);
+    ReadParams(in, &q.params, &q.param_buffer, &q.pointers);
+    q.image = in.Pod<int32_t>();
+    if (q.image < -1) in.Bad("an image index below -1");
+    for (const auto& w : q.pointers)
+      if (w.in_region != -1) in.Bad("a pointer outside a prelude's parameters");
+  }
 }
 
 void ParseLaunch(const std::string& b, Snapshot* s) {
@@ -138,11 +139,12 @@ void Validate(const Snapshot& s, const std::string& path) {
     if (w.kind == WordKind::kDevice && (w.region < 0 || w.region >= int32_t(s.regions.size())))
       bad("a pointer into a region that does not exist");
   }
-  for (const auto& w : s.prelude.pointers)
-    if (w.kind == WordKind::kDevice && (w.region < 0 || w.region >= int32_t(s.regions.size())))
-      bad("the prelude's pointer into a region that does not exist");
-  if (s.prelude.present && s.prelude.own_image && (!s.prelude.image.present || !s.prelude.image.size))
-    bad("the prelude lacks its module image");
+  for (const Prelude& q : s.preludes) {
+    for (const auto& w : q.pointers)
+      if (w.kind == WordKind::kDevice && (w.region < 0 || w.region >= int32_t(s.regions.size())))
+        bad("a prelude's pointer into a region that does not exist");
+    if (q.image >= int32_t(s.prelude_images.size())) bad("a prelude's module image is missing");
+  }
   for (size_t i = 0; i < s.regions.size(); ++i) {
     const Region& g = s.regions[i];
     if (!g.saved) continue;
@@ -204,8 +206,8 @@ Snapshot Read(const std::string& path) {
       case Tag::kParams: parse(ParseParams); params = true; break;
       case Tag::kRegions: parse(ParseRegions); regions = true; break;
       case Tag::kImage: s.image = ref; image = true; break;
-      case Tag::kPrelude: parse(ParsePrelude); prelude = true; break;
-      case Tag::kPreludeImage: s.prelude.image = ref; break;
+      case Tag::kPrelude: parse(ParsePreludes); prelude = true; break;
+      case Tag::kPreludeImage: s.prelude_images.push_back(ref); break;
       case Tag::kTiming: {
         std::string b = payload();
         codec::In in(b, "timing");
@@ -237,7 +239,7 @@ Snapshot Read(const std::string& path) {
   if (!launch || !params || !regions || !image)
     throw Error(path + ": not a valid snapshot: it lacks the " +
                 std::string(!launch ? "launch" : !params ? "parameters" : !regions ? "regions" : "image") + " section");
-  if (!prelude) s.prelude.why_not = "the snapshot was taken by a runtime that did not record the launch before it";
+  if (!prelude) s.preludes_why_not = "the snapshot was taken by a runtime that did not record the launches before it";
   s.before.assign(s.regions.size(), DataRef{});
   s.after.assign(s.regions.size(), DataRef{});
   for (auto* list : {&before, &after})

@@ -84,18 +84,20 @@ void PutParams(codec::Out& p, const std::vector<Param>& params, const std::strin
 
 }  // namespace
 
-bool Writer::WritePrelude(const Prelude& q, const void* image, size_t image_size) {
+bool Writer::WritePreludes(const Snapshot& s, const std::vector<std::string>& images) {
   codec::Out b;
-  b.Pod(uint32_t(q.present));
-  b.Str(q.why_not);
-  if (q.present) {
+  b.Str(s.preludes_why_not);
+  b.Pod(uint64_t(s.preludes.size()));
+  for (const Prelude& q : s.preludes) {
+    if (q.image >= int32_t(images.size())) return Fail("a prelude names an image that is not written");
     b.Str(q.kernel);
     PutConfig(b, q.launch, q.launch_attributes);
     PutParams(b, q.params, q.param_buffer, q.pointers);
-    b.Pod(uint32_t(q.own_image));
+    b.Pod(q.image);
   }
   if (!Section(Tag::kPrelude, b.bytes().size()) || !Put(b.bytes().data(), b.bytes().size())) return false;
-  if (q.present && q.own_image) return Section(Tag::kPreludeImage, image_size) && Put(image, image_size);
+  for (const std::string& image : images)
+    if (!Section(Tag::kPreludeImage, image.size()) || !Put(image.data(), image.size())) return false;
   return true;
 }
 

@@ -62,9 +62,11 @@ std::string WriteSample(const Snapshot& s, const char* name, uint64_t in_run_ns 
   EXPECT_TRUE(w.Open(path)) << w.error();
   const std::string image = "\x7f" "ELF fake image";
   EXPECT_TRUE(w.WriteHead(s, image.data(), image.size())) << w.error();
-  if (s.prelude.present || !s.prelude.why_not.empty()) {
-    const std::string own = "\x7f" "ELF the prelude's image";
-    EXPECT_TRUE(w.WritePrelude(s.prelude, own.data(), own.size())) << w.error();
+  if (!s.preludes.empty() || !s.preludes_why_not.empty()) {
+    std::vector<std::string> images;
+    for (const Prelude& q : s.preludes)
+      if (q.image >= 0) images.resize(std::max<size_t>(images.size(), size_t(q.image) + 1), "\x7f" "ELF a prelude's image");
+    EXPECT_TRUE(w.WritePreludes(s, images)) << w.error();
   }
   for (Tag t : {Tag::kBefore, Tag::kAfter})
     for (size_t i = 0; i < s.regions.size(); ++i) {
@@ -116,53 +118,58 @@ TEST(Snapshot, RoundTrip) {
   ::unlink(path.c_str());
 }
 
-// The launch before the snapped one: kept with its own image or the snapped kernel's, or why
-// there is none; a snapshot without the section (an earlier runtime's) says so too.
+// The launches before the snapped one: kept with an image of their own or the snapped kernel's,
+// or why there are none; a snapshot without the section (an earlier runtime's) says so too.
 TEST(Snapshot, PreludeRoundTrip) {
   Snapshot s = Sample();
-  s.prelude.present = true;
-  s.prelude.kernel = "triton_red_fused_0";
-  s.prelude.launch.grid[0] = 64;
-  s.prelude.launch.block[0] = 256;
-  s.prelude.launch.ex = true;
-  s.prelude.launch_attributes.push_back({4, {1, 2, 3}});
-  s.prelude.params = {{0, 8}, {8, 4}};
-  s.prelude.param_buffer = std::string(12, '\0');
+  Prelude q;
+  q.kernel = "triton_red_fused_0";
+  q.launch.grid[0] = 64;
+  q.launch.block[0] = 256;
+  q.launch.ex = true;
+  q.launch_attributes.push_back({4, {1, 2, 3}});
+  q.params = {{0, 8}, {8, 4}};
+  q.param_buffer = std::string(12, '\0');
   uint64_t b = s.regions[1].base + 64;
-  std::memcpy(&s.prelude.param_buffer[0], &b, 8);
-  s.prelude.pointers = {{-1, 0, b, WordKind::kDevice, 1}};
-  for (bool own : {true, false}) {
-    s.prelude.own_image = own;
-    std::string path = WriteSample(s, own ? "prelude-own" : "prelude-shared");
-    Snapshot r = Read(path);
-    ASSERT_TRUE(r.prelude.present);
-    EXPECT_EQ(r.prelude.kernel, "triton_red_fused_0");
-    EXPECT_EQ(r.prelude.launch.grid[0], 64u);
-    EXPECT_TRUE(r.prelude.launch.ex);
-    ASSERT_EQ(r.prelude.launch_attributes.size(), 1u);
-    EXPECT_EQ(r.prelude.launch_attributes[0].value[2], 3);
-    EXPECT_EQ(r.prelude.param_buffer, s.prelude.param_buffer);
-    ASSERT_EQ(r.prelude.pointers.size(), 1u);
-    EXPECT_EQ(r.prelude.pointers[0].region, 1);
-    EXPECT_EQ(r.prelude.own_image, own);
-    if (own) EXPECT_EQ(ReadData(path, r.prelude.image), std::string("\x7f" "ELF the prelude's image"));
-    EXPECT_EQ(ReadData(path, r.before[1]), std::string(8192, char(2))) << "the sections after it still read";
-    ::unlink(path.c_str());
-  }
-  s.prelude.pointers[0].region = 5;
-  std::string path = WriteSample(s, "prelude-badregion");
+  std::memcpy(&q.param_buffer[0], &b, 8);
+  q.pointers = {{-1, 0, b, WordKind::kDevice, 1}};
+  q.image = 0;
+  s.preludes = {q, q};
+  s.preludes[1].kernel = "_Z4axpyPf";
+  s.preludes[1].image = -1;
+  std::string path = WriteSample(s, "prelude");
+  Snapshot r = Read(path);
+  ASSERT_EQ(r.preludes.size(), 2u);
+  EXPECT_EQ(r.preludes[0].kernel, "triton_red_fused_0");
+  EXPECT_EQ(r.preludes[1].kernel, "_Z4axpyPf");
+  EXPECT_EQ(r.preludes[0].launch.grid[0], 64u);
+  EXPECT_TRUE(r.preludes[0].launch.ex);
+  ASSERT_EQ(r.preludes[0].launch_attributes.size(), 1u);
+  EXPECT_EQ(r.preludes[0].launch_attributes[0].value[2], 3);
+  EXPECT_EQ(r.preludes[0].param_buffer, q.param_buffer);
+  ASSERT_EQ(r.preludes[0].pointers.size(), 1u);
+  EXPECT_EQ(r.preludes[0].pointers[0].region, 1);
+  EXPECT_EQ(r.preludes[0].image, 0);
+  EXPECT_EQ(r.preludes[1].image, -1);
+  ASSERT_EQ(r.prelude_images.size(), 1u);
+  EXPECT_EQ(ReadData(path, r.prelude_images[0]), std::string("\x7f" "ELF a prelude's image"));
+  EXPECT_EQ(ReadData(path, r.before[1]), std::string(8192, char(2))) << "the sections after them still read";
+  ::unlink(path.c_str());
+
+  s.preludes[0].pointers[0].region = 5;
+  path = WriteSample(s, "prelude-badregion");
   EXPECT_NE(ErrorOf(path).find("prelude's pointer into a region that does not exist"), std::string::npos) << ErrorOf(path);
   ::unlink(path.c_str());
 
   Snapshot none = Sample();
-  none.prelude.why_not = "the first launch on its stream";
+  none.preludes_why_not = "the snapped launch was the first on its stream";
   path = WriteSample(none, "prelude-none");
-  EXPECT_FALSE(Read(path).prelude.present);
-  EXPECT_EQ(Read(path).prelude.why_not, "the first launch on its stream");
+  EXPECT_TRUE(Read(path).preludes.empty());
+  EXPECT_EQ(Read(path).preludes_why_not, "the snapped launch was the first on its stream");
   ::unlink(path.c_str());
   path = WriteSample(Sample(), "prelude-older");
-  EXPECT_FALSE(Read(path).prelude.present);
-  EXPECT_NE(Read(path).prelude.why_not.find("did not record the launch before it"), std::string::npos);
+  EXPECT_TRUE(Read(path).preludes.empty());
+  EXPECT_NE(Read(path).preludes_why_not.find("did not record the launches before it"), std::string::npos);
   ::unlink(path.c_str());
 }
 

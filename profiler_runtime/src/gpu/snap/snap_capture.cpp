@@ -3,10 +3,12 @@
 #include <cxxabi.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <deque>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -83,8 +85,14 @@ bool ReadLaunch(CUpti_CallbackId cbid, const void* params, Launch* l) {
   }
 }
 
-// The last launch on a stream before the snapped one, as it was launched (its pointers are
-// resolved at the snap).
+// The launches before the snapped one that a replay runs first: the newest ones on its stream
+// until the allocations they point into add up to this many times the L2 (so that what the
+// restore copy left in the L2 is gone and what they leave is), at most kPreludesMax of them.
+constexpr int kPreludesMax = 12;
+constexpr uint64_t kPreludeL2Multiple = 3;
+
+// A launch on a stream before the snapped one, as it was launched (its pointers are resolved
+// at the snap).
 struct LastLaunch {
   std::string kernel;
   snapshot::LaunchConfig config;
@@ -120,7 +128,7 @@ struct State {
   bool driver_tried = false;
   std::unordered_map<CUfunction, bool>* matches = nullptr;
   std::string* demangled_example = nullptr;
-  std::unordered_map<CUstream, LastLaunch>* last = nullptr;                  // per stream
+  std::unordered_map<CUstream, std::deque<LastLaunch>>* last = nullptr;      // per stream, newest last
   std::unordered_map<CUfunction, std::vector<snapshot::Param>>* layouts = nullptr;  // per launched handle
 };
 State* g = nullptr;
@@ -268,53 +276,76 @@ std::string ReadParams(const Launch& l, std::vector<snapshot::Param>* params, st
   return "";
 }
 
-// Every launch before the snapped one: the last on each stream is kept (a few hundred bytes).
+// Every launch before the snapped one: the newest few on each stream are kept (their
+// parameters: a few hundred bytes each).
 void Remember(const Launch& l, const char* name) {
-  LastLaunch& last = (*g->last)[l.stream];
+  std::deque<LastLaunch>& q = (*g->last)[l.stream];
+  if (q.size() == size_t(kPreludesMax)) q.pop_front();
+  q.emplace_back();
+  LastLaunch& last = q.back();
   last.kernel = name;
   last.config = l.config;
   last.attributes = l.attributes;
   last.why_not = ReadParams(l, &last.params, &last.param_buffer);
 }
 
-// The launch before the snapped one on its stream, its pointers resolved into the snapshot's
-// region table (allocations of its own are added). `own_image` gets its module image when the
-// snapped kernel's does not define it.
-void AddPrelude(CUstream stream, const std::string& image, snapshot::Snapshot* s, std::string* own_image) {
-  snapshot::Prelude& q = s->prelude;
+// The launches before the snapped one on its stream (oldest first), their pointers resolved into
+// the snapshot's region table (allocations of their own are added); `images` gets the module
+// images the snapped one's does not cover. Stops at a launch that cannot be kept.
+void AddPreludes(CUstream stream, const std::string& image, snapshot::Snapshot* s, std::vector<std::string>* images) {
   auto it = g->last->find(stream);
-  if (it == g->last->end()) {
-    q.why_not = "the snapped launch was the first on its stream";
+  if (it == g->last->end() || it->second.empty()) {
+    s->preludes_why_not = "the snapped launch was the first on its stream";
     return;
   }
-  const LastLaunch& p = it->second;
-  const std::string name = Demangle(p.kernel.c_str()).substr(0, 120);
-  if (!p.why_not.empty()) {
-    q.why_not = "the launch before it (" + name + "): " + p.why_not;
-    return;
-  }
-  if (!ImageDefines(image, p.kernel)) {
-    uint32_t candidates = 0;
-    *own_image = ImageDefining(p.kernel, &candidates);
-    if (own_image->empty()) {
-      q.why_not = "the module image of the launch before it (" + name + ") was not kept (images of other kernels are kept up to " +
-                  Mib(kOtherImagesBudget) + ")";
-      return;
+  int l2 = 0;
+  CUdevice dev = 0;
+  if (g->drv.CtxGetDevice(&dev) == CUDA_SUCCESS) g->drv.DeviceGetAttribute(&l2, CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE, dev);
+  const uint64_t enough = kPreludeL2Multiple * uint64_t(l2 > 0 ? l2 : 64 << 20);
+  std::vector<snapshot::Prelude> newest_first;
+  std::vector<std::string> own;  // images, in the order first named
+  std::unordered_map<uint64_t, bool> counted;  // region bases whose size is counted
+  uint64_t footprint = 0;
+  const std::deque<LastLaunch>& launches = it->second;
+  for (auto p = launches.rbegin(); p != launches.rend() && footprint < enough; ++p) {
+    const std::string name = Demangle(p->kernel.c_str()).substr(0, 120);
+    if (!p->why_not.empty()) {
+      s->preludes_why_not = "a launch before it (" + name + "): " + p->why_not;
+      break;
     }
-    q.own_image = true;
+    snapshot::Prelude q;
+    if (!ImageDefines(image, p->kernel)) {
+      uint32_t candidates = 0;
+      std::string mine = ImageDefining(p->kernel, &candidates);
+      if (mine.empty()) {
+        s->preludes_why_not = "the module image of a launch before it (" + name + ") was not kept (images of other kernels are kept up to " +
+                              Mib(kOtherImagesBudget) + ")";
+        break;
+      }
+      auto same = std::find(own.begin(), own.end(), mine);
+      q.image = int32_t(same - own.begin());
+      if (same == own.end()) own.push_back(std::move(mine));
+    }
+    snapshot::Snapshot t;
+    t.params = p->params;
+    t.regions = std::move(s->regions);
+    ScanWords(reinterpret_cast<const uint8_t*>(p->param_buffer.data()), p->param_buffer.size(), -1, ResolveOnDevice, &t);
+    s->regions = std::move(t.regions);
+    for (const auto& w : t.pointers)
+      if (w.kind == snapshot::WordKind::kDevice && !counted[s->regions[w.region].base]) {
+        counted[s->regions[w.region].base] = true;
+        footprint += s->regions[w.region].size;
+      }
+    q.kernel = p->kernel;
+    q.launch = p->config;
+    q.launch_attributes = p->attributes;
+    q.params = p->params;
+    q.param_buffer = p->param_buffer;
+    q.pointers = std::move(t.pointers);
+    newest_first.push_back(std::move(q));
   }
-  snapshot::Snapshot t;
-  t.params = p.params;
-  t.regions = std::move(s->regions);
-  ScanWords(reinterpret_cast<const uint8_t*>(p.param_buffer.data()), p.param_buffer.size(), -1, ResolveOnDevice, &t);
-  s->regions = std::move(t.regions);
-  q.present = true;
-  q.kernel = p.kernel;
-  q.launch = p.config;
-  q.launch_attributes = p.attributes;
-  q.params = p.params;
-  q.param_buffer = p.param_buffer;
-  q.pointers = std::move(t.pointers);
+  s->preludes.assign(newest_first.rbegin(), newest_first.rend());
+  *images = std::move(own);
 }
 
 std::string CopyRegions(snapshot::Writer* w, snapshot::Tag tag, const snapshot::Snapshot& s) {
@@ -415,13 +446,13 @@ std::string Begin(CUfunction f, const char* name, const Launch& l, Armed* a) {
     if (g->drv.MemcpyDtoH(bytes.data(), CUdeviceptr(s.regions[i].base), bytes.size()) != CUDA_SUCCESS) continue;
     ScanWords(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size(), int32_t(i), ResolveOnDevice, &s);
   }
-  std::string prelude_image;
-  AddPrelude(l.stream, image, &s, &prelude_image);
+  std::vector<std::string> prelude_images;
+  AddPreludes(l.stream, image, &s, &prelude_images);
   BoundRegions(g->req.max_bytes, &s);
   a->path = OutputPath(g->req.output);
   a->writer = std::make_unique<snapshot::Writer>();
   if (!a->writer->Open(a->path) || !a->writer->WriteHead(s, image.data(), image.size()) ||
-      !a->writer->WritePrelude(s.prelude, prelude_image.data(), prelude_image.size()))
+      !a->writer->WritePreludes(s, prelude_images))
     return a->writer->error();
   if (std::string why = CopyRegions(a->writer.get(), snapshot::Tag::kBefore, s); !why.empty()) return why;
   a->stream = l.stream;
@@ -462,7 +493,7 @@ bool Configure() {
   g = new State();
   g->req = req;
   g->matches = new std::unordered_map<CUfunction, bool>();
-  g->last = new std::unordered_map<CUstream, LastLaunch>();
+  g->last = new std::unordered_map<CUstream, std::deque<LastLaunch>>();
   g->layouts = new std::unordered_map<CUfunction, std::vector<snapshot::Param>>();
   std::atexit(Atexit);
   return true;
@@ -519,9 +550,12 @@ void OnLaunchExit(CUpti_CallbackId, const CUpti_CallbackData* cb) {
                       std::to_string(a->snap.launch_index) + ") written to " + a->path + ": " +
                       std::to_string(a->snap.regions.size()) + " regions, " + Mib(saved) + " each before and after";
     if (unsaved) msg += "; " + std::to_string(unsaved) + " regions over STRATA_SNAP_MAX_BYTES kept without contents";
-    const snapshot::Prelude& q = a->snap.prelude;
-    msg += q.present ? "; the launch before it on its stream: " + Demangle(q.kernel.c_str()).substr(0, 120)
-                     : "; no launch before it kept: " + q.why_not;
+    const auto& q = a->snap.preludes;
+    if (!q.empty())
+      msg += "; " + std::to_string(q.size()) + " launch" + (q.size() == 1 ? "" : "es") + " before it on its stream kept, the last " +
+             Demangle(q.back().kernel.c_str()).substr(0, 100);
+    if (!a->snap.preludes_why_not.empty()) msg += "; " + std::string(q.empty() ? "no launch before it kept: " : "no earlier one: ") +
+                                                  a->snap.preludes_why_not;
     Tell(msg);
   }
   delete a;

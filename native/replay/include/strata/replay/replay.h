@@ -19,7 +19,7 @@ enum class L2State {
   kAsRestored,  // after the restore copy: its last lines resident and dirty (written back during the launch)
   kClean,       // after the restore, a scratch read twice the L2's size: the inputs come from DRAM, nothing to write back
   kBackToBack,  // restored once, then launched again and again: the L2 holds what the previous launch left
-  kPrelude,     // after the restore, the launch before it in the run (the snapshot's prelude) runs first
+  kPrelude,     // after the restore, the launches before it in the run (the snapshot's preludes) run first
 };
 
 struct ReplayOptions {
@@ -54,8 +54,8 @@ struct ReplayResult {
   double min_ns = 0, median_ns = 0;
   double floor_median_ns = 0;     // an empty kernel timed the same way: what the events add (0: not measured)
   uint64_t in_run_ns = 0;
-  std::string prelude_kernel;            // kPrelude: the kernel launched before each timed launch
-  uint32_t prelude_changed_regions = 0;  // kPrelude: regions it changed on the snapped state
+  std::vector<std::string> prelude_kernels;  // kPrelude: the kernels launched before each timed launch, in order
+  uint32_t prelude_changed_regions = 0;      // kPrelude: regions they changed on the snapped state
 };
 
 class ReplayError : public std::runtime_error {

@@ -106,23 +106,19 @@ struct DataRef {
   bool present = false;
 };
 
-// The launch just before the snapped one on its stream: in the run, the kernel whose lines the
-// snapped launch found in the L2 (its outputs, often the snapped kernel's inputs). A replay can
-// launch it before each timed launch (`--l2 prelude`), so that the L2 holds what it held in the
-// run. Its pointers index the snapshot's region table (its allocations are saved with the
-// snapped kernel's); its memory is the state at the snap, i.e. after it ran: a kernel that
-// computes its outputs from inputs it does not write leaves the snapped state unchanged.
+// A launch before the snapped one on its stream. In the run, the snapped launch found in the L2
+// what the kernels just before it left (their outputs, often its inputs, or its inputs that they
+// read); a replay can launch them first (`--l2 prelude`), oldest first, so that the L2 holds
+// the same. Its pointers index the snapshot's region table (its allocations are saved with the
+// snapped kernel's); the memory it finds on replay is the state at the snap, i.e. after it ran.
 struct Prelude {
-  bool present = false;
-  std::string why_not;     // !present: one line saying why (the first launch on its stream, ...)
   std::string kernel;      // the mangled name
   LaunchConfig launch;
   std::vector<LaunchAttribute> launch_attributes;
   std::vector<Param> params;
   std::string param_buffer;
   std::vector<PointerWord> pointers;  // in_region is always -1 (its parameter buffer)
-  bool own_image = false;  // false: the snapped kernel's image defines it
-  DataRef image;           // filled by the reader when own_image
+  int32_t image = -1;      // -1: the snapped kernel's image defines it; else Snapshot::prelude_images[image]
 };
 
 struct Snapshot {
@@ -142,10 +138,12 @@ struct Snapshot {
   std::vector<Region> regions;
   uint64_t bytes_bound = 0;      // the bound region contents were saved under
   uint64_t in_run_ns = 0;        // the launch's time between events around it, in the run; 0: none
-  Prelude prelude;               // a snapshot of an earlier runtime has none (why_not says so)
+  std::vector<Prelude> preludes;  // the launches before it on its stream, oldest first
+  std::string preludes_why_not;    // none: why (the first launch on its stream; an earlier runtime's snapshot)
   // Filled by the reader.
   DataRef image;
   std::vector<DataRef> before, after;  // per region
+  std::vector<DataRef> prelude_images;  // module images of preludes the snapped image does not define
 };
 
 }  // namespace strata::snapshot

@@ -5,6 +5,7 @@
 
 #include <cstdio>
 #include <string>
+#include <vector>
 
 #include "strata/snapshot/snapshot.h"
 
@@ -20,8 +21,8 @@ class Writer {
   bool Open(const std::string& path);
   // Launch, image, parameters and the region table (s.image, before, after are ignored).
   bool WriteHead(const Snapshot& s, const void* image, size_t image_size);
-  // The launch before it (s.prelude); `image` is its own module image when prelude.own_image.
-  bool WritePrelude(const Prelude& p, const void* image, size_t image_size);
+  // The launches before it (s.preludes, or why there are none) and the images they name.
+  bool WritePreludes(const Snapshot& s, const std::vector<std::string>& images);
   // One region's contents, in pieces: Begin, Append until `size` bytes, no End needed.
   bool BeginRegionData(Tag before_or_after, uint32_t region, uint64_t size);
   bool Append(const void* bytes, size_t size);
