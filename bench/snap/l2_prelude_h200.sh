@@ -5,6 +5,7 @@
 # axpy loop: snap, then replay in each L2 state, and compare with one instrument on both sides —
 # Strata's CUPTI kernel records in the snapped run's profile and in a profile of the replay
 # (`strata record -- strata replay`), both read by bench/snap/strata_kernel_times.py.
+# FAMILIES (default "triton conv"), SKIP_AXPY=1, CUPTI_STATES (default "restored prelude").
 # Carry .device/ (RT folder with libstrata_runtime.so and strata, stripped; libunwind8_*.deb).
 #   RT=.device/rt-new bash bench/snap/l2_prelude_h200.sh "$OUT"
 set -uo pipefail
@@ -26,7 +27,7 @@ replay_states() {  # SNAP TOKEN BLOCKS
     step "replay --l2 $l2"
     timeout 120 "$CLI" replay "$f" --repeat 20 --l2 $l2 2>&1 | grep -E "outputs|time|prelude|warning|strata replay:"
   done
-  for l2 in restored prelude; do
+  for l2 in ${CUPTI_STATES:-restored prelude}; do
     step "CUPTI times of a replay --l2 $l2 under strata record"
     timeout 120 "$CLI" record -o "$W/replay-$l2.strata" -- "$CLI" replay "$f" --repeat 20 --l2 $l2 2>&1 | grep -E "outputs|strata:.*gpu"
     "$CLI" report --format json --view top-down "$W/replay-$l2.strata" 2>/dev/null | python3 bench/snap/strata_kernel_times.py "$token" "replay --l2 $l2" ${blocks:+"$blocks"}
@@ -34,7 +35,8 @@ replay_states() {  # SNAP TOKEN BLOCKS
 }
 
 step "(a) CUDA C++ axpy loop"
-if nvcc -O3 -arch=sm_90 -o "$W/axpy_steps" bench/snap/axpy_steps.cu; then
+if [ "${SKIP_AXPY:-0}" = 1 ]; then echo "skipped (SKIP_AXPY=1)"
+elif nvcc -O3 -arch=sm_90 -o "$W/axpy_steps" bench/snap/axpy_steps.cu; then
   timeout 120 "$CLI" record -o "$W/axpy.strata" --snap axpy_step:3 -- "$W/axpy_steps" 2>&1 | grep -E "snapshot|strata:.*gpu"
   "$CLI" report --format json --view top-down "$W/axpy.strata" 2>/dev/null | python3 bench/snap/strata_kernel_times.py axpy_step "snapped run"
   [ -f "$W/axpy.snap" ] && replay_states "$W/axpy.snap" axpy_step ""

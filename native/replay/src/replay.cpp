@@ -1,9 +1,11 @@
 #include "strata/replay/replay.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <memory>
+#include <thread>
 
 #include "replay_driver.h"
 #include "strata/replay/address_plan.h"
@@ -14,6 +16,9 @@
 
 namespace strata::replay {
 namespace {
+
+// A replayed kernel (or a launch before it) that takes longer than this is taken to hang.
+constexpr int kFinishLimitS = 30;
 
 
 std::string Hex(uint64_t v) {
@@ -284,6 +289,17 @@ class Session {
     std::vector<CUmodule> modules(s_.prelude_images.size(), nullptr);
     for (size_t i = 0; i < s_.preludes.size(); ++i) {
       const snapshot::Prelude& q = s_.preludes[i];
+      if (!r_.same_addresses) {
+        // Relocated, only raw words are patched: a descriptor (TMA) would still name the old
+        // addresses, and the kernel could fault or wait forever on a copy that never lands.
+        bool encoded = false;
+        for (const auto& w : q.pointers) encoded |= w.kind == snapshot::WordKind::kDevice && w.encoding != snapshot::Encoding::kRaw;
+        if (encoded) {
+          r_.warnings.push_back("--l2 prelude: " + q.kernel.substr(0, 100) +
+                                " left out: the regions were relocated and its parameters hold encoded addresses (a TMA descriptor) that are not patched");
+          continue;
+        }
+      }
       CUmodule m = snapped;
       if (q.image >= 0) {
         CUmodule& own = modules[size_t(q.image)];
@@ -309,10 +325,16 @@ class Session {
       if (CUresult e = LaunchOne(&k); e != CUDA_SUCCESS) Failed(e, "(a launch before it, --l2 prelude) to launch");
   }
 
+  // The first pass runs the launches before it one at a time, so that one that fails or never
+  // finishes is named.
   void CheckPreludes() {
     Restore();
-    LaunchPreludes();
-    if (CUresult e = d_.StreamSynchronize(stream_); e != CUDA_SUCCESS) Failed(e, "(the launches before it, --l2 prelude)");
+    for (size_t i = 0; i < preludes_.size(); ++i) {
+      const std::string what = "the launch before it " + std::to_string(i + 1) + " of " + std::to_string(preludes_.size()) + " (" +
+                               r_.prelude_kernels[i].substr(0, 100) + ", --l2 prelude)";
+      if (CUresult e = LaunchOne(&preludes_[i]); e != CUDA_SUCCESS) Failed(e, ("(" + what + ") to launch").c_str());
+      if (CUresult e = Finish(what); e != CUDA_SUCCESS) Failed(e, ("(" + what + ")").c_str());
+    }
     std::string got;
     for (size_t i = 0; i < s_.regions.size(); ++i) {
       if (!s_.regions[i].saved) continue;
@@ -339,12 +361,26 @@ class Session {
     throw ReplayError(std::string("the replayed kernel failed ") + when + ": " + d_.Name(e) + hint);
   }
 
+  // Waits for the stream, at most kFinishLimitS: a replayed kernel that never finishes (it waits
+  // on something the replay did not restore) ends the replay with a message, not a hang.
+  CUresult Finish(const std::string& what) {
+    const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(kFinishLimitS);
+    for (;;) {
+      CUresult e = d_.StreamQuery(stream_);
+      if (e != CUDA_ERROR_NOT_READY) return e;
+      if (std::chrono::steady_clock::now() > until)
+        throw ReplayError(what + " did not finish within " + std::to_string(kFinishLimitS) +
+                          " s: it waits on something the replay did not restore");
+      std::this_thread::sleep_for(std::chrono::microseconds(200));
+    }
+  }
+
   void Correctness() {
     ElementType type;
     if (std::string why = ParseElementType(o_.dtype, &type); !why.empty()) throw ReplayError(why);
     Restore();
     if (CUresult e = Launch(); e != CUDA_SUCCESS) Failed(e, "to launch");
-    if (CUresult e = d_.StreamSynchronize(stream_); e != CUDA_SUCCESS) Failed(e, "");
+    if (CUresult e = Finish("the replayed kernel"); e != CUDA_SUCCESS) Failed(e, "");
     r_.matches = true;
     std::string got;
     for (size_t i = 0; i < s_.regions.size(); ++i) {

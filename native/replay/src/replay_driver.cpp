@@ -47,6 +47,7 @@ void ReplayDriver::Load() {
   Sym(h, "cuLaunchKernelEx", &LaunchKernelEx);
   Sym(h, "cuStreamCreate", &StreamCreate);
   Sym(h, "cuStreamSynchronize", &StreamSynchronize);
+  Sym(h, "cuStreamQuery", &StreamQuery);
   Sym(h, "cuEventCreate", &EventCreate);
   Sym(h, "cuEventRecord", &EventRecord);
   Sym(h, "cuEventSynchronize", &EventSynchronize);

@@ -38,6 +38,7 @@ struct ReplayDriver {
   decltype(&cuLaunchKernelEx) LaunchKernelEx = nullptr;
   decltype(&cuStreamCreate) StreamCreate = nullptr;
   decltype(&cuStreamSynchronize) StreamSynchronize = nullptr;
+  decltype(&cuStreamQuery) StreamQuery = nullptr;
   decltype(&cuEventCreate) EventCreate = nullptr;
   decltype(&cuEventRecord) EventRecord = nullptr;
   decltype(&cuEventSynchronize) EventSynchronize = nullptr;
