@@ -291,12 +291,15 @@ class Session {
       const snapshot::Prelude& q = s_.preludes[i];
       if (!r_.same_addresses) {
         // Relocated, only raw words are patched: a descriptor (TMA) would still name the old
-        // addresses, and the kernel could fault or wait forever on a copy that never lands.
-        bool encoded = false;
-        for (const auto& w : q.pointers) encoded |= w.kind == snapshot::WordKind::kDevice && w.encoding != snapshot::Encoding::kRaw;
-        if (encoded) {
+        // addresses, and the kernel could fault or wait forever on a copy that never lands (a
+        // cuDNN convolution did, 2026-11-30). A parameter of 128 bytes or more may hold one
+        // whose address the snap did not recognize.
+        bool opaque = false;
+        for (const auto& w : q.pointers) opaque |= w.kind == snapshot::WordKind::kDevice && w.encoding != snapshot::Encoding::kRaw;
+        for (const auto& p : q.params) opaque |= p.size >= 128;
+        if (opaque) {
           r_.warnings.push_back("--l2 prelude: " + q.kernel.substr(0, 100) +
-                                " left out: the regions were relocated and its parameters hold encoded addresses (a TMA descriptor) that are not patched");
+                                " left out: the regions were relocated and its parameters may hold addresses in a descriptor (TMA), which are not patched");
           continue;
         }
       }
