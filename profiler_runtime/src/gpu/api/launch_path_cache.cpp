@@ -303,7 +303,7 @@ int LaunchPathOfThisThread(ThreadSlot* slot, uint64_t call, uint64_t* out, int m
     e->key = key;
     e->full = full;
     e->used = now;
-    e->hits = 0;
+    if (!hit) e->hits = 0;  // verify mode refills at every hit: its checks stay those of a new entry's first hits and then the drawn ones
     e->n = n;
     e->words.assign(out, out + n);
   }
