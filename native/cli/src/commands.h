@@ -111,7 +111,7 @@ struct ReplayCliOptions {
   std::string dtype = "f32";
   bool any_driver = false;
   bool relocate = false;
-  std::string l2 = "restored";      // restored | clean | back-to-back | prelude (replay::L2State)
+  std::string l2 = "clean";         // restored | clean | back-to-back | prelude (replay::L2State)
   bool info = false;                // print what the snapshot holds; no GPU needed
   // Instruments on the replay: the replay runs under `strata record` with these (as
   // RecordOptions), and the profile goes to `output`.

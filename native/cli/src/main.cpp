@@ -217,9 +217,9 @@ int main(int argc, char** argv) {
   replay_cmd->add_flag("--relocate", rpl.relocate,
                        "Place the memory anywhere and patch the pointers the snap found (default: the snapped addresses)");
   replay_cmd->add_option("--l2", rpl.l2,
-                         "The L2 a timed launch finds: restored (after the restore copy, default), clean (dirty lines written "
-                         "back first), back-to-back (restored once, the previous launch's lines), prelude (the launch "
-                         "before it on its stream in the run, replayed first: the lines it left, as in the run)")
+                         "The L2 a timed launch finds: clean (default: the restore copy's dirty lines written back first), "
+                         "restored (what the restore copy left), back-to-back (restored once, the previous launch's lines), "
+                         "prelude (the launches before it on its stream in the run, replayed first)")
       ->check(CLI::IsMember({"restored", "clean", "back-to-back", "prelude"}));
   replay_cmd->add_option("--pc-sampling", rpl.pc_sampling, "PC sampling with stall reasons on the replay, as for record")
       ->expected(0, 1)

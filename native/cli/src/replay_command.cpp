@@ -182,6 +182,7 @@ int RunReplay(const ReplayCliOptions& options) {
                   regions && *regions ? "regions" : "PC sampling");
     else if (options.alone)
       std::printf("note     launched alone (no wait kernel): these times include the launch latency\n");
+    if (!r.l2_note.empty()) std::printf("note     %s\n", r.l2_note.c_str());
   }
   return r.matches ? 0 : 3;
 #else
