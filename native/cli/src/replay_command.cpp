@@ -166,7 +166,7 @@ int RunReplay(const ReplayCliOptions& options) {
   std::printf("outputs  %s (%zu of %zu regions differ; %s asked)\n", r.matches ? "MATCH" : "DIFFER", differ, r.regions.size(), how.c_str());
   if (!r.times_ns.empty()) {
     std::printf("time     min %s, median %s over %zu launches (L2 %s)", Us(r.min_ns).c_str(), Us(r.median_ns).c_str(), r.times_ns.size(),
-                options.l2.c_str());
+                r.l2_note.empty() ? options.l2.c_str() : "restored");
     if (r.in_run_ns) std::printf("; in the run %s (median/in-run %.3f)", Us(double(r.in_run_ns)).c_str(), r.median_ns / double(r.in_run_ns));
     std::printf("\n");
     if (!r.prelude_kernels.empty())
