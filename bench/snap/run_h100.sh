@@ -123,16 +123,16 @@ for fam in ${FAMILIES:-conv triton}; do
   step "(b) $mode: replay $fam, 20 timed launches"
   timeout 120 "$CLI" replay "$W/$fam.snap" --repeat 20; rc=$?; echo "exit $rc"
   token=$(python3 -c "import json;print(json.load(open('$W/$fam.json'))['token'])")
-  # Why a short kernel replays slower than in the run: the L2 it finds. As restored (above), the
-  # restore copy's lines are resident and dirty; clean: written back before the launch; back to
-  # back: what the previous launch of the kernel left (as in a loop).
-  for l2 in clean back-to-back; do
+  # Why a short kernel replays slower than in the run: the L2 it finds. Clean (above, the default
+  # since 2026-11-30): the restore copy's lines written back before the launch; as restored, they
+  # are resident and dirty; back to back: what the previous launch of the kernel left (as in a loop).
+  for l2 in restored back-to-back; do
     step "(b) $mode: replay $fam --l2 $l2, 20 timed launches"
     timeout 120 "$CLI" replay "$W/$fam.snap" --repeat 20 --l2 $l2 | grep -E "outputs|time"
   done
-  step "(b) $mode: the replayed kernel under ncu (L2 as restored, clean, back to back)"
+  step "(b) $mode: the replayed kernel under ncu (L2 clean, as restored, back to back)"
   ncu_time "$W/$fam.snap" "$token"
-  ncu_time "$W/$fam.snap" "$token" --l2 clean
+  ncu_time "$W/$fam.snap" "$token" --l2 restored
   ncu_time "$W/$fam.snap" "$token" --l2 back-to-back
   blocks=$(python3 -c "import json,math;print(math.prod(json.load(open('$W/$fam.json'))['grid']))")
   # Strata's own instruments on a replay: its CUPTI kernel records (the same instrument read from
