@@ -8,7 +8,6 @@
 #include <thread>
 
 #include "replay_driver.h"
-#include "strata/replay/address_hold.h"
 #include "strata/replay/address_plan.h"
 #include "strata/replay/device_check.h"
 #include "strata/replay/l2_evict_kernel.h"
@@ -20,7 +19,6 @@ namespace {
 
 // A replayed kernel (or a launch before it) that takes longer than this is taken to hang.
 constexpr int kFinishLimitS = 30;
-constexpr uint64_t kHoldGranularity = 2ull << 20;
 
 
 std::string Hex(uint64_t v) {
@@ -69,8 +67,6 @@ class Session {
     CheckPointers();
     if (o_.l2 == L2State::kPrelude && s_.preludes.empty())
       throw ReplayError("--l2 prelude: the snapshot has no launch before the snapped one (" + s_.preludes_why_not + ")");
-    // Before the driver starts and maps ranges of its own (2 MiB: the granularity on x86-64).
-    if (!o_.relocate) held_ = hold_.Take(PlanSpans(s_.regions, kHoldGranularity));
     d_.Load();
     d_.Check(d_.Init(0), "cuInit");
     d_.Check(d_.DeviceGet(&dev_, 0), "cuDeviceGet");
@@ -131,7 +127,6 @@ class Session {
     if (!o_.relocate) {
       std::vector<Span> reserved;
       for (const Span& sp : PlanSpans(s_.regions, gran)) {
-        hold_.Release(sp.start, sp.size);
         CUdeviceptr got = 0;
         // The alignment named (the default one can be coarser than the snapped address's).
         CUresult e = d_.MemAddressReserve(&got, sp.size, gran, CUdeviceptr(sp.start), 0);
@@ -154,14 +149,12 @@ class Session {
           d_.Check(d_.MemSetAccess(CUdeviceptr(sp.start), sp.size, &access, 1), "cuMemSetAccess");
         }
         for (size_t i = 0; i < s_.regions.size(); ++i) base_[i] = s_.regions[i].base;
-        hold_.ReleaseAll();
         Say("memory: " + std::to_string(s_.regions.size()) + " regions at their snapped addresses (" +
-            std::to_string(reserved.size()) + " ranges reserved, " + std::to_string(held_) + " held from the start)");
+            std::to_string(reserved.size()) + " ranges reserved)");
         return;
       }
       for (const Span& sp : reserved) d_.MemAddressFree(CUdeviceptr(sp.start), sp.size);
     }
-    hold_.ReleaseAll();
     r_.same_addresses = false;
     for (size_t i = 0; i < s_.regions.size(); ++i) {
       CUdeviceptr p = 0;
@@ -501,8 +494,6 @@ class Session {
   CUfunction fn_ = nullptr;
   std::vector<uint64_t> base_;
   std::vector<CUdeviceptr> golden_;
-  AddressHold hold_;  // the snapped ranges, held on the host until reserved
-  int held_ = 0;
   Launchable kernel_;
   std::vector<Launchable> preludes_;
   std::vector<std::string> prelude_buffers_;  // the preludes' parameters (patched when relocated); never resized after Place
