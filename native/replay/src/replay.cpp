@@ -418,6 +418,7 @@ class Session {
   }
 
   void Time() {
+    if (o_.repeat <= 0) return;  // (`strata trace` replays once under cuda-gdb: nothing else to load)
     CUmodule spin_module = nullptr;
     CUfunction spin = nullptr;
     // Without timing kernels nothing is loaded: times include the launch's latency.
