@@ -37,10 +37,10 @@ replay_states() {  # SNAP TOKEN BLOCKS
 step "(a) CUDA C++ axpy loop"
 if [ "${SKIP_AXPY:-0}" = 1 ]; then echo "skipped (SKIP_AXPY=1)"
 elif nvcc -O3 -arch=sm_90 -o "$W/axpy_steps" bench/snap/axpy_steps.cu; then
-  timeout 120 "$CLI" record -o "$W/axpy.strata" --snap axpy_step:3 -- "$W/axpy_steps" 2>&1 | grep -E "snapshot|strata:.*gpu"
+  timeout 120 "$CLI" record -o "$W/axpy.strata" --snap axpy_step:3 --snap-preludes 12 -- "$W/axpy_steps" 2>&1 | grep -E "snapshot|strata:.*gpu"
   "$CLI" report --format json --view top-down "$W/axpy.strata" 2>/dev/null | python3 bench/snap/strata_kernel_times.py axpy_step "snapped run"
   [ -f "$W/axpy.snap" ] && replay_states "$W/axpy.snap" axpy_step ""
-  timeout 60 "$CLI" record -o "$W/axpy-small.strata" --snap axpy_step:3 -- "$W/axpy_steps" 65536 2>&1 | grep snapshot
+  timeout 60 "$CLI" record -o "$W/axpy-small.strata" --snap axpy_step:3 --snap-preludes 12 -- "$W/axpy_steps" 65536 2>&1 | grep snapshot
   cp "$W/axpy-small.snap" "$OUT/axpy_prelude.snap" 2>/dev/null
 fi
 
@@ -57,7 +57,7 @@ for fam in ${FAMILIES:-triton conv}; do
   token=$(python3 -c "import json;print(json.load(open('$W/$fam.json'))['token'])")
   blocks=$(python3 -c "import json,math;print(math.prod(json.load(open('$W/$fam.json'))['grid']))")
   step "(b) $mode: strata record --snap $spec"
-  timeout $(( $(left) - 20 )) "$CLI" record -o "$W/$fam.strata" --snap "$spec" -- python3 bench/snap/torch_step.py --mode $mode > "$W/$fam-record.log" 2>&1
+  timeout $(( $(left) - 20 )) "$CLI" record -o "$W/$fam.strata" --snap "$spec" --snap-preludes 12 -- python3 bench/snap/torch_step.py --mode $mode > "$W/$fam-record.log" 2>&1
   echo "exit $?"; grep -E "snapshot|strata:.*gpu" "$W/$fam-record.log"
   [ -f "$W/$fam.snap" ] || continue
   "$CLI" report --format json --view top-down "$W/$fam.strata" 2>/dev/null | python3 bench/snap/strata_kernel_times.py "$token" "snapped run" "$blocks"

@@ -1,7 +1,9 @@
 // The snap's request parsing and its pointer scan (no GPU: the resolver is a table).
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <cstring>
+#include <string>
 #include <map>
 
 #include "gpu/snap/pointer_scan.h"
@@ -26,6 +28,24 @@ TEST(SnapRequest, KernelAndN) {
   EXPECT_EQ(r.kernel, "ns::kernel");
   EXPECT_NE(ParseSnapSpec("k:0", &r), "");
   EXPECT_NE(ParseSnapSpec(":3", &r), "");
+}
+
+// The launches before the snapped one are kept only when asked for, at most kMaxPreludes.
+TEST(SnapRequest, PreludesFromTheEnvironment) {
+  ::setenv("STRATA_SNAP", "axpy_step:3", 1);
+  ::unsetenv("STRATA_SNAP_PRELUDES");
+  SnapRequest r;
+  std::string why;
+  ASSERT_TRUE(SnapRequestFromEnv(&r, &why)) << why;
+  EXPECT_EQ(r.preludes, 0) << "off by default";
+  for (auto [value, want] : std::map<std::string, int>{{"4", 4}, {"12", 12}, {"40", kMaxPreludes}, {"-3", 0}}) {
+    ::setenv("STRATA_SNAP_PRELUDES", value.c_str(), 1);
+    SnapRequest q;
+    ASSERT_TRUE(SnapRequestFromEnv(&q, &why)) << why;
+    EXPECT_EQ(q.preludes, want) << value;
+  }
+  ::unsetenv("STRATA_SNAP_PRELUDES");
+  ::unsetenv("STRATA_SNAP");
 }
 
 TEST(PointerScan, ParamsStructsAndOneLevelDown) {

@@ -23,6 +23,7 @@ struct RecordOptions {
   std::string snap;                // "" off | KERNEL[:N] (STRATA_SNAP): one launch to a snapshot file
   std::string snap_output;         // "" = the profile's path with .snap for .strata
   uint64_t snap_max_bytes = 0;     // 0 = the runtime's default bound on region contents
+  int snap_preludes = 0;           // launches before the snapped one kept (STRATA_SNAP_PRELUDES)
   std::vector<std::string> command;
 };
 int RunRecord(const RecordOptions& options);

@@ -89,6 +89,10 @@ int main(int argc, char** argv) {
   record->add_option("--snap-max-bytes", rec.snap_max_bytes,
                      "Keep the contents of the snapped allocations up to this many bytes (default 4 GiB)")
       ->check(CLI::PositiveNumber);
+  record->add_option("--snap-preludes", rec.snap_preludes,
+                     "Also keep up to N launches before the snapped one on its stream, with their allocations and "
+                     "module images, for `strata replay --l2 prelude` (at most 12; default 0)")
+      ->check(CLI::Range(0, 12));
   std::string program;
   record->add_option("command", program, "The command to run, after -- (CMD ARGS...)");
   record->prefix_command();  // without --: everything after the program goes to the target

@@ -349,6 +349,7 @@ int RunRecord(const RecordOptions& options) {
     env.push_back("STRATA_SNAP=" + options.snap);
     env.push_back("STRATA_SNAP_OUTPUT=" + snap_path);
     if (options.snap_max_bytes) env.push_back("STRATA_SNAP_MAX_BYTES=" + std::to_string(options.snap_max_bytes));
+    if (options.snap_preludes) env.push_back("STRATA_SNAP_PRELUDES=" + std::to_string(options.snap_preludes));
   }
   if (!options.capture_range.empty()) env.push_back("STRATA_CAPTURE_RANGE=" + options.capture_range);
   if (!options.pc_sampling.empty()) {

@@ -20,13 +20,13 @@ std::string Symbol(const std::string& kernel) { return std::string(1, '\0') + ke
 
 }  // namespace
 
-void KeepImage(const std::string& key, const void* image, size_t size) {
+void KeepImage(const std::string& key, bool others, const void* image, size_t size) {
   if (!image || !size) return;
   std::string_view bytes(static_cast<const char*>(image), size);
   std::lock_guard<std::mutex> lock(g_mu);
   ++g_seen;
   const bool named = key.empty() || Contains(bytes, key);
-  if (!named && g_other_bytes + size > kOtherImagesBudget) return;
+  if (!named && (!others || g_other_bytes + size > kOtherImagesBudget)) return;
   if (!g_images) g_images = new std::vector<std::string>();
   for (const std::string& kept : *g_images)
     if (kept.size() == size && std::memcmp(kept.data(), image, size) == 0) return;

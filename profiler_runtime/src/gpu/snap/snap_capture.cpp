@@ -85,10 +85,9 @@ bool ReadLaunch(CUpti_CallbackId cbid, const void* params, Launch* l) {
   }
 }
 
-// The launches before the snapped one that a replay runs first: the newest ones on its stream
-// until the allocations they point into add up to this many times the L2 (so that what the
-// restore copy left in the L2 is gone and what they leave is), at most kPreludesMax of them.
-constexpr int kPreludesMax = 12;
+// The launches before the snapped one that a replay can run first (STRATA_SNAP_PRELUDES=N): the
+// newest ones on its stream until the allocations they point into add up to this many times the
+// L2 (so that what the restore copy left in the L2 is gone and what they leave is), at most N.
 constexpr uint64_t kPreludeL2Multiple = 3;
 
 // A launch on a stream before the snapped one, as it was launched (its pointers are resolved
@@ -280,7 +279,7 @@ std::string ReadParams(const Launch& l, std::vector<snapshot::Param>* params, st
 // parameters: a few hundred bytes each).
 void Remember(const Launch& l, const char* name) {
   std::deque<LastLaunch>& q = (*g->last)[l.stream];
-  if (q.size() == size_t(kPreludesMax)) q.pop_front();
+  if (q.size() >= size_t(g->req.preludes)) q.pop_front();
   q.emplace_back();
   LastLaunch& last = q.back();
   last.kernel = name;
@@ -293,6 +292,10 @@ void Remember(const Launch& l, const char* name) {
 // the snapshot's region table (allocations of their own are added); `images` gets the module
 // images the snapped one's does not cover. Stops at a launch that cannot be kept.
 void AddPreludes(CUstream stream, const std::string& image, snapshot::Snapshot* s, std::vector<std::string>* images) {
+  if (g->req.preludes <= 0) {
+    s->preludes_why_not = "not asked for (strata record --snap-preludes N)";
+    return;
+  }
   auto it = g->last->find(stream);
   if (it == g->last->end() || it->second.empty()) {
     s->preludes_why_not = "the snapped launch was the first on its stream";
@@ -503,7 +506,8 @@ bool InternalCall() { return t_internal > 0; }
 
 void OnModuleLoaded(const void* image, size_t size) {
   // Also while the snap itself runs: looking the function up can load its module (lazy loading).
-  if (g && (t_internal || !g->finished.load(std::memory_order_relaxed))) KeepImage(g->req.image_key, image, size);
+  if (g && (t_internal || !g->finished.load(std::memory_order_relaxed)))
+    KeepImage(g->req.image_key, g->req.preludes > 0, image, size);
 }
 
 void OnLaunchEnter(CUpti_CallbackId cbid, const CUpti_CallbackData* cb) {
@@ -523,7 +527,10 @@ void OnLaunchEnter(CUpti_CallbackId cbid, const CUpti_CallbackData* cb) {
     if (match) ++g->in_capture;
     return;  // a captured launch does not run now
   }
-  if (!match || ++g->matching != g->req.nth) return Remember(l, cb->symbolName);
+  if (!match || ++g->matching != g->req.nth) {
+    if (g->req.preludes > 0) Remember(l, cb->symbolName);
+    return;
+  }
   g->finished.store(true);
   auto* a = new Armed();
   if (std::string why = Begin(l.f, cb->symbolName, l, a); !why.empty()) {

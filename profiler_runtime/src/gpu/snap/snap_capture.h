@@ -2,10 +2,10 @@
 // synchronizes the context and writes the module image, configuration, parameter buffer and the
 // contents of every device allocation the parameters reach into a snapshot file
 // (docs/snapshot-format.md); its exit synchronizes again and adds the same allocations after
-// the kernel and the launch's own time. Until then the last launch on each stream is kept (its
-// kernel, configuration and parameters): the launch just before the snapped one goes into the
-// snapshot too, so that a replay can run it first and find the L2 as the run did. One launch per
-// process; the program runs on unchanged (slower only around that launch).
+// the kernel and the launch's own time. With STRATA_SNAP_PRELUDES=N the last N launches on each
+// stream are kept until then (kernel, configuration, parameters) and the ones just before the
+// snapped launch go into the snapshot too, so that a replay can run them first (`--l2 prelude`).
+// One launch per process; the program runs on unchanged (slower only around that launch).
 #pragma once
 
 #include <cupti.h>

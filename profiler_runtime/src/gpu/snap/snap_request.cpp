@@ -43,6 +43,10 @@ bool SnapRequestFromEnv(SnapRequest* out, std::string* why) {
   const char* o = std::getenv("STRATA_SNAP_OUTPUT");
   out->output = o && *o ? o : "strata.snap";
   if (const char* m = std::getenv("STRATA_SNAP_MAX_BYTES"); m && *m) out->max_bytes = std::strtoull(m, nullptr, 10);
+  if (const char* p = std::getenv("STRATA_SNAP_PRELUDES"); p && *p) {
+    long n = std::strtol(p, nullptr, 10);
+    out->preludes = int(n < 0 ? 0 : n > kMaxPreludes ? kMaxPreludes : n);
+  }
   return true;
 }
 
