@@ -31,7 +31,7 @@ struct ReplayOptions {
   bool any_driver = false;    // replay a snapshot taken under another driver version
   bool relocate = false;      // place regions anywhere and patch the known pointers
   // Clean by default: on the H200 it timed a cuDNN convolution, a Triton kernel and a DRAM-bound
-  // loop within 1.3% of their in-run times (CUPTI on both sides), where the restore copy's dirty
+  // loop within 2.2% of their in-run times (CUPTI on both sides), where the restore copy's dirty
   // lines made the Triton kernel 11-14% slower.
   L2State l2 = L2State::kClean;
   // The replay's own kernels around the timed launches (a wait kernel that queues each one so
