@@ -94,11 +94,14 @@ test('hover a collective: its op, rank, lane, bytes and issuing line; a click po
 
 test('an incomplete timeline says why; bad data is one line; a profile brings the flame graph back', async () => {
   await post({ type: 'rankTimeline', version: PROTOCOL_VERSION, title: 't', data: { ...fourRanks(), truncated: 40, ranksWithoutClock: [3] } });
+  // postToWebview is window.postMessage: the webview takes the message in a later task (a CI run
+  // read the banner before it had).
+  await page.waitForFunction(() => /slices are left out/.test((window as any).__strata.message()));
   const msg = await page.evaluate(() => (window as any).__strata.message());
   assert.match(msg, /^40 slices are left out/);
   assert.match(msg, /Rank 3 recorded no start clock/);
   await post({ type: 'rankTimeline', version: PROTOCOL_VERSION, title: 't', data: { lanes: 3 } });
-  assert.match(await page.evaluate(() => (window as any).__strata.message()), /not a rank timeline/);
+  await page.waitForFunction(() => /not a rank timeline/.test((window as any).__strata.message()));
   await post({ type: 'profile', version: PROTOCOL_VERSION, title: 't', metrics: ['cpu_time'], data: sampleData() });
   await page.waitForFunction(() => !(document.querySelector('.strata-rank-timeline') as HTMLElement).hidden === false);
   assert.equal(await page.locator('.strata-rank-timeline').isHidden(), true);
