@@ -13,6 +13,7 @@
 #include <mutex>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "common/tls.h"
@@ -307,7 +308,7 @@ void AddPreludes(CUstream stream, const std::string& image, snapshot::Snapshot* 
   const uint64_t enough = kPreludeL2Multiple * uint64_t(l2 > 0 ? l2 : 64 << 20);
   std::vector<snapshot::Prelude> newest_first;
   std::vector<std::string> own;  // images, in the order first named
-  std::unordered_map<uint64_t, bool> counted;  // region bases whose size is counted
+  std::unordered_set<uint64_t> counted;  // region bases whose size is counted
   uint64_t footprint = 0;
   const std::deque<LastLaunch>& launches = it->second;
   for (auto p = launches.rbegin(); p != launches.rend() && footprint < enough; ++p) {
@@ -335,10 +336,8 @@ void AddPreludes(CUstream stream, const std::string& image, snapshot::Snapshot* 
     ScanWords(reinterpret_cast<const uint8_t*>(p->param_buffer.data()), p->param_buffer.size(), -1, ResolveOnDevice, &t);
     s->regions = std::move(t.regions);
     for (const auto& w : t.pointers)
-      if (w.kind == snapshot::WordKind::kDevice && !counted[s->regions[w.region].base]) {
-        counted[s->regions[w.region].base] = true;
+      if (w.kind == snapshot::WordKind::kDevice && counted.insert(s->regions[w.region].base).second)
         footprint += s->regions[w.region].size;
-      }
     q.kernel = p->kernel;
     q.launch = p->config;
     q.launch_attributes = p->attributes;
@@ -522,6 +521,7 @@ void OnLaunchEnter(CUpti_CallbackId cbid, const CUpti_CallbackData* cb) {
   }
   InternalScope internal;
   const bool match = Matches(l.f, cb->symbolName);
+  if (!match && g->req.preludes <= 0) return;  // nothing to keep of another kernel's launch
   CUstreamCaptureStatus capturing = CU_STREAM_CAPTURE_STATUS_NONE;
   if (g->drv.StreamIsCapturing(l.stream, &capturing) == CUDA_SUCCESS && capturing != CU_STREAM_CAPTURE_STATUS_NONE) {
     if (match) ++g->in_capture;
