@@ -60,7 +60,8 @@ AB_CONFIGS = {
     "strata-records": ("ab", {**RANGE, **NO_OPS, "STRATA_GPU_CALLBACKS": "none"}),  # activity records only
     "strata-callbacks": ("ab", {**RANGE, **NO_OPS, "STRATA_GPU_CALLPATHS": "0"}),  # + API callbacks
     "strata-paths": ("ab", {**RANGE, **NO_OPS}),  # + call paths at launches; "strata" adds operators
-    "strata-cheapkey": ("ab", {**RANGE, "STRATA_GPU_PATH_KEY": "cheap"}),  # no native trace in the path key
+    "strata-cheapkey": ("ab", {**RANGE, "STRATA_GPU_PATH_KEY": "cheap"}),  # no native trace in the path key (the default since 2026-12-01)
+    "strata-tracekey": ("ab", {**RANGE, "STRATA_GPU_PATH_KEY": "trace"}),  # the native trace in the path key (the default before)
     # Sampled tracing inside the ranges (windows of 10 ms every 100 ms); "none-long" is the
     # alternation alone at the same block length.
     "strata-sampled": ("ab", {**RANGE, "STRATA_GPU_SAMPLING": "10/100"}),

@@ -24,13 +24,18 @@
 # it was not chosen on: the same kernel at 1024, 2048 and 4096 tokens (run3/gluon), and a 3-deep
 # K/V ring, another kernel (run3/gluon_ring3); python3 bench/regions/record_cost_heldout.py
 # DIR/run1 DIR/run2 --paced-check DIR/run3 (run 1's traces fix the model).
+# PARTS=repeat: the Gluon attention alone in two processes (runA, runB), each tracing TRACES
+# (default 5) launches of every density at 1024, 2048 and 4096 tokens, the lengths taking turns:
+# how far the loop-only truth moves launch to launch and process to process, and the paced model
+# against the mean of a process's own loop-only launches (python3 bench/regions/gluon_repeat_check.py
+# DIR/runA DIR/runB). RT: the runtime's folder (default .device/rt-C).
 set -uo pipefail
 OUT="${1:?output folder}"
 ROOT=$(pwd)
 PY=/opt/torch/.venv/bin/python3
 [ -x "$PY" ] || PY=python3
 BIN=$ROOT/build-regions/bench/record_cost_pairs
-RT=$ROOT/.device/rt-C
+RT=$ROOT/${RT:-.device/rt-C}
 W=/tmp/calibration; rm -rf "$W"; mkdir -p "$W"
 LOG="$OUT/log.txt"
 T0=$(date +%s)
@@ -70,7 +75,7 @@ gluon() {  # RUN DEADLINE [SUBDIR TOKENS RING]
     (cd "$ROOT/test/proton" && TRITON_CACHE_DIR=/tmp/tc_cal_$d PROTON_BENCH_DIR=/tmp timeout 120 env \
       LD_LIBRARY_PATH="$UNWIND${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" STRATA_OUTPUT="$tag.strata" \
       LD_PRELOAD="$RT/libstrata_runtime.so" "$PY" attention_ws_gluon.py "${args[@]}" --calibrate "$tag" \
-      --n-ctx "$tokens" --ring "$ring" --reps 60) > "$tag.log" 2>&1
+      --n-ctx "$tokens" --ring "$ring" --reps 60 --traces "${TRACES:-1}") > "$tag.log" 2>&1
     local rc=$?
     echo "== $1 $sub $d: exit $rc, $(( $(date +%s) - s )) s (at $(elapsed) s)"
     grep -v "^\s*$" "$tag.log" | grep -v "^BENCH\|Warning (cta" | tail -4
@@ -109,7 +114,11 @@ PY
   done
 }
 
-if [ "${PARTS:-heldout}" = paced ]; then
+if [ "${PARTS:-heldout}" = repeat ]; then
+  TRACES=${TRACES:-5}
+  gluon runA 200 gluon 1024,2048,4096 2
+  gluon runB 420 gluon 1024,2048,4096 2
+elif [ "${PARTS:-heldout}" = paced ]; then
   gluon run3 240 gluon 1024,2048,4096 2
   gluon run3 480 gluon_ring3 1024,2048,4096 3
 else
@@ -119,6 +128,23 @@ else
   gluon run2 500
 fi
 echo "elapsed: $(elapsed) s"
+if [ "${PARTS:-heldout}" = repeat ]; then
+  # Five traces of three densities and lengths, twice, are too large to bring back: analysed here
+  # (the CLI carried gzipped as $RT/strata.gz when it is not there as is), the traces left behind.
+  [ -x "$RT/strata" ] || { gunzip -c "$RT/strata.gz" > /tmp/strata-cli && chmod +x /tmp/strata-cli; }
+  CLI=$RT/strata; [ -x "$CLI" ] || CLI=/tmp/strata-cli
+  rate=$(awk -F', ' '{print $4}' "$W/smi.txt" | grep -o '[0-9]*' | head -1)
+  mkdir -p "$W/analysis"
+  LD_LIBRARY_PATH="$UNWIND" STRATA="$CLI" timeout 240 python3 "$ROOT/bench/regions/gluon_repeat_check.py" "$W/runA" "$W/runB" \
+    --cycles-per-ns "$(python3 -c "print(${rate:-1980} / 1000)")" --json "$W/analysis" | tee "$W/analysis/gluon_repeat.md"
+  echo "analysis: exit ${PIPESTATUS[0]} (at $(elapsed) s)"
+  cp "$LOG" "$W/log_copy.txt"
+  tar -C "$W" --exclude='*.chrome_trace*' -czf "$OUT/calibration_repeat.tar.gz" .
+  # The traces, one file a process (a few MB gzipped each), for analysing again elsewhere.
+  for r in runA runB; do (cd "$W" && gzip -q $r/gluon/*.chrome_trace; tar -cf "$OUT/traces_$r.tar" $r/gluon/*.chrome_trace.gz); done
+  ls -la "$OUT"
+  exit 0
+fi
 # The traces compress well (JSON); the region buffers of the 1024-cube GEMMs are the largest part.
 (cd "$W" && gzip -q run*/gluon/*.chrome_trace 2>/dev/null; cp "$LOG" "$W/log_copy.txt"; du -sh run1 run2 2>/dev/null)
 tar -C "$W" -czf "$OUT/calibration_h100.tar.gz" . && ls -la "$OUT"

@@ -151,17 +151,24 @@ TEST(FakeCupti, EveryLaunchTraced) {
   EXPECT_EQ(Printed(r.out, "finalizes"), 0u) << "never detached";
 }
 
-// The launch path cache's cheap key (no native trace) cannot tell two call sites at the same
-// stack depth apart; its checks against the trace must, before they put many launches of one
-// site under the other's frames.
+// The launch path cache's cheap key (no native trace; the default) cannot tell two call sites at
+// the same stack depth apart; its check of the trace's return addresses on the stack must, at the
+// second site's first launch, before it puts launches of one site under the other's frames.
 TEST(FakeCupti, CheapPathKeyKeepsTwoSitesApart) {
-  for (const char* key : {"cheap", "trace"}) {
+  for (const char* key : {"", "cheap", "trace"}) {
     SCOPED_TRACE(key);
     const std::string out = Out(std::string("two_sites_") + key);
-    ProgramRun r = RunProgram({"two_sites", "2000"}, {{"STRATA_GPU_PATH_KEY", key}}, out);
+    std::map<std::string, std::string> env;
+    if (*key) env["STRATA_GPU_PATH_KEY"] = key;
+    ProgramRun r = RunProgram({"two_sites", "2000"}, env, out);
     ASSERT_EQ(r.code, 0) << r.out;
     auto p = Read(out);
     ExpectAllAttributed(p);
+    const std::string& gpu = p.meta.at("gpu");
+    if (std::string(key) == "trace")
+      EXPECT_EQ(gpu.find("cheap key"), std::string::npos) << gpu;
+    else
+      EXPECT_NE(gpu.find("1 keys stood for two traces, 0 fills not checkable"), std::string::npos) << gpu;
     uint32_t gpu_time = ~0u;
     for (uint32_t m = 0; m < p.metrics.size(); ++m)
       if (p.Str(p.metrics[m].name) == "gpu_time") gpu_time = m;
@@ -184,6 +191,18 @@ TEST(FakeCupti, CheapPathKeyKeepsTwoSitesApart) {
     ASSERT_EQ(by_caller.size(), 2u) << "two launch sites";
     for (const auto& [site, n] : by_caller) EXPECT_NEAR(double(n), 1000.0, 4.0) << "site at " << site;
   }
+}
+
+// One call site: the default key's every hit is checked on the stack, and none falls back.
+TEST(FakeCupti, CheapPathKeyChecksEveryHitOnTheStack) {
+  const std::string out = Out("cheap_one_site");
+  ProgramRun r = RunProgram({"full", "3000"}, {{"STRATA_GPU_PATH_CACHE", "verify"}}, out);
+  ASSERT_EQ(r.code, 0) << r.out;
+  auto p = Read(out);
+  const std::string& gpu = p.meta.at("gpu");
+  EXPECT_NE(gpu.find("2999 hits of 3000 (cheap key: 2999 hits checked on the stack, 0 keys stood for two traces"),
+            std::string::npos) << gpu;
+  EXPECT_NE(gpu.find("(verify: 0 mismatches)"), std::string::npos) << gpu;
 }
 
 TEST(FakeCupti, SampledWindowsDetachScaleAndSaySo) {

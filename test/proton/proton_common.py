@@ -39,6 +39,8 @@ def parse_args(description, extra=None):
     p.add_argument("--buffer-type", default="", help="Proton buffer: shared (Proton's default) or global")
     p.add_argument("--calibrate", metavar="OUT", help="trace one launch per shape and time each shape (calibrate)")
     p.add_argument("--no-loop-scopes", action="store_true", help="scopes outside the main loop only")
+    p.add_argument("--traces", type=int, default=1,
+                   help="with --calibrate: launches traced per shape, each in its own session (OUT_<tag>_t<k>)")
     if extra:
         extra(p)
     return p.parse_args()
@@ -118,8 +120,8 @@ def main(name, launch, check, args):
 
 def calibrate(name, shapes, args, instrumented):
     """One side of a plain / instrumented pair for the record cost (bench/regions/
-    calibration_h100.sh). shapes: [(tag, launch, check)]. Instrumented: per shape, one launch traced
-    in its own Proton session (OUT_<tag>.chrome_trace: Proton names a trace's processes by kernel
+    calibration_h100.sh). shapes: [(tag, launch, check)]. Instrumented: per shape, one launch (or
+    --traces K) traced in its own Proton session (OUT_<tag>[_t<k>].chrome_trace: Proton names a trace's processes by kernel
     and CTA only, so launches of one kernel in one session would share lanes); then, in one more
     session of the same mode (the same compiled kernel), `reps` timed launches per shape. Plain:
     the timed launches only. Each timed launch between two CUDA events, synchronized (with Proton
@@ -128,14 +130,18 @@ def calibrate(name, shapes, args, instrumented):
     kernel, so that a CUPTI record of the process can be split by shape."""
     order = []
     if instrumented:
-        for tag, launch, check in shapes:
-            _start(f"{args.calibrate}_{tag}", args, trace=True)
-            launch()
-            torch.cuda.synchronize()
-            proton.finalize()
-            check()
-            order.append(["trace", tag, 1])
-            print(f"{name} {tag}: proton trace written to {args.calibrate}_{tag}", flush=True)
+        # With several traces a shape, the shapes take turns (one launch of each, then again), so
+        # that a drift over the process's life reaches every shape alike.
+        for k in range(args.traces):
+            for tag, launch, check in shapes:
+                out = f"{args.calibrate}_{tag}" + (f"_t{k}" if args.traces > 1 else "")
+                _start(out, args, trace=True)
+                launch()
+                torch.cuda.synchronize()
+                proton.finalize()
+                check()
+                order.append(["trace", tag, 1])
+                print(f"{name} {tag}: proton trace written to {out}", flush=True)
         _start(os.environ.get("PROTON_BENCH_DIR", "/tmp") + f"/{name}_calibrate", args, trace=False)
     s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
     for tag, launch, check in shapes:

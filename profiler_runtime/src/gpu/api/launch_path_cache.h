@@ -4,13 +4,13 @@
 // innermost native return addresses (libunwind's fast trace, a few dozen frames: the launch
 // site inside the framework), every Python frame's address, code and instruction (py_reader's
 // StackKey, nothing resolved) and the thread's operator stack. A hit copies the cached words.
-// The native trace is most of a hit's cost (~50 ns a frame). STRATA_GPU_PATH_KEY=cheap leaves it
-// out and keys the API call and its kernel's name instead; an entry's first hits and then one
-// hit in about 64 (drawn) also take the trace and compare it with the one the entry was filled
-// with, and a cheap key seen with two traces is keyed with the trace from then on. Checking
-// only every 64th hit missed cuDNN's two call sites of one kernel at the same stack depth on
-// ResNet-50 training (STRATA_GPU_PATH_CACHE=verify): between checks, hits took the other
-// site's innermost frames. STRATA_GPU_PATH_KEY=trace keeps the trace in every key.
+// The native trace is most of a hit's cost (~50 ns a frame), so by default the key leaves it out
+// and takes the API call and its kernel's name instead; the fill records where on the stack each
+// of the trace's return addresses lies, and every hit compares those words in place, so a key
+// that two call sites share (cuDNN launching one kernel from two places at the same stack depth)
+// falls back to the trace at the other site's first launch. Checking one hit in 64 against the
+// trace instead let hits between checks take the other site's innermost frames on ResNet-50
+// training. STRATA_GPU_PATH_KEY=trace keeps the trace in every key (=cheap names the default).
 // STRATA_GPU_PATH_CACHE=off disables the cache; =verify takes the full path anyway and counts
 // the hits whose cached path differs (reported in meta gpu).
 #pragma once
