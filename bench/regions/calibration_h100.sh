@@ -28,7 +28,8 @@
 # (default 5) launches of every density at 1024, 2048 and 4096 tokens, the lengths taking turns:
 # how far the loop-only truth moves launch to launch and process to process, and the paced model
 # against the mean of a process's own loop-only launches (python3 bench/regions/gluon_repeat_check.py
-# DIR/runA DIR/runB). RT: the runtime's folder (default .device/rt-C).
+# DIR/runA DIR/runB; ANALYSE=0: not there, the traces brought back instead). RT: the runtime's
+# folder (default .device/rt-C).
 set -uo pipefail
 OUT="${1:?output folder}"
 ROOT=$(pwd)
@@ -47,6 +48,9 @@ echo "date: $(date -u +%FT%TZ)"
 "$PY" -c "import torch, triton; print('torch', torch.__version__, 'triton', triton.__version__, 'cuda', torch.version.cuda)"
 mkdir -p /tmp/strata-unwind && dpkg -x "$ROOT"/.device/libunwind8_*.deb /tmp/strata-unwind
 UNWIND=/tmp/strata-unwind/usr/lib/x86_64-linux-gnu
+# The CLI, carried as is or gzipped ($RT/strata.gz).
+[ -x "$RT/strata" ] || { [ -f "$RT/strata.gz" ] && gunzip -c "$RT/strata.gz" > /tmp/strata-cli && chmod +x /tmp/strata-cli; }
+CLI=$RT/strata; [ -x "$CLI" ] || CLI=/tmp/strata-cli
 
 gemms() {  # RUN
   local shape tag
@@ -79,7 +83,7 @@ gluon() {  # RUN DEADLINE [SUBDIR TOKENS RING]
     local rc=$?
     echo "== $1 $sub $d: exit $rc, $(( $(date +%s) - s )) s (at $(elapsed) s)"
     grep -v "^\s*$" "$tag.log" | grep -v "^BENCH\|Warning (cta" | tail -4
-    LD_LIBRARY_PATH="$UNWIND" "$RT/strata" export "$tag.strata" --format chrome -o "$tag.chrome.json" > "$tag.export.log" 2>&1 ||
+    LD_LIBRARY_PATH="$UNWIND" "$CLI" export "$tag.strata" --format chrome -o "$tag.chrome.json" > "$tag.export.log" 2>&1 ||
       { echo "export failed:"; tail -3 "$tag.export.log"; }
     "$PY" - "$tag" <<'PY'
 import json, sys
@@ -131,17 +135,22 @@ echo "elapsed: $(elapsed) s"
 if [ "${PARTS:-heldout}" = repeat ]; then
   # Five traces of three densities and lengths, twice, are too large to bring back: analysed here
   # (the CLI carried gzipped as $RT/strata.gz when it is not there as is), the traces left behind.
-  [ -x "$RT/strata" ] || { gunzip -c "$RT/strata.gz" > /tmp/strata-cli && chmod +x /tmp/strata-cli; }
-  CLI=$RT/strata; [ -x "$CLI" ] || CLI=/tmp/strata-cli
   rate=$(awk -F', ' '{print $4}' "$W/smi.txt" | grep -o '[0-9]*' | head -1)
   mkdir -p "$W/analysis"
-  LD_LIBRARY_PATH="$UNWIND" STRATA="$CLI" timeout 240 python3 "$ROOT/bench/regions/gluon_repeat_check.py" "$W/runA" "$W/runB" \
-    --cycles-per-ns "$(python3 -c "print(${rate:-1980} / 1000)")" --json "$W/analysis" | tee "$W/analysis/gluon_repeat.md"
-  echo "analysis: exit ${PIPESTATUS[0]} (at $(elapsed) s)"
+  if [ "${ANALYSE:-1}" = 1 ]; then
+    LD_LIBRARY_PATH="$UNWIND" STRATA="$CLI" timeout 240 python3 "$ROOT/bench/regions/gluon_repeat_check.py" "$W/runA" "$W/runB" \
+      --cycles-per-ns "$(python3 -c "print(${rate:-1980} / 1000)")" --json "$W/analysis" | tee "$W/analysis/gluon_repeat.md"
+    echo "analysis: exit ${PIPESTATUS[0]} (at $(elapsed) s)"
+  fi
   cp "$LOG" "$W/log_copy.txt"
   tar -C "$W" --exclude='*.chrome_trace*' -czf "$OUT/calibration_repeat.tar.gz" .
   # The traces, one file a process (a few MB gzipped each), for analysing again elsewhere.
-  for r in runA runB; do (cd "$W" && gzip -q $r/gluon/*.chrome_trace; tar -cf "$OUT/traces_$r.tar" $r/gluon/*.chrome_trace.gz); done
+  # (ANALYSE=0: not analysed there; with many traces, one file a process and density.)
+  for r in runA runB; do
+    (cd "$W" && gzip -q $r/gluon/*.chrome_trace
+     if [ "${ANALYSE:-1}" = 1 ]; then tar -cf "$OUT/traces_$r.tar" $r/gluon/*.chrome_trace.gz
+     else for d in loop sparse dense; do tar -cf "$OUT/traces_${r}_$d.tar" $r/gluon/${d}_*.chrome_trace.gz; done; fi)
+  done
   ls -la "$OUT"
   exit 0
 fi

@@ -3,14 +3,18 @@
 calibration_h100.sh with PARTS=repeat: two processes, A and B, each tracing K launches of every
 density and length, the lengths taking turns):
 
-  gluon_repeat_check.py RUN_A RUN_B [--strata build/bin/strata] [--cycles-per-ns R] [--json DIR] [--per-length]
+  gluon_repeat_check.py RUN_A RUN_B [--strata build/bin/strata] [--cycles-per-ns R] [--json DIR] [--per-length] [--pooled]
 
 First how much the truth itself moves: the loop-only trace's consumer_loop / producer_loop spans,
 launch by launch, within a process and between the two. Then the paced model (strata regions
 --fit-paced, as in record_cost_heldout.py) fitted on A at 1024 tokens, once per traced launch
 (the median of its numbers kept), replaying every launch of A and B at every length against the
 mean of that process's loop-only launches of the same length. --per-length: a model fitted on A at
-each length (the kernel's own pair at that launch shape) replays that length, on A and on B."""
+each length (the kernel's own pair at that launch shape) replays that length, on A and on B.
+--pooled: the model's three numbers by least squares over the means of all of A's launches at the
+length (the loops' instrumented spans less the loop-only truth: c times the consumer's extra records
+plus a constant per loop, for both densities) instead of the median of per-launch fits; the replay
+is the product's either way (strata regions --start-cost on every launch)."""
 import argparse
 import glob
 import json
@@ -80,6 +84,7 @@ def main():
     ap.add_argument("--cycles-per-ns", type=float, default=1.98)
     ap.add_argument("--json", metavar="DIR")
     ap.add_argument("--per-length", action="store_true", help="fit at every length, each replaying its own")
+    ap.add_argument("--pooled", action="store_true", help="fit the means of all launches at once (least squares)")
     a = ap.parse_args()
     rate, tmp = a.cycles_per_ns, tempfile.mkdtemp()
     runs = {"A": a.run_a, "B": a.run_b}
@@ -104,7 +109,37 @@ def main():
                 print(f"| {r} | {s[1:]} | {n} | {len(v)} | {statistics.mean(v):,.0f} | {min(v):,.0f} | {max(v):,.0f} | "
                       f"{100 * (max(v) / min(v) - 1):.2f}% | {against} |")
 
+    def pooled(shape):
+        # S_d,loop - T_loop = c * dR_d + a_loop over d in (sparse, dense), both loops: 4 equations,
+        # 3 unknowns, solved by the normal equations (3x3).
+        base = data["A"]
+        truth = {n: statistics.mean(x[2][n]["span"] for x in base["loop"][shape]) for n in LOOPS}
+        truth_records = statistics.mean(x[2]["consumer_loop"]["records"] for x in base["loop"][shape])
+        rows, rhs = [], []
+        for d in ("sparse", "dense"):
+            dr = statistics.mean(x[2]["consumer_loop"]["records"] for x in base[d][shape]) - truth_records
+            for i, n in enumerate(LOOPS):
+                rows.append([dr, 1.0 if i == 0 else 0.0, 1.0 if i == 1 else 0.0])
+                rhs.append(statistics.mean(x[2][n]["span"] for x in base[d][shape]) - truth[n])
+        m = [[sum(r[i] * r[j] for r in rows) for j in range(3)] for i in range(3)]
+        v = [sum(r[i] * y for r, y in zip(rows, rhs)) for i in range(3)]
+        for i in range(3):  # Gauss-Jordan, the matrix is small and well conditioned (two densities)
+            p = m[i][i]
+            m[i] = [x / p for x in m[i]]
+            v[i] /= p
+            for k in range(3):
+                if k != i:
+                    f = m[k][i]
+                    m[k] = [x - f * y for x, y in zip(m[k], m[i])]
+                    v[k] -= f * v[i]
+        c, costs = v[0], {"consumer_loop": v[1], "producer_loop": v[2]}
+        print(f"\nPaced model fitted on A at {shape[1:]} tokens, all {len(base['loop'][shape])} launches pooled: c {c:.2f}, "
+              f"loops {costs['consumer_loop']:.0f} / {costs['producer_loop']:.0f}")
+        return c, costs, []
+
     def model(shape):
+        if a.pooled:
+            return pooled(shape)
         base = data["A"]
         fits = [fit(a.strata, dense, sparse, loop, rate, int(shape[1:]) // 64)
                 for (_, dense, _), (_, sparse, _), (_, loop, _) in zip(base["dense"][shape], base["sparse"][shape], base["loop"][shape])]
@@ -125,6 +160,8 @@ def main():
             for s in shapes:
                 iters = int(s[1:]) // 64
                 c, costs, _ = models[s if a.per_length else "n1024"]
+                if not data[r][d][s] or not data[r]["loop"][s]:
+                    continue
                 truth_records = statistics.mean(x[2]["consumer_loop"]["records"] for x in data[r]["loop"][s])
                 rep = {n: [] for n in LOOPS}
                 raw = {n: [] for n in LOOPS}
@@ -151,7 +188,7 @@ def main():
               f"{sum(x <= 0.02 for x in e)}/{len(e)} within 2%")
     if a.json:
         json.dump({"models": {k: {"c": m[0], "loop_costs": m[1], "fits": m[2]} for k, m in models.items()}, "rows": rows},
-                  open(os.path.join(a.json, "gluon_repeat" + ("_per_length" if a.per_length else "") + ".json"), "w"), indent=1)
+                  open(os.path.join(a.json, "gluon_repeat" + ("_per_length" if a.per_length else "") + ("_pooled" if a.pooled else "") + ".json"), "w"), indent=1)
 
 
 if __name__ == "__main__":
