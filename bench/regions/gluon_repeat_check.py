@@ -11,10 +11,10 @@ launch by launch, within a process and between the two. Then the paced model (st
 (the median of its numbers kept), replaying every launch of A and B at every length against the
 mean of that process's loop-only launches of the same length. --per-length: a model fitted on A at
 each length (the kernel's own pair at that launch shape) replays that length, on A and on B.
---pooled: the model's three numbers by least squares over the means of all of A's launches at the
-length (the loops' instrumented spans less the loop-only truth: c times the consumer's extra records
-plus a constant per loop, for both densities) instead of the median of per-launch fits; the replay
-is the product's either way (strata regions --start-cost on every launch)."""
+--pooled: the model fitted once by the product over all of A's launches at the length (strata
+regions --fit-paced with every instrumented launch, --fit-reference with every loop-only one: their
+mean) instead of the median of per-launch fits; the replay is the product's either way (strata
+regions --start-cost on every launch)."""
 import argparse
 import glob
 import json
@@ -110,30 +110,22 @@ def main():
                       f"{100 * (max(v) / min(v) - 1):.2f}% | {against} |")
 
     def pooled(shape):
-        # S_d,loop - T_loop = c * dR_d + a_loop over d in (sparse, dense), both loops: 4 equations,
-        # 3 unknowns, solved by the normal equations (3x3).
+        # The product's paced fit over every launch at once: all of A's instrumented launches of
+        # both densities, against the mean of its loop-only launches (--fit-reference, several).
         base = data["A"]
-        truth = {n: statistics.mean(x[2][n]["span"] for x in base["loop"][shape]) for n in LOOPS}
-        truth_records = statistics.mean(x[2]["consumer_loop"]["records"] for x in base["loop"][shape])
-        rows, rhs = [], []
-        for d in ("sparse", "dense"):
-            dr = statistics.mean(x[2]["consumer_loop"]["records"] for x in base[d][shape]) - truth_records
-            for i, n in enumerate(LOOPS):
-                rows.append([dr, 1.0 if i == 0 else 0.0, 1.0 if i == 1 else 0.0])
-                rhs.append(statistics.mean(x[2][n]["span"] for x in base[d][shape]) - truth[n])
-        m = [[sum(r[i] * r[j] for r in rows) for j in range(3)] for i in range(3)]
-        v = [sum(r[i] * y for r, y in zip(rows, rhs)) for i in range(3)]
-        for i in range(3):  # Gauss-Jordan, the matrix is small and well conditioned (two densities)
-            p = m[i][i]
-            m[i] = [x / p for x in m[i]]
-            v[i] /= p
-            for k in range(3):
-                if k != i:
-                    f = m[k][i]
-                    m[k] = [x - f * y for x, y in zip(m[k], m[i])]
-                    v[k] -= f * v[i]
-        c, costs = v[0], {"consumer_loop": v[1], "producer_loop": v[2]}
-        print(f"\nPaced model fitted on A at {shape[1:]} tokens, all {len(base['loop'][shape])} launches pooled: c {c:.2f}, "
+        loops = [p for _, p, _ in base["loop"][shape]]
+        dense = [p for _, p, _ in base["dense"][shape]]
+        others = dense[1:] + [p for _, p, _ in base["sparse"][shape]]
+        t = json.loads(h.cli(a.strata, ["regions", "--proton", dense[0], "--format", "json", "--cycles-per-ns", repr(rate),
+                                        "--fit-reference", ",".join(loops), "--fit-region", ",".join(LOOPS),
+                                        "--step-region", "wait_kv,wait_slot", "--fit-paced", ",".join(others)]).stdout)
+        names = {r["id"]: r["name"] for r in t["regions"]}
+        got = {names[x["region"]]: x["cycles"] for x in t["start_cost_cycles"]}
+        ref_records = statistics.mean(x[2]["consumer_loop"]["records"] for x in base["loop"][shape])
+        pace = (base["dense"][shape][0][2]["consumer_loop"]["records"] - ref_records) / (int(shape[1:]) // 64)
+        c, costs = got["wait_kv"] / pace, {n: got[n] for n in LOOPS}
+        print(f"\nPaced model fitted by strata regions on A at {shape[1:]} tokens, all launches pooled ({len(loops)} loop-only "
+              f"references, {1 + len(others)} instrumented): c {c:.2f}, "
               f"loops {costs['consumer_loop']:.0f} / {costs['producer_loop']:.0f}")
         return c, costs, []
 

@@ -1,5 +1,6 @@
 // strata: record a program with the Strata runtime, report and analyze a profile.
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
@@ -19,6 +20,19 @@ std::string NumberCheck(const std::string& v, bool positive) {
 }
 const CLI::Validator kPositive([](std::string& v) { return NumberCheck(v, true); }, "POSITIVE", "positive");
 const CLI::Validator kNonNegative([](std::string& v) { return NumberCheck(v, false); }, "NONNEGATIVE", "non-negative");
+// Comma-separated paths, each an existing file.
+const CLI::Validator kExistingFiles(
+    [](std::string& v) {
+      size_t from = 0;
+      while (from <= v.size()) {
+        const size_t comma = std::min(v.find(',', from), v.size());
+        const std::string path = v.substr(from, comma - from);
+        if (!path.empty() && !CLI::ExistingFile(path).empty()) return "File does not exist: " + path;
+        from = comma + 1;
+      }
+      return std::string();
+    },
+    "FILE[,FILE...]", "existing files");
 
 }  // namespace
 
@@ -156,9 +170,10 @@ int main(int argc, char** argv) {
   CLI::Option* reg_fit_ref = regions->add_option(
       "--fit-reference", reg.fit_reference,
       "Fit the record cost on this kernel's own pair: a region buffer or Proton trace of the same kernel with "
-      "--fit-region's markers only (its span without markers inside); with --step-region, the per-step cost on top of "
+      "--fit-region's markers only (its span without markers inside; several, comma-separated: their mean, a "
+      "launch-to-launch spread averaged out); with --step-region, the per-step cost on top of "
       "--calibration's or --record-cost's per record")
-                                   ->check(CLI::ExistingFile);
+                                   ->check(kExistingFiles);
   regions->add_option("--fit-region", reg.fit_region, "The region (id or name) --fit-reference compares")->needs(reg_fit_ref);
   regions->add_option("--fit-paced", reg.fit_paced,
                       "The paced fit (a warp-specialized pipeline: every step costs each role the pace-setting role's "

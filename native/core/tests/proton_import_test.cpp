@@ -470,6 +470,23 @@ TEST(ProtonImportH100, GluonAttentionRecordCost) {
     for (const auto& [name, cycles] : want) EXPECT_NEAR(got.at(name) / cycles - 1, 0, 0.01) << density << " " << name;
     EXPECT_NE(q.note.find("paced:"), std::string::npos) << q.note;
   }
+  // Several references (launches of the loop-only kernel): their mean. The same launch twice is
+  // that launch; a missing one fails the request.
+  {
+    RecordCostRequest twice = paced;
+    twice.fit_paced_with = dir + "sparse_n1024_2ctas.chrome_trace";
+    RecordCostRequest once = twice;
+    twice.fit_reference = fit.fit_reference + "," + fit.fit_reference;
+    ProtonTrace p1 = ImportProtonFile(dir + "dense_n1024_2ctas.chrome_trace", o);
+    ProtonTrace p2 = ImportProtonFile(dir + "dense_n1024_2ctas.chrome_trace", o);
+    AppliedRecordCost a1 = ApplyProtonRecordCost(once, p1), a2 = ApplyProtonRecordCost(twice, p2);
+    EXPECT_DOUBLE_EQ(a1.paced.pace_record_cycles, a2.paced.pace_record_cycles);
+    EXPECT_EQ(a1.paced.region_constant_cycles, a2.paced.region_constant_cycles);
+    EXPECT_NE(a2.note.find("the mean of 2 references"), std::string::npos) << a2.note;
+    twice.fit_reference = fit.fit_reference + "," + dir + "no_such_trace.chrome_trace";
+    ProtonTrace p3 = ImportProtonFile(dir + "dense_n1024_2ctas.chrome_trace", o);
+    EXPECT_THROW(ApplyProtonRecordCost(twice, p3), strata::core::Error);
+  }
   // One density only: the constants and the pace cannot be told apart.
   paced.fit_paced_with = dir + "dense_n1024_2ctas.chrome_trace";
   ProtonTrace same = ImportProtonFile(dir + "dense_n1024_2ctas.chrome_trace", o);

@@ -22,7 +22,8 @@ struct RecordCostRequest {
   // The fit (replaces the per-record cost; with step_regions, finds one cost per step on top of
   // the per-record cost given above, the start-up constant):
   std::string step_regions;       // "R,R": a step is each start of one of these (ids or names)
-  std::string fit_reference;      // a region buffer or Proton trace of the same kernel ...
+  std::string fit_reference;      // a region buffer or Proton trace of the same kernel (several,
+                                  // comma-separated: launches of it, their mean span per lane group) ...
   std::string fit_region;         // ... holding these regions (ids or names, comma-separated: pooled)
                                   // with no markers inside
   double fit_plain_ns = 0;        // or: the kernel's time plain and instrumented
