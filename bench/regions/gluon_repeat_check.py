@@ -16,10 +16,12 @@ regions --fit-paced with every instrumented launch, --fit-reference with every l
 mean) instead of the median of per-launch fits; the replay is the product's either way (strata
 regions --start-cost on every launch)."""
 import argparse
+import atexit
 import glob
 import json
 import os
 import re
+import shutil
 import statistics
 import sys
 import tempfile
@@ -87,6 +89,7 @@ def main():
     ap.add_argument("--pooled", action="store_true", help="fit the means of all launches at once (least squares)")
     a = ap.parse_args()
     rate, tmp = a.cycles_per_ns, tempfile.mkdtemp()
+    atexit.register(shutil.rmtree, tmp, True)  # the unpacked traces
     runs = {"A": a.run_a, "B": a.run_b}
     shapes = shapes_of(a.run_a)
     if not shapes:
