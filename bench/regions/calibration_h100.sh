@@ -28,7 +28,8 @@
 # (default 5) launches of every density at 1024, 2048 and 4096 tokens, the lengths taking turns:
 # how far the loop-only truth moves launch to launch and process to process, and the paced model
 # against the mean of a process's own loop-only launches (python3 bench/regions/gluon_repeat_check.py
-# DIR/runA DIR/runB; ANALYSE=0: not there, the traces brought back instead). RT: the runtime's
+# DIR/runA DIR/runB; ANALYSE=0: not there, the traces brought back instead; CLEAN_L2=1: a buffer
+# twice the L2 read before each traced launch, test/proton/proton_common.py --clean-l2). RT: the runtime's
 # folder (default .device/rt-C).
 set -uo pipefail
 OUT="${1:?output folder}"
@@ -79,7 +80,7 @@ gluon() {  # RUN DEADLINE [SUBDIR TOKENS RING]
     (cd "$ROOT/test/proton" && TRITON_CACHE_DIR=/tmp/tc_cal_$d PROTON_BENCH_DIR=/tmp timeout 120 env \
       LD_LIBRARY_PATH="$UNWIND${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" STRATA_OUTPUT="$tag.strata" \
       LD_PRELOAD="$RT/libstrata_runtime.so" "$PY" attention_ws_gluon.py "${args[@]}" --calibrate "$tag" \
-      --n-ctx "$tokens" --ring "$ring" --reps 60 --traces "${TRACES:-1}") > "$tag.log" 2>&1
+      --n-ctx "$tokens" --ring "$ring" --reps 60 --traces "${TRACES:-1}" ${CLEAN_L2:+--clean-l2}) > "$tag.log" 2>&1
     local rc=$?
     echo "== $1 $sub $d: exit $rc, $(( $(date +%s) - s )) s (at $(elapsed) s)"
     grep -v "^\s*$" "$tag.log" | grep -v "^BENCH\|Warning (cta" | tail -4

@@ -41,6 +41,9 @@ def parse_args(description, extra=None):
     p.add_argument("--no-loop-scopes", action="store_true", help="scopes outside the main loop only")
     p.add_argument("--traces", type=int, default=1,
                    help="with --calibrate: launches traced per shape, each in its own session (OUT_<tag>_t<k>)")
+    p.add_argument("--clean-l2", action="store_true",
+                   help="with --calibrate: before each traced launch, read a buffer twice the L2's size and "
+                        "synchronize, so that every traced launch starts from the same (clean) L2 state")
     if extra:
         extra(p)
     return p.parse_args()
@@ -132,9 +135,19 @@ def calibrate(name, shapes, args, instrumented):
     if instrumented:
         # With several traces a shape, the shapes take turns (one launch of each, then again), so
         # that a drift over the process's life reaches every shape alike.
+        # The previous launch's dirty L2 lines (another length's) cost the next one when they are
+        # written back: with --clean-l2 a read of twice the L2 (written once, long before) leaves
+        # it holding clean lines only, the same before every traced launch.
+        flush = None
+        if args.clean_l2:
+            l2 = getattr(torch.cuda.get_device_properties(0), "L2_cache_size", 50 << 20)
+            flush = torch.ones(2 * l2 // 4, dtype=torch.float32, device="cuda")
         for k in range(args.traces):
             for tag, launch, check in shapes:
                 out = f"{args.calibrate}_{tag}" + (f"_t{k}" if args.traces > 1 else "")
+                if flush is not None:
+                    flush.sum()
+                    torch.cuda.synchronize()
                 _start(out, args, trace=True)
                 launch()
                 torch.cuda.synchronize()
