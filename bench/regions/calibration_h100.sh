@@ -29,8 +29,8 @@
 # how far the loop-only truth moves launch to launch and process to process, and the paced model
 # against the mean of a process's own loop-only launches (python3 bench/regions/gluon_repeat_check.py
 # DIR/runA DIR/runB; ANALYSE=0: not there, the traces brought back instead; CLEAN_L2=1: a buffer
-# twice the L2 read before each traced launch, test/proton/proton_common.py --clean-l2). RT: the runtime's
-# folder (default .device/rt-C).
+# twice the L2 read before each traced launch, test/proton/proton_common.py --clean-l2;
+# DENSITIES: which of plain loop sparse dense run). RT: the runtime's folder (default .device/rt-C).
 set -uo pipefail
 OUT="${1:?output folder}"
 ROOT=$(pwd)
@@ -72,7 +72,7 @@ gemms() {  # RUN
 gluon() {  # RUN DEADLINE [SUBDIR TOKENS RING]
   local d args tag sub=${3:-gluon} tokens=${4:-1024,2048} ring=${5:-2}
   mkdir -p "$W/$1/$sub"
-  for d in plain loop sparse dense; do
+  for d in ${DENSITIES:-plain loop sparse dense}; do
     if late "$2"; then echo "== $1 $sub $d: skipped (time)"; continue; fi
     if [ "$d" = plain ]; then args=(--no-scopes); else args=(--density "$d" --buffer-type global); fi
     tag=$W/$1/$sub/$d
