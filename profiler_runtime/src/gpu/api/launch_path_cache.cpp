@@ -194,8 +194,9 @@ __attribute__((noinline)) bool StackSlots(uint64_t full, uint64_t cheap, std::ve
 }
 
 // Do the entry's frames stand where the fill found them? `sp` is the caller's frame address:
-// the words compared lie in its callers' frames, above it.
-bool SlotsHold(const Entry& e, uint64_t sp) {
+// the words compared lie in its callers' frames, above it (the key holds `sp`, so these frames are
+// live). Return-address slots are no variables of ours: nothing for a sanitizer to check.
+__attribute__((no_sanitize_address)) bool SlotsHold(const Entry& e, uint64_t sp) {
   if (e.slots.empty() || e.slots_low <= sp) return false;
   for (size_t i = 0; i + 1 < e.slots.size(); i += 2)
     if (*reinterpret_cast<const volatile uint64_t*>(uintptr_t(e.slots[i])) != e.slots[i + 1]) return false;
@@ -288,7 +289,9 @@ int LaunchPathOfThisThread(ThreadSlot* slot, uint64_t call, uint64_t* out, int m
   const uint64_t sp = uint64_t(reinterpret_cast<uintptr_t>(__builtin_frame_address(0)));
   const uint64_t cheap = CheapKey(S().cheap_key ? call : 0, sp);
   uint64_t& amb = cache->ambiguous[cheap % kAmbiguousSlots];
-  bool use_cheap = S().cheap_key && amb != cheap;
+  // Without the stack pointer in the key the slots could lie outside the stack this launch runs
+  // on (a coroutine's): the cheap key needs it.
+  bool use_cheap = S().cheap_key && S().key_sp && amb != cheap;
   uint64_t full = use_cheap ? 0 : FullKey(cheap);
   uint64_t key = use_cheap ? cheap : full;
   bool found = false;
