@@ -168,7 +168,7 @@ __attribute__((noinline)) uint64_t FullKey(uint64_t cheap) {
 // address and the stack word it was read from, for a cheap-key entry's checks. False when the
 // walk does not give the trace's frames or a frame's return address is not where the x86-64 call
 // put it (the key then keeps the trace).
-__attribute__((noinline)) bool StackSlots(uint64_t full, uint64_t cheap, std::vector<uint64_t>* slots, uint64_t* low) {
+__attribute__((noinline, no_sanitize_address)) bool StackSlots(uint64_t full, uint64_t cheap, std::vector<uint64_t>* slots, uint64_t* low) {
 #if defined(__x86_64__)
   uint64_t pcs[kKeyFramesMax], sps[kKeyFramesMax];
   bool failed = false;
