@@ -66,18 +66,6 @@ def spans(strata, run, density, shape, rate, tmp):
     return [(k, unpacked(p, tmp), h.gluon_spans(strata, unpacked(p, tmp), rate)[0]) for k, p in launches(run, density, shape)]
 
 
-def fit(strata, dense, sparse, loop, rate, steps):
-    """The paced model's numbers from one launch of each density (`steps` loop iterations)."""
-    t = json.loads(h.cli(strata, ["regions", "--proton", dense, "--format", "json", "--cycles-per-ns", repr(rate),
-                                  "--fit-reference", loop, "--fit-region", ",".join(LOOPS), "--step-region",
-                                  "wait_kv,wait_slot", "--fit-paced", sparse]).stdout)
-    names = {r["id"]: r["name"] for r in t["regions"]}
-    costs = {names[c["region"]]: c["cycles"] for c in t["start_cost_cycles"]}
-    d, ref = h.gluon_spans(strata, dense, rate)[0], h.gluon_spans(strata, loop, rate)[0]
-    pace = (d["consumer_loop"]["records"] - ref["consumer_loop"]["records"]) / steps
-    return costs["wait_kv"] / pace, {n: costs[n] for n in LOOPS}
-
-
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("run_a")
@@ -136,7 +124,7 @@ def main():
         if a.pooled:
             return pooled(shape)
         base = data["A"]
-        fits = [fit(a.strata, dense, sparse, loop, rate, int(shape[1:]) // 64)
+        fits = [h.fit_paced_files(a.strata, dense, sparse, loop, rate, int(shape[1:]) // 64)
                 for (_, dense, _), (_, sparse, _), (_, loop, _) in zip(base["dense"][shape], base["sparse"][shape], base["loop"][shape])]
         c = statistics.median(f[0] for f in fits)
         costs = {n: statistics.median(f[1][n] for f in fits) for n in LOOPS}

@@ -436,13 +436,18 @@ def fit_paced(strata, run, sub, rate, tmp):
     --fit-paced: the dense trace with the sparse one, against the loop scopes): c (cycles a
     pace-setting record and step) and the constant per loop."""
     dense, sparse, loop = (trace_in(run, sub, d, "n1024", tmp) for d in ("dense", "sparse", "loop"))
+    return fit_paced_files(strata, dense, sparse, loop, rate, 16)
+
+
+def fit_paced_files(strata, dense, sparse, loop, rate, steps):
+    """The paced model's numbers from one trace of each density (`steps` loop iterations)."""
     t = json.loads(cli(strata, ["regions", "--proton", dense, "--format", "json", "--cycles-per-ns", repr(rate),
                                 "--fit-reference", loop, "--fit-region", ",".join(LOOPS), "--step-region",
                                 "wait_kv,wait_slot", "--fit-paced", sparse]).stdout)
     names = {r["id"]: r["name"] for r in t["regions"]}
     costs = {names[c["region"]]: c["cycles"] for c in t["start_cost_cycles"]}
     d, ref = gluon_spans(strata, dense, rate)[0], gluon_spans(strata, loop, rate)[0]
-    pace = (d["consumer_loop"]["records"] - ref["consumer_loop"]["records"]) / 16  # records a step, 16 steps
+    pace = (d["consumer_loop"]["records"] - ref["consumer_loop"]["records"]) / steps  # records a step
     return costs["wait_kv"] / pace, {n: costs[n] for n in LOOPS}
 
 
