@@ -17,6 +17,7 @@
 #include "runtime_state.h"
 #include "sampler/merge.h"
 #include "sampler/path_collector.h"
+#include "sampler/path_difference.h"
 #include "sampler/thread_registry.h"
 #include "unwind/native_unwind.h"
 
@@ -240,7 +241,7 @@ uint64_t ContextKey(const python::Runtime* py, const OpStack* s) {
   uint64_t k = 0;
   if (!python::StackKey(py, &k)) return 0;
   k = (k ^ s->e[0].sp) * 0x9E3779B97F4A7C15ull;
-  return k ^ (k >> 31) | 1;
+  return (k ^ (k >> 31)) | 1;
 }
 
 bool PythonContextUntimed(OpStack* s) {
@@ -285,8 +286,11 @@ bool PythonContextUntimed(OpStack* s) {
   s->ctx_n = n;
   if (hit) {  // verify: the cached context against the one just taken
     GetCounters().context_hits.fetch_add(1, std::memory_order_relaxed);
-    if (hit->n != n || memcmp(hit->words, s->ctx, sizeof(uint64_t) * size_t(n)) != 0)
+    if (hit->n != n || memcmp(hit->words, s->ctx, sizeof(uint64_t) * size_t(n)) != 0) {
       GetCounters().context_mismatches.fetch_add(1, std::memory_order_relaxed);
+      static std::atomic<int> logged{0};
+      LogPathDifference("operator context verify", hit->words, hit->n, s->ctx, n, &logged, 8);
+    }
   }
   if (key) {
     CtxEntry& c = cache[key & (kCtxEntries - 1)];

@@ -1,7 +1,5 @@
 #include "gpu/api/launch_path_cache.h"
 
-#include <dlfcn.h>
-
 #include <atomic>
 #include <cstdlib>
 #include <cstring>
@@ -19,6 +17,7 @@
 #include "python/main_thread_placement.h"
 #include "python/py_reader.h"
 #include "sampler/path_collector.h"
+#include "sampler/path_difference.h"
 #include "sampler/sample.h"
 #include "unwind/native_unwind.h"
 
@@ -233,36 +232,6 @@ int LaunchPath(ThreadSlot* slot, uint64_t call, uint64_t* out, int max) {
 
 namespace {
 
-const char* WordKind(uint64_t w) {
-  if (IsNativeWord(w)) return "native";
-  if (IsPendingPyWord(w)) return "python (pending name)";
-  if (IsGlobalPyWord(w)) return "python";
-  if (IsSpecialWord(w) && SpecialKindOf(w) == kSpecialOp) return "operator";
-  if (IsSpecialWord(w) && SpecialKindOf(w) == kSpecialThread) return "thread";
-  return "other";
-}
-
-const char* ModuleOf(uint64_t w) {
-  Dl_info info;
-  if (!IsNativeWord(w) || !dladdr(reinterpret_cast<void*>(uintptr_t(w)), &info) || !info.dli_fname) return "-";
-  const char* slash = strrchr(info.dli_fname, '/');
-  return slash ? slash + 1 : info.dli_fname;
-}
-
-// Verify mode: where the first few cached paths part from the full ones, counted from the root
-// (words are leaf first): a difference only among the innermost frames of Strata, CUPTI and the
-// CUDA runtime is dropped when the path joins the tree; one in the framework's frames is not.
-void LogMismatch(const uint64_t* cached, int cn, const uint64_t* full, int fn) {
-  static std::atomic<int> logged{0};
-  if (logged.fetch_add(1, std::memory_order_relaxed) >= 8) return;
-  int r = 0;
-  while (r < cn && r < fn && cached[cn - 1 - r] == full[fn - 1 - r]) ++r;
-  int ci = cn - 1 - r, fi = fn - 1 - r;  // the rootmost differing words (-1: none left)
-  Log("path cache verify: cached %d words, full %d; same from the root for %d; then %s %s %llx vs %s %s %llx", cn, fn, r,
-      ci >= 0 ? WordKind(cached[ci]) : "end", ci >= 0 ? ModuleOf(cached[ci]) : "", ci >= 0 ? (unsigned long long)cached[ci] : 0ull,
-      fi >= 0 ? WordKind(full[fi]) : "end", fi >= 0 ? ModuleOf(full[fi]) : "", fi >= 0 ? (unsigned long long)full[fi] : 0ull);
-}
-
 // The entry for key in its set, or the set's least recently used one (*found false).
 Entry* Find(Cache* cache, uint64_t key, bool* found) {
   Entry* set = cache->e[key % kSets];
@@ -331,7 +300,8 @@ int LaunchPathOfThisThread(ThreadSlot* slot, uint64_t call, uint64_t* out, int m
     Bump(c.hits);
     if (e->n != n || memcmp(e->words.data(), out, sizeof(uint64_t) * size_t(n)) != 0) {
       Bump(c.mismatch);
-      LogMismatch(e->words.data(), e->n, out, n);
+      static std::atomic<int> logged{0};
+      LogPathDifference("path cache verify", e->words.data(), e->n, out, n, &logged, 8);
     }
   }
   if (n > 0 && n <= kMaxDepth) {
