@@ -134,14 +134,19 @@ else
 fi
 echo "elapsed: $(elapsed) s"
 if [ "${PARTS:-heldout}" = repeat ]; then
-  # Five traces of three densities and lengths, twice, are too large to bring back: analysed here
-  # (the CLI carried gzipped as $RT/strata.gz when it is not there as is), the traces left behind.
+  # Many traces of three densities and lengths, twice, are too large to bring back: analysed here
+  # (the CLI carried gzipped as $RT/strata.gz when it is not there as is); only the loop-only and
+  # the 1024-token traces come back.
   rate=$(awk -F', ' '{print $4}' "$W/smi.txt" | grep -o '[0-9]*' | head -1)
   mkdir -p "$W/analysis"
   if [ "${ANALYSE:-1}" = 1 ]; then
-    LD_LIBRARY_PATH="$UNWIND" STRATA="$CLI" timeout 240 python3 "$ROOT/bench/regions/gluon_repeat_check.py" "$W/runA" "$W/runB" \
-      --cycles-per-ns "$(python3 -c "print(${rate:-1980} / 1000)")" --json "$W/analysis" | tee "$W/analysis/gluon_repeat.md"
-    echo "analysis: exit ${PIPESTATUS[0]} (at $(elapsed) s)"
+    # Calibrated per length on one process, replayed on the other, both ways (ANALYSE_S each).
+    for pair in "runA runB" "runB runA"; do
+      set -- $pair
+      LD_LIBRARY_PATH="$UNWIND" STRATA="$CLI" timeout "${ANALYSE_S:-240}" python3 "$ROOT/bench/regions/gluon_repeat_check.py" "$W/$1" "$W/$2" \
+        --per-length --pooled --cycles-per-ns "$(python3 -c "print(${rate:-1980} / 1000)")" > "$W/analysis/fit_$1_replay_$2.md"
+      echo "analysis $1 -> $2: exit $? (at $(elapsed) s)"; tail -2 "$W/analysis/fit_$1_replay_$2.md"
+    done
   fi
   cp "$LOG" "$W/log_copy.txt"
   tar -C "$W" --exclude='*.chrome_trace*' -czf "$OUT/calibration_repeat.tar.gz" .
@@ -149,7 +154,7 @@ if [ "${PARTS:-heldout}" = repeat ]; then
   # (ANALYSE=0: not analysed there; with many traces, one file a process and density.)
   for r in runA runB; do
     (cd "$W" && gzip -q $r/gluon/*.chrome_trace
-     if [ "${ANALYSE:-1}" = 1 ]; then tar -cf "$OUT/traces_$r.tar" $r/gluon/*.chrome_trace.gz
+     if [ "${ANALYSE:-1}" = 1 ]; then tar -cf "$OUT/traces_$r.tar" $r/gluon/loop_*.chrome_trace.gz $r/gluon/*_n1024_*.chrome_trace.gz
      else for d in loop sparse dense; do tar -cf "$OUT/traces_${r}_$d.tar" $r/gluon/${d}_*.chrome_trace.gz; done; fi)
   done
   ls -la "$OUT"

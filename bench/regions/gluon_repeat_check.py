@@ -25,6 +25,7 @@ import shutil
 import statistics
 import sys
 import tempfile
+from concurrent.futures import ThreadPoolExecutor
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import record_cost_heldout as h  # noqa: E402
@@ -61,9 +62,16 @@ def shapes_of(run):
     return sorted(found, key=lambda s: int(s[1:]))
 
 
+# The CLI runs once a trace and once a replay, each its own process: side by side on every core.
+POOL = ThreadPoolExecutor(max_workers=os.cpu_count() or 2)
+
+
 def spans(strata, run, density, shape, rate, tmp):
     """[(k, path, {loop: {span, records, lanes}})] of every traced launch."""
-    return [(k, unpacked(p, tmp), h.gluon_spans(strata, unpacked(p, tmp), rate)[0]) for k, p in launches(run, density, shape)]
+    found = launches(run, density, shape)
+    paths = [unpacked(p, tmp) for _, p in found]
+    got = POOL.map(lambda path: h.gluon_spans(strata, path, rate)[0], paths)
+    return [(k, path, g) for (k, _), path, g in zip(found, paths, got)]
 
 
 def main():
@@ -148,9 +156,9 @@ def main():
                 truth_records = statistics.mean(x[2]["consumer_loop"]["records"] for x in data[r]["loop"][s])
                 rep = {n: [] for n in LOOPS}
                 raw = {n: [] for n in LOOPS}
-                for k, path, val in data[r][d][s]:
-                    per_iter = c * (val["consumer_loop"]["records"] - truth_records) / iters
-                    got = h.paced_loop_spans(a.strata, path, rate, per_iter, costs)
+                replayed = POOL.map(lambda x: h.paced_loop_spans(a.strata, x[1], rate, c * (x[2]["consumer_loop"]["records"] - truth_records) / iters, costs),
+                                    data[r][d][s])
+                for (k, path, val), got in zip(data[r][d][s], replayed):
                     for n in LOOPS:
                         rep[n].append(statistics.mean(got[n]))
                         raw[n].append(val[n]["span"])
