@@ -49,8 +49,9 @@ echo "date: $(date -u +%FT%TZ)"
 "$PY" -c "import torch, triton; print('torch', torch.__version__, 'triton', triton.__version__, 'cuda', torch.version.cuda)"
 mkdir -p /tmp/strata-unwind && dpkg -x "$ROOT"/.device/libunwind8_*.deb /tmp/strata-unwind
 UNWIND=/tmp/strata-unwind/usr/lib/x86_64-linux-gnu
-# The CLI, carried as is or gzipped ($RT/strata.gz).
-[ -x "$RT/strata" ] || { [ -f "$RT/strata.gz" ] && gunzip -c "$RT/strata.gz" > /tmp/strata-cli && chmod +x /tmp/strata-cli; }
+# The CLI, carried as is or compressed ($RT/strata.xz or $RT/strata.gz).
+[ -x "$RT/strata" ] || { [ -f "$RT/strata.xz" ] && xz -dc "$RT/strata.xz" > /tmp/strata-cli && chmod +x /tmp/strata-cli; } ||
+  { [ -f "$RT/strata.gz" ] && gunzip -c "$RT/strata.gz" > /tmp/strata-cli && chmod +x /tmp/strata-cli; }
 CLI=$RT/strata; [ -x "$CLI" ] || CLI=/tmp/strata-cli
 
 gemms() {  # RUN
