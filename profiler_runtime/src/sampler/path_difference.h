@@ -1,5 +1,7 @@
 // Verify modes' diagnostics: where a cached path parts from the one taken in full, counted from
-// the root (words are leaf first), and what kind of word each side holds there. Normal code.
+// the root (words are leaf first), and what kind of word each side holds there. A difference only
+// among the innermost frames of Strata, CUPTI and the CUDA runtime is dropped when the path joins
+// the tree; one in the framework's or between Python frames is not. Normal code.
 #pragma once
 
 #include <atomic>
