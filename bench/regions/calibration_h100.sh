@@ -136,8 +136,8 @@ fi
 echo "elapsed: $(elapsed) s"
 if [ "${PARTS:-heldout}" = repeat ]; then
   # Many traces of three densities and lengths, twice, are too large to bring back: analysed here
-  # (the CLI carried gzipped as $RT/strata.gz when it is not there as is); only the loop-only and
-  # the 1024-token traces come back.
+  # (the CLI carried as is or compressed, above; at 12 launches one direction took over 100 s on
+  # the H200); only the loop-only and the 1024-token traces come back.
   rate=$(awk -F', ' '{print $4}' "$W/smi.txt" | grep -o '[0-9]*' | head -1)
   mkdir -p "$W/analysis"
   if [ "${ANALYSE:-1}" = 1 ]; then
