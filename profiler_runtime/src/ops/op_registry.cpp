@@ -91,6 +91,9 @@ std::string StatusLine() {
     s += "; contexts " + std::to_string(n) + ", " + each(c.context_ns.load(), n) + " us each";
     if (uint64_t h = c.context_hits.load()) s += " (" + std::to_string(h) + " from the cache)";
     if (uint64_t d = c.context_mismatches.load()) s += ", " + std::to_string(d) + " cached contexts differed";
+    if (uint64_t f = c.context_checks_failed.load())
+      s += ", " + std::to_string(f) + " cached contexts whose native frames had changed";
+    if (uint64_t u = c.context_uncheckable.load()) s += ", " + std::to_string(u) + " not cacheable";
   }
   return s;
 }

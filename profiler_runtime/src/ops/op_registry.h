@@ -33,6 +33,10 @@ struct Counters {
   std::atomic<uint64_t> context_ns{0};
   std::atomic<uint64_t> context_hits{0};        // contexts copied from the per-thread cache
   std::atomic<uint64_t> context_mismatches{0};  // verify mode: cached ones that differed
+  // Cached contexts whose native frames no longer stood on the stack (taken afresh), and fills
+  // whose frames could not be checked in place (not cached).
+  std::atomic<uint64_t> context_checks_failed{0};
+  std::atomic<uint64_t> context_uncheckable{0};
 };
 Counters& GetCounters();
 

@@ -20,6 +20,7 @@
 #include "sampler/path_difference.h"
 #include "sampler/thread_registry.h"
 #include "unwind/native_unwind.h"
+#include "unwind/return_slots.h"
 
 namespace strata::rt::ops {
 namespace {
@@ -47,6 +48,8 @@ OpStack* Pool() {
   return static_cast<OpStack*>(m);
 }
 
+void ForgetContexts(OpStack* s);
+
 OpStack* OwnStack() {
   if (t_ops) return t_ops;
   ThreadSlot* slot = registry::CurrentThreadSlot();
@@ -61,6 +64,7 @@ OpStack* OwnStack() {
   s->entry_n = 0;
   s->tid = pid_t(syscall(SYS_gettid));
   s->slot = slot;
+  ForgetContexts(s);
   std::atomic_signal_fence(std::memory_order_seq_cst);
   t_ops = s;
   return s;
@@ -205,16 +209,27 @@ bool PythonContext(OpStack* s) {
 // A training step takes a context at every outermost forward operator (its backward needs the
 // forward's path): a native trace, a Python walk with line tables and a merge, 7-8 us each on a
 // 2-core VM. The same Python frames (frame, code, instruction: python::StackKey) with the
-// operator's scope at the same stack address are the same call path, so the same context.
-// Per thread slot, direct-mapped, mapped on first use and kept for the slot's next thread (a
-// key of another thread's frames cannot match without the same frames). STRATA_OP_CONTEXT_CACHE=0:
-// off; =verify: every hit is also taken in full and compared (meta counts the differences).
+// operator's scope at the same stack address are the same Python call path, but not always the
+// same native frames between them: a torch.compile'd model reached one operator from the same
+// Python frames through two call sites of a binding. So a hit compares the context's native
+// return addresses in place, where they lie on the stack (unwind/return_slots.h). Where they lie
+// takes a walk with SPs (~10x a context), so it is found at an entry's first hit, not at its fill:
+// contexts that never repeat never pay for it. Per thread slot, direct-mapped, mapped on first
+// use; a new thread on the slot starts it empty (the located slots were another stack's).
+// STRATA_OP_CONTEXT_CACHE=0: off; =verify: every hit is also taken in full and compared (meta
+// counts the differences).
 constexpr uint32_t kCtxEntries = 256;  // power of two
+constexpr int kCtxNative = 160;        // native frames of a context checked at a hit
 
 struct CtxEntry {
   uint64_t key;  // 0: empty
   int n;
+  int nnative;  // the native frames from the innermost eval frame rootward, as merged
+  enum : int { kUnlocated, kLocated, kUncheckable } state;
+  uint64_t slots_low;
   uint64_t words[kMaxCtx];
+  // (stack address, return address) pairs; before they are located, the addresses are 0.
+  uint64_t slots[2 * kCtxNative];
 };
 
 enum class CtxCacheMode { kOn, kOff, kVerify };
@@ -237,11 +252,74 @@ CtxEntry* ContextCache(OpStack* s) {
   return static_cast<CtxEntry*>(s->ctx_cache);
 }
 
+void ForgetContexts(OpStack* s) {
+  auto* cache = static_cast<CtxEntry*>(s->ctx_cache);
+  if (!cache) return;
+  for (uint32_t i = 0; i < kCtxEntries; ++i)
+    if (cache[i].key) cache[i].key = 0;
+}
+
 uint64_t ContextKey(const python::Runtime* py, const OpStack* s) {
   uint64_t k = 0;
   if (!python::StackKey(py, &k)) return 0;
   k = (k ^ s->e[0].sp) * 0x9E3779B97F4A7C15ull;
   return (k ^ (k >> 31)) | 1;
+}
+
+int InnermostEval(const python::Runtime* py, const uint64_t* pcs, int n) {
+  int i = 0;
+  while (i < n && !(pcs[i] >= py->eval_begin && pcs[i] < py->eval_end)) ++i;
+  return i;
+}
+
+// An entry's first hit: a walk with SPs, whose frames from the innermost eval frame rootward must
+// be the ones the entry was merged from; their return addresses' stack words become its checks.
+// False when the frames differ (the context is taken afresh).
+bool LocateContext(const python::Runtime* py, const OpStack* s, CtxEntry* c) {
+  uint64_t pcs[kMaxDepth], sps[kMaxDepth];
+  bool failed = false;
+  int n = unwind::FromCurrentContext(pcs, sps, kMaxDepth, 0, &failed);
+  int i = InnermostEval(py, pcs, n);
+  if (n - i != c->nnative) return false;
+  for (int k = 0; k < c->nnative; ++k)
+    if (pcs[i + k] + 1 != c->slots[2 * k + 1]) return false;
+  // Only callers of the operator's scope (a hit compares words above it), checkable in place.
+  if (i >= n || sps[i] <= s->e[0].sp || !unwind::ReturnSlots(pcs + i, sps + i, n - i, c->slots, &c->slots_low)) {
+    c->state = CtxEntry::kUncheckable;
+    GetCounters().context_uncheckable.fetch_add(1, std::memory_order_relaxed);
+    return false;
+  }
+  c->state = CtxEntry::kLocated;
+  return true;
+}
+
+// The cached context, if its native frames stand on the stack now.
+CtxEntry* ContextHit(const python::Runtime* py, const OpStack* s, CtxEntry* c, uint64_t key) {
+  if (c->key != key || c->state == CtxEntry::kUncheckable) return nullptr;
+  bool holds = c->state == CtxEntry::kLocated
+                   // The key holds the operator's scope address: the checked frames, above it, are live.
+                   ? c->slots_low > s->e[0].sp && unwind::ReturnSlotsHold(c->slots, c->nnative)
+                   : LocateContext(py, s, c);
+  if (holds) return c;
+  if (c->state != CtxEntry::kUncheckable) GetCounters().context_checks_failed.fetch_add(1, std::memory_order_relaxed);
+  return nullptr;
+}
+
+void FillContext(const python::Runtime* py, const OpStack* s, const uint64_t* pcs, int npcs, CtxEntry* c,
+                 uint64_t key) {
+  if (c->key == key && c->state == CtxEntry::kUncheckable) return;  // stays a miss, unwalked
+  int i = InnermostEval(py, pcs, npcs);
+  c->key = 0;
+  if (npcs - i > kCtxNative) return;
+  c->nnative = npcs - i;
+  for (int k = 0; k < c->nnative; ++k) {
+    c->slots[2 * k] = 0;
+    c->slots[2 * k + 1] = pcs[i + k] + 1;
+  }
+  c->state = CtxEntry::kUnlocated;
+  c->n = s->ctx_n;
+  memcpy(c->words, s->ctx, sizeof(uint64_t) * size_t(s->ctx_n));
+  c->key = key;
 }
 
 bool PythonContextUntimed(OpStack* s) {
@@ -251,11 +329,7 @@ bool PythonContextUntimed(OpStack* s) {
   const python::Runtime* py = python::Current();
   CtxEntry* cache = py ? ContextCache(s) : nullptr;
   const uint64_t key = cache ? ContextKey(py, s) : 0;
-  CtxEntry* hit = nullptr;
-  if (key) {
-    CtxEntry& c = cache[key & (kCtxEntries - 1)];
-    if (c.key == key) hit = &c;
-  }
+  CtxEntry* hit = key ? ContextHit(py, s, &cache[key & (kCtxEntries - 1)], key) : nullptr;
   if (hit && ContextCacheMode() == CtxCacheMode::kOn) {
     memcpy(s->ctx, hit->words, sizeof(uint64_t) * size_t(hit->n));
     Fence();  // the handler reads ctx once ctx_n counts it
@@ -292,12 +366,7 @@ bool PythonContextUntimed(OpStack* s) {
       LogPathDifference("operator context verify", hit->words, hit->n, s->ctx, n, &logged, 8);
     }
   }
-  if (key) {
-    CtxEntry& c = cache[key & (kCtxEntries - 1)];
-    c.key = key;
-    c.n = n;
-    memcpy(c.words, s->ctx, sizeof(uint64_t) * size_t(n));
-  }
+  if (key && !hit) FillContext(py, s, pcs, npcs, &cache[key & (kCtxEntries - 1)], key);
   return true;
 }
 }  // namespace

@@ -20,6 +20,7 @@
 #include "sampler/path_difference.h"
 #include "sampler/sample.h"
 #include "unwind/native_unwind.h"
+#include "unwind/return_slots.h"
 
 namespace strata::rt::gpu {
 namespace {
@@ -167,8 +168,7 @@ __attribute__((noinline)) uint64_t FullKey(uint64_t cheap) {
 // address and the stack word it was read from, for a cheap-key entry's checks. False when the
 // walk does not give the trace's frames or a frame's return address is not where the x86-64 call
 // put it (the key then keeps the trace).
-__attribute__((noinline, no_sanitize_address)) bool StackSlots(uint64_t full, uint64_t cheap, std::vector<uint64_t>* slots, uint64_t* low) {
-#if defined(__x86_64__)
+__attribute__((noinline)) bool StackSlots(uint64_t full, uint64_t cheap, std::vector<uint64_t>* slots, uint64_t* low) {
   uint64_t pcs[kKeyFramesMax], sps[kKeyFramesMax];
   bool failed = false;
   int n = unwind::FromCurrentContext(pcs, sps, S().key_frames, 2, &failed);
@@ -176,30 +176,16 @@ __attribute__((noinline, no_sanitize_address)) bool StackSlots(uint64_t full, ui
   for (int i = 0; i < n; ++i) Mix(&h, pcs[i]);
   Mix(&h, uint64_t(n) | (failed ? 1ull << 40 : 0));
   if ((h ? h : 1) != full || n == 0) return false;
-  slots->clear();
-  *low = ~0ull;
-  for (int i = 0; i < n; ++i) {
-    const uint64_t at = sps[i] - 8;
-    if (*reinterpret_cast<const uint64_t*>(uintptr_t(at)) != pcs[i] + 1) return false;
-    slots->push_back(at);
-    slots->push_back(pcs[i] + 1);
-    if (at < *low) *low = at;
-  }
-  return true;
-#else
-  (void)full, (void)cheap, (void)slots, (void)low;
-  return false;
-#endif
+  slots->resize(2 * size_t(n));
+  return unwind::ReturnSlots(pcs, sps, n, slots->data(), low);
 }
 
 // Do the entry's frames stand where the fill found them? `sp` is the caller's frame address:
 // the words compared lie in its callers' frames, above it (the key holds `sp`, so these frames are
-// live). Return-address slots are no variables of ours: nothing for a sanitizer to check.
-__attribute__((no_sanitize_address)) bool SlotsHold(const Entry& e, uint64_t sp) {
+// live).
+bool SlotsHold(const Entry& e, uint64_t sp) {
   if (e.slots.empty() || e.slots_low <= sp) return false;
-  for (size_t i = 0; i + 1 < e.slots.size(); i += 2)
-    if (*reinterpret_cast<const volatile uint64_t*>(uintptr_t(e.slots[i])) != e.slots[i + 1]) return false;
-  return true;
+  return unwind::ReturnSlotsHold(e.slots.data(), int(e.slots.size() / 2));
 }
 
 }  // namespace
