@@ -19,6 +19,7 @@ for round in $(seq 1 "${ROUNDS:-1}"); do
           taskset -c 2-5 python3 comparison_workloads.py "$n" ab "$s" "$d" 4 | tail -1)
         for f in "$d"/*.strata; do
           echo "round $round $n $k $(basename "$rt") $(basename "$f"): $(grep -ao 'call paths taken [0-9.]* us each[^;]\{0,150\}' "$f" | head -1)"
+          echo "  operator $(grep -ao 'contexts [0-9]*, [0-9.]* us each[^;"[:cntrl:]]\{0,160\}' "$f" | head -1)"
         done
       done
     done

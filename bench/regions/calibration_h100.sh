@@ -151,13 +151,18 @@ if [ "${PARTS:-heldout}" = repeat ]; then
   fi
   cp "$LOG" "$W/log_copy.txt"
   tar -C "$W" --exclude='*.chrome_trace*' -czf "$OUT/calibration_repeat.tar.gz" .
-  # The traces, one file a process (a few MB gzipped each), for analysing again elsewhere.
-  # (ANALYSE=0: not analysed there; with many traces, one file a process and density.)
-  for r in runA runB; do
-    (cd "$W" && gzip -q $r/gluon/*.chrome_trace
-     if [ "${ANALYSE:-1}" = 1 ]; then tar -cf "$OUT/traces_$r.tar" $r/gluon/loop_*.chrome_trace.gz $r/gluon/*_n1024_*.chrome_trace.gz
-     else for d in loop sparse dense; do tar -cf "$OUT/traces_${r}_$d.tar" $r/gluon/${d}_*.chrome_trace.gz; done; fi)
-  done
+  # The traces, for analysing again elsewhere: with ANALYSE=1 the loop-only and 1024-token ones,
+  # one file a process; with ANALYSE=0 all of them, packed into files of at most 15 MiB, four of
+  # them (a call brings back 64 MiB; 16 launches of every density and length are ~77 MB gzipped:
+  # the rest stay in $W for the next call on the same machine, pack_traces.py --bins 4,5).
+  (cd "$W" && gzip -q run*/gluon/*.chrome_trace)
+  if [ "${ANALYSE:-1}" = 1 ]; then
+    for r in runA runB; do
+      (cd "$W" && tar -cf "$OUT/traces_$r.tar" $r/gluon/loop_*.chrome_trace.gz $r/gluon/*_n1024_*.chrome_trace.gz)
+    done
+  else
+    (cd "$W" && python3 "$ROOT/bench/regions/pack_traces.py" "$OUT" run*/gluon/*.chrome_trace.gz)
+  fi
   ls -la "$OUT"
   exit 0
 fi
