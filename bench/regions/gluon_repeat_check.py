@@ -115,11 +115,7 @@ def main():
         loops = [p for _, p, _ in base["loop"][shape]]
         dense = [p for _, p, _ in base["dense"][shape]]
         others = dense[1:] + [p for _, p, _ in base["sparse"][shape]]
-        t = json.loads(h.cli(a.strata, ["regions", "--proton", dense[0], "--format", "json", "--cycles-per-ns", repr(rate),
-                                        "--fit-reference", ",".join(loops), "--fit-region", ",".join(LOOPS),
-                                        "--step-region", "wait_kv,wait_slot", "--fit-paced", ",".join(others)]).stdout)
-        names = {r["id"]: r["name"] for r in t["regions"]}
-        got = {names[x["region"]]: x["cycles"] for x in t["start_cost_cycles"]}
+        got = h.fit_start_costs(a.strata, dense[0], others, loops, rate)
         ref_records = statistics.mean(x[2]["consumer_loop"]["records"] for x in base["loop"][shape])
         pace = (base["dense"][shape][0][2]["consumer_loop"]["records"] - ref_records) / (int(shape[1:]) // 64)
         c, costs = got["wait_kv"] / pace, {n: got[n] for n in LOOPS}

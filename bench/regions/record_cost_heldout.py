@@ -439,13 +439,19 @@ def fit_paced(strata, run, sub, rate, tmp):
     return fit_paced_files(strata, dense, sparse, loop, rate, 16)
 
 
+def fit_start_costs(strata, dense, paced, references, rate):
+    """strata regions' paced fit: the start costs (cycles) by region name, from a dense trace, the
+    other instrumented traces (`paced`) and loop-only traces (`references`: their mean is the truth)."""
+    t = json.loads(cli(strata, ["regions", "--proton", dense, "--format", "json", "--cycles-per-ns", repr(rate),
+                                "--fit-reference", ",".join(references), "--fit-region", ",".join(LOOPS), "--step-region",
+                                "wait_kv,wait_slot", "--fit-paced", ",".join(paced)]).stdout)
+    names = {r["id"]: r["name"] for r in t["regions"]}
+    return {names[c["region"]]: c["cycles"] for c in t["start_cost_cycles"]}
+
+
 def fit_paced_files(strata, dense, sparse, loop, rate, steps):
     """The paced model's numbers from one trace of each density (`steps` loop iterations)."""
-    t = json.loads(cli(strata, ["regions", "--proton", dense, "--format", "json", "--cycles-per-ns", repr(rate),
-                                "--fit-reference", loop, "--fit-region", ",".join(LOOPS), "--step-region",
-                                "wait_kv,wait_slot", "--fit-paced", sparse]).stdout)
-    names = {r["id"]: r["name"] for r in t["regions"]}
-    costs = {names[c["region"]]: c["cycles"] for c in t["start_cost_cycles"]}
+    costs = fit_start_costs(strata, dense, [sparse], [loop], rate)
     d, ref = gluon_spans(strata, dense, rate)[0], gluon_spans(strata, loop, rate)[0]
     pace = (d["consumer_loop"]["records"] - ref["consumer_loop"]["records"]) / steps  # records a step
     return costs["wait_kv"] / pace, {n: costs[n] for n in LOOPS}
