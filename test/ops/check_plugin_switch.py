@@ -14,12 +14,13 @@ import torch
 
 EXPORTED = ["strata_plugin_framework_version", "strata_plugin_start", "strata_plugin_set_enabled",
             "strata_plugin_count_calls", "strata_plugin_calls_counted"]
-ABI_VERSION = 2  # STRATA_OPS_ABI_VERSION
+ABI_VERSION = 3  # STRATA_OPS_ABI_VERSION
 
 INTERN = ctypes.CFUNCTYPE(ctypes.c_uint32, ctypes.c_char_p, ctypes.c_size_t)
 PUSH = ctypes.CFUNCTYPE(None, ctypes.c_uint32, ctypes.c_uint64, ctypes.c_uint64, ctypes.c_int64, ctypes.c_uint64,
                         ctypes.c_uint32)
 POP = ctypes.CFUNCTYPE(None, ctypes.c_uint64)
+POP_FORWARD = ctypes.CFUNCTYPE(None, ctypes.c_uint64, ctypes.c_int64)
 ACTIVE = ctypes.CFUNCTYPE(ctypes.c_int)
 ISSUE = ctypes.CFUNCTYPE(None, ctypes.c_char_p)
 BEGIN = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_uint64, ctypes.c_void_p)
@@ -28,7 +29,7 @@ END = ctypes.CFUNCTYPE(None, ctypes.c_uint64)
 
 class OpsApi(ctypes.Structure):
     _fields_ = [("abi_version", ctypes.c_uint32), ("intern", INTERN), ("push", PUSH), ("pop", POP),
-                ("active", ACTIVE), ("collective_issue", ISSUE), ("collective_begin", BEGIN),
+                ("pop_forward", POP_FORWARD), ("active", ACTIVE), ("collective_issue", ISSUE), ("collective_begin", BEGIN),
                 ("collective_end", END)]
 
 
@@ -42,7 +43,8 @@ def main():
     def push(*_):
         pushes[0] += 1
 
-    api = OpsApi(ABI_VERSION, INTERN(lambda s, n: 1), PUSH(push), POP(lambda k: None), ACTIVE(lambda: 1),
+    api = OpsApi(ABI_VERSION, INTERN(lambda s, n: 1), PUSH(push), POP(lambda k: None),
+                 POP_FORWARD(lambda k, s: None), ACTIVE(lambda: 1),
                  ISSUE(lambda s: None), BEGIN(lambda k, c: 0), END(lambda k: None))
     plugin.strata_plugin_framework_version.restype = ctypes.c_char_p
     version = plugin.strata_plugin_framework_version()

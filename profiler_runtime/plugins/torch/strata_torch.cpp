@@ -11,7 +11,9 @@
 //     operator frame below the native frames above that address;
 //   - seq/thread: RecordFunction::seqNr() with threadId() for forward operators (the autograd
 //     sequence number their node will carry; -1 without grad mode), forwardThreadId() for
-//     backward nodes.
+//     backward nodes. A forward operator's exit gives the thread's next sequence number
+//     (pop_forward): past the operator's own, a node was created inside it and the runtime keeps
+//     its path for the backward; most forward operators in grad mode create none.
 // No inputs, outputs or ids are requested, so torch does no extra work for us.
 //
 // Collectives: the dispatcher's c10d:: operators (c10d::allreduce_) are where a collective is
@@ -29,6 +31,7 @@
 // out of the windows alike. The runtime reads the count at each window's edges: calls counted in
 // windows over all calls is the share of the program's work that was traced, which is less than
 // the windows' share of time where tracing slows the program.
+#include <ATen/SequenceNumber.h>
 #include <ATen/core/ivalue.h>
 #include <ATen/record_function.h>
 #include <c10/core/ScalarType.h>
@@ -127,6 +130,7 @@ std::unique_ptr<at::ObserverContext> OnEnter(const at::RecordFunction& fn) {
   // A forward operator without grad mode creates no autograd node: no backward will look for
   // its path, so it is not stored (inference and decoding loops skip that work).
   int64_t seq = backward || c10::GradMode::is_enabled() ? fn.seqNr() : -1;
+  if (!backward && seq >= 0) flags |= STRATA_OP_FORWARD_AT_POP;
   g_api.push(id, sp, key, seq, backward ? fn.forwardThreadId() : fn.threadId(), flags);
   if (comm && g_api.collective_issue) g_api.collective_issue(name);
   return nullptr;
@@ -134,7 +138,9 @@ std::unique_ptr<at::ObserverContext> OnEnter(const at::RecordFunction& fn) {
 
 void OnExit(const at::RecordFunction& fn, at::ObserverContext*) {
   if (fn.isAsync()) return;
-  g_api.pop(reinterpret_cast<uintptr_t>(&fn));
+  const uint64_t key = reinterpret_cast<uintptr_t>(&fn);
+  if (fn.scope() == at::RecordScope::BACKWARD_FUNCTION || fn.seqNr() < 0) g_api.pop(key);
+  else g_api.pop_forward(key, int64_t(at::sequence_number::peek()));
 }
 
 at::CallbackHandle g_comm_handle = 0;

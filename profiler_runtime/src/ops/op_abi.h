@@ -16,12 +16,15 @@
 extern "C" {
 #endif
 
-#define STRATA_OPS_ABI_VERSION 2u
+#define STRATA_OPS_ABI_VERSION 3u
 
 enum {
   STRATA_OP_BACKWARD = 1,        /* an autograd node's backward (seq + thread = its forward's) */
   STRATA_OP_ENGINE_WRAPPER = 2,  /* "autograd::engine::evaluate_function: X": the backward op
                                     it wraps hands its forward link to it */
+  STRATA_OP_FORWARD_AT_POP = 4,  /* a forward op whose pop says whether it created an autograd
+                                    node (pop_forward): its path is stored for a backward only
+                                    then, not at every forward op in grad mode */
 };
 
 /* A communication call (torch.distributed: a process group's work), as the framework gives it.
@@ -48,6 +51,10 @@ typedef struct StrataOpsApi {
                uint32_t flags);
   /* Operator exit: pops the entry pushed with this key (and any left open above it). */
   void (*pop)(uint64_t key);
+  /* The same for an entry pushed with STRATA_OP_FORWARD_AT_POP: seq_after is the autograd
+     sequence number the thread would give its next node now (a node was created inside the op
+     when it is past the op's seq). */
+  void (*pop_forward)(uint64_t key, int64_t seq_after);
   /* 1 while this process is being profiled (forked children: 0; push/pop then do nothing). */
   int (*active)(void);
   /* A communication operator entered on this thread (torch: the dispatcher's c10d::allreduce_,
@@ -67,6 +74,7 @@ uint32_t strata_op_intern(const char* name, size_t len);
 void strata_op_push(uint32_t name_id, uint64_t sp, uint64_t key, int64_t seq, uint64_t thread,
                     uint32_t flags);
 void strata_op_pop(uint64_t key);
+void strata_op_pop_forward(uint64_t key, int64_t seq_after);
 int strata_op_active(void);
 void strata_op_collective_issue(const char* op_name);
 int strata_op_collective_begin(uint64_t key, const StrataCollectiveCall* call);

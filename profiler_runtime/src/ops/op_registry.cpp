@@ -77,7 +77,7 @@ std::string StatusLine() {
   if (!recording) return s;
   Counters& c = GetCounters();
   s += "; " + std::to_string(c.pushes.load()) + " operator calls, " +
-       std::to_string(c.forward_recorded.load()) + " forward with autograd sequence, " +
+       std::to_string(c.forward_recorded.load()) + " forward that created an autograd node, " +
        std::to_string(c.backward_linked.load()) + " backward linked to their forward, " +
        std::to_string(c.backward_unlinked.load()) + " backward unlinked";
   if (uint64_t d = c.too_deep.load()) s += ", " + std::to_string(d) + " nested too deep";

@@ -20,7 +20,7 @@ bool CodeOf(uint32_t id, std::string* file, std::string* qualname);
 
 struct Counters {
   std::atomic<uint64_t> pushes{0};
-  std::atomic<uint64_t> forward_recorded{0};  // forward ops stored for their backward
+  std::atomic<uint64_t> forward_recorded{0};  // forward ops stored for their backward (they created its node)
   std::atomic<uint64_t> backward_linked{0};
   std::atomic<uint64_t> backward_unlinked{0};  // backward op whose forward was not found
   std::atomic<uint64_t> too_deep{0};           // pushes beyond the per-thread depth

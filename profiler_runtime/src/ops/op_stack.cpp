@@ -461,7 +461,9 @@ void Push(uint32_t name_id, uint64_t sp, uint64_t key, int64_t seq, uint64_t thr
   e.name = name_id;
   e.sp = sp;
   e.key = key;
-  e.flags = flags;
+  e.flags = flags & ~kForwardStored;
+  e.seq = seq;
+  e.thread = thread;
   if (d == 0) {
     s->ctx_n = -1;
     s->entry_n = 0;
@@ -482,10 +484,21 @@ void Push(uint32_t name_id, uint64_t sp, uint64_t key, int64_t seq, uint64_t thr
   Fence();
   if (seq < 0) return;
   if (flags & STRATA_OP_BACKWARD) LinkBackward(s, d, thread, seq);
-  else RecordForward(s, d, thread, seq);
+  else if (!(flags & STRATA_OP_FORWARD_AT_POP)) RecordForward(s, d, thread, seq);
 }
 
-void Pop(uint64_t key) {
+namespace {
+// The forward path of entry nd, when it created the autograd node its sequence number names
+// (most forward ops in grad mode create none: views, shape work, ops on tensors that need no
+// gradient). An enclosing op that peeked the same number did not create that node.
+void StoreForwardAtPop(OpStack* s, int nd, int64_t seq_after) {
+  OpEntry& e = s->e[nd];
+  if (!(e.flags & STRATA_OP_FORWARD_AT_POP) || (e.flags & kForwardStored) || e.seq < 0 || seq_after <= e.seq) return;
+  RecordForward(s, nd, e.thread, e.seq);
+  for (int i = nd - 1; i >= 0 && s->e[i].seq == e.seq; --i) s->e[i].flags |= kForwardStored;
+}
+
+void PopAt(uint64_t key, bool forward, int64_t seq_after) {
   OpStack* s = t_ops;
   if (!s || s->depth <= 0) return;
   int d = s->depth, nd;
@@ -495,6 +508,7 @@ void Pop(uint64_t key) {
     nd = d - 1;
     while (nd >= 0 && s->e[nd].key != key) --nd;
     if (nd < 0) return;  // not ours (pushed while inactive, or already popped)
+    if (forward && nd == d - 1 && !t_in_handler) StoreForwardAtPop(s, nd, seq_after);
   }
   if (s->adopt_at >= nd) {
     s->adopt_at = -1;
@@ -504,6 +518,11 @@ void Pop(uint64_t key) {
   Fence();
   if (nd == 0) s->ctx_n = -1;
 }
+}  // namespace
+
+void Pop(uint64_t key) { PopAt(key, false, -1); }
+
+void PopForward(uint64_t key, int64_t seq_after) { PopAt(key, Active(), seq_after); }
 
 }  // namespace strata::rt::ops
 
@@ -517,5 +536,8 @@ __attribute__((visibility("default"))) void strata_op_push(uint32_t name_id, uin
   strata::rt::ops::Push(name_id, sp, key, seq, thread, flags);
 }
 __attribute__((visibility("default"))) void strata_op_pop(uint64_t key) { strata::rt::ops::Pop(key); }
+__attribute__((visibility("default"))) void strata_op_pop_forward(uint64_t key, int64_t seq_after) {
+  strata::rt::ops::PopForward(key, seq_after);
+}
 __attribute__((visibility("default"))) int strata_op_active(void) { return strata::rt::ops::Active() ? 1 : 0; }
 }

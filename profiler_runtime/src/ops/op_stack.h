@@ -30,9 +30,14 @@ struct OpEntry {
   uint64_t word;   // OpFrameWord(name id)
   uint64_t sp;     // stack address of the operator's scope; 0 = unknown
   uint64_t key;    // matched at pop
-  uint32_t flags;  // STRATA_OP_*
+  uint32_t flags;  // STRATA_OP_* and kForwardStored
   uint32_t name;   // interned name id (the word's, unpacked)
+  int64_t seq;     // autograd sequence number, -1: none (STRATA_OP_FORWARD_AT_POP: stored at pop)
+  uint64_t thread; // the forward thread id given with it
 };
+// OpEntry::flags: a deeper operator with the same sequence number stored its path at its pop
+// (it created the node; the enclosing ones only peeked the number).
+inline constexpr uint32_t kForwardStored = 1u << 31;
 
 struct OpStack {
   // Read by this thread's SIGPROF handler.
@@ -88,6 +93,8 @@ void SetPaused(bool paused);
 uint32_t Intern(const char* name, size_t len);
 void Push(uint32_t name_id, uint64_t sp, uint64_t key, int64_t seq, uint64_t thread, uint32_t flags);
 void Pop(uint64_t key);
+// Pop of an entry pushed with STRATA_OP_FORWARD_AT_POP (seq_after: see op_abi.h); -1: unknown.
+void PopForward(uint64_t key, int64_t seq_after);
 bool Active();
 
 }  // namespace strata::rt::ops

@@ -42,6 +42,7 @@ const StrataOpsApi kApi = {
     &strata_op_intern,
     &strata_op_push,
     &strata_op_pop,
+    &strata_op_pop_forward,
     &strata_op_active,
     &strata_op_collective_issue,
     &strata_op_collective_begin,
