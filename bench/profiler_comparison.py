@@ -60,6 +60,9 @@ AB_CONFIGS = {
     "strata-records": ("ab", {**RANGE, **NO_OPS, "STRATA_GPU_CALLBACKS": "none"}),  # activity records only
     "strata-callbacks": ("ab", {**RANGE, **NO_OPS, "STRATA_GPU_CALLPATHS": "0"}),  # + API callbacks
     "strata-paths": ("ab", {**RANGE, **NO_OPS}),  # + call paths at launches; "strata" adds operators
+    # The same with the driver API's callbacks only (a launch takes two callbacks, not four).
+    "strata-paths-driver": ("ab", {**RANGE, **NO_OPS, "STRATA_GPU_CALLBACKS": "driver"}),
+    "strata-driver": ("ab", {**RANGE, "STRATA_GPU_CALLBACKS": "driver"}),
     "strata-cheapkey": ("ab", {**RANGE, "STRATA_GPU_PATH_KEY": "cheap"}),  # no native trace in the path key (the default since 2026-12-01)
     "strata-tracekey": ("ab", {**RANGE, "STRATA_GPU_PATH_KEY": "trace"}),  # the native trace in the path key (the default before)
     # Sampled tracing inside the ranges (windows of 10 ms every 100 ms); "none-long" is the

@@ -87,11 +87,13 @@ void CuptiSession::Start() {
     return;
   }
   // STRATA_GPU_CALLBACKS (diagnostic, for measuring CUPTI's own cost): "runtime" tracks runtime
-  // API calls only (direct driver launches then go unattributed), "none" only activity records,
+  // API calls only (direct driver launches then go unattributed), "driver" driver API calls only
+  // (a runtime call is then seen as the driver call it makes), "none" only activity records,
   // "domains" every call of both APIs, enabled with one call per API (what an attach costs when
   // it does not enable the callbacks one by one; every API call then takes the callback).
   const char* which = getenv("STRATA_GPU_CALLBACKS");
   bool runtime_only = which && strcmp(which, "runtime") == 0;
+  bool driver_only = which && strcmp(which, "driver") == 0;
   bool none = which && strcmp(which, "none") == 0;
   by_domain_ = which && strcmp(which, "domains") == 0;
   int enabled = 0;
@@ -101,7 +103,9 @@ void CuptiSession::Start() {
     none = true;  // nothing to enable one by one
   }
   for (const CbidEntry& c : kCallbacks) {
-    if (none || (runtime_only && c.domain == CUPTI_CB_DOMAIN_DRIVER_API)) continue;
+    if (none || (runtime_only && c.domain == CUPTI_CB_DOMAIN_DRIVER_API) ||
+        (driver_only && c.domain == CUPTI_CB_DOMAIN_RUNTIME_API))
+      continue;
     if (a->EnableCallback(1, sub_, c.domain, c.id) == CUPTI_SUCCESS) {
       ++enabled;
       enabled_callbacks_.emplace_back(c.domain, c.id);
