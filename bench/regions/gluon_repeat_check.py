@@ -4,6 +4,7 @@ calibration_h100.sh with PARTS=repeat: two processes, A and B, each tracing K la
 density and length, the lengths taking turns):
 
   gluon_repeat_check.py RUN_A RUN_B [--strata build/bin/strata] [--cycles-per-ns R] [--json DIR] [--per-length] [--pooled]
+  gluon_repeat_check.py RUN_A --halves ...   (one process: its even launches fit, its odd ones replayed)
 
 First how much the truth itself moves: the loop-only trace's consumer_loop / producer_loop spans,
 launch by launch, within a process and between the two. Then the paced model (strata regions
@@ -34,14 +35,15 @@ LOOPS = h.LOOPS
 SUB = "gluon"
 
 
-def launches(run, density, shape):
-    """The traced launches of one density and shape: [(k, path)], in order."""
+def launches(run, density, shape, parity=None):
+    """The traced launches of one density and shape: [(k, path)], in order; with parity 0 or 1
+    only the even or the odd ones, numbered k // 2."""
     pat = os.path.join(run, SUB, f"{density}_{shape}_t*.chrome_trace*")
     out = []
     for p in glob.glob(pat):
         m = re.search(r"_t(\d+)\.chrome_trace", p)
-        if m:
-            out.append((int(m.group(1)), p))
+        if m and (parity is None or int(m.group(1)) % 2 == parity):
+            out.append((int(m.group(1)) // (1 if parity is None else 2), p))
     return sorted(out)
 
 
@@ -66,9 +68,9 @@ def shapes_of(run):
 POOL = ThreadPoolExecutor(max_workers=os.cpu_count() or 2)
 
 
-def spans(strata, run, density, shape, rate, tmp):
-    """[(k, path, {loop: {span, records, lanes}})] of every traced launch."""
-    found = launches(run, density, shape)
+def spans(strata, run, density, shape, rate, tmp, parity=None):
+    """[(k, path, {loop: {span, records, lanes}})] of every traced launch (of one parity)."""
+    found = launches(run, density, shape, parity)
     paths = [unpacked(p, tmp) for _, p in found]
     got = POOL.map(lambda path: h.gluon_spans(strata, path, rate)[0], paths)
     return [(k, path, g) for (k, _), path, g in zip(found, paths, got)]
@@ -77,21 +79,25 @@ def spans(strata, run, density, shape, rate, tmp):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("run_a")
-    ap.add_argument("run_b")
+    ap.add_argument("run_b", nargs="?", help="omitted with --halves")
     ap.add_argument("--strata", default=os.environ.get("STRATA", "build/bin/strata"))
     ap.add_argument("--cycles-per-ns", type=float, default=1.98)
     ap.add_argument("--json", metavar="DIR")
     ap.add_argument("--per-length", action="store_true", help="fit at every length, each replaying its own")
     ap.add_argument("--pooled", action="store_true", help="fit the means of all launches at once (least squares)")
+    ap.add_argument("--halves", action="store_true",
+                    help="within one process: RUN_A's even launches as A, its odd ones as B")
     a = ap.parse_args()
+    if bool(a.halves) == bool(a.run_b):
+        ap.error("give RUN_B, or --halves with RUN_A alone")
     rate, tmp = a.cycles_per_ns, tempfile.mkdtemp()
     atexit.register(shutil.rmtree, tmp, True)  # the unpacked traces
-    runs = {"A": a.run_a, "B": a.run_b}
+    runs = {"A": (a.run_a, 0), "B": (a.run_a, 1)} if a.halves else {"A": (a.run_a, None), "B": (a.run_b, None)}
     shapes = shapes_of(a.run_a)
     if not shapes:
         raise SystemExit(f"{a.run_a}/{SUB}: no loop_n<tokens>_t<k>.chrome_trace[.gz] (PARTS=repeat)")
-    data = {r: {d: {s: spans(a.strata, p, d, s, rate, tmp) for s in shapes} for d in ("loop", "sparse", "dense")}
-            for r, p in runs.items()}
+    data = {r: {d: {s: spans(a.strata, p, d, s, rate, tmp, parity) for s in shapes} for d in ("loop", "sparse", "dense")}
+            for r, (p, parity) in runs.items()}
 
     print("Truth: the loop-only trace's loop spans (cycles), launch by launch")
     print("| process | tokens | loop | launches | mean | min | max | max/min | A's mean, B against it |")
