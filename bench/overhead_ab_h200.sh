@@ -26,7 +26,9 @@ def loop(f):
     return (time.perf_counter() - t0) / n * 1e9
 base = min(loop(int) for _ in range(3))
 print(f"getpid: {min(loop(os.getpid) for _ in range(3)) - base:.0f} ns a call (Python loop minus an empty call)")
+print(f"clock_gettime(CLOCK_MONOTONIC): {min(loop(time.monotonic_ns) for _ in range(3)) - base:.0f} ns a call (the same)")
 PY
+  echo "clocksource: $(cat /sys/devices/system/clocksource/clocksource0/current_clocksource 2>&1) (available: $(cat /sys/devices/system/clocksource/clocksource0/available_clocksource 2>&1))"
 } 2>&1 | tee "$W/host.txt"
 b=()
 [ -n "${RT_B:-}" ] && b=(--runtime-b "../$RT_B/libstrata_runtime.so")

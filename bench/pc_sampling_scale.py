@@ -75,7 +75,28 @@ def child(steps, batch, warmup):
         if i >= warmup:
             times.append(time.perf_counter() - t0)
     print(json.dumps({"median_step_ms": statistics.median(times) * 1e3, "loss": float(loss),
-                      "rss_steps_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}), flush=True)
+                      "rss_steps_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+                      "rss_by_mapping_mb": rss_by_mapping()}), flush=True)
+
+
+def rss_by_mapping():
+    """This process's resident memory now, by what is mapped (a library's file name, or anonymous
+    memory: heap and private mappings), from /proc/self/smaps: which part grows under a profiler."""
+    sums, name = {}, "?"
+    with open("/proc/self/smaps") as f:
+        for line in f:
+            head = line.split()
+            if not head:
+                continue
+            if re.match(r"^[0-9a-f]+-[0-9a-f]+ ", line):
+                path = head[5] if len(head) > 5 else ""
+                name = os.path.basename(path) if path.startswith("/") else (path or "[anon]")
+                if name.startswith("/dev/") or "nvidia" in name and path.startswith("/dev"):
+                    name = "[device]"
+            elif head[0] == "Rss:":
+                sums[name] = sums.get(name, 0) + int(head[1])
+    top = sorted(sums.items(), key=lambda kv: -kv[1])[:40]
+    return {k: round(v / 1024, 1) for k, v in top}
 
 
 # --- the profile: meta and blobs (docs/profile-format.md) ------------------------------------
@@ -229,7 +250,8 @@ def main():
                 continue
             res, rss, wall = run(cmd, env_of(c), os.path.join(out, f"run-{r}-{c}"))
             row = {"step_ms": round(res["median_step_ms"], 2), "peak_rss_mb": round(rss, 1),
-                   "rss_at_last_step_mb": round(res["rss_steps_mb"], 1), "wall_s": round(wall, 1)}
+                   "rss_at_last_step_mb": round(res["rss_steps_mb"], 1), "wall_s": round(wall, 1),
+                   "rss_by_mapping_mb": res.get("rss_by_mapping_mb", {})}
             if CONFIGS[c] is not None:
                 path = env_of(c)["STRATA_OUTPUT"]
                 row["profile_mb"] = round(os.path.getsize(path) / 1e6, 3)
@@ -238,7 +260,7 @@ def main():
                 meta, _ = read_profile(path)
                 row["pc_sampling"] = meta.get("pc_sampling", "")
             rows[c].append(row)
-            print(f"round {r} {c}: " + json.dumps(row), flush=True)
+            print(f"round {r} {c}: " + json.dumps({k: v for k, v in row.items() if k != "rss_by_mapping_mb"}), flush=True)
 
     med = lambda c, k: statistics.median(x[k] for x in rows[c])
     base = "none" if "none" in rows else configs[0]
@@ -277,6 +299,17 @@ def main():
             print("goal nvdisasm reads every cubin: not checked (no nvdisasm found)")
     for g, ok in goals.items():
         print(f"goal {g}: {'met' if ok else 'NOT met'}")
+    # Where the resident memory grew, by mapping, against "none" (each configuration's last run).
+    if "none" in rows and "rss_by_mapping_mb" in rows["none"][-1]:
+        base_map = rows["none"][-1]["rss_by_mapping_mb"]
+        for c in configs:
+            if c == "none" or "rss_by_mapping_mb" not in rows[c][-1]:
+                continue
+            m = rows[c][-1]["rss_by_mapping_mb"]
+            diff = {k: round(m.get(k, 0) - base_map.get(k, 0), 1) for k in set(m) | set(base_map)}
+            big = sorted(((k, d) for k, d in diff.items() if abs(d) >= 2), key=lambda kv: -abs(kv[1]))
+            print(f"rss growth of {c} over none at the last step, by mapping (MB): total {sum(diff.values()):.1f}; "
+                  + ", ".join(f"{k} {d:+.1f}" for k, d in big))
     with open(os.path.join(out, "pc_sampling_scale.json"), "w") as f:
         json.dump({"args": vars(args), "runs": rows, "summary": summary, "goals": goals}, f, indent=1)
 

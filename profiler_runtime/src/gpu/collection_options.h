@@ -2,6 +2,9 @@
 // session's Start (InitializeInjection) before collection begins; read everywhere after.
 #pragma once
 
+#include <cstddef>
+#include <cstdint>
+
 #include "gpu/trace_window_config.h"
 
 namespace strata::rt::gpu {
@@ -14,6 +17,10 @@ struct CollectionOptions {
   TraceWindowConfig windows;   // sampled tracing (trace_window_config.h); off = every launch
   bool capture_range = false;  // collect only between cudaProfilerStart/Stop (cupti/capture_range.h)
   bool snap = false;           // one launch written to a snapshot file (snap/snap_capture.h)
+  // Diagnostics for the launch-cost breakdown (docs/benchmarks.md), set by the environment:
+  bool api_work = true;              // STRATA_GPU_CALLBACK_WORK=none: API callbacks return at once
+  size_t buffer_bytes = 4u << 20;    // STRATA_GPU_BUFFER_MB: CUPTI's activity buffers
+  uint32_t flush_period_ms = 100;    // STRATA_GPU_FLUSH_MS (0: CUPTI flushes only full buffers)
 };
 
 }  // namespace strata::rt::gpu

@@ -17,6 +17,7 @@
 #include <string>
 
 #include "gpu/trace_window_config.h"
+#include "common/log.h"
 #include "ops/elf_needed.h"
 #include "ops/op_abi.h"
 #include "ops/op_registry.h"
@@ -36,6 +37,25 @@ std::atomic<uint64_t (*)(void)> g_calls_counted{nullptr};  // set once the plugi
 constexpr double kCountProbability = 1.0 / 32;
 
 std::atomic<int> g_tried{0};
+
+// STRATA_OPS_WORK=none (diagnostic, for the launch-cost breakdown): the plugin's callbacks stay
+// registered, so torch pays RecordFunction at every operator, but entries and exits do nothing
+// here: what torch's own operator callbacks cost beside what the runtime does with them.
+void IdlePush(uint32_t, uint64_t, uint64_t, int64_t, uint64_t, uint32_t) {}
+void IdlePop(uint64_t) {}
+void IdlePopForward(uint64_t, int64_t) {}
+
+const StrataOpsApi kIdleApi = {
+    STRATA_OPS_ABI_VERSION,
+    &strata_op_intern,
+    &IdlePush,
+    &IdlePop,
+    &IdlePopForward,
+    &strata_op_active,
+    &strata_op_collective_issue,
+    &strata_op_collective_begin,
+    &strata_op_collective_end,
+};
 
 const StrataOpsApi kApi = {
     STRATA_OPS_ABI_VERSION,
@@ -110,7 +130,10 @@ Started Start(const std::string& path, const TorchInstall& t) {
     return s;
   }
   char why[256] = {0};
-  if (start(&kApi, t.version.c_str(), why, sizeof(why)) != 0) {
+  const char* work = getenv("STRATA_OPS_WORK");
+  const StrataOpsApi* api = work && strcmp(work, "none") == 0 ? &kIdleApi : &kApi;
+  if (work && *work && api == &kApi) Log("bad STRATA_OPS_WORK=%s (none: operators not recorded): recording them", work);
+  if (start(api, t.version.c_str(), why, sizeof(why)) != 0) {
     s.why = torch + ": plugin refused: " + why;
     return s;
   }

@@ -77,6 +77,7 @@ void HandleApiCallback(CuptiSession* s, CUpti_CallbackDomain domain, CUpti_Callb
   if (domain != CUPTI_CB_DOMAIN_RUNTIME_API && domain != CUPTI_CB_DOMAIN_DRIVER_API) return;
   const auto* cb = static_cast<const CUpti_CallbackData*>(data);
   if (o.capture_range && OnProfilerApi(s, domain, cbid, cb)) return;
+  if (!o.api_work) return;  // diagnostic: what CUPTI's callbacks cost with nothing done in them
   const uint32_t corr = s->JoinId(cb->correlationId);
   if (uint32_t ep = s->trace_epoch.load(std::memory_order_relaxed); ep != t_epoch) {
     t_epoch = ep;

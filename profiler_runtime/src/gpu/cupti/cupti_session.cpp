@@ -31,8 +31,6 @@ const CbidEntry kCallbacks[] = {
 #include "strata_gpu_cbids.inc"
 };
 
-constexpr size_t kBufferBytes = 4u << 20;
-constexpr uint32_t kFlushPeriodMs = 100;
 
 CuptiSession* g_session = nullptr;
 
@@ -66,10 +64,32 @@ void CuptiSession::Fail(const std::string& why) {
   phase.store(kFailed);
 }
 
+namespace {
+// The launch-cost breakdown's switches (collection_options.h); a bad value keeps the default.
+void ParseDiagnostics(CollectionOptions* o) {
+  if (const char* w = getenv("STRATA_GPU_CALLBACK_WORK"); w && *w) {
+    if (strcmp(w, "none") == 0) o->api_work = false;
+    else Log("bad STRATA_GPU_CALLBACK_WORK=%s (none: API callbacks do nothing): handled as usual", w);
+  }
+  if (const char* b = getenv("STRATA_GPU_BUFFER_MB"); b && *b) {
+    long mb = strtol(b, nullptr, 10);
+    if (mb >= 1 && mb <= 256) o->buffer_bytes = size_t(mb) << 20;
+    else Log("bad STRATA_GPU_BUFFER_MB=%s (1..256): %zu MB", b, o->buffer_bytes >> 20);
+  }
+  if (const char* f = getenv("STRATA_GPU_FLUSH_MS"); f && *f) {
+    char* end = nullptr;
+    long ms = strtol(f, &end, 10);
+    if (!*end && ms >= 0 && ms <= 60000) o->flush_period_ms = uint32_t(ms);
+    else Log("bad STRATA_GPU_FLUSH_MS=%s (0..60000): %u ms", f, o->flush_period_ms);
+  }
+}
+}  // namespace
+
 void CuptiSession::Start() {
   // STRATA_GPU=0 (diagnostic, for the launch-cost breakdown): the runtime without CUPTI.
   if (const char* g = getenv("STRATA_GPU"); g && strcmp(g, "0") == 0) { Fail("switched off (STRATA_GPU=0)"); return; }
   if (const char* p = getenv("STRATA_GPU_CALLPATHS"); p && strcmp(p, "0") == 0) options.take_paths = false;
+  ParseDiagnostics(&options);
   ConfigureLaunchPathCache();
   std::string window_why;
   if (!ParseTraceWindows(getenv("STRATA_GPU_SAMPLING"), &options.windows, &window_why)) Log("%s", window_why.c_str());
@@ -151,7 +171,7 @@ void CuptiSession::Start() {
     else
       enabled_kinds_.push_back(k);
   }
-  if (a->ActivityFlushPeriod) a->ActivityFlushPeriod(kFlushPeriodMs);
+  if (a->ActivityFlushPeriod && options.flush_period_ms) a->ActivityFlushPeriod(options.flush_period_ms);
   collecting.store(true);
   // Windows need the driver API's own switch for activity kinds; PC sampling and regions rely on
   // seeing every launch, so they keep full tracing.
@@ -344,7 +364,7 @@ bool CuptiSession::ReattachLocked() {
   if (options.capture_range) EnableProfilerApiCallbacks(this);
   api->ActivityRegisterCallbacks(&BufferRequested, &BufferCompleted);
   for (CUpti_ActivityKind k : enabled_kinds_) api->ActivityEnable(k);
-  if (api->ActivityFlushPeriod) api->ActivityFlushPeriod(kFlushPeriodMs);
+  if (api->ActivityFlushPeriod && options.flush_period_ms) api->ActivityFlushPeriod(options.flush_period_ms);
   detached.store(false);
   switched_off_ = false;
   return true;
@@ -406,7 +426,7 @@ void CUPTIAPI CuptiSession::BufferRequested(uint8_t** buffer, size_t* size, size
     if (!s->free_bufs_.empty()) { b = s->free_bufs_.back(); s->free_bufs_.pop_back(); }
   }
   if (!b) {
-    b = static_cast<uint8_t*>(aligned_alloc(8, kBufferBytes));
+    b = static_cast<uint8_t*>(aligned_alloc(8, s->options.buffer_bytes));
     if (b) s->buffers_allocated_.fetch_add(1, std::memory_order_relaxed);
   }
   if (b) {
@@ -415,7 +435,7 @@ void CUPTIAPI CuptiSession::BufferRequested(uint8_t** buffer, size_t* size, size
     s->buffer_corr_base_[b] = s->corr_base.load();
   }
   *buffer = b;
-  *size = b ? kBufferBytes : 0;
+  *size = b ? s->options.buffer_bytes : 0;
   *max_records = 0;
 }
 
