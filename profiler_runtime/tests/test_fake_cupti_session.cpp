@@ -151,6 +151,29 @@ TEST(FakeCupti, EveryLaunchTraced) {
   EXPECT_EQ(Printed(r.out, "finalizes"), 0u) << "never detached";
 }
 
+// The launch-cost breakdown's diagnostics: callbacks that return at once leave every kernel
+// recorded but none attributed; small buffers without a periodic flush lose nothing.
+TEST(FakeCupti, CostDiagnosticsKeepEveryRecord) {
+  {
+    const std::string out = Out("callbacks_idle");
+    ProgramRun r = RunProgram({"full", "3000"}, {{"STRATA_GPU_CALLBACK_WORK", "none"}}, out);
+    ASSERT_EQ(r.code, 0) << r.out;
+    auto p = Read(out);
+    EXPECT_EQ(Kernels(p)["steady_kernel"].launches, 3000u);
+    const std::string& gpu = p.meta.at("gpu");
+    EXPECT_NE(gpu.find(" 0 API calls"), std::string::npos) << gpu;
+    EXPECT_NE(gpu.find("3000 unattributed"), std::string::npos) << gpu;
+  }
+  {
+    const std::string out = Out("small_buffers");
+    ProgramRun r = RunProgram({"full", "30000"}, {{"STRATA_GPU_BUFFER_MB", "1"}, {"STRATA_GPU_FLUSH_MS", "0"}}, out);
+    ASSERT_EQ(r.code, 0) << r.out;
+    auto p = Read(out);
+    ExpectAllAttributed(p);
+    EXPECT_EQ(Kernels(p)["steady_kernel"].launches, 30000u);
+  }
+}
+
 // The launch path cache's cheap key (no native trace; the default) cannot tell two call sites at
 // the same stack depth apart; its check of the trace's return addresses on the stack must, at the
 // second site's first launch, before it puts launches of one site under the other's frames.
