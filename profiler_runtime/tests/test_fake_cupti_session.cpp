@@ -151,6 +151,22 @@ TEST(FakeCupti, EveryLaunchTraced) {
   EXPECT_EQ(Printed(r.out, "finalizes"), 0u) << "never detached";
 }
 
+// A runtime launch's records carry its driver call's id: the first nested call rides on the
+// runtime call's queue entry, a second is queued as an alias; both reach the runtime call's path.
+TEST(FakeCupti, NestedDriverCallsReachTheRuntimeCallsPath) {
+  for (int inner : {1, 2}) {
+    SCOPED_TRACE(inner);
+    const std::string out = Out("nested_" + std::to_string(inner));
+    ProgramRun r = RunProgram({"nested", "2000", std::to_string(inner)}, {}, out);
+    ASSERT_EQ(r.code, 0) << r.out;
+    auto p = Read(out);
+    ExpectAllAttributed(p);
+    EXPECT_EQ(Kernels(p)["nested_kernel"].launches, 2000u * uint64_t(inner));
+    const std::string& gpu = p.meta.at("gpu");
+    EXPECT_NE(gpu.find(" 2000 API calls"), std::string::npos) << gpu;
+  }
+}
+
 // The launch-cost breakdown's diagnostics: callbacks that return at once leave every kernel
 // recorded but none attributed; small buffers without a periodic flush lose nothing.
 TEST(FakeCupti, CostDiagnosticsKeepEveryRecord) {

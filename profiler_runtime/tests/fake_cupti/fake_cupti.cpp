@@ -249,6 +249,18 @@ FAKE_EXPORT void strata_fake_launch(const char* name, uint64_t gpu_ns) {
           });
 }
 
+// cudaLaunchKernel as the runtime makes it: a runtime API call whose driver calls (inner_calls of
+// them) each launch the kernel; each record carries its driver call's correlation id, not the
+// runtime call's, so only the nesting ties it to the runtime call's path.
+FAKE_EXPORT void strata_fake_runtime_launch(const char* name, uint64_t gpu_ns, int inner_calls) {
+  ApiCall(CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000, "cudaLaunchKernel", name,
+          [&](std::unique_lock<std::mutex>& lock, uint32_t) {
+            lock.unlock();
+            for (int i = 0; i < inner_calls; ++i) strata_fake_launch(name, gpu_ns);
+            lock.lock();
+          });
+}
+
 // Records written and detaches, over the run (what the program prints for the test).
 FAKE_EXPORT uint64_t strata_fake_records() { return F().records; }
 FAKE_EXPORT uint64_t strata_fake_finalizes() { return F().finalizes; }

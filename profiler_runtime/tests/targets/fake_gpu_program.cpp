@@ -5,6 +5,8 @@
 //   fake_gpu_program ranges R MS      R times: `outside_kernel` for 30 ms, then cudaProfilerStart,
 //                                     `inside_kernel_<r>` (r = 0..R-1, R <= 100) for MS ms,
 //                                     cudaProfilerStop; then 30 ms more
+//   fake_gpu_program nested N K       N runtime launches of `nested_kernel`, each making K driver
+//                                     launches whose records carry the driver calls' ids
 //   fake_gpu_program two_sites N      N launches of `shared_kernel`, alternately from two call
 //                                     sites at the same stack depth (as cuDNN launches one kernel)
 // Each kernel "runs" 1,000 ns. Prints "launched N inside M records K finalizes F".
@@ -17,6 +19,7 @@
 
 extern "C" int strata_fake_cuinit();
 extern "C" void strata_fake_launch(const char* name, uint64_t gpu_ns);
+extern "C" void strata_fake_runtime_launch(const char* name, uint64_t gpu_ns, int inner_calls);
 extern "C" uint64_t strata_fake_records();
 extern "C" uint64_t strata_fake_finalizes();
 extern "C" int cudaProfilerStart();
@@ -76,6 +79,11 @@ int main(int argc, char** argv) {
     const long n = atol(argv[2]);
     for (long i = 0; i < n; ++i) strata_fake_launch("steady_kernel", kKernelNs);
     g_launched = uint64_t(n);
+  } else if (strcmp(mode, "nested") == 0 && argc >= 4) {
+    const long n = atol(argv[2]);
+    const int k = atoi(argv[3]);
+    for (long i = 0; i < n; ++i) strata_fake_runtime_launch("nested_kernel", kKernelNs, k);
+    g_launched = uint64_t(n) * uint64_t(k);
   } else if (strcmp(mode, "two_sites") == 0) {
     const long n = atol(argv[2]);
     for (long i = 0; i < n; ++i) i % 2 ? SiteB() : SiteA();

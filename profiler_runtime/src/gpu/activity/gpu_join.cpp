@@ -76,6 +76,7 @@ void GpuJoin::TakeApiEntries(Aggregator* agg, Cct::Unlocked& u, uint64_t now) {
       correlations_.NoteAlias(e.correlation_id, e.outer_correlation_id, e.role, now);
       continue;
     }
+    if (e.inner_correlation_id) correlations_.NoteAlias(e.inner_correlation_id, e.correlation_id, e.inner_role, now);
     // Leaf side: our callback, CUPTI, the driver and libcudart are the mechanism, not the caller.
     int k = 0;
     while (k < n && !IsPyFrameWord(words[k]) && IsGpuStackModule(agg->ModulePathOf(words[k]))) ++k;

@@ -22,7 +22,7 @@ void ApiEntryQueue::Push(const ApiEntry& e, const uint64_t* words, int n) {
     return;
   }
   q_.entries.push_back(e);
-  q_.entries.back().path_depth = uint32_t(n);
+  q_.entries.back().path_depth = uint16_t(n);
   q_.words.insert(q_.words.end(), words, words + n);
 }
 

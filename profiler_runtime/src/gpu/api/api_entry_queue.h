@@ -23,7 +23,12 @@ struct ApiEntry {
   uint64_t api_ns = 0;           // time inside the call
   const char* api_name = nullptr;  // CUPTI's function name (static in libcupti); null for nested calls
   ApiRole role = ApiRole::kUnknown;
-  uint32_t path_depth = 0;       // its words follow the previous entries' words in ApiEntryBatch::words
+  ApiRole inner_role = ApiRole::kUnknown;  // the nested call's, with inner_correlation_id
+  uint16_t path_depth = 0;       // its words follow the previous entries' words in ApiEntryBatch::words
+  // Non-zero on an outer call: the first tracked call nested in it (cudaLaunchKernel's
+  // cuLaunchKernel), whose records belong to this call; carried here rather than queued as an
+  // entry of its own (one queue push a launch instead of two).
+  uint32_t inner_correlation_id = 0;
 };
 
 struct ApiEntryBatch {
