@@ -31,7 +31,6 @@ const CbidEntry kCallbacks[] = {
 #include "strata_gpu_cbids.inc"
 };
 
-
 CuptiSession* g_session = nullptr;
 
 }  // namespace
@@ -72,8 +71,9 @@ void ParseDiagnostics(CollectionOptions* o) {
     else Log("bad STRATA_GPU_CALLBACK_WORK=%s (none: API callbacks do nothing): handled as usual", w);
   }
   if (const char* b = getenv("STRATA_GPU_BUFFER_MB"); b && *b) {
-    long mb = strtol(b, nullptr, 10);
-    if (mb >= 1 && mb <= 256) o->buffer_bytes = size_t(mb) << 20;
+    char* end = nullptr;
+    long mb = strtol(b, &end, 10);
+    if (!*end && mb >= 1 && mb <= 256) o->buffer_bytes = size_t(mb) << 20;
     else Log("bad STRATA_GPU_BUFFER_MB=%s (1..256): %zu MB", b, o->buffer_bytes >> 20);
   }
   if (const char* f = getenv("STRATA_GPU_FLUSH_MS"); f && *f) {
