@@ -90,9 +90,8 @@ def rss_by_mapping():
                 continue
             if re.match(r"^[0-9a-f]+-[0-9a-f]+ ", line):
                 path = head[5] if len(head) > 5 else ""
-                name = os.path.basename(path) if path.startswith("/") else (path or "[anon]")
-                if name.startswith("/dev/") or "nvidia" in name and path.startswith("/dev"):
-                    name = "[device]"
+                # /dev/nvidia* mappings are the driver's (PC sampling's hardware buffer among them)
+                name = "[device]" if path.startswith("/dev/") else os.path.basename(path) if path.startswith("/") else (path or "[anon]")
             elif head[0] == "Rss:":
                 sums[name] = sums.get(name, 0) + int(head[1])
     top = sorted(sums.items(), key=lambda kv: -kv[1])[:40]

@@ -60,7 +60,6 @@ AB_CONFIGS = {
     "strata-records": ("ab", {**RANGE, **NO_OPS, "STRATA_GPU_CALLBACKS": "none"}),  # activity records only
     "strata-callbacks": ("ab", {**RANGE, **NO_OPS, "STRATA_GPU_CALLPATHS": "0"}),  # + API callbacks
     "strata-paths": ("ab", {**RANGE, **NO_OPS}),  # + call paths at launches; "strata" adds operators
-    # The same with the driver API's callbacks only (a launch takes two callbacks, not four).
     # The launch-cost breakdown's diagnostics: CUPTI's callbacks with nothing done in them; torch's
     # operator callbacks with the runtime doing nothing at entries and exits; CUPTI's buffers as
     # the floor harness sizes them (32 MB, no periodic flush).
@@ -68,6 +67,7 @@ AB_CONFIGS = {
     "strata-ops-idle": ("ab", {**RANGE, "STRATA_OPS_WORK": "none"}),
     "strata-records-bigbuf": ("ab", {**RANGE, **NO_OPS, "STRATA_GPU_CALLBACKS": "none", "STRATA_GPU_BUFFER_MB": "32", "STRATA_GPU_FLUSH_MS": "0"}),
     "strata-bigbuf": ("ab", {**RANGE, "STRATA_GPU_BUFFER_MB": "32", "STRATA_GPU_FLUSH_MS": "0"}),
+    # The same with the driver API's callbacks only (a launch takes two callbacks, not four).
     "strata-paths-driver": ("ab", {**RANGE, **NO_OPS, "STRATA_GPU_CALLBACKS": "driver"}),
     "strata-driver": ("ab", {**RANGE, "STRATA_GPU_CALLBACKS": "driver"}),
     "strata-cheapkey": ("ab", {**RANGE, "STRATA_GPU_PATH_KEY": "cheap"}),  # no native trace in the path key (the default since 2026-12-01)
