@@ -2,7 +2,7 @@
 usage: comparison_workloads.py WORKLOAD PROFILER STEPS TRACE_DIR [PAIRS]
 WORKLOAD: resnet50-train | gpt2-train | gpt2-decode | tiny-kernels | jax-train
 PROFILER: none (also what Strata runs under: it is preloaded by the parent) | torch-profiler |
-          torch-profiler-stacks | proton | ab | ab-cupti
+          torch-profiler-stacks | proton | ab | ab-cupti | ab-kineto | ab-kineto-stacks
 Runs warm-up steps, then STEPS timed steps with the profiler active from the first warm-up step
 to the end (as a user profiles a run), then writes the profiler's trace into TRACE_DIR (what a
 user pays to get it). Prints one JSON line: the median step time (per token for gpt2-decode) and
@@ -14,8 +14,11 @@ processes on the lent machine differ by more than the costs measured: after the 
 STRATA_CAPTURE_RANGE=cudaProfilerApi collects only there; without a profiler the calls do
 nothing, which shows what the alternation itself does). "ab-cupti": CUPTI's own floor, no Strata:
 "on" is libcupti attached with the activity kinds Strata records by default (kernel, memcpy,
-memset) into buffers, "off" is after cuptiFinalize (bench/cupti_floor.py drives it). Prints the
-median step of each state and the median over pairs of on / off."""
+memset) into buffers, "off" is after cuptiFinalize (bench/cupti_floor.py drives it).
+"ab-kineto" / "ab-kineto-stacks": torch.profiler (CPU and CUDA activities, without or with
+stacks), "on" is inside a started profile, "off" after its stop (its trace is built at the stop,
+between the blocks, and not written). Prints the median step of each state and the median over
+pairs of on / off."""
 import json
 import os
 import statistics
@@ -153,6 +156,24 @@ class CuptiFloor:
             self.cupti.check("cuptiFinalize", self.cupti.lib.cuptiFinalize())
 
 
+class KinetoSwitch:
+    """torch.profiler started ("on") or stopped ("off"); a new profile each "on"."""
+
+    def __init__(self, sync, stacks):
+        import torch
+        self.torch, self.sync, self.stacks, self.prof = torch, sync, stacks, None
+
+    def switch(self, on):
+        self.sync()
+        if on:
+            p = self.torch.profiler
+            self.prof = p.profile(activities=[p.ProfilerActivity.CPU, p.ProfilerActivity.CUDA], with_stack=self.stacks)
+            self.prof.start()
+        else:
+            self.prof.stop()
+            self.prof = None
+
+
 def alternate(step, sync, per, steps, pairs, switch):
     """Blocks of steps, off then on; per state the step times of the pairs after the first."""
     def block():
@@ -185,11 +206,16 @@ def main():
     workload, profiler, steps, trace_dir = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
     step, per = WORKLOADS[workload]()
     sync = (lambda: None) if workload == "jax-train" else __import__("torch").cuda.synchronize
-    if profiler in ("ab", "ab-cupti"):
+    if profiler in ("ab", "ab-cupti", "ab-kineto", "ab-kineto-stacks"):
         for _ in range(WARMUP):
             step()
             sync()
-        switch = ProfilerRange(workload == "jax-train").switch if profiler == "ab" else CuptiFloor(sync).switch
+        if profiler == "ab":
+            switch = ProfilerRange(workload == "jax-train").switch
+        elif profiler == "ab-cupti":
+            switch = CuptiFloor(sync).switch
+        else:
+            switch = KinetoSwitch(sync, profiler.endswith("stacks")).switch
         pairs = int(sys.argv[5]) if len(sys.argv) > 5 else 6
         print(json.dumps(alternate(step, sync, per, steps, pairs, switch)), flush=True)
         return

@@ -13,8 +13,8 @@ With --ab the same workloads are timed inside each process instead, collection s
 off in alternating blocks (comparison_workloads.py's "ab" modes): "none" (the alternation
 alone), "strata" (STRATA_CAPTURE_RANGE=cudaProfilerApi: Strata's full GPU collection in the
 "on" blocks; its CPU sampling runs in both), "strata-B" (the same with --runtime-b, e.g. the
-runtime before a change) and "cupti-floor" (CUPTI alone with Strata's activity kinds, no
-Strata). Per configuration: the median over rounds of each process's median on / off.
+runtime before a change), "cupti-floor" (CUPTI alone with Strata's activity kinds, no
+Strata) and "torch.profiler" / "torch.profiler-stacks" (started and stopped the same way). Per configuration: the median over rounds of each process's median on / off.
   python3 bench/profiler_comparison.py --runtime .device/rt-E/libstrata_runtime.so --out DIR
       [--workloads a,b] [--configs a,b] [--rounds 3] [--cpus 2-5] [--record]
       [--ab [--runtime-b OLD.so] [--pairs 6]]
@@ -56,6 +56,9 @@ AB_CONFIGS = {
     "strata": ("ab", RANGE),
     "strata-B": ("ab", RANGE),
     "cupti-floor": ("ab-cupti", None),
+    # torch.profiler switched on and off the same way (no Strata; not on the JAX step).
+    "torch.profiler": ("ab-kineto", None),
+    "torch.profiler-stacks": ("ab-kineto-stacks", None),
     # Strata's parts added one at a time (where the time goes, per launch):
     "strata-records": ("ab", {**RANGE, **NO_OPS, "STRATA_GPU_CALLBACKS": "none"}),  # activity records only
     "strata-callbacks": ("ab", {**RANGE, **NO_OPS, "STRATA_GPU_CALLPATHS": "0"}),  # + API callbacks
@@ -267,7 +270,7 @@ def main_ab(args):
     os.makedirs(args.out, exist_ok=True)
     runtimes = {c: os.path.abspath(args.runtime_b if c == "strata-B" else args.runtime) for c in configs}
     pin = ["taskset", "-c", args.cpus] if args.cpus else []
-    results = run_rounds(args, AB_STEPS, lambda w: configs,
+    results = run_rounds(args, AB_STEPS, lambda w: [c for c in configs if w != "jax-train" or not c.startswith("torch.profiler")],
                          lambda w, c, r: run_once(w, c, runtimes[c], pin, args.timeout, args.pairs,
                                                   os.path.join(args.out, f"{w}-{c.replace('/', '_')}-{r}.strata")),
                          "profiler_comparison_ab.json")
