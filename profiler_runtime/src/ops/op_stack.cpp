@@ -214,15 +214,18 @@ bool PythonContext(OpStack* s) {
 // Python frames through two call sites of a binding. So a hit compares the context's native
 // return addresses in place, where they lie on the stack (unwind/return_slots.h). Where they lie
 // takes a walk with SPs (~10x a context), so it is found at an entry's first hit, not at its fill:
-// contexts that never repeat never pay for it. Per thread slot, direct-mapped, mapped on first
-// use; a new thread on the slot starts it empty (the located slots were another stack's).
+// contexts that never repeat never pay for it. Per thread slot, mapped on first use; a new
+// thread on the slot starts it empty (the located slots were another stack's).
 // STRATA_OP_CONTEXT_CACHE=0: off; =verify: every hit is also taken in full and compared (meta
 // counts the differences).
-constexpr uint32_t kCtxEntries = 256;  // power of two
-constexpr int kCtxNative = 160;        // native frames of a context checked at a hit
+// Set-associative and 2,048 entries: a ResNet-50 step has ~180 outermost forward operators, a
+// transformer several hundred, each its own key every step; a direct-mapped table of 256 evicted
+// many before they came round again (ResNet-50 on the H200: one context in five taken afresh).
+constexpr uint32_t kCtxSets = 512;  // power of two
+constexpr uint32_t kCtxWays = 4;
+constexpr int kCtxNative = 160;     // native frames of a context checked at a hit
 
 struct CtxEntry {
-  uint64_t key;  // 0: empty
   int n;
   int nnative;  // the native frames from the innermost eval frame rootward, as merged
   enum : int { kUnlocated, kLocated, kUncheckable } state;
@@ -230,6 +233,13 @@ struct CtxEntry {
   uint64_t words[kMaxCtx];
   // (stack address, return address) pairs; before they are located, the addresses are 0.
   uint64_t slots[2 * kCtxNative];
+};
+
+// The keys apart from the entries, so that a lookup reads one cache line of a set's keys.
+struct CtxCacheTable {
+  uint64_t keys[kCtxSets][kCtxWays];  // 0: empty
+  uint8_t next_victim[kCtxSets];
+  CtxEntry entries[kCtxSets][kCtxWays];
 };
 
 enum class CtxCacheMode { kOn, kOff, kVerify };
@@ -244,19 +254,28 @@ CtxCacheMode ContextCacheMode() {
   return mode;
 }
 
-CtxEntry* ContextCache(OpStack* s) {
-  if (s->ctx_cache || ContextCacheMode() == CtxCacheMode::kOff) return static_cast<CtxEntry*>(s->ctx_cache);
-  void* m = mmap(nullptr, sizeof(CtxEntry) * kCtxEntries, PROT_READ | PROT_WRITE,
-                 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+CtxCacheTable* ContextCache(OpStack* s) {
+  if (s->ctx_cache || ContextCacheMode() == CtxCacheMode::kOff) return static_cast<CtxCacheTable*>(s->ctx_cache);
+  // Untouched pages cost nothing: a program with few call paths keeps a few entries resident.
+  void* m = mmap(nullptr, sizeof(CtxCacheTable), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+                 -1, 0);
   if (m != MAP_FAILED) s->ctx_cache = m;
-  return static_cast<CtxEntry*>(s->ctx_cache);
+  return static_cast<CtxCacheTable*>(s->ctx_cache);
 }
 
 void ForgetContexts(OpStack* s) {
-  auto* cache = static_cast<CtxEntry*>(s->ctx_cache);
-  if (!cache) return;
-  for (uint32_t i = 0; i < kCtxEntries; ++i)
-    if (cache[i].key) cache[i].key = 0;
+  auto* cache = static_cast<CtxCacheTable*>(s->ctx_cache);
+  if (cache) memset(cache->keys, 0, sizeof(cache->keys));
+}
+
+// A key's set: its lowest bit is always 1 (0 marks an empty way), so the bits above it.
+uint32_t ContextSet(uint64_t key) { return uint32_t(key >> 1) & (kCtxSets - 1); }
+
+// The way of the set that holds this key (0: an empty way), or -1.
+int FindWay(const CtxCacheTable* cache, uint32_t set, uint64_t key) {
+  for (uint32_t w = 0; w < kCtxWays; ++w)
+    if (cache->keys[set][w] == key) return int(w);
+  return -1;
 }
 
 uint64_t ContextKey(const python::Runtime* py, const OpStack* s) {
@@ -294,8 +313,12 @@ bool LocateContext(const python::Runtime* py, const OpStack* s, CtxEntry* c) {
 }
 
 // The cached context, if its native frames stand on the stack now.
-CtxEntry* ContextHit(const python::Runtime* py, const OpStack* s, CtxEntry* c, uint64_t key) {
-  if (c->key != key || c->state == CtxEntry::kUncheckable) return nullptr;
+CtxEntry* ContextHit(const python::Runtime* py, const OpStack* s, CtxCacheTable* cache, uint64_t key) {
+  const uint32_t set = ContextSet(key);
+  const int way = FindWay(cache, set, key);
+  if (way < 0) return nullptr;
+  CtxEntry* c = &cache->entries[set][way];
+  if (c->state == CtxEntry::kUncheckable) return nullptr;
   bool holds = c->state == CtxEntry::kLocated
                    // The key holds the operator's scope address: the checked frames, above it, are live.
                    ? c->slots_low > s->e[0].sp && unwind::ReturnSlotsHold(c->slots, c->nnative)
@@ -305,11 +328,18 @@ CtxEntry* ContextHit(const python::Runtime* py, const OpStack* s, CtxEntry* c, u
   return nullptr;
 }
 
-void FillContext(const python::Runtime* py, const OpStack* s, const uint64_t* pcs, int npcs, CtxEntry* c,
+// The key's own way when it is there (its frames changed, or it cannot be checked), else an
+// empty way, else the set's ways in turn.
+void FillContext(const python::Runtime* py, const OpStack* s, const uint64_t* pcs, int npcs, CtxCacheTable* cache,
                  uint64_t key) {
-  if (c->key == key && c->state == CtxEntry::kUncheckable) return;  // stays a miss, unwalked
+  const uint32_t set = ContextSet(key);
+  int way = FindWay(cache, set, key);
+  if (way >= 0 && cache->entries[set][way].state == CtxEntry::kUncheckable) return;  // stays a miss, unwalked
+  if (way < 0) way = FindWay(cache, set, 0);
+  if (way < 0) way = cache->next_victim[set]++ % kCtxWays;
+  CtxEntry* c = &cache->entries[set][way];
   int i = InnermostEval(py, pcs, npcs);
-  c->key = 0;
+  cache->keys[set][way] = 0;
   if (npcs - i > kCtxNative) return;
   c->nnative = npcs - i;
   for (int k = 0; k < c->nnative; ++k) {
@@ -319,7 +349,7 @@ void FillContext(const python::Runtime* py, const OpStack* s, const uint64_t* pc
   c->state = CtxEntry::kUnlocated;
   c->n = s->ctx_n;
   memcpy(c->words, s->ctx, sizeof(uint64_t) * size_t(s->ctx_n));
-  c->key = key;
+  cache->keys[set][way] = key;
 }
 
 bool PythonContextUntimed(OpStack* s) {
@@ -327,9 +357,9 @@ bool PythonContextUntimed(OpStack* s) {
   uint64_t words[kMaxDepth];
   bool failed = false;
   const python::Runtime* py = python::Current();
-  CtxEntry* cache = py ? ContextCache(s) : nullptr;
+  CtxCacheTable* cache = py ? ContextCache(s) : nullptr;
   const uint64_t key = cache ? ContextKey(py, s) : 0;
-  CtxEntry* hit = key ? ContextHit(py, s, &cache[key & (kCtxEntries - 1)], key) : nullptr;
+  CtxEntry* hit = key ? ContextHit(py, s, cache, key) : nullptr;
   if (hit && ContextCacheMode() == CtxCacheMode::kOn) {
     memcpy(s->ctx, hit->words, sizeof(uint64_t) * size_t(hit->n));
     Fence();  // the handler reads ctx once ctx_n counts it
@@ -366,7 +396,7 @@ bool PythonContextUntimed(OpStack* s) {
       LogPathDifference("operator context verify", hit->words, hit->n, s->ctx, n, &logged, 8);
     }
   }
-  if (key && !hit) FillContext(py, s, pcs, npcs, &cache[key & (kCtxEntries - 1)], key);
+  if (key && !hit) FillContext(py, s, pcs, npcs, cache, key);
   return true;
 }
 }  // namespace
