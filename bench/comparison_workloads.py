@@ -156,18 +156,23 @@ class CuptiFloor:
             self.cupti.check("cuptiFinalize", self.cupti.lib.cuptiFinalize())
 
 
+def torch_profile(stacks):
+    """torch.profiler as the comparison runs it: CPU and CUDA activities, stacks or not."""
+    import torch
+    p = torch.profiler
+    return p.profile(activities=[p.ProfilerActivity.CPU, p.ProfilerActivity.CUDA], with_stack=stacks)
+
+
 class KinetoSwitch:
     """torch.profiler started ("on") or stopped ("off"); a new profile each "on"."""
 
     def __init__(self, sync, stacks):
-        import torch
-        self.torch, self.sync, self.stacks, self.prof = torch, sync, stacks, None
+        self.sync, self.stacks, self.prof = sync, stacks, None
 
     def switch(self, on):
         self.sync()
         if on:
-            p = self.torch.profiler
-            self.prof = p.profile(activities=[p.ProfilerActivity.CPU, p.ProfilerActivity.CUDA], with_stack=self.stacks)
+            self.prof = torch_profile(self.stacks)
             self.prof.start()
         else:
             self.prof.stop()
@@ -223,9 +228,7 @@ def main():
         return
     stop = None
     if profiler in ("torch-profiler", "torch-profiler-stacks"):
-        import torch
-        prof = torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CPU, torch.profiler.ProfilerActivity.CUDA],
-                                      with_stack=profiler.endswith("stacks"))
+        prof = torch_profile(profiler.endswith("stacks"))
         prof.start()
 
         def stop():

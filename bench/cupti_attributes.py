@@ -3,8 +3,9 @@
 launch-bound loop (tiny kernels or HF GPT-2 decoding, from bench/cupti_floor.py) is timed with
 CUPTI finalized ("off") and with CUPTI attached and Strata's default kinds enabled ("on") under
 one set of activity attributes, several cycles, so every "on" sits beside its own "off". One
-set a process (CUPTI may keep an attribute past cuptiFinalize); the attribute values are read from the installed cupti_activity.h (printed with
-their defaults by the "base" set), so they are those of the CUPTI that runs.
+set a process (CUPTI may keep an attribute past cuptiFinalize); the attribute values are read
+from the installed cupti_activity.h (printed with their defaults by the "base" set), so they
+are those of the CUPTI that runs.
   python3 bench/cupti_attributes.py [--workload tiny-kernels|gpt2-decode] [--set base|per-thread|...]
                                     [--cycles 5] [--json OUT]"""
 import argparse
@@ -19,8 +20,8 @@ import torch
 
 import cupti_floor
 
-# Each set: attribute name (without CUPTI_ACTIVITY_ATTR_) -> (ctype, value). "hw-trace" and
-# "latency-off" call their own functions instead.
+# Each set: attribute name (without CUPTI_ACTIVITY_ATTR_) -> (ctype, value). "hw-trace" calls
+# cuptiActivityEnableHWTrace instead.
 SETS = {
     "base": {},
     "per-thread": {"PER_THREAD_ACTIVITY_BUFFER": (ctypes.c_uint8, 1)},

@@ -14,7 +14,8 @@ off in alternating blocks (comparison_workloads.py's "ab" modes): "none" (the al
 alone), "strata" (STRATA_CAPTURE_RANGE=cudaProfilerApi: Strata's full GPU collection in the
 "on" blocks; its CPU sampling runs in both), "strata-B" (the same with --runtime-b, e.g. the
 runtime before a change), "cupti-floor" (CUPTI alone with Strata's activity kinds, no
-Strata) and "torch.profiler" / "torch.profiler-stacks" (started and stopped the same way). Per configuration: the median over rounds of each process's median on / off.
+Strata) and "torch.profiler" / "torch.profiler-stacks" (started and stopped the same way).
+Per configuration: the median over rounds of each process's median on / off.
   python3 bench/profiler_comparison.py --runtime .device/rt-E/libstrata_runtime.so --out DIR
       [--workloads a,b] [--configs a,b] [--rounds 3] [--cpus 2-5] [--record]
       [--ab [--runtime-b OLD.so] [--pairs 6]]
