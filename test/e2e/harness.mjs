@@ -197,24 +197,31 @@ export async function pickQuick(text) {
  */
 export async function answerFileDialog(file) {
   const input = S.page.locator('.quick-input-widget .quick-input-box input');
+  const title = S.page.locator('.quick-input-widget .quick-input-title');
   await waitFor('the file dialog', async () => (await input.inputValue({ timeout: 1000 })).startsWith('/'), 60000);
-  for (let attempt = 1; ; attempt++) {
-    await input.fill(file);
-    await sleep(500);
-    const value = await input.inputValue({ timeout: 2000 }).catch(() => '');
-    if (value === file) break;
-    if (attempt >= 6) throw new Error(`the file dialog does not keep ${file}: it shows ${value}`);
-  }
-  await S.page.keyboard.press('Enter');
-  // On a loaded machine the Enter can land while the dialog is still refreshing its list and be
-  // lost: the dialog then stays, still holding the path. Press it again. (A dialog that follows,
-  // as in a diff, opens on a folder, not on this file.)
-  for (let attempt = 1; attempt <= 3; attempt++) {
-    const moved = await waitFor('the file dialog to take the path', async () =>
-      !(await input.isVisible().catch(() => false)) || (await input.inputValue({ timeout: 1000 }).catch(() => '')) !== file, 10000)
-      .then(() => true, () => false);
-    if (moved) return;
+  // The dialog is recognised by its title: a dialog that follows (as in a diff) has another one.
+  const dialogTitle = await title.innerText({ timeout: 2000 }).catch(() => '');
+  const sameDialog = async () => (await input.isVisible().catch(() => false))
+    && (await title.innerText({ timeout: 1000 }).catch(() => '')) === dialogTitle;
+  for (let round = 1; ; round++) {
+    for (let attempt = 1; ; attempt++) {
+      await input.fill(file);
+      await sleep(500);
+      const value = await input.inputValue({ timeout: 2000 }).catch(() => '');
+      if (value === file) break;
+      if (attempt >= 6) throw new Error(`the file dialog does not keep ${file}: it shows ${value}`);
+    }
     await S.page.keyboard.press('Enter');
+    // On a loaded machine the Enter can land while the dialog is still refreshing its list: it is
+    // lost (the dialog keeps the path) or the refresh puts the folder back in place of the path.
+    // Either way the same dialog is still open: type the path again and press Enter again.
+    const gone = await waitFor('the file dialog to take the path', async () => !(await sameDialog()), 10000)
+      .then(() => true, () => false);
+    if (gone) return;
+    if (round >= 4) {
+      const value = await input.inputValue({ timeout: 1000 }).catch(() => '?');
+      throw new Error(`the file dialog "${dialogTitle}" does not take ${file}: it still shows ${value}`);
+    }
   }
 }
 
