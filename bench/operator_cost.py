@@ -2,8 +2,9 @@
 """Benchmark (not a test): what the runtime adds to each PyTorch operator call on the CPU.
 
 A small model's loop (tiny tensors, one intra-op thread: dispatch-bound, as GPU decoding is on
-its host side) runs plain and under the runtime with and without the operator plugin, each
-configuration its own process, alternating within every round so that drift hits all alike; a
+its host side) runs plain and under the runtime: with the operator plugin, without it, with its
+callbacks idle (`STRATA_OPS_WORK=none`) and with operators named from native frames instead
+(`STRATA_OPERATORS=frames`, no callbacks); each configuration its own process, alternating within every round so that drift hits all alike; a
 second plain configuration ("plain again") is the machine's noise. Per configuration: the median
 over rounds of the process's median iteration time, the ratio to plain (median of per-round
 ratios), and the nanoseconds added per operator call (operator calls per iteration counted once
@@ -125,6 +126,11 @@ def main():
             return ["env", f"LD_PRELOAD={lib}", f"STRATA_OUTPUT={prof}"]
         configs.append((f"{name}", under, base_env))
         configs.append((f"{name}, no operator plugin", under, dict(base_env, STRATA_TORCH_PLUGIN="/nonexistent")))
+        # torch's RecordFunction with the plugin's callbacks registered, the runtime doing nothing
+        # in them: what is torch's, apart from the runtime's operator stack.
+        configs.append((f"{name}, operators idle", under, dict(base_env, STRATA_OPS_WORK="none")))
+        # No callbacks at all: operators named afterwards from the dispatcher's native frames.
+        configs.append((f"{name}, operators from frames", under, dict(base_env, STRATA_OPERATORS="frames")))
 
     rows = []
     for kind in a.workload.split(","):

@@ -43,6 +43,7 @@ CONFIGS = {  # name: (profiler inside the process, Strata's environment or None)
     "proton-cupti": ("proton", None),
     "strata": ("none", {}),
     "strata-sampled-10/100": ("none", {"STRATA_GPU_SAMPLING": "10/100"}),
+    "strata-frames": ("none", {"STRATA_OPERATORS": "frames"}),  # operators from native frames
 }
 TORCH_ONLY = {"torch.profiler", "torch.profiler-stacks", "proton-cupti"}
 # Steps of one block in --ab mode (a block of the launch-bound ones lasts about 0.1-0.6 s).
@@ -56,6 +57,8 @@ AB_CONFIGS = {
     "none": ("ab", None),
     "strata": ("ab", RANGE),
     "strata-B": ("ab", RANGE),
+    # Full attribution with operators named from native frames (no RecordFunction callbacks).
+    "strata-frames": ("ab", {**RANGE, "STRATA_OPERATORS": "frames"}),
     "cupti-floor": ("ab-cupti", None),
     # torch.profiler switched on and off the same way (no Strata; not on the JAX step).
     "torch.profiler": ("ab-kineto", None),

@@ -92,6 +92,7 @@ export function specFromLaunch(ctx: RunContext, folder: vscode.WorkspaceFolder |
     const local = folder?.uri.fsPath ?? os.homedir();
     const output = path.join(profilesFolder(cfg, folder, local), profileFileName(launch.target, new Date()));
     const gpu: Record<string, string> = cfg.get<boolean>('gpu.callPaths', true) === false ? { STRATA_GPU_CALLPATHS: '0' } : {};
+    Object.assign(gpu, torchEnv(cfg));
     // The host's `strata record` reads the same settings from its environment.
     const pcs = { ...pcSamplingSettings(cfg), ...definedOnly({ pcSampling: launch.pcSampling, pcSamplingPeriod: launch.pcSamplingPeriod }) };
     if (pcs.pcSampling && pcs.pcSampling !== 'off') {
@@ -147,7 +148,7 @@ function buildSpec(ctx: RunContext, folder: vscode.WorkspaceFolder | undefined, 
   const args = buildRecordArgs(target, {
     output, periodMs: o.periodMs, wall: o.wall, pcSampling: o.pcSampling, pcSamplingPeriod: o.pcSamplingPeriod,
   });
-  return { cli, args, cwd, env: { ...gpuEnv(cfg), ...o.env }, output, label: o.label };
+  return { cli, args, cwd, env: { ...gpuEnv(cfg), ...torchEnv(cfg), ...o.env }, output, label: o.label };
 }
 
 /** Where new profiles go (strata.outputDirectory, else <workspace>/.strata); created. */
@@ -170,6 +171,11 @@ function gpuEnv(cfg: vscode.WorkspaceConfiguration): Record<string, string> {
   const cupti = (cfg.get<string>('gpu.cuptiPath', '') ?? '').trim();
   if (cupti) env.STRATA_CUPTI_PATH = cupti;
   return env;
+}
+
+/** PyTorch settings the runtime reads from its environment (profiler_runtime/src/ops). */
+function torchEnv(cfg: vscode.WorkspaceConfiguration): Record<string, string> {
+  return cfg.get<string>('torch.operators', 'callbacks') === 'frames' ? { STRATA_OPERATORS: 'frames' } : {};
 }
 
 /** Ended terminals of earlier runs, replaced by the next run's. */

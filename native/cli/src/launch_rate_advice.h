@@ -1,7 +1,7 @@
 // After a run traced in full: a program that launched GPU work at a high rate pays most for
 // tracing every launch (on the H100, GPT-2 token-by-token decoding x1.3-2.1 and a tiny-kernel
 // loop x1.7-1.9, against x1.2 and below for training steps), so `strata record` says that
-// sampled tracing and capture ranges exist.
+// sampled tracing, capture ranges and (operators recorded) operators from frames exist.
 #pragma once
 
 #include <optional>

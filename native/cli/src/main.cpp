@@ -87,6 +87,11 @@ int main(int argc, char** argv) {
                      "Collect GPU work only between the program's cudaProfilerStart and cudaProfilerStop calls "
                      "(torch.cuda.profiler.start()/stop()); CPU samples cover the whole run")
       ->check(CLI::IsMember({"cudaProfilerApi"}));
+  record->add_option("--operators", rec.operators,
+                     "Where PyTorch operators come from: callbacks (default: torch's RecordFunction; backward "
+                     "operators land on their forward line) or frames (no callbacks, named from the dispatcher's "
+                     "native frames: cheaper on launch-bound programs, no backward-to-forward links)")
+      ->check(CLI::IsMember({"callbacks", "frames"}));
   record->add_flag("--no-children", rec.no_children,
                    "Profile only the first process, not the processes it starts (each of which gets a "
                    "profile of its own beside the first one's by default)");

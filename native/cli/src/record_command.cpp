@@ -311,6 +311,7 @@ int RunRecord(const RecordOptions& options) {
         (!options.regions.empty() && (kv.rfind("STRATA_REGIONS=", 0) == 0 || kv.rfind("STRATA_REGIONS_EVERY=", 0) == 0)) ||
         (!options.gpu_sampling.empty() && kv.rfind("STRATA_GPU_SAMPLING=", 0) == 0) ||
         (!options.capture_range.empty() && kv.rfind("STRATA_CAPTURE_RANGE=", 0) == 0) ||
+        (!options.operators.empty() && kv.rfind("STRATA_OPERATORS=", 0) == 0) ||
         kv.rfind("STRATA_SNAP=", 0) == 0 || kv.rfind("STRATA_SNAP_OUTPUT=", 0) == 0 ||
         kv.rfind("STRATA_SNAP_MAX_BYTES=", 0) == 0 || kv.rfind("STRATA_RUN_ID=", 0) == 0 ||
         kv.rfind(std::string(rank_list::kRanksEnv) + "=", 0) == 0)
@@ -352,6 +353,7 @@ int RunRecord(const RecordOptions& options) {
     if (options.snap_preludes) env.push_back("STRATA_SNAP_PRELUDES=" + std::to_string(options.snap_preludes));
   }
   if (!options.capture_range.empty()) env.push_back("STRATA_CAPTURE_RANGE=" + options.capture_range);
+  if (!options.operators.empty()) env.push_back("STRATA_OPERATORS=" + options.operators);
   if (!options.pc_sampling.empty()) {
     env.push_back("STRATA_PC_SAMPLING=" + options.pc_sampling);
     if (options.pc_sampling_period >= 0)

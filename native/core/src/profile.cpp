@@ -19,6 +19,7 @@
 #include "strata/core/regions.h"
 #include "strata/core/api.h"
 #include "strata/format/reader.h"
+#include "symbolize/dispatcher_operator.h"
 #include "symbolize/module_locator.h"
 #include "symbolize/symbolizer.h"
 #include "views/frame_origin.h"
@@ -410,9 +411,16 @@ class ProfileImpl final : public Profile {
     std::vector<detail::FoldClass> frame_fold(frames.size);
     std::unordered_map<std::string, uint32_t> func_ids, site_ids;
     std::string key;
+    // Without operator frames (no plugin: turned off, or libtorch from C++), torch's dispatcher
+    // entry points stand for the operators; with them, those entries sit under the recorded
+    // operator and stay native frames.
+    bool has_operators = false;
+    for (size_t i = 0; i < frames.size && !has_operators; ++i)
+      has_operators = frames[i].kind == uint32_t(fmt::FrameKind::kOperator);
     for (size_t i = 0; i < frames.size; ++i) {
       const fmt::FrameRecord& f = frames[i];
       FrameInfo& info = (*table)[i];
+      uint32_t kind = f.kind;
       info.kind = fmt::FrameKindName(f.kind);
       info.name = std::string(r_.string(f.name));
       info.file = std::string(r_.string(f.file));
@@ -448,6 +456,13 @@ class ProfileImpl final : public Profile {
         else if (!info.module.empty()) info.name = BaseName(info.module) + "+" + Hex(f.address);
         else info.name = Hex(f.address);
         if (!sym.file.empty()) { info.file = sym.file; info.line = sym.line; }
+        if (!has_operators) {
+          if (std::optional<std::string> op = detail::DispatcherOperatorName(info.name)) {
+            kind = uint32_t(fmt::FrameKind::kOperator);
+            info.kind = fmt::FrameKindName(kind);
+            info.name = std::move(*op);
+          }
+        }
       } else if (f.kind == uint32_t(fmt::FrameKind::kPc)) {
         // name = the mangled function, address = the PC offset inside it (docs/profile-format.md).
         if (!gpu_code && r_.blob_count() > 0) gpu_code = std::make_unique<gpu::GpuCode>(r_);
@@ -462,8 +477,8 @@ class ProfileImpl final : public Profile {
       }
       for (const fmt::SourceLineRecord& l : r_.frame_source_lines(uint32_t(i), fmt::SourceLinesRole::kFused))
         info.fused_lines.push_back(SourceLine{std::string(r_.string(l.file)), std::string(r_.string(l.function)), l.line});
-      info.origin = detail::ClassifyFrame(f.kind, info.module, info.file, info.truncated);
-      frame_fold[i] = detail::FoldClassOf(f.kind, info.module, info.truncated);
+      info.origin = detail::ClassifyFrame(kind, info.module, info.file, info.truncated);
+      frame_fold[i] = detail::FoldClassOf(kind, info.module, info.truncated);
       // Function identity for bottom-up / flat merging.
       key.clear();
       key += info.kind;

@@ -20,6 +20,7 @@ TEST(LaunchRateAdvice, HighRateRunGetsTheSampledOptions) {
   EXPECT_NE(advice->find("--gpu-sampling 100/1000"), std::string::npos) << *advice;
   EXPECT_NE(advice->find("--capture-range cudaProfilerApi"), std::string::npos) << *advice;
   EXPECT_NE(advice->find(" in 15.9 s"), std::string::npos) << *advice;
+  EXPECT_NE(advice->find("--operators frames"), std::string::npos) << *advice;  // operators were recorded
 }
 
 TEST(LaunchRateAdvice, LowRateOrNoGpuSaysNothing) {

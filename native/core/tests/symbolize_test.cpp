@@ -189,3 +189,40 @@ TEST(Symbolize, SeparateDebugFileByBuildId) {
   EXPECT_GT(f.line, 0u);
   std::system(("rm -rf " + Quote(dir)).c_str());
 }
+
+// A profile without operator frames (recorded with --operators frames, or libtorch from C++):
+// torch's dispatcher entry points are shown as the operators they start; a redispatch is not.
+TEST(Symbolize, DispatcherEntriesNamedAsOperators) {
+  auto f = Resolve({
+      {"/nonexistent/libtorch_cpu.so", 0x1809050, "_ZN2at4_ops5addmm4callERKNS_6TensorES4_S4_RKN3c106ScalarES8_"},
+      {"/nonexistent/libtorch_cpu.so", 0x1ab7080, "_ZN2at4_ops10add_Tensor4callERKNS_6TensorES4_RKN3c106ScalarE"},
+      {"/nonexistent/libtorch_cpu.so", 0x17a39c0,
+       "_ZN2at4_ops5addmm10redispatchEN3c1014DispatchKeySetERKNS_6TensorES6_S6_RKNS2_6ScalarES9_"},
+  });
+  EXPECT_EQ(f[0].kind, "operator");
+  EXPECT_EQ(f[0].name, "aten::addmm");
+  EXPECT_EQ(f[0].origin, strata::core::FrameOrigin::kLibrary);
+  EXPECT_EQ(f[1].kind, "operator");
+  EXPECT_EQ(f[1].name, "aten::add_Tensor");  // operator and overload joined as torch names the entry
+  EXPECT_EQ(f[2].kind, "native");
+  EXPECT_EQ(f[2].name.rfind("at::_ops::addmm::redispatch(", 0), 0u) << f[2].name;
+}
+
+// With operator frames recorded (RecordFunction), the dispatcher entry under each stays native:
+// the operator is not shown twice.
+TEST(Symbolize, DispatcherEntriesStayNativeUnderRecordedOperators) {
+  fmt::ProfileWriter w;
+  uint32_t m = w.Metric("cpu_time", "ns");
+  uint32_t mod = w.Module("/nonexistent/libtorch_cpu.so", "", 0x7f0000000000ull);
+  uint32_t op = w.Frame(fmt::FrameKind::kOperator, fmt::kNone, 0, "aten::addmm", "", 0);
+  uint32_t entry = w.Frame(fmt::FrameKind::kNative, mod, 0x1809050,
+                           "_ZN2at4_ops5addmm4callERKNS_6TensorES4_S4_RKN3c106ScalarES8_", "", 0);
+  uint32_t node = w.Child(w.Child(0, op), entry);
+  fmt::MetricStats s;
+  s.Add(1.0);
+  w.AddStats(node, m, s);
+  auto p = Profile::FromBytes(w.Serialize());
+  auto v = p->BuildView(ViewKind::kTopDown);
+  EXPECT_EQ((*v.frame_table)[op].kind, "operator");
+  EXPECT_EQ((*v.frame_table)[entry].kind, "native");
+}

@@ -6,6 +6,7 @@
 // one built with the runtime, when it links the loaded torch's sonames and its version matches;
 // else the one built for this torch on first use (ops/plugin_build.cpp). When none can be had,
 // meta "operators" says why and the program runs on unprofiled at the operator level.
+// STRATA_OPERATORS=frames starts no plugin (see OperatorsFromFrames).
 #include "ops/torch_loader.h"
 
 #include <dlfcn.h>
@@ -155,8 +156,27 @@ void Recorded(const TorchInstall& t, const Started& s, const std::string& origin
                   true);
 }
 
+// STRATA_OPERATORS=frames: no RecordFunction callbacks (torch then builds no RecordFunction at
+// its operators: on launch-bound programs most of what operator recording costs is torch's own);
+// the core names operators from the dispatcher's native frames instead. Backward operators are
+// then not linked to their forward line.
+bool OperatorsFromFrames() {
+  const char* v = getenv("STRATA_OPERATORS");
+  if (!v || !*v || strcmp(v, "callbacks") == 0) return false;
+  if (strcmp(v, "frames") == 0) return true;
+  Log("bad STRATA_OPERATORS=%s (callbacks or frames): recording operators with callbacks", v);
+  return false;
+}
+
 void LoadPlugin(const char* opened) {
   TorchInstall t = DescribeLoadedTorch(opened);
+  if (OperatorsFromFrames()) {
+    SetPluginStatus("from frames: " + TorchLabel(t) +
+                        " loaded, no RecordFunction callbacks (STRATA_OPERATORS=frames): operators named from the "
+                        "dispatcher's native frames, backward operators not linked to their forward line",
+                    false);
+    return;
+  }
   if (const char* p = getenv("STRATA_TORCH_PLUGIN"); p && *p) {
     Started s = Start(p, t);
     if (s.ok) Recorded(t, s, std::string("$STRATA_TORCH_PLUGIN ") + p);
