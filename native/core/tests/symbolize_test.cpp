@@ -226,3 +226,17 @@ TEST(Symbolize, DispatcherEntriesStayNativeUnderRecordedOperators) {
   EXPECT_EQ((*v.frame_table)[op].kind, "operator");
   EXPECT_EQ((*v.frame_table)[entry].kind, "native");
 }
+
+// Another tool's frames (strata import: no module, no address) keep the names it wrote.
+TEST(Symbolize, ImportedDispatcherEntriesKeepTheirNames) {
+  fmt::ProfileWriter w;
+  uint32_t m = w.Metric("cpu_time", "ns");
+  uint32_t f = w.Frame(fmt::FrameKind::kNative, fmt::kNone, 0, "at::_ops::addmm::call(at::Tensor const&)", "", 0);
+  fmt::MetricStats s;
+  s.Add(1.0);
+  w.AddStats(w.Child(0, f), m, s);
+  auto p = Profile::FromBytes(w.Serialize());
+  auto v = p->BuildView(ViewKind::kTopDown);
+  EXPECT_EQ((*v.frame_table)[f].kind, "native");
+  EXPECT_EQ((*v.frame_table)[f].name, "at::_ops::addmm::call(at::Tensor const&)");
+}
