@@ -11,7 +11,11 @@ torch twice, with callbacks (the default) and from frames, and checks on the fra
      frames profile under the same name (or that name with its overload, `aten::add_Tensor`);
   5. no operator frame directly under another of the same name (a dispatcher entry is not counted
      twice).
-usage: check_operators_from_frames.py STRATA WORKDIR SOURCE"""
+With --gpu-fixture FILE (a GPU profile recorded without the operator plugin, e.g. HF GPT-2
+decoding on the H100): >= 95% of kernel gpu_time has an operator frame named from the dispatcher
+on its path (libtorch's module on it), and >= 95% a Python line above its outermost operator.
+usage: check_operators_from_frames.py STRATA WORKDIR SOURCE
+       check_operators_from_frames.py STRATA --gpu-fixture FILE"""
 import json
 import os
 import subprocess
@@ -61,7 +65,45 @@ class Tree:
                 and not any(a["kind"] == "operator" for a in self.ancestors(n))]
 
 
+def check_gpu_fixture(strata, profile):
+    rep = subprocess.run([strata, "report", profile, "--format", "json", "--limit", "0", "--metric", "gpu_time"],
+                         capture_output=True, text=True)
+    if rep.returncode != 0:
+        raise SystemExit(f"strata report failed: {rep.stderr.strip()}")
+    t = Tree(json.loads(rep.stdout))
+    status = t.meta.get("operators", "")
+    print(f"meta operators: {status[:120]}")
+    if status.startswith("recorded:"):
+        raise SystemExit("FAIL: the fixture has recorded operators; it must be one recorded without them")
+    total = with_op = with_line = 0.0
+    by_op = {}
+    for n in t.nodes.values():
+        if n["kind"] != "kernel":
+            continue
+        v = n["metrics"].get("gpu_time", {}).get("inclusive", 0.0)
+        total += v
+        path = list(t.ancestors(n))
+        ops = [i for i, a in enumerate(path) if a["kind"] == "operator" and "libtorch" in (a.get("module") or "")]
+        if not ops:
+            continue
+        with_op += v
+        outer = path[ops[-1]]
+        by_op[outer["name"]] = by_op.get(outer["name"], 0.0) + v
+        if any(a["kind"] == "python" for a in path[ops[-1] + 1:]):
+            with_line += v
+    if total <= 0:
+        raise SystemExit("FAIL: no kernel time in the fixture")
+    for name, v in sorted(by_op.items(), key=lambda kv: -kv[1])[:8]:
+        print(f"  {name:<40} {v / total:6.1%} of kernel time")
+    print(f"kernel time with an operator from frames {with_op / total:.1%}, with a Python line above it {with_line / total:.1%}")
+    if with_op / total < 0.95 or with_line / total < 0.95:
+        raise SystemExit("FAIL: kernels not attributed to operators named from frames (want >= 95% each)")
+    print("ok")
+
+
 def main():
+    if len(sys.argv) == 4 and sys.argv[2] == "--gpu-fixture":
+        return check_gpu_fixture(sys.argv[1], sys.argv[3])
     strata, workdir, source = sys.argv[1:4]
     os.makedirs(workdir, exist_ok=True)
     lines = marker_lines(source)
