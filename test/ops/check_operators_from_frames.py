@@ -14,12 +14,16 @@ torch twice, with callbacks (the default) and from frames, and checks on the fra
 With --gpu-fixture FILE (a GPU profile recorded without the operator plugin, e.g. HF GPT-2
 decoding on the H100): >= 95% of kernel gpu_time has an operator frame named from the dispatcher
 on its path (libtorch's module on it), and >= 95% a Python line above its outermost operator.
+With --cpp PROGRAM (test/ops/libtorch_program.cpp: a C++ program on libtorch, where no plugin
+ever starts): aten::addmm, named from frames, holds >= 50% of the CPU time with main() above it.
 usage: check_operators_from_frames.py STRATA WORKDIR SOURCE
-       check_operators_from_frames.py STRATA --gpu-fixture FILE"""
+       check_operators_from_frames.py STRATA --gpu-fixture FILE
+       check_operators_from_frames.py STRATA --cpp PROGRAM"""
 import json
 import os
 import subprocess
 import sys
+import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from check_ops import is_backward, marker_lines  # noqa: E402
@@ -101,7 +105,27 @@ def check_gpu_fixture(strata, profile):
     print("ok")
 
 
+def check_cpp_program(strata, program):
+    with tempfile.TemporaryDirectory() as d:
+        t = Tree(record(strata, os.path.join(d, "libtorch.strata"), [program], []))
+    status = t.meta.get("operators", "")
+    print(f"meta operators: {status[:120]}")
+    if status.startswith("recorded:"):
+        raise SystemExit("FAIL: operators recorded by a plugin in a C++ program")
+    total = sum(t.value(n) for n in t.nodes.values() if n["parent"] == 0)
+    addmm = [n for n in t.ops if n["name"] == "aten::addmm" and "libtorch" in (n.get("module") or "")
+             and not any(a["kind"] == "operator" and a["name"] == "aten::addmm" for a in t.ancestors(n))]
+    under_main = sum(t.value(n) for n in addmm if any(a["kind"] == "native" and a["name"] == "main" for a in t.ancestors(n)))
+    share = under_main / total if total else 0.0
+    print(f"aten::addmm under main(): {share:.1%} of {total / 1e6:.0f} ms")
+    if share < 0.5:
+        raise SystemExit("FAIL: aten::addmm from frames under main() holds under 50% of the CPU time")
+    print("ok")
+
+
 def main():
+    if len(sys.argv) == 4 and sys.argv[2] == "--cpp":
+        return check_cpp_program(sys.argv[1], sys.argv[3])
     if len(sys.argv) == 4 and sys.argv[2] == "--gpu-fixture":
         return check_gpu_fixture(sys.argv[1], sys.argv[3])
     strata, workdir, source = sys.argv[1:4]
