@@ -30,8 +30,9 @@ CONFIGS = [
     ("+ copy/set/sync records", {"STRATA_GPU_CALLBACKS": "none", **NO_OPS}),
     ("+ API callbacks", {"STRATA_GPU_CALLPATHS": "0", **NO_OPS}),
     ("+ call paths", dict(NO_OPS)),
-    ("+ operators, no entry traces", {"STRATA_OP_ENTRY_TRACES": "0"}),
-    ("+ entry traces (full)", {}),
+    ("+ operators (full)", {}),
+    # Native traces at outermost operators' entries (off by default since 2026-12-02).
+    ("+ entry traces", {"STRATA_OP_ENTRY_TRACES": "1"}),
     # CUPTI detached between windows (cuptiFinalize), the default.
     ("sampled 10/100", {"STRATA_GPU_SAMPLING": "10/100"}),
     ("sampled 5/100", {"STRATA_GPU_SAMPLING": "5/100"}),

@@ -24,7 +24,7 @@ echo "rc $?" >> "$W/ab.log"
 for f in "$W"/ab/*.strata; do echo "$f: $(strings "$f" | grep -m1 -o 'captured between[^;]*')"; done >> "$W/ab.log"
 mkdir -p "$W/tiny"
 STRATA_RUNTIME="$RT" timeout 130 bash bench/launch_cost_h100.sh "$W/tiny" --workloads tiny-kernels --rounds 3 --cpus 2-5 \
-  --configs "+ entry traces (full);sampled 10/100;sampled 10/100, attached" > "$W/tiny.log" 2>&1
+  --configs "+ operators (full);sampled 10/100;sampled 10/100, attached" > "$W/tiny.log" 2>&1
 echo "rc $?" >> "$W/tiny.log"
 tar -C "$W" -czf "$OUT/floor.tar.gz" .
 tail -n 8 "$W"/floor-*.log; grep -v "^$" "$W/ab.log" | tail -n 12; grep -E "x[0-9]|rc" "$W/tiny.log"

@@ -8,6 +8,6 @@ RT=.device/rt-E/libstrata_runtime.so
 mkdir -p /tmp/strata-unwind && dpkg -x .device/libunwind8_*.deb /tmp/strata-unwind
 export LD_LIBRARY_PATH="/tmp/strata-unwind/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" STRATA_CACHE_DIR=/tmp/strata-cache
 STRATA_RUNTIME="$RT" timeout 100 bash bench/launch_cost_h100.sh "$OUT/tiny" --workloads tiny-kernels --rounds 3 --cpus 2-5 \
-  --configs "+ entry traces (full);sampled 10/100" > "$OUT/tiny.log" 2>&1
+  --configs "+ operators (full);sampled 10/100" > "$OUT/tiny.log" 2>&1
 timeout 200 python3 bench/capture_ab.py --runtime "$RT" --out /tmp/ab --rounds 2 --cpus 2-5 > "$OUT/ab.log" 2>&1
 grep -E "^  |x[0-9]" "$OUT/tiny.log"; grep -v "^$" "$OUT/ab.log" | tail -9

@@ -10,11 +10,11 @@ OUT="${1:?output folder}"
 RT="${STRATA_RUNTIME:-.device/rt-E/libstrata_runtime.so}"
 W="$OUT/w"; mkdir -p "$W"
 STRATA_RUNTIME="$RT" timeout 220 bash bench/launch_cost_h100.sh "$W/resnet" --workloads resnet50-train --rounds 2 --cpus 2-5 \
-  --configs "runtime, no CUPTI;+ copy/set records;+ copy/set/sync records;+ call paths;+ entry traces (full);sampled 10/100" \
+  --configs "runtime, no CUPTI;+ copy/set records;+ copy/set/sync records;+ call paths;+ operators (full);sampled 10/100" \
   > "$W/resnet.log" 2>&1; echo "rc $?" >> "$W/resnet.log"
 rm -rf /tmp/lc
 STRATA_RUNTIME="$RT" timeout 230 bash bench/launch_cost_h100.sh "$W/gpt2" --workloads gpt2-decode --rounds 3 --cpus 2-5 \
-  --configs "+ entry traces (full);sampled 10/100" > "$W/gpt2.log" 2>&1; echo "rc $?" >> "$W/gpt2.log"
+  --configs "+ operators (full);sampled 10/100" > "$W/gpt2.log" 2>&1; echo "rc $?" >> "$W/gpt2.log"
 LD_LIBRARY_PATH="$PWD/.device/pcs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" STRATA_CACHE_DIR=/tmp/strata-cache timeout 100 \
   python3 .device/pcs/pc_sampling_scale.py --runtime .device/pcs/libstrata_runtime.so --out /tmp/pcsf --rounds 1 --steps 20 \
   --configs none,pcs-floor,pcs > "$W/pcs_floor.log" 2>&1; echo "rc $?" >> "$W/pcs_floor.log"

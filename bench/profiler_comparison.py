@@ -77,6 +77,10 @@ AB_CONFIGS = {
     # The same with the driver API's callbacks only (a launch takes two callbacks, not four).
     "strata-paths-driver": ("ab", {**RANGE, **NO_OPS, "STRATA_GPU_CALLBACKS": "driver"}),
     "strata-driver": ("ab", {**RANGE, "STRATA_GPU_CALLBACKS": "driver"}),
+    # Native traces at outermost operators' entries switched off / on (off is the default since
+    # 2026-12-02; a launch inside an operator walks down to it on a path-cache miss instead).
+    "strata-noentry": ("ab", {**RANGE, "STRATA_OP_ENTRY_TRACES": "0"}),
+    "strata-entry": ("ab", {**RANGE, "STRATA_OP_ENTRY_TRACES": "1"}),
     "strata-cheapkey": ("ab", {**RANGE, "STRATA_GPU_PATH_KEY": "cheap"}),  # no native trace in the path key (the default since 2026-12-01)
     "strata-tracekey": ("ab", {**RANGE, "STRATA_GPU_PATH_KEY": "trace"}),  # the native trace in the path key (the default before)
     # Sampled tracing inside the ranges (windows of 10 ms every 100 ms); "none-long" is the

@@ -8,9 +8,9 @@
 set -u
 RT=${STRATA_RUNTIME:-.device/rt-D/libstrata_runtime.so}
 mkdir -p $OUT/tiny
-STRATA_RUNTIME=$RT timeout 130 bash bench/launch_cost_h100.sh "$OUT/tiny" --workloads tiny-kernels --rounds 3 --cpus 2-5 --configs "+ entry traces (full);sampled 10/100;sampled 10/100, attached" > $OUT/tiny.log 2>&1
+STRATA_RUNTIME=$RT timeout 130 bash bench/launch_cost_h100.sh "$OUT/tiny" --workloads tiny-kernels --rounds 3 --cpus 2-5 --configs "+ operators (full);sampled 10/100;sampled 10/100, attached" > $OUT/tiny.log 2>&1
 echo "tiny rc $?" >> $OUT/tiny.log
 rm -rf /tmp/lc
-STRATA_RUNTIME=$RT timeout 150 bash bench/launch_cost_h100.sh "$OUT" --workloads gpt2-decode --rounds 2 --cpus 2-5 --configs "+ entry traces (full);sampled 10/100;sampled 10/100, attached" > $OUT/lc.log 2>&1
+STRATA_RUNTIME=$RT timeout 150 bash bench/launch_cost_h100.sh "$OUT" --workloads gpt2-decode --rounds 2 --cpus 2-5 --configs "+ operators (full);sampled 10/100;sampled 10/100, attached" > $OUT/lc.log 2>&1
 echo "lc rc $?" >> $OUT/lc.log
 grep -E "round|x1|x0|rc" $OUT/tiny.log $OUT/lc.log

@@ -52,9 +52,10 @@ struct OpStack {
   uint64_t prefix[kMaxPrefix];
   uint64_t ctx[kMaxCtx];
   // Owner only. Return addresses (libunwind's fast trace) at the outermost operator's entry,
-  // taken for operators whose name launched GPU work before (WantEntryTraces): the frames a later trace
-  // shares with it from the root are exactly that operator's callers, which locates the
-  // operator in a launch path without walking the stack with SPs (~50x slower).
+  // taken, with STRATA_OP_ENTRY_TRACES=1, for operators whose name launched GPU work before
+  // (WantEntryTraces): the frames a later trace shares with it from the root are exactly that
+  // operator's callers, which locates the operator in a launch path without walking the stack
+  // with SPs.
   int entry_n;
   uint64_t entry[kMaxEntry];
   pid_t tid;

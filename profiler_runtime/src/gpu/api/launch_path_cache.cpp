@@ -41,9 +41,9 @@ constexpr int kKeyFramesMax = 64;
 // so more of them cost little.
 constexpr int kSets = 256;
 constexpr int kWays = 4;
-// Operator entry traces (1.4 µs at every outermost operator on GPT-2 decoding) only shorten the
-// full paths taken at misses (a walk by SPs down to the operator is ~50x a fast trace): they pay
-// off above about 1 miss in 50 launches. Decided per window of launches on each thread.
+// Operator entry traces (STRATA_OP_ENTRY_TRACES=1; off by default, see op_stack.cpp) only shorten
+// the full paths taken at misses: when on, they are taken while a thread misses more than about 1
+// launch in 50, decided per window of launches.
 constexpr uint64_t kMissWindow = 1024;
 constexpr uint64_t kEntryTracesAboveMisses = kMissWindow / 50;
 // A cheap key's hit is checked on the stack itself: the fill records where each of the trace's
