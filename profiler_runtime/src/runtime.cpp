@@ -26,6 +26,7 @@
 #include "end_of_run.h"
 #include "gpu/gpu.h"
 #include "ops/op_registry.h"
+#include "ops/torch_loader.h"
 #include "python/code_names.h"
 #include "python/py_reader.h"
 #include "ranks/rank_identity.h"
@@ -469,6 +470,7 @@ __attribute__((constructor)) void StrataRuntimeInit() {
   pthread_atfork(AtForkPrepare, AtForkParent, AtForkChild);
   if (!g_agg->Start()) { Log("cannot start aggregator; profiling disabled"); state::g_active.store(false); return; }
   if (!sampler::Start(cfg->period_ns, wall)) { Log("cannot start sampler"); }
+  ops::AtRuntimeStart();
 }
 
 __attribute__((destructor)) void StrataRuntimeFini() { OnExit(); }

@@ -15,7 +15,8 @@ With --gpu-fixture FILE (a GPU profile recorded without the operator plugin, e.g
 decoding on the H100): >= 95% of kernel gpu_time has an operator frame named from the dispatcher
 on its path (libtorch's module on it), and >= 95% a Python line above its outermost operator.
 With --cpp PROGRAM (test/ops/libtorch_program.cpp: a C++ program on libtorch, where no plugin
-ever starts): aten::addmm, named from frames, holds >= 50% of the CPU time with main() above it.
+ever starts): meta "operators" says "from frames: ... linked into the program", and aten::addmm,
+named from frames, holds >= 50% of the CPU time with main() above it.
 usage: check_operators_from_frames.py STRATA WORKDIR SOURCE
        check_operators_from_frames.py STRATA --gpu-fixture FILE
        check_operators_from_frames.py STRATA --cpp PROGRAM"""
@@ -110,8 +111,8 @@ def check_cpp_program(strata, program):
         t = Tree(record(strata, os.path.join(d, "libtorch.strata"), [program], []))
     status = t.meta.get("operators", "")
     print(f"meta operators: {status[:120]}")
-    if status.startswith("recorded:"):
-        raise SystemExit("FAIL: operators recorded by a plugin in a C++ program")
+    if not (status.startswith("from frames:") and "linked into the program" in status):
+        raise SystemExit("FAIL: meta operators does not say that a program linked with libtorch has them from frames")
     total = sum(t.value(n) for n in t.nodes.values() if n["parent"] == 0)
     addmm = [n for n in t.ops if n["name"] == "aten::addmm" and "libtorch" in (n.get("module") or "")
              and not any(a["kind"] == "operator" and a["name"] == "aten::addmm" for a in t.ancestors(n))]

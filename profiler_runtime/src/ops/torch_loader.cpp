@@ -217,6 +217,21 @@ void AfterDlopen(const char* file) {
   LoadPlugin(file);
 }
 
+void AtRuntimeStart() {
+  if (LoadedTorchLibraries().torch_cpu.empty()) return;  // the usual case: torch comes by dlopen, if at all
+  int expected = 0;
+  if (!g_tried.compare_exchange_strong(expected, 1)) return;
+  // Linked into the program (a C++ program on libtorch): no dlopen ever announces it, and starting
+  // a plugin (or building one) before main() is not worth the risk; the core names the operators
+  // from the dispatcher's frames.
+  TorchInstall t = DescribeLoadedTorch(nullptr);
+  SetPluginStatus("from frames: " + TorchLabel(t) +
+                      " linked into the program (no plugin is started where torch is not loaded by dlopen): "
+                      "operators named from the dispatcher's native frames, backward operators not linked to "
+                      "their forward line",
+                  false);
+}
+
 bool OperatorCallsCounted(uint64_t* counted, double* probability) {
   auto f = g_calls_counted.load();
   if (!f) return false;

@@ -9,6 +9,10 @@ namespace strata::rt::ops {
 // the loader lock. When libtorch is loaded it loads and starts libstrata_torch.so (once).
 void AfterDlopen(const char* file);
 
+// At the runtime's start: a program that has libtorch loaded already (linked into it) gets its
+// operators named from frames, and meta "operators" says so.
+void AtRuntimeStart();
+
 // Sampled GPU tracing: operator recording off (false) or on (true) in the started plugin, when
 // it can be switched (a plugin without the switch keeps recording). Any thread.
 void SetOperatorsEnabled(bool on);
