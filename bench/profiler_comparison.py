@@ -44,6 +44,7 @@ CONFIGS = {  # name: (profiler inside the process, Strata's environment or None)
     "strata": ("none", {}),
     "strata-sampled-10/100": ("none", {"STRATA_GPU_SAMPLING": "10/100"}),
     "strata-frames": ("none", {"STRATA_OPERATORS": "frames"}),  # operators from native frames
+    "strata-opcallbacks": ("none", {"STRATA_OPERATORS": "callbacks"}),  # RecordFunction from the start
 }
 TORCH_ONLY = {"torch.profiler", "torch.profiler-stacks", "proton-cupti"}
 # Steps of one block in --ab mode (a block of the launch-bound ones lasts about 0.1-0.6 s).
@@ -59,6 +60,8 @@ AB_CONFIGS = {
     "strata-B": ("ab", RANGE),
     # Full attribution with operators named from native frames (no RecordFunction callbacks).
     "strata-frames": ("ab", {**RANGE, "STRATA_OPERATORS": "frames"}),
+    # RecordFunction callbacks from the start (the default, "strata", waits for the first backward).
+    "strata-opcallbacks": ("ab", {**RANGE, "STRATA_OPERATORS": "callbacks"}),
     "cupti-floor": ("ab-cupti", None),
     # torch.profiler switched on and off the same way (no Strata; not on the JAX step).
     "torch.profiler": ("ab-kineto", None),

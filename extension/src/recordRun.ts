@@ -175,7 +175,8 @@ function gpuEnv(cfg: vscode.WorkspaceConfiguration): Record<string, string> {
 
 /** PyTorch settings the runtime reads from its environment (profiler_runtime/src/ops). */
 function torchEnv(cfg: vscode.WorkspaceConfiguration): Record<string, string> {
-  return cfg.get<string>('torch.operators', 'callbacks') === 'frames' ? { STRATA_OPERATORS: 'frames' } : {};
+  const operators = cfg.get<string>('torch.operators', 'auto');
+  return operators === 'frames' || operators === 'callbacks' ? { STRATA_OPERATORS: operators } : {};
 }
 
 /** Ended terminals of earlier runs, replaced by the next run's. */

@@ -20,7 +20,7 @@ struct RecordOptions {
   std::string ranks;               // "" = every rank | "0,2-3" (STRATA_RANKS): only these ranks
   std::string gpu_sampling;        // "" = every launch | "ON/PERIOD" ms (STRATA_GPU_SAMPLING)
   std::string capture_range;       // "" = whole run | "cudaProfilerApi" (STRATA_CAPTURE_RANGE)
-  std::string operators;           // "" = callbacks | "frames" (STRATA_OPERATORS): PyTorch operators' source
+  std::string operators;           // "" = auto | "callbacks" | "frames" (STRATA_OPERATORS): PyTorch operators' source
   std::string snap;                // "" off | KERNEL[:N] (STRATA_SNAP): one launch to a snapshot file
   std::string snap_output;         // "" = the profile's path with .snap for .strata
   uint64_t snap_max_bytes = 0;     // 0 = the runtime's default bound on region contents

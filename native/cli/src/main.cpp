@@ -88,10 +88,11 @@ int main(int argc, char** argv) {
                      "(torch.cuda.profiler.start()/stop()); CPU samples cover the whole run")
       ->check(CLI::IsMember({"cudaProfilerApi"}));
   record->add_option("--operators", rec.operators,
-                     "Where PyTorch operators come from: callbacks (default: torch's RecordFunction; backward "
-                     "operators land on their forward line) or frames (no callbacks, named from the dispatcher's "
-                     "native frames: cheaper on launch-bound programs, no backward-to-forward links)")
-      ->check(CLI::IsMember({"callbacks", "frames"}));
+                     "Where PyTorch operators come from: auto (default: named from the dispatcher's native frames "
+                     "until the program's first backward, torch's RecordFunction callbacks from then on), callbacks "
+                     "(from the start; backward operators land on their forward line) or frames (never callbacks: "
+                     "cheapest on launch-bound programs, no backward-to-forward links)")
+      ->check(CLI::IsMember({"auto", "callbacks", "frames"}));
   record->add_flag("--no-children", rec.no_children,
                    "Profile only the first process, not the processes it starts (each of which gets a "
                    "profile of its own beside the first one's by default)");

@@ -411,9 +411,12 @@ class ProfileImpl final : public Profile {
     std::vector<detail::FoldClass> frame_fold(frames.size);
     std::unordered_map<std::string, uint32_t> func_ids, site_ids;
     std::string key;
-    // Without operator frames (no plugin: turned off, or libtorch from C++), torch's dispatcher
-    // entry points stand for the operators; with them, those entries sit under the recorded
-    // operator and stay native frames. Another tool's frames (strata import) keep their names.
+    // Where no operator was recorded, torch's dispatcher entry points stand for the operators:
+    // entries the runtime flagged as taken on a path without recorded operators (callbacks off,
+    // or before the first backward), and every entry of a profile with no operator frame at all
+    // (written before the flag, or by a plugin-less run). Beside recorded operators the entries
+    // sit under them and stay native frames. Another tool's frames (strata import) keep their
+    // names.
     bool has_operators = false;
     for (size_t i = 0; i < frames.size && !has_operators; ++i)
       has_operators = frames[i].kind == uint32_t(fmt::FrameKind::kOperator);
@@ -456,7 +459,7 @@ class ProfileImpl final : public Profile {
         else if (!info.module.empty()) info.name = BaseName(info.module) + "+" + Hex(f.address);
         else info.name = Hex(f.address);
         if (!sym.file.empty()) { info.file = sym.file; info.line = sym.line; }
-        if (!has_operators && !imported) {
+        if ((!has_operators || (f.flags & fmt::kFrameFlagOperatorNotRecorded)) && !imported) {
           if (std::optional<std::string> op = detail::DispatcherOperatorName(info.name)) {
             kind = uint32_t(fmt::FrameKind::kOperator);
             info.kind = fmt::FrameKindName(kind);

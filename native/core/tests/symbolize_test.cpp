@@ -227,6 +227,44 @@ TEST(Symbolize, DispatcherEntriesStayNativeUnderRecordedOperators) {
   EXPECT_EQ((*v.frame_table)[entry].kind, "native");
 }
 
+// A profile with both: the runtime flagged the entries taken on paths without a recorded operator
+// (before the program's first backward, callbacks off). Those name the operator; the same
+// address on a path under a recorded operator stays native, and both paths share their Python
+// line in the view.
+TEST(Symbolize, FlaggedDispatcherEntriesNamedBesideRecordedOperators) {
+  fmt::ProfileWriter w;
+  uint32_t m = w.Metric("cpu_time", "ns");
+  uint32_t mod = w.Module("/nonexistent/libtorch_cpu.so", "", 0x7f0000000000ull);
+  const char* mangled = "_ZN2at4_ops5addmm4callERKNS_6TensorES4_S4_RKN3c106ScalarES8_";
+  uint32_t line = w.Frame(fmt::FrameKind::kPython, fmt::kNone, 0, "forward", "model.py", 20);
+  uint32_t op = w.Frame(fmt::FrameKind::kOperator, fmt::kNone, 0, "aten::addmm", "", 0);
+  uint32_t entry = w.Frame(fmt::FrameKind::kNative, mod, 0x1809050, mangled, "", 0);
+  uint32_t flagged = w.Frame(fmt::FrameKind::kNative, mod, 0x1809050, mangled, "", 0,
+                             fmt::kFrameFlagOperatorNotRecorded);
+  ASSERT_NE(entry, flagged);
+  uint32_t at = w.Child(0, line);
+  fmt::MetricStats s;
+  s.Add(3.0);
+  w.AddStats(w.Child(w.Child(at, entry), op), m, s);  // recorded: the entry above its operator
+  fmt::MetricStats t;
+  t.Add(1.0);
+  w.AddStats(w.Child(at, flagged), m, t);  // before the first backward
+  auto p = Profile::FromBytes(w.Serialize());
+  auto v = p->BuildView(ViewKind::kTopDown);
+  EXPECT_EQ((*v.frame_table)[entry].kind, "native");
+  EXPECT_EQ((*v.frame_table)[flagged].kind, "operator");
+  EXPECT_EQ((*v.frame_table)[flagged].name, "aten::addmm");
+  double under_op = 0;
+  size_t lines = 0;
+  for (size_t i = 0; i < v.size(); ++i) {
+    const FrameInfo& f = (*v.frame_table)[v.frame_id[i]];
+    if (f.kind == "python") ++lines;
+    if (f.kind == "operator" && f.name == "aten::addmm") under_op += v.values[i].inclusive;
+  }
+  EXPECT_EQ(lines, 1u);
+  EXPECT_DOUBLE_EQ(under_op, 4.0);
+}
+
 // Another tool's frames (strata import: no module, no address) keep the names it wrote.
 TEST(Symbolize, ImportedDispatcherEntriesKeepTheirNames) {
   fmt::ProfileWriter w;

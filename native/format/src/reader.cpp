@@ -211,6 +211,8 @@ ProfileReader ProfileReader::Parse(const unsigned char* data, size_t size) {
       Corrupt("frame " + U(i) + " is marked as a loop iteration but is not a region frame");
     if ((f.flags & kFrameFlagTruncation) && (f.kind != uint32_t(FrameKind::kNative) || f.module != kNone))
       Corrupt("frame " + U(i) + " is marked as a stack truncation but is not a native frame without module");
+    if ((f.flags & kFrameFlagOperatorNotRecorded) && f.kind != uint32_t(FrameKind::kNative))
+      Corrupt("frame " + U(i) + " is marked as outside recorded operators but is not a native frame");
   }
   if (r.nodes_.size == 0) Corrupt("no root node");
   if (r.nodes_.size >= kNone) Corrupt("too many nodes");

@@ -26,6 +26,14 @@
 // completion (collective_end). Other USER_SCOPE scopes (record_function) are not
 // collectives; the runtime says so from the title and nothing is kept.
 //
+// Until the first backward (the runtime's default, STRATA_OPERATORS=auto): the operator callbacks
+// are registered switched off, and a watch for the BACKWARD_FUNCTION scope alone switches them on
+// when the first autograd node runs. torch builds a RecordFunction per scope only where a callback
+// wants that scope, so inference and decoding loops pay nothing for operators: the core names
+// them from the dispatcher's frames instead. Training gets recorded operators (and backward ->
+// forward links) from its second step on. A collective ends the wait too (a distributed
+// program's later collectives are then issued inside recorded c10d:: operators).
+//
 // Sampled GPU tracing (windows): a third callback, registered on the runtime's request and never
 // switched off, counts FUNCTION-scope operator calls with a small sampling probability, in and
 // out of the windows alike. The runtime reads the count at each window's edges: calls counted in
@@ -43,6 +51,7 @@
 #include <cstring>
 #include <exception>
 #include <memory>
+#include <mutex>
 
 #include "ops/op_abi.h"
 
@@ -57,6 +66,22 @@ StrataOpsApi g_api;
 at::CallbackHandle g_handle = 0;
 at::CallbackHandle g_count_handle = 0;
 std::atomic<uint64_t> g_counted{0};
+
+// The operator callbacks run while the windows want them (always, without sampled tracing) and
+// the program has reached its first backward (always, unless started waiting for it).
+std::mutex g_switch_mu;
+bool g_window_on = true;
+bool g_backward_seen = true;
+at::CallbackHandle g_watch_handle = 0;
+std::atomic<int> g_waiting{0};  // 1 while the callbacks wait for the first backward
+
+void EndWait();
+
+void ApplySwitch() {  // under g_switch_mu
+  if (!g_handle) return;
+  if (g_window_on && g_backward_seen) at::reenableCallback(g_handle);
+  else at::disableCallback(g_handle);
+}
 constexpr char kEngine[] = "autograd::engine::evaluate_function: ";
 
 struct NameEntry {
@@ -153,6 +178,8 @@ std::unique_ptr<at::ObserverContext> OnCommEnter(const at::RecordFunction& fn) {
   if (!g_api.collective_begin) return nullptr;
   const char* title = fn.name();
   if (!title || !strchr(title, ':')) return nullptr;  // works are "<backend>:<collective>"
+  // A distributed program: its next collectives are issued inside recorded c10d:: operators.
+  EndWait();
   StrataCollectiveCall call{};
   call.title = title;
   call.seq = -1;
@@ -175,6 +202,25 @@ std::unique_ptr<at::ObserverContext> OnCommEnter(const at::RecordFunction& fn) {
 
 void OnCommExit(const at::RecordFunction& fn, at::ObserverContext* ctx) {
   if (ctx && static_cast<CommContext*>(ctx)->open) g_api.collective_end(reinterpret_cast<uintptr_t>(&fn));
+}
+
+// The wait is over: the operator callbacks go on (from the next operator; the scope that ended
+// the wait and the operators before it stay unrecorded) and the watch goes off. RecordFunction
+// copied its callbacks when the current scope began, so changing them here is safe.
+void EndWait() {
+  if (!g_waiting.load(std::memory_order_acquire)) return;
+  std::lock_guard<std::mutex> lock(g_switch_mu);
+  if (g_backward_seen) return;
+  g_backward_seen = true;
+  ApplySwitch();
+  if (g_watch_handle) at::disableCallback(g_watch_handle);
+  g_waiting.store(0, std::memory_order_release);
+}
+
+// The first autograd node.
+std::unique_ptr<at::ObserverContext> OnFirstBackward(const at::RecordFunction&) {
+  EndWait();
+  return nullptr;
 }
 
 std::unique_ptr<at::ObserverContext> OnCount(const at::RecordFunction&) {
@@ -221,12 +267,37 @@ __attribute__((visibility("default"))) int strata_plugin_start(const StrataOpsAp
 // callback costs RecordFunction nothing. Scopes already entered keep their exit callback.
 __attribute__((visibility("default"))) void strata_plugin_set_enabled(int on) {
   if (!g_handle) return;
-  if (on) at::reenableCallback(g_handle);
-  else at::disableCallback(g_handle);
+  std::lock_guard<std::mutex> lock(g_switch_mu);
+  g_window_on = on != 0;
+  ApplySwitch();
   if (g_comm_handle) {
     if (on) at::reenableCallback(g_comm_handle);
     else at::disableCallback(g_comm_handle);
   }
+}
+
+// Switches the operator callbacks off until the first autograd node runs (called right after
+// start). Collectives' USER_SCOPE callback stays on. Returns 0 when waiting.
+__attribute__((visibility("default"))) int strata_plugin_wait_for_backward(void) {
+  if (!g_handle) return 1;
+  std::lock_guard<std::mutex> lock(g_switch_mu);
+  if (g_watch_handle) return 0;
+  try {
+    at::RecordFunctionCallback watch(&OnFirstBackward);
+    watch.needsInputs(false).needsOutputs(false).needsIds(false).scopes({at::RecordScope::BACKWARD_FUNCTION});
+    g_watch_handle = at::addGlobalCallback(watch);
+  } catch (const std::exception&) {
+    return 1;
+  }
+  g_backward_seen = false;
+  g_waiting.store(1, std::memory_order_release);
+  ApplySwitch();
+  return 0;
+}
+
+// 1 while the operator callbacks still wait for the first backward.
+__attribute__((visibility("default"))) int strata_plugin_waiting_for_backward(void) {
+  return g_waiting.load(std::memory_order_acquire);
 }
 
 // Starts counting operator calls, each counted with this probability (RecordFunction's own

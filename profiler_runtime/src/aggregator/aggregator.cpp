@@ -1,4 +1,5 @@
 #include "aggregator/aggregator.h"
+#include "ops/dispatcher_entry.h"
 #include "ops/op_frames.h"
 
 #include <pthread.h>
@@ -158,13 +159,16 @@ void Aggregator::AddRecord(uint32_t slot_index, const ThreadSlot& slot, const Sa
 
 void Aggregator::ResolveWords(uint32_t slot_index, const ThreadSlot& slot, const uint64_t* words,
                               int n, uint32_t* ids, Cct::Unlocked& u) {
+  bool outside_operators = true;
+  for (int k = 0; k < n && outside_operators; ++k)
+    outside_operators = !(IsSpecialWord(words[k]) && SpecialKindOf(words[k]) == kSpecialOp);
   for (int k = 0; k < n; ++k) {
     uint64_t w = words[k];
     if (IsPendingPyWord(w)) w = InternedWord(slot_index, w);
     ids[n - 1 - k] = IsGlobalPyWord(w) ? PythonFrame(w, u)
                      : IsCutWord(w)     ? CutFrame(w, u)
                      : IsSpecialWord(w) ? CachedSpecialFrame(w, u)
-                                        : NativeFrame(w, u);
+                                        : NativeFrame(w, outside_operators, u);
   }
 }
 
@@ -174,21 +178,27 @@ const std::string& Aggregator::ModulePathOf(uint64_t pc) {
   return m < 0 ? kEmpty : modules_.modules()[size_t(m)].path;
 }
 
-uint32_t Aggregator::NativeFrame(uint64_t pc, Cct::Unlocked& u) {
+uint32_t Aggregator::NativeFrame(uint64_t pc, bool outside_operators, Cct::Unlocked& u) {
   auto it = native_cache_.find(pc);
-  if (it != native_cache_.end()) return it->second;
-  uint32_t id;
-  int m = modules_.Find(pc);
-  std::string name = modules_.SymbolName(m, pc);
-  if (m < 0) {
-    id = u.Frame(Cct::FrameKind::kNative, strata::format::kNone, pc, name, "", 0);
-  } else {
-    const ModuleInfo& mi = modules_.modules()[size_t(m)];
-    uint32_t mod = u.Module(mi.path, mi.build_id, mi.load_bias);
-    id = u.Frame(Cct::FrameKind::kNative, mod, pc - mi.load_bias, name, "", 0);
+  if (it == native_cache_.end()) {
+    NativeIds ids{0, kNoTwin};
+    int m = modules_.Find(pc);
+    std::string name = modules_.SymbolName(m, pc);
+    uint32_t mod = strata::format::kNone;
+    uint64_t address = pc;
+    if (m >= 0) {
+      const ModuleInfo& mi = modules_.modules()[size_t(m)];
+      mod = u.Module(mi.path, mi.build_id, mi.load_bias);
+      address = pc - mi.load_bias;
+    }
+    ids.frame = u.Frame(Cct::FrameKind::kNative, mod, address, name, "", 0);
+    if (ops::IsDispatcherEntrySymbol(name))
+      ids.outside_operators = u.Frame(Cct::FrameKind::kNative, mod, address, name, "", 0,
+                                      strata::format::kFrameFlagOperatorNotRecorded);
+    it = native_cache_.emplace(pc, ids).first;
   }
-  native_cache_.emplace(pc, id);
-  return id;
+  return outside_operators && it->second.outside_operators != kNoTwin ? it->second.outside_operators
+                                                                      : it->second.frame;
 }
 
 // Operator names and code ids are interned process-wide, so a word always means the same

@@ -69,7 +69,9 @@ class Aggregator {
   void DrainAll(bool final = false);
   void AddRecord(uint32_t slot_index, const ThreadSlot& slot, const SampleRecord& rec,
                  Cct::Unlocked& u);
-  uint32_t NativeFrame(uint64_t pc, Cct::Unlocked& u);
+  // outside_operators: the path has no recorded operator frame; a dispatcher entry point is then
+  // another frame, flagged (format kFrameFlagOperatorNotRecorded).
+  uint32_t NativeFrame(uint64_t pc, bool outside_operators, Cct::Unlocked& u);
   // Where a stack was cut (sample.h kSpecialCut): a kFrameFlagTruncation frame naming why.
   uint32_t CutFrame(uint64_t word, Cct::Unlocked& u);
   // Operator and process-wide Python words (sample.h IsSpecialWord), cached beside this CCT.
@@ -101,7 +103,12 @@ class Aggregator {
   uint64_t checkpoint_ns_ = 0;
   CheckpointFn checkpoint_fn_ = nullptr;
   ModuleMap modules_;
-  std::unordered_map<uint64_t, uint32_t> native_cache_;                 // pc -> frame
+  struct NativeIds {
+    uint32_t frame;
+    uint32_t outside_operators;  // the flagged twin of a dispatcher entry; kNoTwin for other frames
+  };
+  static constexpr uint32_t kNoTwin = ~0u;
+  std::unordered_map<uint64_t, NativeIds> native_cache_;               // pc -> frames
   std::unordered_map<uint64_t, uint32_t> python_frames_;               // interned word -> frame
   std::unordered_map<uint64_t, uint32_t> special_frames_;              // operator / process-wide word -> frame
   std::vector<python::PendingNames> pending_names_;                     // per slot

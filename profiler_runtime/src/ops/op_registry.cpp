@@ -15,6 +15,8 @@ struct Registry {
   std::unordered_map<std::string, uint32_t> name_ids;
   std::deque<std::string> names{"<operator>"};
   std::string plugin_status = "not recorded: torch not loaded";
+  std::string waiting_status;               // SetPluginWaiting
+  int (*still_waiting)(void) = nullptr;
   bool recording = false;
 };
 
@@ -65,14 +67,24 @@ void SetPluginStatus(const std::string& status, bool recording) {
   r.recording = recording;
 }
 
+void SetPluginWaiting(const std::string& waiting, int (*still_waiting)(void)) {
+  Registry& r = R();
+  std::lock_guard<std::mutex> lock(r.mu);
+  r.waiting_status = waiting;
+  r.still_waiting = still_waiting;
+}
+
 std::string StatusLine() {
   Registry& r = R();
   std::string s;
   bool recording;
+  int (*still_waiting)(void);
   {
     std::lock_guard<std::mutex> lock(r.mu);
     s = r.plugin_status;
     recording = r.recording;
+    still_waiting = r.still_waiting;
+    if (still_waiting && still_waiting()) return r.waiting_status;
   }
   if (!recording) return s;
   Counters& c = GetCounters();

@@ -42,6 +42,9 @@ Counters& GetCounters();
 
 // Plugin state for meta "operators" (set by the loader, read at the write).
 void SetPluginStatus(const std::string& status, bool recording);
+// A plugin waiting for the program's first backward: while still_waiting() says 1 at the write,
+// the status line is `waiting`; after, the status set with SetPluginStatus.
+void SetPluginWaiting(const std::string& waiting, int (*still_waiting)(void));
 // "recorded: torch 2.11.0 (...); N operator calls, ..." or "not recorded: <why>".
 std::string StatusLine();
 // Held across fork() (pthread_atfork) so a forked child never inherits the registry mid-change.

@@ -6,7 +6,9 @@
 // one built with the runtime, when it links the loaded torch's sonames and its version matches;
 // else the one built for this torch on first use (ops/plugin_build.cpp). When none can be had,
 // meta "operators" says why and the program runs on unprofiled at the operator level.
-// STRATA_OPERATORS=frames starts no plugin (see OperatorsFromFrames).
+// STRATA_OPERATORS (see OperatorsMode): auto, the default, starts the plugin with its operator
+// callbacks waiting for the program's first backward; callbacks records from the start; frames
+// starts no plugin.
 #include "ops/torch_loader.h"
 
 #include <dlfcn.h>
@@ -25,6 +27,7 @@
 #include "ops/op_stack.h"
 #include "ops/plugin_build.h"
 #include "ops/torch_install.h"
+#include "ranks/rank_identity.h"
 #include "runtime_state.h"
 
 namespace strata::rt::ops {
@@ -94,8 +97,30 @@ bool LinksLoadedTorch(const std::string& plugin, const TorchInstall& t) {
   return false;
 }
 
+// Where operators come from. kAuto: no RecordFunction at torch's operators until the first
+// autograd node runs (inference and decoding never pay for them; the core names operators from
+// the dispatcher's frames there), callbacks from then on (training gets its backward operators
+// linked to their forward lines from its second step); a rank of a distributed job, or a program's
+// first collective, switches them on too. kFrames: never callbacks (no plugin).
+enum class OperatorsMode { kAuto, kCallbacks, kFrames };
+
+OperatorsMode Mode() {
+  const char* v = getenv("STRATA_OPERATORS");
+  if (!v || !*v || strcmp(v, "auto") == 0) return OperatorsMode::kAuto;
+  if (strcmp(v, "callbacks") == 0) return OperatorsMode::kCallbacks;
+  if (strcmp(v, "frames") == 0) return OperatorsMode::kFrames;
+  Log("bad STRATA_OPERATORS=%s (auto, callbacks or frames): recording operators from the first backward", v);
+  return OperatorsMode::kAuto;
+}
+
+bool InDistributedJob() {
+  const std::string size = ranks::ReadRankIdentity().world_size;
+  return !size.empty() && size != "1" && size != "0";
+}
+
 struct Started {
   bool ok = false;
+  bool waiting = false;  // the callbacks wait for the first backward
   std::string why;
   std::string built;  // the torch version the plugin was compiled against
 };
@@ -140,6 +165,20 @@ Started Start(const std::string& path, const TorchInstall& t) {
   }
   s.ok = true;
   g_set_enabled.store(reinterpret_cast<void (*)(int)>(dlsym(h, "strata_plugin_set_enabled")));
+  // A rank of a distributed job records from the start: its collectives are issued inside c10d::
+  // operators from the first one on.
+  if (Mode() == OperatorsMode::kAuto && !InDistributedJob()) {
+    // A plugin without the switch (built by an older runtime) records from the start.
+    auto wait = reinterpret_cast<int (*)(void)>(dlsym(h, "strata_plugin_wait_for_backward"));
+    auto waiting = reinterpret_cast<int (*)(void)>(dlsym(h, "strata_plugin_waiting_for_backward"));
+    if (wait && waiting && wait() == 0) {
+      s.waiting = true;
+      SetPluginWaiting("from frames: " + torch +
+                           " loaded, no backward ran: the RecordFunction callbacks waited for the first autograd node "
+                           "(STRATA_OPERATORS=auto), operators named from the dispatcher's native frames",
+                       waiting);
+    }
+  }
   gpu::TraceWindowConfig windows;
   std::string ignored;
   if (gpu::ParseTraceWindows(getenv("STRATA_GPU_SAMPLING"), &windows, &ignored) && windows.Enabled()) {
@@ -151,8 +190,10 @@ Started Start(const std::string& path, const TorchInstall& t) {
 }
 
 void Recorded(const TorchInstall& t, const Started& s, const std::string& origin) {
-  SetPluginStatus("recorded: " + TorchLabel(t) + " (RecordFunction callbacks, plugin built for " + s.built + ", " +
-                      origin + ")",
+  const std::string how = s.waiting ? "RecordFunction callbacks from the first backward on, operators before it named "
+                                      "from the dispatcher's native frames"
+                                    : "RecordFunction callbacks";
+  SetPluginStatus("recorded: " + TorchLabel(t) + " (" + how + ", plugin built for " + s.built + ", " + origin + ")",
                   true);
 }
 
@@ -160,17 +201,9 @@ void Recorded(const TorchInstall& t, const Started& s, const std::string& origin
 // its operators: on launch-bound programs most of what operator recording costs is torch's own);
 // the core names operators from the dispatcher's native frames instead. Backward operators are
 // then not linked to their forward line.
-bool OperatorsFromFrames() {
-  const char* v = getenv("STRATA_OPERATORS");
-  if (!v || !*v || strcmp(v, "callbacks") == 0) return false;
-  if (strcmp(v, "frames") == 0) return true;
-  Log("bad STRATA_OPERATORS=%s (callbacks or frames): recording operators with callbacks", v);
-  return false;
-}
-
 void LoadPlugin(const char* opened) {
   TorchInstall t = DescribeLoadedTorch(opened);
-  if (OperatorsFromFrames()) {
+  if (Mode() == OperatorsMode::kFrames) {
     SetPluginStatus("from frames: " + TorchLabel(t) +
                         " loaded, no RecordFunction callbacks (STRATA_OPERATORS=frames): operators named from the "
                         "dispatcher's native frames, backward operators not linked to their forward line",

@@ -115,6 +115,11 @@ inline constexpr uint32_t kFrameFlagIteration = 1u;
 // of it are unknown; its name says why ("<stack truncated: depth limit>"). Kept a native frame
 // with a flag, not a new kind, so version-1 readers that ignore the flag still show the name.
 inline constexpr uint32_t kFrameFlagTruncation = 2u;
+// A kNative frame of a path that had no recorded operator frame when it was taken (RecordFunction
+// callbacks off: operators from frames, before a program's first backward, between sampled
+// windows; or an operator torch does not observe). Where it is a dispatcher entry point, readers
+// name the operator from it; with recorded operators on the path it stays a native frame.
+inline constexpr uint32_t kFrameFlagOperatorNotRecorded = 4u;
 
 struct NodeRecord {            // 8 bytes; parents always precede children (parent < id)
   uint32_t parent;             // kNone for node 0 (root)

@@ -1,0 +1,119 @@
+#!/usr/bin/env python3
+"""The default operator mode (`--operators auto`): RecordFunction callbacks wait for the program's
+first backward; until then the views name operators from torch's dispatcher frames.
+  - test/ops/eval_then_train.py (an evaluation loop under no_grad, then training): meta
+    "operators" says recorded from the first backward on, with backward operators linked; the
+    evaluation line's operators are named from frames (aten::linear / aten::addmm with
+    libtorch's module) and hold >= 80% of that line's CPU time; the training line's forward
+    operators are recorded ones (no module), and AddmmBackward0 sits under the training line
+    (linked to its forward); no recorded operator directly above or below its own entry named
+    from frames (counted twice).
+  - an inference loop (no backward ever): meta "operators" starts with "from frames:" and says no
+    backward ran; aten::linear / aten::addmm from frames under the model's line.
+usage: check_operators_auto.py STRATA WORKDIR TEST_OPS_DIR"""
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from check_operators_from_frames import Tree, record  # noqa: E402
+
+INFERENCE = """
+import time, torch
+torch.set_num_threads(1)
+m = torch.nn.Sequential(torch.nn.Linear(32, 32), torch.nn.ReLU(), torch.nn.Linear(32, 32))
+x = torch.randn(4096, 32)
+end = time.monotonic() + 1.5
+while time.monotonic() < end:
+    y = m(x)  # MODEL_LINE
+print(float(y.sum()))
+"""
+LINEAR = ("aten::linear", "aten::addmm")
+
+
+def marker(text, name):
+    return next(i for i, line in enumerate(text.splitlines(), 1) if f"# {name}" in line)
+
+
+def from_frames(n):
+    return "libtorch" in (n.get("module") or "")
+
+
+def line_of(t, n, base):
+    return {a["line"] for a in t.ancestors(n) if a["kind"] == "python" and os.path.basename(a["file"] or "") == base}
+
+
+def line_total(t, base, line):
+    at = [n for n in t.nodes.values() if n["kind"] == "python" and n["line"] == line
+          and os.path.basename(n["file"] or "") == base]
+    return sum(t.value(n) for n in at if not any(a in at for a in t.ancestors(n)))
+
+
+def outer_ops(t, base, line, names, pick):
+    return sum(t.value(n) for n in t.ops if n["name"] in names and pick(n) and line in line_of(t, n, base)
+               and not any(a["kind"] == "operator" for a in t.ancestors(n)))
+
+
+def main():
+    strata, workdir, ops_dir = sys.argv[1:4]
+    os.makedirs(workdir, exist_ok=True)
+    failures = []
+
+    source = os.path.join(ops_dir, "eval_then_train.py")
+    text = open(source).read()
+    base = os.path.basename(source)
+    eval_line, train_line = marker(text, "EVAL_LINE"), marker(text, "TRAIN_LINE")
+    t = Tree(record(strata, os.path.join(workdir, "auto-train.strata"), ["/usr/bin/python3", source, "1.5"], []))
+    status = t.meta.get("operators", "")
+    print(f"meta operators (eval, then train): {status[:220]}")
+    if not status.startswith("recorded:") or "from the first backward on" not in status:
+        failures.append(f"meta operators does not say recorded from the first backward on: {status[:160]!r}")
+    if " 0 backward linked" in status or "backward linked" not in status:
+        failures.append("no backward operator linked to its forward")
+    total = line_total(t, base, eval_line)
+    named = outer_ops(t, base, eval_line, LINEAR, from_frames)
+    recorded = outer_ops(t, base, eval_line, LINEAR, lambda n: not from_frames(n))
+    print(f"evaluation line {base}:{eval_line}: {total / 1e6:.0f} ms, operators from frames {named / max(total, 1):.1%},"
+          f" recorded {recorded / max(total, 1):.1%}")
+    if total <= 0 or named / total < 0.5 or recorded > 0:
+        failures.append("the evaluation line's operators are not named from frames (want >= 50% from frames, none recorded)")
+    total = line_total(t, base, train_line)
+    rec = outer_ops(t, base, train_line, LINEAR, lambda n: not from_frames(n))
+    print(f"training line {base}:{train_line}: {total / 1e6:.0f} ms, recorded aten::linear/addmm {rec / max(total, 1):.1%}")
+    if rec <= 0:
+        failures.append("the training line has no recorded operator")
+    linked = [n for n in t.ops if n["name"] == "AddmmBackward0" and train_line in line_of(t, n, base)]
+    print(f"AddmmBackward0 under the training line: {sum(t.value(n) for n in linked) / 1e6:.1f} ms")
+    if not linked:
+        failures.append("AddmmBackward0 is not under the training line")
+    # An operator counted twice would be a recorded one and the entry it was recorded at named
+    # from frames, one directly under the other (recorded ones under recorded ones of the same
+    # name are torch's: an overload calling another, as mse_loss_backward does).
+    for n in t.ops:
+        p = t.parent(n)
+        if p is None or p["kind"] != "operator" or from_frames(n) == from_frames(p):
+            continue
+        a, b = (p, n) if not from_frames(p) else (n, p)
+        if b["name"] == a["name"] or b["name"].startswith(a["name"] + "_"):
+            failures.append(f"{n['name']} directly under {p['name']}, one recorded, one from frames")
+            break
+
+    t = Tree(record(strata, os.path.join(workdir, "auto-inference.strata"), ["/usr/bin/python3", "-c", INFERENCE], []))
+    status = t.meta.get("operators", "")
+    print(f"meta operators (inference): {status[:220]}")
+    if not status.startswith("from frames:") or "no backward ran" not in status:
+        failures.append(f"the inference run's meta operators does not say from frames, no backward: {status[:160]!r}")
+    line = marker(INFERENCE, "MODEL_LINE")
+    named = sum(t.value(n) for n in t.ops if n["name"] in LINEAR and from_frames(n)
+                and any(a["kind"] == "python" and a["line"] == line for a in t.ancestors(n))
+                and not any(a["kind"] == "operator" for a in t.ancestors(n)))
+    print(f"inference: aten::linear/addmm from frames under the model's line {named / 1e6:.0f} ms")
+    if named <= 0:
+        failures.append("no operator from frames under the inference model's line")
+
+    if failures:
+        raise SystemExit("FAIL:\n  " + "\n  ".join(failures))
+    print("ok")
+
+
+if __name__ == "__main__":
+    main()
