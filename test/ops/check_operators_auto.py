@@ -10,8 +10,16 @@ first backward; until then the views name operators from torch's dispatcher fram
     from frames (counted twice).
   - an inference loop (no backward ever): meta "operators" starts with "from frames:" and says no
     backward ran; aten::linear / aten::addmm from frames under the model's line.
-usage: check_operators_auto.py STRATA WORKDIR TEST_OPS_DIR"""
+With --gpu-fixture FILE (a GPU training profile recorded in the default mode, e.g. ResNet-50 on
+the H200): meta "operators" says recorded from the first backward on; >= 99% of kernel gpu_time
+has an operator on its path, part of it named from frames (the first step) and most of it under
+recorded operators (the steps after), >= 99% with a Python line above its outermost operator; no
+recorded operator directly above or below its own entry named from frames.
+usage: check_operators_auto.py STRATA WORKDIR TEST_OPS_DIR
+       check_operators_auto.py STRATA --gpu-fixture FILE"""
+import json
 import os
+import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -53,7 +61,65 @@ def outer_ops(t, base, line, names, pick):
                and not any(a["kind"] == "operator" for a in t.ancestors(n)))
 
 
+def doubled(t):
+    """An operator counted twice: a recorded one and the entry it was recorded at named from
+    frames, one directly under the other (recorded ones under recorded ones of the same name are
+    torch's own: an overload calling another, as mse_loss_backward does)."""
+    for n in t.ops:
+        p = t.parent(n)
+        if p is None or p["kind"] != "operator" or from_frames(n) == from_frames(p):
+            continue
+        a, b = (p, n) if not from_frames(p) else (n, p)
+        if b["name"] == a["name"] or b["name"].startswith(a["name"] + "_"):
+            return f"{n['name']} directly under {p['name']}, one recorded, one from frames"
+    return None
+
+
+def check_gpu_fixture(strata, profile):
+    rep = subprocess.run([strata, "report", profile, "--format", "json", "--limit", "0", "--metric", "gpu_time"],
+                         capture_output=True, text=True)
+    if rep.returncode != 0:
+        raise SystemExit(f"strata report failed: {rep.stderr.strip()}")
+    t = Tree(json.loads(rep.stdout))
+    status = t.meta.get("operators", "")
+    print(f"meta operators: {status[:160]}")
+    failures = []
+    if not status.startswith("recorded:") or "from the first backward on" not in status:
+        failures.append("meta operators does not say recorded from the first backward on")
+    total = recorded = named = with_line = 0.0
+    for n in t.nodes.values():
+        if n["kind"] != "kernel":
+            continue
+        v = n["metrics"].get("gpu_time", {}).get("inclusive", 0.0)
+        total += v
+        path = list(t.ancestors(n))
+        ops = [i for i, a in enumerate(path) if a["kind"] == "operator"]
+        if not ops:
+            continue
+        if any(not from_frames(path[i]) for i in ops):
+            recorded += v
+        else:
+            named += v
+        if any(a["kind"] == "python" for a in path[ops[-1] + 1:]):
+            with_line += v
+    if total <= 0:
+        raise SystemExit("FAIL: no kernel time in the fixture")
+    print(f"kernel time {total / 1e6:.1f} ms: under recorded operators {recorded / total:.1%}, under operators named"
+          f" from frames only {named / total:.1%}, with a Python line above the outermost {with_line / total:.1%}")
+    if (recorded + named) / total < 0.99 or with_line / total < 0.99:
+        failures.append("kernels not under operators with a Python line (want >= 99% each)")
+    if named <= 0 or recorded / total < 0.5:
+        failures.append("want some kernel time under operators from frames and most under recorded ones")
+    if d := doubled(t):
+        failures.append(d)
+    if failures:
+        raise SystemExit("FAIL:\n  " + "\n  ".join(failures))
+    print("ok")
+
+
 def main():
+    if len(sys.argv) == 4 and sys.argv[2] == "--gpu-fixture":
+        return check_gpu_fixture(sys.argv[1], sys.argv[3])
     strata, workdir, ops_dir = sys.argv[1:4]
     os.makedirs(workdir, exist_ok=True)
     failures = []
@@ -85,17 +151,8 @@ def main():
     print(f"AddmmBackward0 under the training line: {sum(t.value(n) for n in linked) / 1e6:.1f} ms")
     if not linked:
         failures.append("AddmmBackward0 is not under the training line")
-    # An operator counted twice would be a recorded one and the entry it was recorded at named
-    # from frames, one directly under the other (recorded ones under recorded ones of the same
-    # name are torch's: an overload calling another, as mse_loss_backward does).
-    for n in t.ops:
-        p = t.parent(n)
-        if p is None or p["kind"] != "operator" or from_frames(n) == from_frames(p):
-            continue
-        a, b = (p, n) if not from_frames(p) else (n, p)
-        if b["name"] == a["name"] or b["name"].startswith(a["name"] + "_"):
-            failures.append(f"{n['name']} directly under {p['name']}, one recorded, one from frames")
-            break
+    if d := doubled(t):
+        failures.append(d)
 
     t = Tree(record(strata, os.path.join(workdir, "auto-inference.strata"), ["/usr/bin/python3", "-c", INFERENCE], []))
     status = t.meta.get("operators", "")
