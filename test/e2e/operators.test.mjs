@@ -3,6 +3,9 @@
 //        the CPU) records without RecordFunction callbacks (the profile's meta `operators` says
 //        "from frames"), and the viewer opens a profile whose operators (aten::addmm, ...) are
 //        named from torch's dispatcher frames under the script's forward lines.
+//   (o2) left at its default ("auto"), the same script records its operators with RecordFunction
+//        callbacks from the first backward on (meta `operators` says so, with backward operators
+//        linked), and aten::addmm lies under the forward lines.
 // Run: node --test test/e2e/operators.test.mjs   (see harness.mjs for prerequisites and env)
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -49,19 +52,58 @@ describe('Strata: PyTorch operators named from native frames (code-server)', { t
     try {
       const operators = p.meta().operators ?? '';
       assert.match(operators, /^from frames: torch .* no RecordFunction callbacks \(STRATA_OPERATORS=frames\)/, operators);
-      const cols = await p.view('top-down', 0);
-      // aten::addmm (an operator frame, FrameKind 3) with torch_model.py:20 or :22 (FC1_LINE,
-      // FC2_LINE: Net.forward's Linear layers) on its path.
-      let found = 0;
-      for (let n = 1; n < cols.parent.length; n++) {
-        const f = frameOf(cols, n);
-        if (f.kind !== 3 || f.name !== 'aten::addmm') continue;
-        for (let a = cols.parent[n]; a > 0; a = cols.parent[a]) {
-          const g = frameOf(cols, a);
-          if (g.kind === 1 && /torch_model\.py$/.test(g.file) && (g.line === 20 || g.line === 22)) { found++; break; }
-        }
-      }
-      assert.ok(found >= 1, 'aten::addmm under torch_model.py:20 or :22');
+      assert.ok(await addmmUnderForwardLines(p) >= 1, 'aten::addmm under torch_model.py:20 or :22');
+    } finally { p.close(); }
+  });
+});
+
+// aten::addmm (an operator frame, FrameKind 3) with torch_model.py:20 or :22 (FC1_LINE, FC2_LINE:
+// Net.forward's Linear layers) on its path: how many such nodes the top-down view has.
+async function addmmUnderForwardLines(p) {
+  const cols = await p.view('top-down', 0);
+  let found = 0;
+  for (let n = 1; n < cols.parent.length; n++) {
+    const f = frameOf(cols, n);
+    if (f.kind !== 3 || f.name !== 'aten::addmm') continue;
+    for (let a = cols.parent[n]; a > 0; a = cols.parent[a]) {
+      const g = frameOf(cols, a);
+      if (g.kind === 1 && /torch_model\.py$/.test(g.file) && (g.line === 20 || g.line === 22)) { found++; break; }
+    }
+  }
+  return found;
+}
+
+describe('Strata: PyTorch operators in the default mode (code-server)', { timeout: 300_000 }, () => {
+  const missing = missingPrerequisites();
+  const skip = skipReason(missing) || (hasTorch ? false : 'no torch for /usr/bin/python3 (python3-torch)');
+
+  before(async () => {
+    if (skip) return;
+    makeFolders('operators-auto');
+    symlinkSync(path.join(repo, 'extension'), path.join(S.ext, extId), 'dir');
+    copyFileSync(path.join(repo, 'test/ops/torch_model.py'), path.join(S.ws, 'torch_model.py'));
+    await startSession({ 'strata.cliPath': cli, 'strata.pythonPath': '/usr/bin/python3' });
+  });
+
+  after(async () => { if (!skip) await stopSession(); });
+
+  test('(o2) default: callbacks from the first backward on, operators under the forward lines', { skip }, async () => {
+    await openFileQuick('torch_model.py');
+    await runCommand('Strata: Run and Profile');
+    const frame = await strataFrame(120000, /Strata: (no profile|.*not found|.*could not)/);
+    await waitFor('the profile in the webview', () => frame.evaluate(() => {
+      const s = window.__strata?.stats();
+      return s && s.nodes > 1 && s.instances > 0 ? s : null;
+    }), 60000);
+    await shot('o2-viewer');
+    const dir = path.join(S.ws, '.strata');
+    const file = readdirSync(dir).filter((f) => /^torch_model-.*\.strata$/.test(f)).sort().pop();
+    assert.ok(file, `a profile in ${dir}`);
+    const p = await loadAddon().open(path.join(dir, file));
+    try {
+      const operators = p.meta().operators ?? '';
+      assert.match(operators, /^recorded: torch .*RecordFunction callbacks from the first backward on.* [1-9]\d* backward linked/, operators);
+      assert.ok(await addmmUnderForwardLines(p) >= 1, 'aten::addmm under torch_model.py:20 or :22');
     } finally { p.close(); }
   });
 });
