@@ -98,6 +98,7 @@ AB_CONFIGS = {
     "strata-sampled-domains": ("ab", {**RANGE, "STRATA_GPU_SAMPLING": "100/1000", "STRATA_GPU_CALLBACKS": "domains"}),
     "strata-long": ("ab", RANGE),
     "none-long": ("ab", None),
+    "cupti-floor-long": ("ab-cupti", None),
 }
 
 
