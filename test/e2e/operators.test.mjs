@@ -21,41 +21,46 @@ const hasTorch = (() => {
   try { execFileSync('/usr/bin/python3', ['-c', 'import torch'], { stdio: 'ignore', timeout: 60000 }); return true; } catch { return false; }
 })();
 
-describe('Strata: PyTorch operators named from native frames (code-server)', { timeout: 300_000 }, () => {
-  const missing = missingPrerequisites();
-  const skip = skipReason(missing) || (hasTorch ? false : 'no torch for /usr/bin/python3 (python3-torch)');
+/** One session on a copy of test/ops/torch_model.py with `settings`; the test runs "Run and Profile"
+ *  there and checks the profile's meta `operators` against `operators` and aten::addmm under the
+ *  forward lines. */
+function operatorsSession(title, prefix, settings, testName, operators) {
+  describe(title, { timeout: 300_000 }, () => {
+    const missing = missingPrerequisites();
+    const skip = skipReason(missing) || (hasTorch ? false : 'no torch for /usr/bin/python3 (python3-torch)');
 
-  before(async () => {
-    if (skip) return;
-    assert.deepEqual(missing, [], `prerequisites missing:\n  ${missing.join('\n  ')}`);
-    makeFolders('operators');
-    symlinkSync(path.join(repo, 'extension'), path.join(S.ext, extId), 'dir');
-    copyFileSync(path.join(repo, 'test/ops/torch_model.py'), path.join(S.ws, 'torch_model.py'));
-    await startSession({ 'strata.cliPath': cli, 'strata.pythonPath': '/usr/bin/python3', 'strata.torch.operators': 'frames' });
+    before(async () => {
+      if (skip) return;
+      assert.deepEqual(missing, [], `prerequisites missing:\n  ${missing.join('\n  ')}`);
+      makeFolders(prefix);
+      symlinkSync(path.join(repo, 'extension'), path.join(S.ext, extId), 'dir');
+      copyFileSync(path.join(repo, 'test/ops/torch_model.py'), path.join(S.ws, 'torch_model.py'));
+      await startSession({ 'strata.cliPath': cli, 'strata.pythonPath': '/usr/bin/python3', ...settings });
+    });
+
+    after(async () => { if (!skip) await stopSession(); });
+
+    test(testName, { skip }, async () => {
+      await openFileQuick('torch_model.py');
+      await runCommand('Strata: Run and Profile');
+      const frame = await strataFrame(120000, /Strata: (no profile|.*not found|.*could not)/);
+      await waitFor('the profile in the webview', () => frame.evaluate(() => {
+        const s = window.__strata?.stats();
+        return s && s.nodes > 1 && s.instances > 0 ? s : null;
+      }), 60000);
+      await shot(`${prefix}-viewer`);
+      const dir = path.join(S.ws, '.strata');
+      const file = readdirSync(dir).filter((f) => /^torch_model-.*\.strata$/.test(f)).sort().pop();
+      assert.ok(file, `a profile in ${dir}`);
+      const p = await loadAddon().open(path.join(dir, file));
+      try {
+        const meta = p.meta().operators ?? '';
+        assert.match(meta, operators, meta);
+        assert.ok(await addmmUnderForwardLines(p) >= 1, 'aten::addmm under torch_model.py:20 or :22');
+      } finally { p.close(); }
+    });
   });
-
-  after(async () => { if (!skip) await stopSession(); });
-
-  test('(o1) "frames": no callbacks, operators from the dispatcher\'s frames under the forward lines', { skip }, async () => {
-    await openFileQuick('torch_model.py');
-    await runCommand('Strata: Run and Profile');
-    const frame = await strataFrame(120000, /Strata: (no profile|.*not found|.*could not)/);
-    await waitFor('the profile in the webview', () => frame.evaluate(() => {
-      const s = window.__strata?.stats();
-      return s && s.nodes > 1 && s.instances > 0 ? s : null;
-    }), 60000);
-    await shot('o1-viewer');
-    const dir = path.join(S.ws, '.strata');
-    const file = readdirSync(dir).filter((f) => /^torch_model-.*\.strata$/.test(f)).sort().pop();
-    assert.ok(file, `a profile in ${dir}`);
-    const p = await loadAddon().open(path.join(dir, file));
-    try {
-      const operators = p.meta().operators ?? '';
-      assert.match(operators, /^from frames: torch .* no RecordFunction callbacks \(STRATA_OPERATORS=frames\)/, operators);
-      assert.ok(await addmmUnderForwardLines(p) >= 1, 'aten::addmm under torch_model.py:20 or :22');
-    } finally { p.close(); }
-  });
-});
+}
 
 // aten::addmm (an operator frame, FrameKind 3) with torch_model.py:20 or :22 (FC1_LINE, FC2_LINE:
 // Net.forward's Linear layers) on its path: how many such nodes the top-down view has.
@@ -73,37 +78,11 @@ async function addmmUnderForwardLines(p) {
   return found;
 }
 
-describe('Strata: PyTorch operators in the default mode (code-server)', { timeout: 300_000 }, () => {
-  const missing = missingPrerequisites();
-  const skip = skipReason(missing) || (hasTorch ? false : 'no torch for /usr/bin/python3 (python3-torch)');
+operatorsSession('Strata: PyTorch operators named from native frames (code-server)', 'operators',
+  { 'strata.torch.operators': 'frames' },
+  '(o1) "frames": no callbacks, operators from the dispatcher\'s frames under the forward lines',
+  /^from frames: torch .* no RecordFunction callbacks \(STRATA_OPERATORS=frames\)/);
 
-  before(async () => {
-    if (skip) return;
-    makeFolders('operators-auto');
-    symlinkSync(path.join(repo, 'extension'), path.join(S.ext, extId), 'dir');
-    copyFileSync(path.join(repo, 'test/ops/torch_model.py'), path.join(S.ws, 'torch_model.py'));
-    await startSession({ 'strata.cliPath': cli, 'strata.pythonPath': '/usr/bin/python3' });
-  });
-
-  after(async () => { if (!skip) await stopSession(); });
-
-  test('(o2) default: callbacks from the first backward on, operators under the forward lines', { skip }, async () => {
-    await openFileQuick('torch_model.py');
-    await runCommand('Strata: Run and Profile');
-    const frame = await strataFrame(120000, /Strata: (no profile|.*not found|.*could not)/);
-    await waitFor('the profile in the webview', () => frame.evaluate(() => {
-      const s = window.__strata?.stats();
-      return s && s.nodes > 1 && s.instances > 0 ? s : null;
-    }), 60000);
-    await shot('o2-viewer');
-    const dir = path.join(S.ws, '.strata');
-    const file = readdirSync(dir).filter((f) => /^torch_model-.*\.strata$/.test(f)).sort().pop();
-    assert.ok(file, `a profile in ${dir}`);
-    const p = await loadAddon().open(path.join(dir, file));
-    try {
-      const operators = p.meta().operators ?? '';
-      assert.match(operators, /^recorded: torch .*RecordFunction callbacks from the first backward on.* [1-9]\d* backward linked/, operators);
-      assert.ok(await addmmUnderForwardLines(p) >= 1, 'aten::addmm under torch_model.py:20 or :22');
-    } finally { p.close(); }
-  });
-});
+operatorsSession('Strata: PyTorch operators in the default mode (code-server)', 'operators-auto', {},
+  '(o2) default: callbacks from the first backward on, operators under the forward lines',
+  /^recorded: torch .*RecordFunction callbacks from the first backward on.* [1-9]\d* backward linked/);

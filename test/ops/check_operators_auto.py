@@ -17,13 +17,11 @@ recorded operators (the steps after), >= 99% with a Python line above its outerm
 recorded operator directly above or below its own entry named from frames.
 usage: check_operators_auto.py STRATA WORKDIR TEST_OPS_DIR
        check_operators_auto.py STRATA --gpu-fixture FILE"""
-import json
 import os
-import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from check_operators_from_frames import Tree, record  # noqa: E402
+from check_operators_from_frames import Tree, gpu_tree, record  # noqa: E402
 
 INFERENCE = """
 import time, torch
@@ -76,23 +74,15 @@ def doubled(t):
 
 
 def check_gpu_fixture(strata, profile):
-    rep = subprocess.run([strata, "report", profile, "--format", "json", "--limit", "0", "--metric", "gpu_time"],
-                         capture_output=True, text=True)
-    if rep.returncode != 0:
-        raise SystemExit(f"strata report failed: {rep.stderr.strip()}")
-    t = Tree(json.loads(rep.stdout))
+    t = gpu_tree(strata, profile)
     status = t.meta.get("operators", "")
     print(f"meta operators: {status[:160]}")
     failures = []
     if not status.startswith("recorded:") or "from the first backward on" not in status:
         failures.append("meta operators does not say recorded from the first backward on")
     total = recorded = named = with_line = 0.0
-    for n in t.nodes.values():
-        if n["kind"] != "kernel":
-            continue
-        v = n["metrics"].get("gpu_time", {}).get("inclusive", 0.0)
+    for v, path in t.kernels():
         total += v
-        path = list(t.ancestors(n))
         ops = [i for i, a in enumerate(path) if a["kind"] == "operator"]
         if not ops:
             continue

@@ -65,29 +65,36 @@ class Tree:
     def value(self, n):
         return n["metrics"].get(self.metric, {}).get("inclusive", 0.0)
 
+    def kernels(self):
+        """Each kernel node's gpu_time and its path, innermost first."""
+        for n in self.nodes.values():
+            if n["kind"] == "kernel":
+                yield n["metrics"].get("gpu_time", {}).get("inclusive", 0.0), list(self.ancestors(n))
+
     def outermost_forward(self):
         return [n for n in self.ops if not is_backward(n["name"])
                 and not any(a["kind"] == "operator" for a in self.ancestors(n))]
 
 
-def check_gpu_fixture(strata, profile):
+def gpu_tree(strata, profile):
+    """The whole top-down tree of a GPU profile, on gpu_time."""
     rep = subprocess.run([strata, "report", profile, "--format", "json", "--limit", "0", "--metric", "gpu_time"],
                          capture_output=True, text=True)
     if rep.returncode != 0:
         raise SystemExit(f"strata report failed: {rep.stderr.strip()}")
-    t = Tree(json.loads(rep.stdout))
+    return Tree(json.loads(rep.stdout))
+
+
+def check_gpu_fixture(strata, profile):
+    t = gpu_tree(strata, profile)
     status = t.meta.get("operators", "")
     print(f"meta operators: {status[:120]}")
     if status.startswith("recorded:"):
         raise SystemExit("FAIL: the fixture has recorded operators; it must be one recorded without them")
     total = with_op = with_line = 0.0
     by_op = {}
-    for n in t.nodes.values():
-        if n["kind"] != "kernel":
-            continue
-        v = n["metrics"].get("gpu_time", {}).get("inclusive", 0.0)
+    for v, path in t.kernels():
         total += v
-        path = list(t.ancestors(n))
         ops = [i for i, a in enumerate(path) if a["kind"] == "operator" and "libtorch" in (a.get("module") or "")]
         if not ops:
             continue
