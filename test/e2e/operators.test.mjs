@@ -4,7 +4,7 @@
 //        "from frames"), and the viewer opens a profile whose operators (aten::addmm, ...) are
 //        named from torch's dispatcher frames under the script's forward lines.
 //   (o2) left at its default ("auto"), the same script records its operators with RecordFunction
-//        callbacks from the first backward on (meta `operators` says so, with backward operators
+//        callbacks from the first autograd graph on (meta `operators` says so, with backward operators
 //        linked), and aten::addmm lies under the forward lines.
 // Run: node --test test/e2e/operators.test.mjs   (see harness.mjs for prerequisites and env)
 import { after, before, describe, test } from 'node:test';
@@ -84,5 +84,5 @@ operatorsSession('Strata: PyTorch operators named from native frames (code-serve
   /^from frames: torch .* no RecordFunction callbacks \(STRATA_OPERATORS=frames\)/);
 
 operatorsSession('Strata: PyTorch operators in the default mode (code-server)', 'operators-auto', {},
-  '(o2) default: callbacks from the first backward on, operators under the forward lines',
-  /^recorded: torch .*RecordFunction callbacks from the first backward on.* [1-9]\d* backward linked/);
+  '(o2) default: callbacks from the first autograd graph on, operators under the forward lines',
+  /^recorded: torch .*RecordFunction callbacks from the first autograd graph on.* [1-9]\d* backward linked/);

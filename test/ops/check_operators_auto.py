@@ -1,20 +1,22 @@
 #!/usr/bin/env python3
 """The default operator mode (`--operators auto`): RecordFunction callbacks wait for the program's
-first backward; until then the views name operators from torch's dispatcher frames.
+first autograd graph; until then the views name operators from torch's dispatcher frames.
   - test/ops/eval_then_train.py (an evaluation loop under no_grad, then training): meta
-    "operators" says recorded from the first backward on, with backward operators linked; the
+    "operators" says recorded from the first autograd graph on, with backward operators linked; the
     evaluation line's operators are named from frames (aten::linear / aten::addmm with
     libtorch's module) and hold >= 80% of that line's CPU time; the training line's forward
     operators are recorded ones (no module), and AddmmBackward0 sits under the training line
     (linked to its forward); no recorded operator directly above or below its own entry named
     from frames (counted twice).
-  - an inference loop (no backward ever): meta "operators" starts with "from frames:" and says no
-    backward ran; aten::linear / aten::addmm from frames under the model's line.
+  - an inference loop under no_grad (no autograd graph ever): meta "operators" starts with
+    "from frames:" and says no autograd graph was built; aten::linear / aten::addmm from frames
+    under the model's line.
 With --gpu-fixture FILE (a GPU training profile recorded in the default mode, e.g. ResNet-50 on
-the H200): meta "operators" says recorded from the first backward on; >= 99% of kernel gpu_time
-has an operator on its path, part of it named from frames (the first step) and most of it under
-recorded operators (the steps after), >= 99% with a Python line above its outermost operator; no
-recorded operator directly above or below its own entry named from frames.
+the H200): meta "operators" says recorded from the first autograd graph (or, recorded before that
+rule, the first backward) on; >= 99% of kernel gpu_time has an operator on its path, part of it
+named from frames (before the switch) and most of it under recorded operators, >= 99% with a
+Python line above its outermost operator; no recorded operator directly above or below its own
+entry named from frames.
 usage: check_operators_auto.py STRATA WORKDIR TEST_OPS_DIR
        check_operators_auto.py STRATA --gpu-fixture FILE"""
 import os
@@ -29,8 +31,9 @@ torch.set_num_threads(1)
 m = torch.nn.Sequential(torch.nn.Linear(32, 32), torch.nn.ReLU(), torch.nn.Linear(32, 32))
 x = torch.randn(4096, 32)
 end = time.monotonic() + 1.5
-while time.monotonic() < end:
-    y = m(x)  # MODEL_LINE
+with torch.no_grad():
+    while time.monotonic() < end:
+        y = m(x)  # MODEL_LINE
 print(float(y.sum()))
 """
 LINEAR = ("aten::linear", "aten::addmm")
@@ -78,8 +81,8 @@ def check_gpu_fixture(strata, profile):
     status = t.meta.get("operators", "")
     print(f"meta operators: {status[:160]}")
     failures = []
-    if not status.startswith("recorded:") or "from the first backward on" not in status:
-        failures.append("meta operators does not say recorded from the first backward on")
+    if not status.startswith("recorded:") or "RecordFunction callbacks from the first" not in status:
+        failures.append("meta operators does not say recorded from the first autograd graph on")
     total = recorded = named = with_line = 0.0
     for v, path in t.kernels():
         total += v
@@ -121,8 +124,8 @@ def main():
     t = Tree(record(strata, os.path.join(workdir, "auto-train.strata"), ["/usr/bin/python3", source, "1.5"], []))
     status = t.meta.get("operators", "")
     print(f"meta operators (eval, then train): {status[:220]}")
-    if not status.startswith("recorded:") or "from the first backward on" not in status:
-        failures.append(f"meta operators does not say recorded from the first backward on: {status[:160]!r}")
+    if not status.startswith("recorded:") or "from the first autograd graph on" not in status:
+        failures.append(f"meta operators does not say recorded from the first autograd graph on: {status[:160]!r}")
     if " 0 backward linked" in status or "backward linked" not in status:
         failures.append("no backward operator linked to its forward")
     total = line_total(t, base, eval_line)
@@ -147,8 +150,8 @@ def main():
     t = Tree(record(strata, os.path.join(workdir, "auto-inference.strata"), ["/usr/bin/python3", "-c", INFERENCE], []))
     status = t.meta.get("operators", "")
     print(f"meta operators (inference): {status[:220]}")
-    if not status.startswith("from frames:") or "no backward ran" not in status:
-        failures.append(f"the inference run's meta operators does not say from frames, no backward: {status[:160]!r}")
+    if not status.startswith("from frames:") or "no autograd graph was built" not in status:
+        failures.append(f"the inference run's meta operators does not say from frames, no autograd graph: {status[:160]!r}")
     line = marker(INFERENCE, "MODEL_LINE")
     named = sum(t.value(n) for n in t.ops if n["name"] in LINEAR and from_frames(n)
                 and any(a["kind"] == "python" and a["line"] == line for a in t.ancestors(n))

@@ -1,5 +1,5 @@
 """An evaluation phase, then training (test/ops/check_operators_auto.py): the default operator
-mode names operators from the dispatcher's frames until the first backward and records them with
+mode names operators from the dispatcher's frames until the first autograd graph and records them with
 RecordFunction callbacks from then on. Linear + ReLU + Linear on the CPU; marker comments name the
 lines.
 

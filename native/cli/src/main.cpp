@@ -89,7 +89,8 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"cudaProfilerApi"}));
   record->add_option("--operators", rec.operators,
                      "Where PyTorch operators come from: auto (default: named from the dispatcher's native frames "
-                     "until the program's first backward, torch's RecordFunction callbacks from then on), callbacks "
+                     "until the program builds its first autograd graph, torch's RecordFunction callbacks from then "
+                     "on), callbacks "
                      "(from the start; backward operators land on their forward line) or frames (never callbacks: "
                      "cheapest on launch-bound programs, no backward-to-forward links)")
       ->check(CLI::IsMember({"auto", "callbacks", "frames"}));

@@ -413,7 +413,7 @@ class ProfileImpl final : public Profile {
     std::string key;
     // Where no operator was recorded, torch's dispatcher entry points stand for the operators:
     // entries the runtime flagged as taken on a path without recorded operators (callbacks off,
-    // or before the first backward), and every entry of a profile with no operator frame at all
+    // or before the first autograd graph), and every entry of a profile with no operator frame at all
     // (written before the flag, or by a plugin-less run). Beside recorded operators the entries
     // sit under them and stay native frames. Another tool's frames (strata import) keep their
     // names.

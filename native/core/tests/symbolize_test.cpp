@@ -228,7 +228,7 @@ TEST(Symbolize, DispatcherEntriesStayNativeUnderRecordedOperators) {
 }
 
 // A profile with both: the runtime flagged the entries taken on paths without a recorded operator
-// (before the program's first backward, callbacks off). Those name the operator; the same
+// (before the program's first autograd graph, callbacks off). Those name the operator; the same
 // address on a path under a recorded operator stays native, and both paths share their Python
 // line in the view.
 TEST(Symbolize, FlaggedDispatcherEntriesNamedBesideRecordedOperators) {
@@ -248,7 +248,7 @@ TEST(Symbolize, FlaggedDispatcherEntriesNamedBesideRecordedOperators) {
   w.AddStats(w.Child(w.Child(at, entry), op), m, s);  // recorded: the entry above its operator
   fmt::MetricStats t;
   t.Add(1.0);
-  w.AddStats(w.Child(at, flagged), m, t);  // before the first backward
+  w.AddStats(w.Child(at, flagged), m, t);  // before the first autograd graph
   auto p = Profile::FromBytes(w.Serialize());
   auto v = p->BuildView(ViewKind::kTopDown);
   EXPECT_EQ((*v.frame_table)[entry].kind, "native");

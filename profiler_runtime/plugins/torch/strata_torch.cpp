@@ -26,13 +26,17 @@
 // completion (collective_end). Other USER_SCOPE scopes (record_function) are not
 // collectives; the runtime says so from the title and nothing is kept.
 //
-// Until the first backward (the runtime's default, STRATA_OPERATORS=auto): the operator callbacks
-// are registered switched off, and a watch for the BACKWARD_FUNCTION scope alone switches them on
-// when the first autograd node runs. torch builds a RecordFunction per scope only where a callback
-// wants that scope, so inference and decoding loops pay nothing for operators: the core names
-// them from the dispatcher's frames instead. Training gets recorded operators (and backward ->
-// forward links) from its second step on. A collective ends the wait too (a distributed
-// program's later collectives are then issued inside recorded c10d:: operators).
+// Until the program builds its first autograd graph (the runtime's default, STRATA_OPERATORS=auto):
+// the operator callbacks are registered switched off, with two watches: one for the
+// BACKWARD_FUNCTION scope, and one for the FUNCTION scope drawn one call in 32 (RecordFunction's
+// own sampling: the calls not drawn cost a countdown) that looks, at a drawn forward operator's
+// exit, whether the thread's sequence number moved past the operator's own — an autograd node was
+// built. Either switches the operator callbacks on for good. torch builds a RecordFunction per
+// scope only where a callback wants that scope, so inference and decoding (no_grad, or no tensor
+// needing a gradient) pay a countdown per operator; the core names their operators from the
+// dispatcher's frames instead. Training gets recorded operators (and backward -> forward links)
+// from within its first forward. A collective ends the wait too (a distributed program's later
+// collectives are then issued inside recorded c10d:: operators).
 //
 // Sampled GPU tracing (windows): a third callback, registered on the runtime's request and never
 // switched off, counts FUNCTION-scope operator calls with a small sampling probability, in and
@@ -68,18 +72,19 @@ at::CallbackHandle g_count_handle = 0;
 std::atomic<uint64_t> g_counted{0};
 
 // The operator callbacks run while the windows want them (always, without sampled tracing) and
-// the program has reached its first backward (always, unless started waiting for it).
+// the program has built its first autograd graph (always, unless started waiting for it).
 std::mutex g_switch_mu;
 bool g_window_on = true;
-bool g_backward_seen = true;
-at::CallbackHandle g_watch_handle = 0;
-std::atomic<int> g_waiting{0};  // 1 while the callbacks wait for the first backward
+bool g_graph_seen = true;
+at::CallbackHandle g_watch_handle = 0;        // BACKWARD_FUNCTION scope
+at::CallbackHandle g_graph_watch_handle = 0;  // FUNCTION scope, sampled
+std::atomic<int> g_waiting{0};  // 1 while the callbacks wait for the first autograd graph
 
 void EndWait();
 
 void ApplySwitch() {  // under g_switch_mu
   if (!g_handle) return;
-  if (g_window_on && g_backward_seen) at::reenableCallback(g_handle);
+  if (g_window_on && g_graph_seen) at::reenableCallback(g_handle);
   else at::disableCallback(g_handle);
 }
 constexpr char kEngine[] = "autograd::engine::evaluate_function: ";
@@ -210,10 +215,11 @@ void OnCommExit(const at::RecordFunction& fn, at::ObserverContext* ctx) {
 void EndWait() {
   if (!g_waiting.load(std::memory_order_acquire)) return;
   std::lock_guard<std::mutex> lock(g_switch_mu);
-  if (g_backward_seen) return;
-  g_backward_seen = true;
+  if (g_graph_seen) return;
+  g_graph_seen = true;
   ApplySwitch();
   if (g_watch_handle) at::disableCallback(g_watch_handle);
+  if (g_graph_watch_handle) at::disableCallback(g_graph_watch_handle);
   g_waiting.store(0, std::memory_order_release);
 }
 
@@ -221,6 +227,13 @@ void EndWait() {
 std::unique_ptr<at::ObserverContext> OnFirstBackward(const at::RecordFunction&) {
   EndWait();
   return nullptr;
+}
+
+std::unique_ptr<at::ObserverContext> OnGraphWatchEnter(const at::RecordFunction&) { return nullptr; }
+
+// A drawn forward operator in grad mode (seqNr >= 0) that built an autograd node inside it.
+void OnGraphWatchExit(const at::RecordFunction& fn, at::ObserverContext*) {
+  if (!fn.isAsync() && fn.seqNr() >= 0 && int64_t(at::sequence_number::peek()) > fn.seqNr()) EndWait();
 }
 
 std::unique_ptr<at::ObserverContext> OnCount(const at::RecordFunction&) {
@@ -276,9 +289,9 @@ __attribute__((visibility("default"))) void strata_plugin_set_enabled(int on) {
   }
 }
 
-// Switches the operator callbacks off until the first autograd node runs (called right after
-// start). Collectives' USER_SCOPE callback stays on. Returns 0 when waiting.
-__attribute__((visibility("default"))) int strata_plugin_wait_for_backward(void) {
+// Switches the operator callbacks off until the program builds its first autograd graph (called
+// right after start). Collectives' USER_SCOPE callback stays on. Returns 0 when waiting.
+__attribute__((visibility("default"))) int strata_plugin_wait_for_autograd(void) {
   if (!g_handle) return 1;
   std::lock_guard<std::mutex> lock(g_switch_mu);
   if (g_watch_handle) return 0;
@@ -286,17 +299,23 @@ __attribute__((visibility("default"))) int strata_plugin_wait_for_backward(void)
     at::RecordFunctionCallback watch(&OnFirstBackward);
     watch.needsInputs(false).needsOutputs(false).needsIds(false).scopes({at::RecordScope::BACKWARD_FUNCTION});
     g_watch_handle = at::addGlobalCallback(watch);
+    at::RecordFunctionCallback graph(&OnGraphWatchEnter, &OnGraphWatchExit);
+    graph.needsInputs(false).needsOutputs(false).needsIds(false).samplingProb(1.0 / 32).scopes(
+        {at::RecordScope::FUNCTION});
+    g_graph_watch_handle = at::addGlobalCallback(graph);
   } catch (const std::exception&) {
+    if (g_watch_handle) at::removeCallback(g_watch_handle);
+    g_watch_handle = 0;
     return 1;
   }
-  g_backward_seen = false;
+  g_graph_seen = false;
   g_waiting.store(1, std::memory_order_release);
   ApplySwitch();
   return 0;
 }
 
-// 1 while the operator callbacks still wait for the first backward.
-__attribute__((visibility("default"))) int strata_plugin_waiting_for_backward(void) {
+// 1 while the operator callbacks still wait for the first autograd graph.
+__attribute__((visibility("default"))) int strata_plugin_waiting_for_autograd(void) {
   return g_waiting.load(std::memory_order_acquire);
 }
 

@@ -42,7 +42,7 @@ Counters& GetCounters();
 
 // Plugin state for meta "operators" (set by the loader, read at the write).
 void SetPluginStatus(const std::string& status, bool recording);
-// A plugin waiting for the program's first backward: while still_waiting() says 1 at the write,
+// A plugin waiting for the program's first autograd graph: while still_waiting() says 1 at the write,
 // the status line is `waiting`; after, the status set with SetPluginStatus.
 void SetPluginWaiting(const std::string& waiting, int (*still_waiting)(void));
 // "recorded: torch 2.11.0 (...); N operator calls, ..." or "not recorded: <why>".

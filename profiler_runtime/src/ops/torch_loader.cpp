@@ -7,7 +7,7 @@
 // else the one built for this torch on first use (ops/plugin_build.cpp). When none can be had,
 // meta "operators" says why and the program runs on unprofiled at the operator level.
 // STRATA_OPERATORS (see OperatorsMode): auto, the default, starts the plugin with its operator
-// callbacks waiting for the program's first backward; callbacks records from the start; frames
+// callbacks waiting for the program's first autograd graph; callbacks records from the start; frames
 // starts no plugin.
 #include "ops/torch_loader.h"
 
@@ -97,11 +97,12 @@ bool LinksLoadedTorch(const std::string& plugin, const TorchInstall& t) {
   return false;
 }
 
-// Where operators come from. kAuto: no RecordFunction at torch's operators until the first
-// autograd node runs (inference and decoding never pay for them; the core names operators from
-// the dispatcher's frames there), callbacks from then on (training gets its backward operators
-// linked to their forward lines from its second step); a rank of a distributed job, or a program's
-// first collective, switches them on too. kFrames: never callbacks (no plugin).
+// Where operators come from. kAuto: no RecordFunction at torch's operators until the program
+// builds its first autograd graph (a forward operator that makes an autograd node, seen one call
+// in 32, or the first backward node; inference and decoding never pay for them, the core names
+// their operators from the dispatcher's frames), callbacks from then on (training's backward
+// operators linked to their forward lines from within its first forward); a rank of a distributed
+// job, or a program's first collective, switches them on too. kFrames: never callbacks (no plugin).
 enum class OperatorsMode { kAuto, kCallbacks, kFrames };
 
 OperatorsMode Mode() {
@@ -109,7 +110,7 @@ OperatorsMode Mode() {
   if (!v || !*v || strcmp(v, "auto") == 0) return OperatorsMode::kAuto;
   if (strcmp(v, "callbacks") == 0) return OperatorsMode::kCallbacks;
   if (strcmp(v, "frames") == 0) return OperatorsMode::kFrames;
-  Log("bad STRATA_OPERATORS=%s (auto, callbacks or frames): recording operators from the first backward", v);
+  Log("bad STRATA_OPERATORS=%s (auto, callbacks or frames): recording operators from the first autograd graph", v);
   return OperatorsMode::kAuto;
 }
 
@@ -120,7 +121,7 @@ bool InDistributedJob() {
 
 struct Started {
   bool ok = false;
-  bool waiting = false;  // the callbacks wait for the first backward
+  bool waiting = false;  // the callbacks wait for the first autograd graph
   std::string why;
   std::string built;  // the torch version the plugin was compiled against
 };
@@ -169,12 +170,12 @@ Started Start(const std::string& path, const TorchInstall& t) {
   // operators from the first one on.
   if (Mode() == OperatorsMode::kAuto && !InDistributedJob()) {
     // A plugin without the switch (built by an older runtime) records from the start.
-    auto wait = reinterpret_cast<int (*)(void)>(dlsym(h, "strata_plugin_wait_for_backward"));
-    auto waiting = reinterpret_cast<int (*)(void)>(dlsym(h, "strata_plugin_waiting_for_backward"));
+    auto wait = reinterpret_cast<int (*)(void)>(dlsym(h, "strata_plugin_wait_for_autograd"));
+    auto waiting = reinterpret_cast<int (*)(void)>(dlsym(h, "strata_plugin_waiting_for_autograd"));
     if (wait && waiting && wait() == 0) {
       s.waiting = true;
       SetPluginWaiting("from frames: " + torch +
-                           " loaded, no backward ran: the RecordFunction callbacks waited for the first autograd node "
+                           " loaded, no autograd graph was built: the RecordFunction callbacks waited for one "
                            "(STRATA_OPERATORS=auto), operators named from the dispatcher's native frames",
                        waiting);
     }
@@ -190,7 +191,7 @@ Started Start(const std::string& path, const TorchInstall& t) {
 }
 
 void Recorded(const TorchInstall& t, const Started& s, const std::string& origin) {
-  const std::string how = s.waiting ? "RecordFunction callbacks from the first backward on, operators before it named "
+  const std::string how = s.waiting ? "RecordFunction callbacks from the first autograd graph on, operators before it named "
                                       "from the dispatcher's native frames"
                                     : "RecordFunction callbacks";
   SetPluginStatus("recorded: " + TorchLabel(t) + " (" + how + ", plugin built for " + s.built + ", " + origin + ")",

@@ -116,7 +116,7 @@ inline constexpr uint32_t kFrameFlagIteration = 1u;
 // with a flag, not a new kind, so version-1 readers that ignore the flag still show the name.
 inline constexpr uint32_t kFrameFlagTruncation = 2u;
 // A kNative frame of a path that had no recorded operator frame when it was taken (RecordFunction
-// callbacks off: operators from frames, before a program's first backward, between sampled
+// callbacks off: operators from frames, before a program's first autograd graph, between sampled
 // windows; or an operator torch does not observe). Where it is a dispatcher entry point, readers
 // name the operator from it; with recorded operators on the path it stays a native frame.
 inline constexpr uint32_t kFrameFlagOperatorNotRecorded = 4u;
