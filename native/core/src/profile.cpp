@@ -413,10 +413,10 @@ class ProfileImpl final : public Profile {
     std::string key;
     // Where no operator was recorded, torch's dispatcher entry points stand for the operators:
     // entries the runtime flagged as taken on a path without recorded operators (callbacks off,
-    // or before the first autograd graph), and every entry of a profile with no operator frame at all
-    // (written before the flag, or by a plugin-less run). Beside recorded operators the entries
-    // sit under them and stay native frames. Another tool's frames (strata import) keep their
-    // names.
+    // or before the first autograd graph), and every entry of a profile with no operator frame
+    // at all (written before the flag, or by a plugin-less run). Beside recorded operators the
+    // entries sit under them and stay native frames. Another tool's frames (strata import) keep
+    // their names.
     bool has_operators = false;
     for (size_t i = 0; i < frames.size && !has_operators; ++i)
       has_operators = frames[i].kind == uint32_t(fmt::FrameKind::kOperator);
