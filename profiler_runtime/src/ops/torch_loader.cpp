@@ -27,7 +27,6 @@
 #include "ops/op_stack.h"
 #include "ops/plugin_build.h"
 #include "ops/torch_install.h"
-#include "ranks/rank_identity.h"
 #include "runtime_state.h"
 
 namespace strata::rt::ops {
@@ -114,8 +113,10 @@ OperatorsMode Mode() {
   return OperatorsMode::kAuto;
 }
 
+// The launcher's world size as the runtime read it at its start (not read again here: that read
+// may set STRATA_RUN_ID, and setenv is no call for a program's threads to race with).
 bool InDistributedJob() {
-  const std::string size = ranks::ReadRankIdentity().world_size;
+  const std::string& size = state::GetConfig().identity.world_size;
   return !size.empty() && size != "1" && size != "0";
 }
 
