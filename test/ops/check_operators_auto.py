@@ -8,6 +8,9 @@ first autograd graph; until then the views name operators from torch's dispatche
     operators are recorded ones (no module), and AddmmBackward0 sits under the training line
     (linked to its forward); no recorded operator directly above or below its own entry named
     from frames (counted twice).
+  - training from the start (a small model, under 32 operators a forward): at most 2 backward
+    operators unlinked (the nodes built before the first operator that built one ended): the
+    program's first operators are all watched, so the first step's forward is recorded.
   - an inference loop under no_grad (no autograd graph ever): meta "operators" starts with
     "from frames:" and says no autograd graph was built; aten::linear / aten::addmm from frames
     under the model's line.
@@ -20,6 +23,7 @@ entry named from frames.
 usage: check_operators_auto.py STRATA WORKDIR TEST_OPS_DIR
        check_operators_auto.py STRATA --gpu-fixture FILE"""
 import os
+import re
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -35,6 +39,19 @@ with torch.no_grad():
     while time.monotonic() < end:
         y = m(x)  # MODEL_LINE
 print(float(y.sum()))
+"""
+TRAIN = """
+import time, torch
+torch.set_num_threads(1)
+m = torch.nn.Sequential(torch.nn.Linear(32, 32), torch.nn.ReLU(), torch.nn.Linear(32, 32))
+opt = torch.optim.SGD(m.parameters(), lr=1e-3)
+x, target = torch.randn(256, 32), torch.randn(256, 32)
+for step in range(50):
+    loss = torch.nn.functional.mse_loss(m(x), target)
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+print(float(loss))
 """
 LINEAR = ("aten::linear", "aten::addmm")
 
@@ -123,7 +140,7 @@ def main():
     eval_line, train_line = marker(text, "EVAL_LINE"), marker(text, "TRAIN_LINE")
     t = Tree(record(strata, os.path.join(workdir, "auto-train.strata"), ["/usr/bin/python3", source, "1.5"], []))
     status = t.meta.get("operators", "")
-    print(f"meta operators (eval, then train): {status[:220]}")
+    print(f"meta operators (eval, then train): {status[:220]} ... {status[-90:]}")
     if not status.startswith("recorded:") or "from the first autograd graph on" not in status:
         failures.append(f"meta operators does not say recorded from the first autograd graph on: {status[:160]!r}")
     if " 0 backward linked" in status or "backward linked" not in status:
@@ -146,6 +163,17 @@ def main():
         failures.append("AddmmBackward0 is not under the training line")
     if d := doubled(t):
         failures.append(d)
+
+    t = Tree(record(strata, os.path.join(workdir, "auto-train-only.strata"), ["/usr/bin/python3", "-c", TRAIN], []))
+    status = t.meta.get("operators", "")
+    unlinked = re.search(r"(\d+) backward unlinked", status)
+    linked = re.search(r"(\d+) backward linked", status)
+    print(f"training from the start: {linked.group(0) if linked else 'no backward linked'},"
+          f" {unlinked.group(0) if unlinked else '0 backward unlinked'}")
+    if not linked or int(linked.group(1)) == 0:
+        failures.append("training from the start: no backward operator linked")
+    if unlinked and int(unlinked.group(1)) > 2:
+        failures.append(f"training from the start: {unlinked.group(1)} backward operators unlinked (want <= 2)")
 
     t = Tree(record(strata, os.path.join(workdir, "auto-inference.strata"), ["/usr/bin/python3", "-c", INFERENCE], []))
     status = t.meta.get("operators", "")

@@ -27,11 +27,11 @@
 // collectives; the runtime says so from the title and nothing is kept.
 //
 // Until the program builds its first autograd graph (the runtime's default, STRATA_OPERATORS=auto):
-// the operator callbacks are registered switched off, with two watches: one for the
-// BACKWARD_FUNCTION scope, and one for the FUNCTION scope drawn one call in 32 (RecordFunction's
-// own sampling: the calls not drawn cost a countdown) that looks, at a drawn forward operator's
-// exit, whether the thread's sequence number moved past the operator's own — an autograd node was
-// built. Either switches the operator callbacks on for good. torch builds a RecordFunction per
+// the operator callbacks are registered switched off, with watches: one for the BACKWARD_FUNCTION
+// scope, and the FUNCTION scope at every one of the program's first 4096 operators, then drawn
+// one call in 32 (RecordFunction's own sampling: the calls not drawn cost a countdown), that
+// looks at an operator's exit whether the thread's autograd sequence number has left 0 — an
+// autograd node was built. Any of them switches the operator callbacks on for good. torch builds a RecordFunction per
 // scope only where a callback wants that scope, so inference and decoding (no_grad, or no tensor
 // needing a gradient) pay a countdown per operator; the core names their operators from the
 // dispatcher's frames instead. Training gets recorded operators (and backward -> forward links)
@@ -78,6 +78,8 @@ bool g_window_on = true;
 bool g_graph_seen = true;
 at::CallbackHandle g_watch_handle = 0;        // BACKWARD_FUNCTION scope
 at::CallbackHandle g_graph_watch_handle = 0;  // FUNCTION scope, sampled
+at::CallbackHandle g_first_calls_handle = 0;  // FUNCTION scope, every call of the first ones
+std::atomic<uint32_t> g_first_calls_left{0};
 std::atomic<int> g_waiting{0};  // 1 while the callbacks wait for the first autograd graph
 
 void EndWait();
@@ -220,6 +222,7 @@ void EndWait() {
   ApplySwitch();
   if (g_watch_handle) at::disableCallback(g_watch_handle);
   if (g_graph_watch_handle) at::disableCallback(g_graph_watch_handle);
+  if (g_first_calls_handle) at::disableCallback(g_first_calls_handle);
   g_waiting.store(0, std::memory_order_release);
 }
 
@@ -231,9 +234,26 @@ std::unique_ptr<at::ObserverContext> OnFirstBackward(const at::RecordFunction&) 
 
 std::unique_ptr<at::ObserverContext> OnGraphWatchEnter(const at::RecordFunction&) { return nullptr; }
 
-// A drawn forward operator in grad mode (seqNr >= 0) that built an autograd node inside it.
-void OnGraphWatchExit(const at::RecordFunction& fn, at::ObserverContext*) {
-  if (!fn.isAsync() && fn.seqNr() >= 0 && int64_t(at::sequence_number::peek()) > fn.seqNr()) EndWait();
+// The thread's autograd sequence number moves only when a node is built: past 0 at a watched
+// operator's exit, this operator or any one before it on this thread built one. (Asking the
+// drawn operator itself to have built it missed a small model's whole first step.)
+void OnGraphWatchExit(const at::RecordFunction&, at::ObserverContext*) {
+  if (at::sequence_number::peek() > 0) EndWait();
+}
+
+// The program's first operators are all watched, not one in 32: the first forward then switches
+// the callbacks on at its first node, where a draw may land after a small model's whole forward
+// (GCN training on the H200: the first step unlinked, 90% of the backward's kernels on their
+// forward lines in 10 steps). Past them the sampled watch goes on alone: a no_grad program pays
+// a RecordFunction at each of them once (a few ms).
+constexpr uint32_t kFirstCallsWatched = 4096;
+
+void OnFirstCallsExit(const at::RecordFunction& fn, at::ObserverContext* ctx) {
+  OnGraphWatchExit(fn, ctx);
+  if (g_first_calls_left.fetch_sub(1, std::memory_order_relaxed) == 1) {
+    std::lock_guard<std::mutex> lock(g_switch_mu);
+    if (g_first_calls_handle) at::disableCallback(g_first_calls_handle);
+  }
 }
 
 std::unique_ptr<at::ObserverContext> OnCount(const at::RecordFunction&) {
@@ -303,9 +323,15 @@ __attribute__((visibility("default"))) int strata_plugin_wait_for_autograd(void)
     graph.needsInputs(false).needsOutputs(false).needsIds(false).samplingProb(1.0 / 32).scopes(
         {at::RecordScope::FUNCTION});
     g_graph_watch_handle = at::addGlobalCallback(graph);
+    g_first_calls_left.store(kFirstCallsWatched, std::memory_order_relaxed);
+    at::RecordFunctionCallback first(&OnGraphWatchEnter, &OnFirstCallsExit);
+    first.needsInputs(false).needsOutputs(false).needsIds(false).scopes({at::RecordScope::FUNCTION});
+    g_first_calls_handle = at::addGlobalCallback(first);
   } catch (const std::exception&) {
-    if (g_watch_handle) at::removeCallback(g_watch_handle);
-    g_watch_handle = 0;
+    for (at::CallbackHandle* h : {&g_watch_handle, &g_graph_watch_handle, &g_first_calls_handle}) {
+      if (*h) at::removeCallback(*h);
+      *h = 0;
+    }
     return 1;
   }
   g_graph_seen = false;
