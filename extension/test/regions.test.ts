@@ -109,8 +109,8 @@ test('Proton traces (issue 7 part 4): .chrome_trace or a JSON with Proton proces
 const PROTON_FIX = join(REPO, 'test/fixtures/h100/proton');
 
 test('the addon imports an H100 Proton trace into lanes and intervals',
-  { skip: addon() && existsSync(join(PROTON_FIX, 'attention.chrome_trace')) ? false : 'the addon is not built' }, async () => {
-    const data = traceData(await addon()!.decodeRegions(addonRequest({ buffer: join(PROTON_FIX, 'attention.chrome_trace'), proton: true, cyclesPerNs: 1.98 })));
+  { skip: addon() && existsSync(join(PROTON_FIX, 'attention.chrome_trace.gz')) ? false : 'the addon is not built' }, async () => {
+    const data = traceData(await addon()!.decodeRegions(addonRequest({ buffer: join(PROTON_FIX, 'attention.chrome_trace.gz'), proton: true, cyclesPerNs: 1.98 })));
     assert.equal(classifyJson(data), 'trace');
     assert.ok(data.lanes.length > 0 && data.intervals.length > data.lanes.length);
     const names = new Set(data.intervals.map((i: { name?: string }) => i.name));
@@ -156,7 +156,7 @@ test('the addon decodes what the CLI decodes: buffers (names, rate, calibration)
       [{ buffer: join(FIX, 'warpspec.bin') }, [join(FIX, 'warpspec.bin')]],
       [{ buffer: join(FIX, 'gemm_overflow.bin') }, [join(FIX, 'gemm_overflow.bin')]],
       [{ buffer: join(FIX, 'runtime_capture.strata'), launch: 1 }, [join(FIX, 'runtime_capture.strata'), '--launch', '1']],
-      [{ buffer: join(PROTON_FIX, 'attention_ws_gluon.chrome_trace'), proton: true }, ['--proton', join(PROTON_FIX, 'attention_ws_gluon.chrome_trace')]],
+      [{ buffer: join(PROTON_FIX, 'attention_ws_gluon.chrome_trace.gz'), proton: true }, ['--proton', join(PROTON_FIX, 'attention_ws_gluon.chrome_trace.gz')]],
     ];
     for (const [req, args] of cases) {
       const data = traceData(await addon()!.decodeRegions(addonRequest(req)));

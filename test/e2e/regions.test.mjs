@@ -11,6 +11,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { copyFileSync, existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { gunzipSync } from 'node:zlib';
 import {
   S, answerFileDialog, activeTab, cli, clearNotifications, entry, extId, makeFolders, openThroughDialog, repo, runCommand, shot, sleep, timelineTooltipAt,
   startSession, statusLine, stopSession, strataFrame, toasts, waitFor, waitToast,
@@ -71,7 +72,8 @@ describe('Strata region timeline (code-server)', { timeout: 300_000 }, () => {
     writeFileSync(path.join(traces, 'warpspec.names'), '# names of the warp-specialized gemm\n10=producer loop\n13=consumer loop\n14=wait full\n15=mma@../src/kernels.cuh:170\n');
     writeFileSync(path.join(traces, 'notes.bin'), 'not a region buffer\n'.repeat(20));
     copyFileSync(path.join(FIX, 'runtime_capture.strata'), path.join(traces, 'runtime_capture.strata'));
-    copyFileSync(path.join(FIX, '../proton/attention_ws_gluon.chrome_trace'), path.join(traces, 'attention_ws_gluon.chrome_trace'));
+    // Kept gzipped in the repository; opened as Proton writes it.
+    writeFileSync(path.join(traces, 'attention_ws_gluon.chrome_trace'), gunzipSync(readFileSync(path.join(FIX, '../proton/attention_ws_gluon.chrome_trace.gz'))));
     await startSession({ 'strata.cliPath': cli });
   });
 

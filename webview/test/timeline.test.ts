@@ -238,12 +238,12 @@ test('group shares on the H100 warp-specialized GEMM: the JSON the timeline read
     resolve(FIXTURES, 'gemm_nested_loop.json'), '--format', 'json'], { maxBuffer: 256 << 20 }).toString()) as RegionTraceData;
   assert.match(groupHeadline(groupShares(nested.groups), 'wg'), /^each wg: compute \d+(–\d+)?%$/);
   // Proton's attention trace: per warp, its repeated scopes count.
-  const proton = JSON.parse(execFileSync(cli()!, ['regions', '--proton', resolve(REPO, 'test/fixtures/h100/proton/attention.chrome_trace'),
+  const proton = JSON.parse(execFileSync(cli()!, ['regions', '--proton', resolve(REPO, 'test/fixtures/h100/proton/attention.chrome_trace.gz'),
     '--format', 'json'], { maxBuffer: 256 << 20 }).toString()) as RegionTraceData;
   assert.match(groupHeadline(groupShares(proton.groups), 'warp'), /^each warp: softmax \d+(–\d+)?%$/);
   // The warp-specialized Gluon attention: four consumer warps in softmax, the producer warp
   // waiting for a free slot.
-  const gluon = JSON.parse(execFileSync(cli()!, ['regions', '--proton', resolve(REPO, 'test/fixtures/h100/proton/attention_ws_gluon.chrome_trace'),
+  const gluon = JSON.parse(execFileSync(cli()!, ['regions', '--proton', resolve(REPO, 'test/fixtures/h100/proton/attention_ws_gluon.chrome_trace.gz'),
     '--cycles-per-ns', '1.98', '--format', 'json'], { maxBuffer: 256 << 20 }).toString()) as RegionTraceData;
   assert.equal(groupHeadline(groupShares(gluon.groups), 'warp'), 'warp 0–3: softmax 47–48% · warp 6: wait_slot 96%');
 });

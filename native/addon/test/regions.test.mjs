@@ -103,7 +103,7 @@ test('decodeRegions: a raw buffer with names, rate and calibration; Proton trace
   assert.deepEqual([...t.regions.id], [4]);
   assert.ok(t.intervals.rawEndNs.some((e, i) => e - t.intervals.rawStartNs[i] > t.intervals.endNs[i] - t.intervals.startNs[i]),
     'replay takes the marker cost out');
-  const ws = await addon.decodeRegions({ source: 'proton', path: path.join(PROTON, 'attention_ws_gluon.chrome_trace') });
+  const ws = await addon.decodeRegions({ source: 'proton', path: path.join(PROTON, 'attention_ws_gluon.chrome_trace.gz') });
   assert.equal(ws.lanes.block.length, 160);   // 32 CTAs x 5 warps
   assert.equal(ws.intervals.lane.length, 9216);
   assert.ok(ws.lanes.kernel.every((k) => ws.strings[k].length > 0), 'each lane names its kernel');

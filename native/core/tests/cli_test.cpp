@@ -203,7 +203,7 @@ TEST(CliRegions, DecodesAnH100Buffer) {
   EXPECT_NE(ws.out.find("warp group 1 (64 lanes): consumer loop (13) 100.0%, mma (15) 88.8%, wait full (14) 5.2%"),
             std::string::npos) << ws.out;
   // Proton's repeated scopes (no enclosing interval of their id) count in the per-warp shares.
-  auto proton = RunShell(cli + " regions --proton " + Quote(std::string(STRATA_REGIONS_FIXTURES) + "/../proton/attention.chrome_trace") +
+  auto proton = RunShell(cli + " regions --proton " + Quote(std::string(STRATA_REGIONS_FIXTURES) + "/../proton/attention.chrome_trace.gz") +
                          " --cycles-per-ns 1.98");
   ASSERT_EQ(proton.status, 0) << proton.err;
   EXPECT_NE(proton.out.find("warp 0 (16 lanes): kernel (1) 100.0%, softmax (5) 35.7%"), std::string::npos) << proton.out;
@@ -309,7 +309,7 @@ TEST(CliRegions, RecordCostPerStepAndFitted) {
   EXPECT_DOUBLE_EQ(pdoc["record_cost_cycles"].get<double>(), 20);
   EXPECT_DOUBLE_EQ(pdoc["start_cost_cycles"][0]["cycles"].get<double>(), 50);
   // A Proton trace: its scopes by name.
-  const std::string proton = Quote(std::string(STRATA_H100_FIXTURES) + "/proton/attention_ws_gluon.chrome_trace");
+  const std::string proton = Quote(std::string(STRATA_H100_FIXTURES) + "/proton/attention_ws_gluon.chrome_trace.gz");
   auto pr = RunShell(cli + " regions --proton " + proton + " --format json --cycles-per-ns 1.98 --record-cost 30 "
                      "--start-cost wait_kv=50");
   ASSERT_EQ(pr.status, 0) << pr.err;
@@ -357,7 +357,7 @@ TEST(CliRegions, CriticalPath) {
   EXPECT_EQ(chrome.status, 2);
   EXPECT_EQ(strata::test::CountLines(chrome.err), 1u) << chrome.err;
   // A Triton kernel's Proton trace: the consumer warps set the pace.
-  auto proton = RunShell(cli + " regions --proton " + Quote(dir + "/../proton/attention_ws_gluon.chrome_trace") +
+  auto proton = RunShell(cli + " regions --proton " + Quote(dir + "/../proton/attention_ws_gluon.chrome_trace.gz") +
                          " --cycles-per-ns 1.98 --critical-path");
   ASSERT_EQ(proton.status, 0) << proton.err;
   EXPECT_NE(proton.out.find("finding: `softmax`"), std::string::npos) << proton.out;

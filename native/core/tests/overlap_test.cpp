@@ -109,11 +109,9 @@ TEST(OverlapFixture, PipelinedGemm) {
 // H100, Triton 3.6 Gluon warp-specialized attention (Proton trace): the consumer warps set the
 // pace, softmax first.
 TEST(OverlapFixture, GluonAttentionProton) {
-  std::ifstream in(std::string(STRATA_H100_PROTON) + "/attention_ws_gluon.chrome_trace");
-  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   rg::ProtonImportOptions o;
   o.cycles_per_ns = 1.98;
-  rg::ProtonTrace p = rg::ImportProtonTrace(text, o);
+  rg::ProtonTrace p = rg::ImportProtonFile(std::string(STRATA_H100_PROTON) + "/attention_ws_gluon.chrome_trace.gz", o);
   ASSERT_TRUE(p.ok);
   OverlapAnalysis a = AnalyzeOverlap(p.trace, p.names);
   EXPECT_GT(a.inferred_edges, 0u);

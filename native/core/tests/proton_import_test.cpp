@@ -13,6 +13,7 @@
 #include <set>
 #include <string>
 
+#include "export/gzip.h"
 #include "strata/core/api.h"
 #include "strata/core/proton_import.h"
 #include "strata/core/record_cost.h"
@@ -209,6 +210,14 @@ TEST(ProtonImport, BadInputIsOneIssue) {
     EXPECT_TRUE(p.trace.issues[0].kind == IssueKind::kBadHeader || p.trace.issues[0].kind == IssueKind::kEmpty);
   }
   EXPECT_FALSE(ImportProtonFile("/nonexistent/x.chrome_trace").ok);
+  // Gzip is read as the text it holds; a cut stream is one issue, not a parse of its bytes.
+  const std::string zipped = strata::core::detail::Gzip(Synthetic());
+  EXPECT_EQ(ImportProtonTrace(zipped).trace.intervals.size(), ImportProtonTrace(Synthetic()).trace.intervals.size());
+  EXPECT_TRUE(ImportProtonTrace(zipped).ok);
+  ProtonTrace cut = ImportProtonTrace(zipped.substr(0, zipped.size() / 2));
+  EXPECT_FALSE(cut.ok);
+  ASSERT_EQ(cut.trace.issues.size(), 1u);
+  EXPECT_EQ(cut.trace.issues[0].message, "not a whole gzip stream");
   // Malformed events are skipped and counted, the rest imported.
   json doc = json::parse(Synthetic());
   doc["traceEvents"].push_back({{"ph", "X"}, {"name", "x"}, {"pid", "mm_kernel Core1 CTA9"}});
@@ -293,7 +302,7 @@ ProtonTrace H100Trace(const std::string& file) {
 }
 
 TEST(ProtonImportH100, PipelinedMatmulTrace) {
-  ProtonTrace p = H100Trace("matmul_pipelined.chrome_trace");
+  ProtonTrace p = H100Trace("matmul_pipelined.chrome_trace.gz");
   ASSERT_TRUE(p.ok);
   EXPECT_EQ(p.kernels, std::vector<std::string>{"matmul_kernel"});
   // 16 CTAs x 8 warps; Proton's default buffer kept 128 of each warp's 132 records, so the
@@ -333,7 +342,7 @@ TEST(ProtonImportH100, PipelinedMatmulTrace) {
 }
 
 TEST(ProtonImportH100, AttentionTraceNestsStagesInTheKernelScope) {
-  ProtonTrace p = H100Trace("attention.chrome_trace");
+  ProtonTrace p = H100Trace("attention.chrome_trace.gz");
   ASSERT_TRUE(p.ok);
   EXPECT_EQ(p.kernels, std::vector<std::string>{"attn_fwd"});
   ASSERT_EQ(p.trace.lanes.size(), 64u);  // 16 CTAs x 4 warps
@@ -365,7 +374,7 @@ TEST(ProtonImportH100, WarpSpecializedGluonAttention) {
   // test/proton/attention_ws_gluon.py: 32 CTAs, a 4-warp consumer (warps 0-3: wait_kv, qk,
   // softmax, pv per KV block, store) and a 1-warp TMA producer (warp 6 in Proton's numbering:
   // wait_slot, issue_kv), meeting at a 2-deep mbarrier ring. 16 KV blocks per CTA.
-  ProtonTrace p = H100Trace("attention_ws_gluon.chrome_trace");
+  ProtonTrace p = H100Trace("attention_ws_gluon.chrome_trace.gz");
   ASSERT_TRUE(p.ok);
   EXPECT_EQ(p.kernels, std::vector<std::string>{"attn_fwd_ws_gluon"});
   ASSERT_EQ(p.trace.lanes.size(), 160u);
@@ -510,7 +519,7 @@ TEST(ProtonImportH100, Hatchet) {
 TEST(ProtonImportH100, CliImportsAndRejects) {
   const std::string cli = STRATA_CLI;
   const std::string out = testing::TempDir() + "/proton_cli.json";
-  const std::string cmd = cli + " regions --proton " + STRATA_PROTON_FIXTURES + "/attention.chrome_trace --cycles-per-ns 1.98 --format json -o " + out + " 2>/dev/null";
+  const std::string cmd = cli + " regions --proton " + STRATA_PROTON_FIXTURES + "/attention.chrome_trace.gz --cycles-per-ns 1.98 --format json -o " + out + " 2>/dev/null";
   ASSERT_EQ(std::system(cmd.c_str()), 0);
   nlohmann::json j = nlohmann::json::parse(Slurp(out));
   EXPECT_EQ(j["source"], "proton");

@@ -2,6 +2,9 @@
 // becomes a regions::Trace, its hatchet a table.
 #include "strata/core/proton_import.h"
 
+#include "../export/gzip.h"
+#include "strata/core/api.h"
+
 #include <algorithm>
 #include <cmath>
 #include <fstream>
@@ -13,6 +16,18 @@
 
 namespace strata::core::regions {
 namespace {
+
+// Traces of many CTAs and warps are large JSON that compresses ~40x: gzip is read as well.
+// True when `bytes` are gzip: *inflated then holds the text, or *why says what is wrong.
+bool Inflate(const std::string& bytes, std::string* inflated, std::string* why) {
+  if (bytes.size() < 2 || uint8_t(bytes[0]) != 0x1f || uint8_t(bytes[1]) != 0x8b) return false;
+  try {
+    *inflated = detail::Gunzip(bytes);
+  } catch (const Error& e) {
+    *why = e.what();
+  }
+  return true;
+}
 
 using json = nlohmann::json;
 
@@ -173,10 +188,16 @@ bool LooksLikeProtonTrace(const std::string& text) {
   return head.find("\"traceEvents\"") != std::string::npos && std::regex_search(head, std::regex(R"( Core\d+ CTA\d+)"));
 }
 
-ProtonTrace ImportProtonTrace(const std::string& text, const ProtonImportOptions& options) {
+ProtonTrace ImportProtonTrace(const std::string& bytes, const ProtonImportOptions& options) {
   ProtonTrace out;
   Trace& t = out.trace;
-  t.bytes = text.size();
+  t.bytes = bytes.size();
+  std::string inflated, why;
+  const std::string& text = Inflate(bytes, &inflated, &why) ? inflated : bytes;
+  if (!why.empty()) {
+    AddIssue(t, IssueKind::kBadHeader, 1, why);
+    return out;
+  }
   json doc = json::parse(text, nullptr, /*allow_exceptions=*/false);
   if (doc.is_discarded() || !doc.is_object() || !doc.contains("traceEvents") || !doc["traceEvents"].is_array()) {
     AddIssue(t, IssueKind::kBadHeader, 1,
@@ -361,8 +382,11 @@ void WalkHatchet(const json& node, const std::string& prefix, uint32_t depth, Ha
 }
 }  // namespace
 
-HatchetTable ImportProtonHatchet(const std::string& text) {
+HatchetTable ImportProtonHatchet(const std::string& bytes) {
   HatchetTable out;
+  std::string inflated;
+  const std::string& text = Inflate(bytes, &inflated, &out.error) ? inflated : bytes;
+  if (!out.error.empty()) return out;
   json doc = json::parse(text, nullptr, false);
   // A list whose first element is the root node (frame/metrics/children); a trailing element may
   // hold Proton's metadata.

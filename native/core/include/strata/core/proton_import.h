@@ -37,7 +37,7 @@ struct ProtonTrace {
   bool ok = false;                          // false: nothing readable (trace.issues says why)
 };
 
-// Parses Proton's chrome trace (the text of `name.chrome_trace`). Never throws: what cannot be read
+// Parses Proton's chrome trace (the text of `name.chrome_trace`, or that file gzipped). Never throws: what cannot be read
 // is an issue (bad_header: not JSON or no traceEvents; empty: no scope events; truncated: events
 // without ts/dur/name, skipped; no_clock_rate: see above).
 ProtonTrace ImportProtonTrace(const std::string& text, const ProtonImportOptions& options = {});
