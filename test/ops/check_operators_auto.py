@@ -19,7 +19,7 @@ the H200): meta "operators" says recorded from the first autograd graph (or, rec
 rule, the first backward) on; >= 99% of kernel gpu_time has an operator on its path, part of it
 named from frames (before the switch) and most of it under recorded operators, >= 99% with a
 Python line above its outermost operator; no recorded operator directly above or below its own
-entry named from frames.
+entry named from frames; at most 2 backward operators unlinked.
 usage: check_operators_auto.py STRATA WORKDIR TEST_OPS_DIR
        check_operators_auto.py STRATA --gpu-fixture FILE"""
 import os
@@ -122,6 +122,10 @@ def check_gpu_fixture(strata, profile):
         failures.append("want some kernel time under operators from frames and most under recorded ones")
     if d := doubled(t):
         failures.append(d)
+    unlinked = re.search(r"(\d+) backward unlinked", status)
+    print(f"backward operators unlinked: {unlinked.group(1) if unlinked else 0}")
+    if unlinked and int(unlinked.group(1)) > 2:
+        failures.append(f"{unlinked.group(1)} backward operators unlinked (want <= 2: the switch at the first node)")
     if failures:
         raise SystemExit("FAIL:\n  " + "\n  ".join(failures))
     print("ok")
