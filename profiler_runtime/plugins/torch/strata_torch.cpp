@@ -31,12 +31,13 @@
 // scope, and the FUNCTION scope at every one of the program's first 4096 operators, then drawn
 // one call in 32 (RecordFunction's own sampling: the calls not drawn cost a countdown), that
 // looks at an operator's exit whether the thread's autograd sequence number has left 0 — an
-// autograd node was built. Any of them switches the operator callbacks on for good. torch builds a RecordFunction per
-// scope only where a callback wants that scope, so inference and decoding (no_grad, or no tensor
-// needing a gradient) pay a countdown per operator; the core names their operators from the
-// dispatcher's frames instead. Training gets recorded operators (and backward -> forward links)
-// from within its first forward. A collective ends the wait too (a distributed program's later
-// collectives are then issued inside recorded c10d:: operators).
+// autograd node was built. Any of them switches the operator callbacks on for good. torch
+// builds a RecordFunction per scope only where a callback wants that scope, so inference and
+// decoding (no_grad, or no tensor needing a gradient) pay a countdown per operator (after the
+// first 4096); the core names their operators from the dispatcher's frames instead. Training
+// gets recorded operators (and backward -> forward links) from its first node on. A collective
+// ends the wait too (a distributed program's later collectives are then issued inside recorded
+// c10d:: operators).
 //
 // Sampled GPU tracing (windows): a third callback, registered on the runtime's request and never
 // switched off, counts FUNCTION-scope operator calls with a small sampling probability, in and
