@@ -11,9 +11,11 @@
 # metadata that Inductor carries to its provenance log. STRATA_NN_MODULE_FRAMES=0 leaves it off.
 import os
 import sys
+import types
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
 _DYNAMO = "torch._dynamo.symbolic_convert"
+_DYNAMO_PACKAGE, _, _DYNAMO_CHILD = _DYNAMO.rpartition(".")
 
 
 def _take_ourselves_off():
@@ -53,32 +55,65 @@ def _patch(module):
     _mark("recorded")
 
 
-class _DynamoFinder(object):
-    """Finds nothing itself: wraps the loader of Dynamo's translator to patch it once loaded."""
+class _PatchOnAttach(types.ModuleType):
+    """The class Dynamo's package takes while its translator loads. The import system sets a
+    loaded submodule on its package, and that is where the patch goes: no frame of this file
+    stays around the import (wrapping the loader did, and every profile then showed this file
+    holding the whole import's time)."""
 
-    def find_spec(self, name, path=None, target=None):
-        if name != _DYNAMO:
-            return None
-        try:
-            sys.meta_path.remove(self)
-        except ValueError:
-            pass
-        import importlib.util
-        spec = importlib.util.find_spec(name)
-        loader = getattr(spec, "loader", None)
-        exec_module = getattr(loader, "exec_module", None)
-        if exec_module is None:
-            return spec
-
-        def exec_and_patch(module):
-            exec_module(module)
+    def __setattr__(self, name, value):
+        types.ModuleType.__setattr__(self, name, value)
+        if name == _DYNAMO_CHILD and getattr(value, "__name__", None) == _DYNAMO:
+            types.ModuleType.__setattr__(self, "__class__", types.ModuleType)
+            _leave_meta_path()
             try:
-                _patch(module)
+                _patch(value)
             except Exception:
                 _mark("failed")
 
-        loader.exec_module = exec_and_patch
+
+class _DynamoFinder(object):
+    """Finds nothing itself: when Dynamo's translator is about to be imported, its package
+    (already in sys.modules) takes _PatchOnAttach until the translator is set on it."""
+
+    armed = False
+
+    def find_spec(self, name, path=None, target=None):
+        if name != _DYNAMO or self.armed:
+            return None
+        package = sys.modules.get(_DYNAMO_PACKAGE)
+        if type(package) is types.ModuleType:
+            # The finders after this one find the translator. This one stays in sys.meta_path
+            # until then: leaving it now, inside the import system's walk of that list, would
+            # skip the next finder.
+            self.armed = True
+            package.__class__ = _PatchOnAttach
+            return None
+        _leave_meta_path()
+        return _wrapped_spec(name)  # a package of its own module class: the loader is wrapped
+
+
+def _leave_meta_path():
+    sys.meta_path[:] = [f for f in sys.meta_path if not isinstance(f, _DynamoFinder)]
+
+
+def _wrapped_spec(name):
+    import importlib.util
+    spec = importlib.util.find_spec(name)
+    loader = getattr(spec, "loader", None)
+    exec_module = getattr(loader, "exec_module", None)
+    if exec_module is None:
         return spec
+
+    def exec_and_patch(module):
+        exec_module(module)
+        try:
+            _patch(module)
+        except Exception:
+            _mark("failed")
+
+    loader.exec_module = exec_and_patch
+    return spec
 
 
 def _chain_programs_sitecustomize():

@@ -1,7 +1,7 @@
 // Strata's Python-side shim, on every CPython 3.9-3.13 pyenv has here and on Debian's python3:
 // the program keeps its own sitecustomize, sys.path and PYTHONPATH; Dynamo's filter of
 // torch/nn/modules frames is switched off when Dynamo's translator is imported (a stand-in
-// torch in targets/python_shim); STRATA_NN_MODULE_FRAMES=0 leaves it on; the shim's folder is
+// torch in targets/python_shim), with no frame of the shim around that import; STRATA_NN_MODULE_FRAMES=0 leaves it on; the shim's folder is
 // gone while the program runs, and nothing is left in TMPDIR once it has ended.
 #include <dirent.h>
 #include <gtest/gtest.h>
@@ -91,6 +91,9 @@ TEST(PythonShim, ProgramKeepsItsOwnSiteAndPathsAndDynamoKeepsModuleFrames) {
     EXPECT_EQ(s.result["sitecustomize_module"], kTargets + "/user_site/sitecustomize.py");
     EXPECT_FALSE(s.result["nn_module_filter"].get<bool>()) << "Dynamo's filter still on";
     EXPECT_EQ(s.result["reported"], "recorded");
+    EXPECT_TRUE(s.result["shim_frames_at_import"].empty()) << s.result["shim_frames_at_import"].dump()
+        << ": a frame of the shim around the translator's import";
+    EXPECT_EQ(s.result["dynamo_package_class"], "module");
     EXPECT_TRUE(s.leftovers.empty()) << s.leftovers.front();
   }
 }

@@ -11,9 +11,11 @@ result = {
     "user_sitecustomize_ran": os.environ.get("USER_SITECUSTOMIZE_RAN") == "1",
     "sitecustomize_module": getattr(sys.modules.get("sitecustomize"), "__file__", None),
 }
-from torch._dynamo.symbolic_convert import InstructionTranslatorBase  # noqa: E402
+from torch._dynamo.symbolic_convert import IMPORT_STACK_FILES, InstructionTranslatorBase  # noqa: E402
 
 result["nn_module_filter"] = InstructionTranslatorBase().is_co_filename_from_nn_modules()
+result["shim_frames_at_import"] = [f for f in IMPORT_STACK_FILES if "strata-python-" in f]
+result["dynamo_package_class"] = type(sys.modules["torch._dynamo"]).__name__
 result["reported"] = os.environ.get("STRATA_DYNAMO_NN_FRAMES")  # what the runtime puts in the meta
 with open(sys.argv[1], "w") as f:
     json.dump(result, f)
