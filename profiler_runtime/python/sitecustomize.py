@@ -55,6 +55,13 @@ def _patch(module):
     _mark("recorded")
 
 
+def _patch_loaded(module):
+    try:
+        _patch(module)
+    except Exception:
+        _mark("failed")
+
+
 class _PatchOnAttach(types.ModuleType):
     """The class Dynamo's package takes while its translator loads. The import system sets a
     loaded submodule on its package, and that is where the patch goes: no frame of this file
@@ -66,10 +73,7 @@ class _PatchOnAttach(types.ModuleType):
         if name == _DYNAMO_CHILD and getattr(value, "__name__", None) == _DYNAMO:
             types.ModuleType.__setattr__(self, "__class__", types.ModuleType)
             _leave_meta_path()
-            try:
-                _patch(value)
-            except Exception:
-                _mark("failed")
+            _patch_loaded(value)
 
 
 class _DynamoFinder(object):
@@ -107,10 +111,7 @@ def _wrapped_spec(name):
 
     def exec_and_patch(module):
         exec_module(module)
-        try:
-            _patch(module)
-        except Exception:
-            _mark("failed")
+        _patch_loaded(module)
 
     loader.exec_module = exec_and_patch
     return spec

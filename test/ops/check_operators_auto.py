@@ -56,6 +56,12 @@ print(float(loss))
 LINEAR = ("aten::linear", "aten::addmm")
 
 
+def unlinked_backward(status):
+    """The backward operators meta "operators" counts as unlinked to their forward (0 if unsaid)."""
+    m = re.search(r"(\d+) backward unlinked", status)
+    return int(m.group(1)) if m else 0
+
+
 def marker(text, name):
     return next(i for i, line in enumerate(text.splitlines(), 1) if f"# {name}" in line)
 
@@ -122,10 +128,10 @@ def check_gpu_fixture(strata, profile):
         failures.append("want some kernel time under operators from frames and most under recorded ones")
     if d := doubled(t):
         failures.append(d)
-    unlinked = re.search(r"(\d+) backward unlinked", status)
-    print(f"backward operators unlinked: {unlinked.group(1) if unlinked else 0}")
-    if unlinked and int(unlinked.group(1)) > 2:
-        failures.append(f"{unlinked.group(1)} backward operators unlinked (want <= 2: the switch at the first node)")
+    unlinked = unlinked_backward(status)
+    print(f"backward operators unlinked: {unlinked}")
+    if unlinked > 2:
+        failures.append(f"{unlinked} backward operators unlinked (want <= 2: the switch at the first node)")
     if failures:
         raise SystemExit("FAIL:\n  " + "\n  ".join(failures))
     print("ok")
@@ -170,14 +176,13 @@ def main():
 
     t = Tree(record(strata, os.path.join(workdir, "auto-train-only.strata"), ["/usr/bin/python3", "-c", TRAIN], []))
     status = t.meta.get("operators", "")
-    unlinked = re.search(r"(\d+) backward unlinked", status)
+    unlinked = unlinked_backward(status)
     linked = re.search(r"(\d+) backward linked", status)
-    print(f"training from the start: {linked.group(0) if linked else 'no backward linked'},"
-          f" {unlinked.group(0) if unlinked else '0 backward unlinked'}")
+    print(f"training from the start: {linked.group(0) if linked else 'no backward linked'}, {unlinked} backward unlinked")
     if not linked or int(linked.group(1)) == 0:
         failures.append("training from the start: no backward operator linked")
-    if unlinked and int(unlinked.group(1)) > 2:
-        failures.append(f"training from the start: {unlinked.group(1)} backward operators unlinked (want <= 2)")
+    if unlinked > 2:
+        failures.append(f"training from the start: {unlinked} backward operators unlinked (want <= 2)")
 
     t = Tree(record(strata, os.path.join(workdir, "auto-inference.strata"), ["/usr/bin/python3", "-c", INFERENCE], []))
     status = t.meta.get("operators", "")
