@@ -31,6 +31,13 @@
 # DIR/runA DIR/runB; ANALYSE=0: not there, the traces brought back instead; CLEAN_L2=1: a buffer
 # twice the L2 read before each traced launch, test/proton/proton_common.py --clean-l2;
 # DENSITIES: which of plain loop sparse dense run). RT: the runtime's folder (default .device/rt-C).
+# PARTS=interleave: as repeat, but every density in ONE process (attention_ws_gluon.py --interleave:
+# the loop-only truth and the instrumented kernels on the same tensors, their launches taking
+# turns, each after a clean L2), so that what differs between processes (memory placement, the
+# machine's state) reaches truth and instrumented launches alike. RUNS: the processes (default
+# "runA runB"; one a call when their traces must come back: ~2.4 MB gzipped per launch of every
+# density and length). Then python3 bench/regions/gluon_repeat_check.py DIR/runA DIR/runB
+# --per-length --pooled (and RUN --halves).
 set -uo pipefail
 OUT="${1:?output folder}"
 ROOT=$(pwd)
@@ -120,7 +127,22 @@ PY
   done
 }
 
-if [ "${PARTS:-heldout}" = repeat ]; then
+# Every density in one process (no runtime preloaded: the traces are Proton's, the times not needed).
+gluon_interleaved() {  # RUN DEADLINE
+  local tag=$W/$1/gluon s=$(date +%s)
+  mkdir -p "$tag"
+  if late "$2"; then echo "== $1 interleaved: skipped (time)"; return; fi
+  (cd "$ROOT/test/proton" && TRITON_CACHE_DIR=/tmp/tc_cal_interleaved PROTON_BENCH_DIR=/tmp timeout 560 \
+    "$PY" attention_ws_gluon.py --interleave loop,sparse,dense --buffer-type global --calibrate "$tag" \
+    --n-ctx 1024,2048,4096 --ring 2 --traces "$TRACES" ${CLEAN_L2:+--clean-l2}) > "$tag.log" 2>&1
+  echo "== $1 interleaved: exit $?, $(( $(date +%s) - s )) s (at $(elapsed) s), $(ls "$tag" | wc -l) traces"
+  grep -v "^\s*$" "$tag.log" | grep -v "Warning (cta" | tail -3
+}
+
+if [ "${PARTS:-heldout}" = interleave ]; then
+  TRACES=${TRACES:-16}
+  for r in ${RUNS:-runA runB}; do gluon_interleaved "$r" 540; done
+elif [ "${PARTS:-heldout}" = repeat ]; then
   TRACES=${TRACES:-5}
   gluon runA 200 gluon 1024,2048,4096 2
   gluon runB 420 gluon 1024,2048,4096 2
@@ -134,7 +156,7 @@ else
   gluon run2 500
 fi
 echo "elapsed: $(elapsed) s"
-if [ "${PARTS:-heldout}" = repeat ]; then
+if [ "${PARTS:-heldout}" = repeat ] || [ "${PARTS:-heldout}" = interleave ]; then
   # Many traces of three densities and lengths, twice, are too large to bring back: analysed here
   # (the CLI carried as is or compressed, above; at 12 launches one direction took over 100 s on
   # the H200); only the loop-only and the 1024-token traces come back.
@@ -144,6 +166,7 @@ if [ "${PARTS:-heldout}" = repeat ]; then
     # Calibrated per length on one process, replayed on the other, both ways (ANALYSE_S each).
     for pair in "runA runB" "runB runA"; do
       set -- $pair
+      [ -d "$W/$1" ] && [ -d "$W/$2" ] || continue
       LD_LIBRARY_PATH="$UNWIND" STRATA="$CLI" timeout "${ANALYSE_S:-240}" python3 "$ROOT/bench/regions/gluon_repeat_check.py" "$W/$1" "$W/$2" \
         --per-length --pooled --cycles-per-ns "$(python3 -c "print(${rate:-1980} / 1000)")" > "$W/analysis/fit_$1_replay_$2.md"
       echo "analysis $1 -> $2: exit $? (at $(elapsed) s)"; tail -2 "$W/analysis/fit_$1_replay_$2.md"
@@ -155,9 +178,9 @@ if [ "${PARTS:-heldout}" = repeat ]; then
   # one file a process; with ANALYSE=0 all of them, packed into files of at most 15 MiB, four of
   # them (a call brings back 64 MiB; 16 launches of every density and length are ~77 MB gzipped:
   # the rest stay in $W for the next call on the same machine, pack_traces.py --bins 4,5).
-  (cd "$W" && gzip -q run*/gluon/*.chrome_trace)
+  (cd "$W" && ls run*/gluon/*.chrome_trace | xargs -r -P "$(nproc)" -n 8 gzip -q)
   if [ "${ANALYSE:-1}" = 1 ]; then
-    for r in runA runB; do
+    for r in $(cd "$W" && ls -d run*); do
       (cd "$W" && tar -cf "$OUT/traces_$r.tar" $r/gluon/loop_*.chrome_trace.gz $r/gluon/*_n1024_*.chrome_trace.gz)
     done
   else

@@ -14,11 +14,16 @@ For calibrating the record cost (bench/regions/calibration_h100.sh), `--density`
 (`loop`: the loop span with two records, the truth), `sparse` (producer `wait_slot`, `issue_kv`;
 consumer `wait_kv`, `compute`) or `dense` (consumer `wait_kv`, `qk`, `softmax`, `pv`); no
 `load_q` / `store`. `--calibrate OUT` records and times it (proton_common.calibrate).
+`--interleave loop,sparse,dense --calibrate DIR` holds every density's kernel in one process (this
+file loaded once more per density: the scopes are module constants) on the same inputs and traces
+their launches in turn (proton_common.calibrate_interleaved): DIR/<density>_n<tokens>_t<k>.
 
   python3 attention_ws_gluon.py [--proton OUT [--hatchet]] [--bench plain|proton]
   python3 attention_ws_gluon.py --density loop|sparse|dense --calibrate OUT [--n-ctx 1024,2048] [--ring 3]
   python3 attention_ws_gluon.py --no-scopes --calibrate OUT [--n-ctx 1024,2048]   (plain)
+  python3 attention_ws_gluon.py --interleave loop,sparse,dense --calibrate DIR [--n-ctx ...] [--traces K]
 """
+import importlib.util
 import inspect
 import sys
 
@@ -41,10 +46,16 @@ import proton_common as pc
 _tma_load = getattr(tma, "async_load", None) or tma.async_copy_global_to_shared
 TMA_NEW = hasattr(tma, "async_load")
 # Whether the partitions carry scopes: a module constant, since a constexpr passed through
-# warp_specialize's argument tuple arrives in the partition as a tensor.
-SCOPES = gl.constexpr("--no-scopes" not in sys.argv)
-# The calibration densities (--density): read here for the same reason.
-DENSITY = next((sys.argv[i + 1] for i, a in enumerate(sys.argv[:-1]) if a == "--density"), "")
+# warp_specialize's argument tuple arrives in the partition as a tensor. A copy loaded by
+# variant() is given its density before it runs (_VARIANT); the program itself reads its own.
+_VARIANT = globals().get("_VARIANT")
+if _VARIANT is None:
+    SCOPES = gl.constexpr("--no-scopes" not in sys.argv)
+    # The calibration densities (--density): read here for the same reason.
+    DENSITY = next((sys.argv[i + 1] for i, a in enumerate(sys.argv[:-1]) if a == "--density"), "")
+else:
+    SCOPES = gl.constexpr(_VARIANT != "plain")
+    DENSITY = "" if _VARIANT == "plain" else _VARIANT
 LOOP_SCOPE = gl.constexpr(SCOPES.value and DENSITY != "")          # producer_loop / consumer_loop
 OUTER_SCOPES = gl.constexpr(SCOPES.value and DENSITY == "")        # load_q, store
 WAIT_SCOPES = gl.constexpr(SCOPES.value and DENSITY != "loop")     # wait_slot, issue_kv, wait_kv
@@ -186,23 +197,39 @@ def attn_fwd_ws_gluon(desc_q, desc_k, desc_v, o_ptr, qk_scale, N_CTX,
         gl.warp_specialize(args, _consumer, [_producer], [1], [48])
 
 
-def make(N_CTX, NB=2):
-    """launch() and check() of the kernel on 2 heads x N_CTX tokens, an NB-deep K/V ring."""
+def variant(density):
+    """This file's kernel with the scopes of `density` (plain, loop, sparse, dense): the file loaded
+    once more under its own module name, so that its kernel is compiled apart."""
+    spec = importlib.util.spec_from_file_location(f"attention_ws_gluon_{density}", __file__)
+    mod = importlib.util.module_from_spec(spec)
+    mod._VARIANT = density
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def make(N_CTX, NB=2, kernels=None):
+    """launch() and check() of the kernel on 2 heads x N_CTX tokens, an NB-deep K/V ring; with
+    kernels ({tag: attn_fwd_ws_gluon of a variant}): {tag: (launch, check)}, every kernel on the
+    same tensors (the same memory, so the densities differ by their scopes alone)."""
     H, D, BM, BN = 2, 64, 64, 64
     q, k, v, o, sm_scale = pc.attention_inputs(H, N_CTX, D)
     grid = (triton.cdiv(N_CTX, BM), H)
     lay = gl.NVMMASharedLayout.get_default_for([BM, D], gl.float16)
     dq, dk, dv = (TensorDescriptor.from_tensor(t.view(H * N_CTX, D), [BM, D], lay) for t in (q, k, v))
 
-    def launch():
-        kern = attn_fwd_ws_gluon[grid](dq, dk, dv, o, sm_scale * 1.44269504, N_CTX, BM=BM, BN=BN, D=D, NB=NB,
-                                       WS_API=WS_API, num_warps=4)
-        pc.describe_once(launch, kern, f" (tma.async_load: {TMA_NEW}, warp_specialize form {WS_API})")
-
     def check():
         pc.check_attention(q, k, v, o, sm_scale)
 
-    return launch, check
+    def launcher(kernel):
+        def launch():
+            kern = kernel[grid](dq, dk, dv, o, sm_scale * 1.44269504, N_CTX, BM=BM, BN=BN, D=D, NB=NB,
+                                WS_API=WS_API, num_warps=4)
+            pc.describe_once(launch, kern, f" (tma.async_load: {TMA_NEW}, warp_specialize form {WS_API})")
+        return launch
+
+    if kernels is None:
+        return launcher(attn_fwd_ws_gluon), check
+    return {tag: (launcher(kernel), check) for tag, kernel in kernels.items()}
 
 
 def main():
@@ -211,8 +238,18 @@ def main():
         p.add_argument("--density", choices=["loop", "sparse", "dense"], help="calibration scopes (see above)")
         p.add_argument("--n-ctx", default="1024", help="with --calibrate: tokens per head, comma-separated shapes")
         p.add_argument("--ring", type=int, default=2, help="with --calibrate: the K/V ring's depth (another kernel)")
+        p.add_argument("--interleave", metavar="DENSITIES",
+                       help="with --calibrate DIR: these densities (loop, sparse, dense) in one process, traced in turn")
 
     args = pc.parse_args(__doc__.splitlines()[0], extra)
+    if args.calibrate and args.interleave:
+        densities = args.interleave.split(",")
+        if not set(densities) <= {"loop", "sparse", "dense"} or len(set(densities)) != len(densities):
+            raise SystemExit(f"--interleave: densities are loop, sparse, dense, each at most once (got {args.interleave})")
+        kernels = {d: variant(d).attn_fwd_ws_gluon for d in densities}
+        shapes = [(f"n{n}", make(int(n), args.ring, kernels)) for n in args.n_ctx.split(",")]
+        pc.calibrate_interleaved("attention_ws_gluon", shapes, densities, args)
+        return
     if args.calibrate:
         shapes = [(f"n{n}", *make(int(n), args.ring)) for n in args.n_ctx.split(",")]
         pc.calibrate("attention_ws_gluon", shapes, args, instrumented=not args.no_scopes)

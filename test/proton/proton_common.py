@@ -138,16 +138,12 @@ def calibrate(name, shapes, args, instrumented):
         # The previous launch's dirty L2 lines (another length's) cost the next one when they are
         # written back: with --clean-l2 a read of twice the L2 (written once, long before) leaves
         # it holding clean lines only, the same before every traced launch.
-        flush = None
-        if args.clean_l2:
-            l2 = getattr(torch.cuda.get_device_properties(0), "L2_cache_size", 50 << 20)
-            flush = torch.ones(2 * l2 // 4, dtype=torch.float32, device="cuda")
+        flush = _l2_flush(args)
         for k in range(args.traces):
             for tag, launch, check in shapes:
                 out = f"{args.calibrate}_{tag}" + (f"_t{k}" if args.traces > 1 else "")
                 if flush is not None:
-                    flush.sum()
-                    torch.cuda.synchronize()
+                    flush()
                 _start(out, args, trace=True)
                 launch()
                 torch.cuda.synchronize()
@@ -177,6 +173,46 @@ def calibrate(name, shapes, args, instrumented):
     if instrumented:
         proton.finalize()
     print("ORDER " + json.dumps(order), flush=True)
+
+
+def _l2_flush(args):
+    """With --clean-l2: a function that leaves the L2 holding clean lines only (the previous
+    launch's dirty lines, another length's, would cost the next launch when written back): a read
+    of twice the L2, written once long before. Else None."""
+    if not args.clean_l2:
+        return None
+    l2 = getattr(torch.cuda.get_device_properties(0), "L2_cache_size", 50 << 20)
+    buf = torch.ones(2 * l2 // 4, dtype=torch.float32, device="cuda")
+
+    def flush():
+        buf.sum()
+        torch.cuda.synchronize()
+    return flush
+
+
+def calibrate_interleaved(name, shapes, densities, args):
+    """Every density's kernel in one process, on the same inputs, each launch traced in its own
+    Proton session: for k in range(--traces), for each shape, one launch of each density, the
+    densities' order turning with k. What moves between processes (memory placement, clocks, the
+    machine's state) then reaches the loop-only truth and the instrumented launches alike.
+    shapes: [(tag, {density: (launch, check)})]. Traces: <--calibrate>/<density>_<tag>_t<k>."""
+    os.makedirs(args.calibrate, exist_ok=True)
+    flush = _l2_flush(args)
+    for k in range(args.traces):
+        turn = densities[k % len(densities):] + densities[:k % len(densities)]
+        for tag, kernels in shapes:
+            for density in turn:
+                launch, check = kernels[density]
+                out = os.path.join(args.calibrate, f"{density}_{tag}_t{k}")
+                if flush is not None:
+                    flush()
+                _start(out, args, trace=True)
+                launch()
+                torch.cuda.synchronize()
+                proton.finalize()
+                check()
+        print(f"{name}: launch {k + 1} of {args.traces} traced for {', '.join(densities)} at "
+              f"{', '.join(tag for tag, _ in shapes)}", flush=True)
 
 
 def attention_inputs(H, N_CTX, D):
