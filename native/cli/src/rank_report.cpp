@@ -71,18 +71,19 @@ int RunRankReport(const ReportOptions& options) {
     vo.all_metrics = false;  // keeps `landing`: where each stored node's values are
     vo.filter = core::FrameFilter::kAll;
     const core::View view = profile.BuildView(core::ViewKind::kTopDown, vo);
-    // Frames that name code (Python lines, operators, kernels), ordered by how far apart the
-    // ranks are on them.
+    // Frames that name code (Python lines, operators, kernels), each over every path that reaches
+    // it (one line reached by different paths on different ranks is one row), ordered by how far
+    // apart the ranks are on them.
     std::vector<size_t> nodes;
     for (size_t n = 1; n < view.size(); ++n) {
       const std::string& kind = view.frame(n).kind;
       if (kind == "python" || kind == "operator" || kind == "kernel") nodes.push_back(n);
     }
-    auto spreads = run->Spreads(view, nodes, metric);
-    std::vector<size_t> order(nodes.size());
+    const auto frames = run->FrameSpreads(view, nodes, metric);
+    std::vector<size_t> order(frames.size());
     for (size_t i = 0; i < order.size(); ++i) order[i] = i;
     std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
-      return spreads[a].max - spreads[a].min > spreads[b].max - spreads[b].min;
+      return frames[a].spread.max - frames[a].spread.min > frames[b].spread.max - frames[b].spread.min;
     });
     const bool json = options.format == "json";
     const size_t limit = options.limit > 0 ? size_t(options.limit) : options.limit == 0 ? order.size() : size_t(json ? 100 : 25);
@@ -123,9 +124,9 @@ int RunRankReport(const ReportOptions& options) {
       j["steps"] = js;
       j["frames"] = nlohmann::json::array();
       for (size_t i : order) {
-        const auto& f = view.frame(nodes[i]);
-        const auto& s = spreads[i];
-        j["frames"].push_back({{"node", nodes[i]}, {"kind", f.kind}, {"name", f.name}, {"file", f.file}, {"line", f.line},
+        const auto& f = view.frame(frames[i].node);
+        const auto& s = frames[i].spread;
+        j["frames"].push_back({{"node", frames[i].node}, {"kind", f.kind}, {"name", f.name}, {"file", f.file}, {"line", f.line},
                                {"values", s.values}, {"min", s.min}, {"median", s.median}, {"max", s.max},
                                {"min_rank", s.min_rank}, {"max_rank", s.max_rank}});
       }
@@ -168,8 +169,8 @@ int RunRankReport(const ReportOptions& options) {
         for (const auto& r : ranks) out += Pad("r" + std::to_string(r.rank), 9);
       out += "  frame\n";
       for (size_t i : order) {
-        const auto& f = view.frame(nodes[i]);
-        const auto& s = spreads[i];
+        const auto& f = view.frame(frames[i].node);
+        const auto& s = frames[i].spread;
         out += "  " + Pad(Ms(s.min), 9) + Pad(Ms(s.median), 9) + Pad(Ms(s.max), 9) + Pad(std::to_string(s.max_rank), 6);
         if (each)
           for (double v : s.values) out += Pad(Ms(v), 9);

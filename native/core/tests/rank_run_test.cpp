@@ -163,6 +163,51 @@ TEST_F(RankRunTest, RanksMergeByCallingContextWithPerRankValues) {
   if (full.landing.empty()) EXPECT_THROW(run->Spread(full, 1, 0), Error);
 }
 
+// One line reached by different paths on different ranks (an import under another caller), and
+// recursion on one rank: per frame, one row whose values are the paths' sum, recursion once.
+TEST_F(RankRunTest, FrameSpreadsMergeTheLinesPaths) {
+  auto write = [&](int rank, bool via_setup, bool recursive) {
+    format::ProfileWriter w;
+    w.Meta("pid", std::to_string(300 + rank));
+    w.Meta("rank", std::to_string(rank));
+    w.Meta("world_size", "2");
+    w.Meta("run_id", "f");
+    const uint32_t cpu = w.Metric("cpu_time", "ns");
+    const uint32_t mod = w.Child(0, w.Frame(FrameKind::kPython, kNone, 0, "<module>", "/src/train.py", 1));
+    const uint32_t at = via_setup ? w.Child(mod, w.Frame(FrameKind::kPython, kNone, 0, "setup", "/src/train.py", 5)) : mod;
+    const uint32_t imp = w.Child(at, w.Frame(FrameKind::kPython, kNone, 0, "load", "/src/load.py", 7));
+    w.AddStats(imp, cpu, test::StatsOf({40}));
+    if (recursive) w.AddStats(w.Child(imp, w.Frame(FrameKind::kPython, kNone, 0, "load", "/src/load.py", 7)), cpu, test::StatsOf({25}));
+    test::WriteFile(dir_ + "/job." + std::to_string(300 + rank) + ".strata", w.Serialize());
+  };
+  write(0, true, false);
+  write(1, false, true);
+  auto run = RankRun::Open(dir_);
+  ViewOptions vo;
+  vo.expand = false;
+  vo.all_metrics = false;
+  vo.filter = FrameFilter::kAll;
+  const View v = run->profile().BuildView(ViewKind::kTopDown, vo);
+  std::vector<size_t> nodes, loads;
+  for (size_t n = 1; n < v.size(); ++n) {
+    nodes.push_back(n);
+    if (v.frame(n).name == "load") loads.push_back(n);
+  }
+  ASSERT_EQ(loads.size(), 3u) << "per path: under setup, under <module>, and recursive";
+  const auto frames = run->FrameSpreads(v, nodes, 0);
+  size_t rows = 0;
+  for (const auto& f : frames) {
+    if (v.frame(f.node).name != "load") continue;
+    ++rows;
+    EXPECT_EQ(f.spread.values, (std::vector<double>{40, 65})) << "rank 1's recursion counts once";
+    EXPECT_EQ(f.frame, v.frame_id[f.node]);
+    EXPECT_EQ(f.spread.min_rank, 0);
+  }
+  EXPECT_EQ(rows, 1u) << "one row for the line";
+  for (const auto& f : frames)
+    if (v.frame(f.node).name == "setup") EXPECT_EQ(f.spread.values, (std::vector<double>{40, 0}));
+}
+
 // GPU activity: the share of a rank's collective-kernel time that its other kernels overlap.
 std::vector<unsigned char> GpuRankProfile(int rank, std::vector<std::pair<uint64_t, uint64_t>> compute,
                                           std::vector<std::pair<uint64_t, uint64_t>> nccl) {
@@ -359,11 +404,16 @@ TEST(RankRecorded, KilledRankStillOpensAndIsNamed) {
 // The CLI over the same runs: the --by-rank table and JSON, analyze on the folder, bad input.
 TEST(RankCli, ReportByRankAndAnalyzeTheFolder) {
   const std::string cli = STRATA_CLI, slow = kFixtures + "/slow_rank2";
-  auto text = test::RunShell(cli + " report " + test::Quote(slow) + " --by-rank --limit 5");
+  auto text = test::RunShell(cli + " report " + test::Quote(slow) + " --by-rank --limit 6");
   ASSERT_EQ(text.status, 0) << text.err;
   EXPECT_NE(text.out.find("4 ranks (world size 4)"), std::string::npos) << text.out;
   EXPECT_NE(text.out.find("compute  communication"), std::string::npos) << text.out;
-  EXPECT_NE(text.out.find("gloo_steps.py:38"), std::string::npos) << "the straggler's line has the widest spread\n" << text.out;
+  // The wait in all_reduce, then the lines the straggler runs more of: compute() (reached from
+  // line 36 on every rank and, on rank 2, from extra_work() too: one row) and its extra call.
+  EXPECT_NE(text.out.find("gloo_steps.py:38"), std::string::npos) << "the straggler's line is among the widest\n" << text.out;
+  const size_t compute = text.out.find("compute  gloo_steps.py:13");
+  EXPECT_NE(compute, std::string::npos) << text.out;
+  EXPECT_EQ(text.out.find("compute  gloo_steps.py:13", compute + 1), std::string::npos) << "one row per line\n" << text.out;
   auto json = test::RunShell(cli + " report " + test::Quote(slow) + " --by-rank --format json");
   ASSERT_EQ(json.status, 0) << json.err;
   auto j = nlohmann::json::parse(json.out);

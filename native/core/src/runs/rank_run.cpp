@@ -64,6 +64,36 @@ std::optional<double> GpuOverlap(const fmt::ProfileReader& r, double* comm_ns, d
   return total > 0 ? std::optional<double>(both / total) : std::nullopt;
 }
 
+// The requested nodes of a view as chains: per view node the nearest requested node at or above
+// it, per requested node the nearest requested ancestor (a value landing at u counts for that chain).
+struct Chains {
+  std::vector<int32_t> slot, nearest, up;
+};
+
+Chains ChainsOf(const View& view, const std::vector<size_t>& nodes) {
+  if (view.landing.empty() && view.size() > 0)
+    throw Error("per-rank values need a view built with all_metrics off (it keeps where each node's values land)");
+  const size_t n = view.size();
+  Chains ch;
+  ch.slot.assign(n, -1);
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    if (nodes[i] >= n) throw Error("view node " + std::to_string(nodes[i]) + " out of range");
+    ch.slot[nodes[i]] = int32_t(i);
+  }
+  ch.nearest.assign(n, -1);
+  ch.up.assign(nodes.size(), -1);
+  for (size_t u = 0; u < n; ++u) {
+    const int32_t from_parent = u == 0 ? -1 : ch.nearest[size_t(view.parent[u])];
+    if (ch.slot[u] >= 0) {
+      ch.up[size_t(ch.slot[u])] = from_parent;
+      ch.nearest[u] = int32_t(u);
+    } else {
+      ch.nearest[u] = from_parent;
+    }
+  }
+  return ch;
+}
+
 class RankRunImpl : public RankRun {
  public:
   const Profile& profile() const override { return *profile_; }
@@ -78,27 +108,56 @@ class RankRunImpl : public RankRun {
 
   std::vector<RankSpread> Spreads(const View& view, const std::vector<size_t>& nodes, size_t metric,
                                   const std::vector<char>* only) const override {
-    if (view.landing.empty() && view.size() > 0)
-      throw Error("per-rank values need a view built with all_metrics off (it keeps where each node's values land)");
-    const size_t n = view.size();
-    // Each view node's nearest requested node at or above it, and each requested node's nearest
-    // requested ancestor: a value landing at u counts for that chain.
-    std::vector<int32_t> slot(n, -1);
-    for (size_t i = 0; i < nodes.size(); ++i) {
-      if (nodes[i] >= n) throw Error("view node " + std::to_string(nodes[i]) + " out of range");
-      slot[nodes[i]] = int32_t(i);
-    }
-    std::vector<int32_t> nearest(n, -1), up(nodes.size(), -1);
-    for (size_t u = 0; u < n; ++u) {
-      const int32_t from_parent = u == 0 ? -1 : nearest[size_t(view.parent[u])];
-      if (slot[u] >= 0) {
-        up[size_t(slot[u])] = from_parent;
-        nearest[u] = int32_t(u);
-      } else {
-        nearest[u] = from_parent;
-      }
-    }
+    const Chains ch = ChainsOf(view, nodes);
     std::vector<std::vector<double>> values(nodes.size(), std::vector<double>(ranks_.size(), 0.0));
+    ForEachLanding(view, metric, only, [&](size_t k, uint32_t u, double sum) {
+      for (int32_t r = ch.nearest[u]; r >= 0; r = ch.up[size_t(ch.slot[size_t(r)])]) values[size_t(ch.slot[size_t(r)])][k] += sum;
+    });
+    std::vector<RankSpread> out;
+    out.reserve(nodes.size());
+    for (auto& v : values) out.push_back(SpreadOf(v, ranks_));
+    return out;
+  }
+
+  std::vector<FrameSpread> FrameSpreads(const View& view, const std::vector<size_t>& nodes, size_t metric) const override {
+    const Chains ch = ChainsOf(view, nodes);
+    // Rows: the distinct frames, in the order of their first node.
+    std::vector<int32_t> row_of_frame;
+    std::vector<uint32_t> row(nodes.size());
+    std::vector<FrameSpread> out;
+    for (size_t i = 0; i < nodes.size(); ++i) {
+      const uint32_t f = view.frame_id.at(nodes[i]);
+      if (f >= row_of_frame.size()) row_of_frame.resize(size_t(f) + 1, -1);
+      if (row_of_frame[f] < 0) {
+        row_of_frame[f] = int32_t(out.size());
+        out.push_back({f, nodes[i], {}});
+      }
+      row[i] = uint32_t(row_of_frame[f]);
+      FrameSpread& fs = out[row[i]];
+      if (view.values.size() > nodes[i] && view.values[nodes[i]].inclusive > view.values[fs.node].inclusive) fs.node = nodes[i];
+    }
+    std::vector<std::vector<double>> values(out.size(), std::vector<double>(ranks_.size(), 0.0));
+    // A value counts once per frame on its path: the frames already taken on this walk are stamped.
+    std::vector<uint64_t> stamp(out.size(), 0);
+    uint64_t walk = 0;
+    ForEachLanding(view, metric, nullptr, [&](size_t k, uint32_t u, double sum) {
+      ++walk;
+      for (int32_t r = ch.nearest[u]; r >= 0; r = ch.up[size_t(ch.slot[size_t(r)])]) {
+        const uint32_t w = row[size_t(ch.slot[size_t(r)])];
+        if (stamp[w] == walk) continue;
+        stamp[w] = walk;
+        values[w][k] += sum;
+      }
+    });
+    for (size_t w = 0; w < out.size(); ++w) out[w].spread = SpreadOf(values[w], ranks_);
+    return out;
+  }
+
+  // fn(rank column, view node, value) for every value of `metric` the ranks' columns hold that
+  // lands in the view (only: the stored nodes that count, or all).
+  template <class Fn>
+  void ForEachLanding(const View& view, size_t metric, const std::vector<char>* only, Fn&& fn) const {
+    const size_t n = view.size();
     for (size_t k = 0; k < columns_.size(); ++k) {
       const RankColumn& c = columns_[k];
       for (size_t e = 0; e < c.node.size(); ++e) {
@@ -106,13 +165,9 @@ class RankRunImpl : public RankRun {
         if (only && (c.node[e] >= only->size() || !(*only)[c.node[e]])) continue;
         const uint32_t u = view.landing[c.node[e]];
         if (u == UINT32_MAX || u >= n) continue;
-        for (int32_t r = nearest[u]; r >= 0; r = up[size_t(slot[size_t(r)])]) values[size_t(slot[size_t(r)])][k] += c.sum[e];
+        fn(k, u, c.sum[e]);
       }
     }
-    std::vector<RankSpread> out;
-    out.reserve(nodes.size());
-    for (auto& v : values) out.push_back(SpreadOf(v, ranks_));
-    return out;
   }
 
   std::vector<double> RankTotals(size_t metric, const std::vector<char>& selected) const override {

@@ -113,6 +113,16 @@ class RankRun {
   // `only_stored`, only the stored nodes it marks count (an analyzer's compute-only values).
   virtual std::vector<RankSpread> Spreads(const View& view, const std::vector<size_t>& nodes, size_t metric,
                                           const std::vector<char>* only_stored = nullptr) const = 0;
+  // Per frame rather than per path: the distinct frames (View::frame_id: a function at a line) of
+  // `nodes`, each with its values summed over every path through it (a path that holds the frame
+  // more than once, recursion, counts once), so that one line reached by different paths on
+  // different ranks is one row. `node`: the frame's heaviest node among `nodes` (primary values).
+  struct FrameSpread {
+    uint32_t frame = 0;
+    size_t node = 0;
+    RankSpread spread;
+  };
+  virtual std::vector<FrameSpread> FrameSpreads(const View& view, const std::vector<size_t>& nodes, size_t metric) const = 0;
   // Exclusive sum of `metric` per rank over the stored nodes of profile() (stored node ids).
   // `stored_selected[stored_node]` selects them. For analyzers that classify nodes themselves.
   virtual std::vector<double> RankTotals(size_t metric, const std::vector<char>& stored_selected) const = 0;
