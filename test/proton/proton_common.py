@@ -142,13 +142,7 @@ def calibrate(name, shapes, args, instrumented):
         for k in range(args.traces):
             for tag, launch, check in shapes:
                 out = f"{args.calibrate}_{tag}" + (f"_t{k}" if args.traces > 1 else "")
-                if flush is not None:
-                    flush()
-                _start(out, args, trace=True)
-                launch()
-                torch.cuda.synchronize()
-                proton.finalize()
-                check()
+                _trace_one(out, launch, check, flush, args)
                 order.append(["trace", tag, 1])
                 print(f"{name} {tag}: proton trace written to {out}", flush=True)
         _start(os.environ.get("PROTON_BENCH_DIR", "/tmp") + f"/{name}_calibrate", args, trace=False)
@@ -190,6 +184,17 @@ def _l2_flush(args):
     return flush
 
 
+def _trace_one(out, launch, check, flush, args):
+    """One launch traced in a Proton session of its own (OUT.chrome_trace), after flush() if any."""
+    if flush is not None:
+        flush()
+    _start(out, args, trace=True)
+    launch()
+    torch.cuda.synchronize()
+    proton.finalize()
+    check()
+
+
 def calibrate_interleaved(name, shapes, densities, args):
     """Every density's kernel in one process, on the same inputs, each launch traced in its own
     Proton session: for k in range(--traces), for each shape, one launch of each density, the
@@ -203,14 +208,7 @@ def calibrate_interleaved(name, shapes, densities, args):
         for tag, kernels in shapes:
             for density in turn:
                 launch, check = kernels[density]
-                out = os.path.join(args.calibrate, f"{density}_{tag}_t{k}")
-                if flush is not None:
-                    flush()
-                _start(out, args, trace=True)
-                launch()
-                torch.cuda.synchronize()
-                proton.finalize()
-                check()
+                _trace_one(os.path.join(args.calibrate, f"{density}_{tag}_t{k}"), launch, check, flush, args)
         print(f"{name}: launch {k + 1} of {args.traces} traced for {', '.join(densities)} at "
               f"{', '.join(tag for tag, _ in shapes)}", flush=True)
 

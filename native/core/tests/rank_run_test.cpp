@@ -163,15 +163,20 @@ TEST_F(RankRunTest, RanksMergeByCallingContextWithPerRankValues) {
   if (full.landing.empty()) EXPECT_THROW(run->Spread(full, 1, 0), Error);
 }
 
+// A rank of a 2-rank run: the meta RankRun reads.
+void RankMeta(format::ProfileWriter& w, long pid, int rank, const std::string& run_id) {
+  w.Meta("pid", std::to_string(pid));
+  w.Meta("rank", std::to_string(rank));
+  w.Meta("world_size", "2");
+  w.Meta("run_id", run_id);
+}
+
 // One line reached by different paths on different ranks (an import under another caller), and
 // recursion on one rank: per frame, one row whose values are the paths' sum, recursion once.
 TEST_F(RankRunTest, FrameSpreadsMergeTheLinesPaths) {
   auto write = [&](int rank, bool via_setup, bool recursive) {
     format::ProfileWriter w;
-    w.Meta("pid", std::to_string(300 + rank));
-    w.Meta("rank", std::to_string(rank));
-    w.Meta("world_size", "2");
-    w.Meta("run_id", "f");
+    RankMeta(w, 300 + rank, rank, "f");
     const uint32_t cpu = w.Metric("cpu_time", "ns");
     const uint32_t mod = w.Child(0, w.Frame(FrameKind::kPython, kNone, 0, "<module>", "/src/train.py", 1));
     const uint32_t at = via_setup ? w.Child(mod, w.Frame(FrameKind::kPython, kNone, 0, "setup", "/src/train.py", 5)) : mod;
@@ -212,10 +217,7 @@ TEST_F(RankRunTest, FrameSpreadsMergeTheLinesPaths) {
 std::vector<unsigned char> GpuRankProfile(int rank, std::vector<std::pair<uint64_t, uint64_t>> compute,
                                           std::vector<std::pair<uint64_t, uint64_t>> nccl) {
   format::ProfileWriter w;
-  w.Meta("pid", std::to_string(200 + rank));
-  w.Meta("rank", std::to_string(rank));
-  w.Meta("world_size", "2");
-  w.Meta("run_id", "g");
+  RankMeta(w, 200 + rank, rank, "g");
   const uint32_t gpu = w.Metric("gpu_time", "ns");
   const uint32_t k = w.Child(0, w.Frame(FrameKind::kKernel, kNone, 0, "gemm", "", 0));
   w.AddStats(k, gpu, test::StatsOf({1}));
