@@ -127,12 +127,14 @@ PY
   done
 }
 
-# Every density in one process (no runtime preloaded: the traces are Proton's, the times not needed).
+# Every density in one process (no runtime preloaded: the traces are Proton's, the times not
+# needed; PRELOAD=1: under Strata's runtime all the same, to see what its CUPTI activity does).
 gluon_interleaved() {  # RUN DEADLINE
-  local tag=$W/$1/gluon s=$(date +%s)
+  local tag=$W/$1/gluon s=$(date +%s) pre=()
   mkdir -p "$tag"
   if late "$2"; then echo "== $1 interleaved: skipped (time)"; return; fi
-  (cd "$ROOT/test/proton" && TRITON_CACHE_DIR=/tmp/tc_cal_interleaved PROTON_BENCH_DIR=/tmp timeout 560 \
+  [ "${PRELOAD:-0}" = 1 ] && pre=(LD_LIBRARY_PATH="$UNWIND" LD_PRELOAD="$RT/libstrata_runtime.so" STRATA_OUTPUT="$W/$1.strata")
+  (cd "$ROOT/test/proton" && TRITON_CACHE_DIR=/tmp/tc_cal_interleaved PROTON_BENCH_DIR=/tmp timeout 560 env "${pre[@]}" \
     "$PY" attention_ws_gluon.py --interleave loop,sparse,dense --buffer-type global --calibrate "$tag" \
     --n-ctx 1024,2048,4096 --ring 2 --traces "$TRACES" ${CLEAN_L2:+--clean-l2}) > "$tag.log" 2>&1
   echo "== $1 interleaved: exit $?, $(( $(date +%s) - s )) s (at $(elapsed) s), $(ls "$tag" | wc -l) traces"

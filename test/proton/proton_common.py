@@ -132,6 +132,7 @@ def calibrate(name, shapes, args, instrumented):
     Strata's runtime). A BENCH line per shape, and one with the order of all launches of the
     kernel, so that a CUPTI record of the process can be split by shape."""
     order = []
+    os.makedirs(os.path.dirname(os.path.abspath(args.calibrate)), exist_ok=True)  # Proton writes into it or nowhere
     if instrumented:
         # With several traces a shape, the shapes take turns (one launch of each, then again), so
         # that a drift over the process's life reaches every shape alike.
