@@ -54,6 +54,15 @@ def main():
         c, k = pr["median_communication_ns"] / 1e6, pr["median_compute_ns"] / 1e6
         # The recorded round's own step times: 66.4 and 66.8 ms (medians, its log).
         check(40 < c + k < 120, f"rank {pr['rank']}: a median step of {c + k:.1f} ms (communication {c:.1f}, compute {k:.1f})")
+    # Frames by spread: the ranks started at different speeds (imports 5-8 s a rank), which is
+    # startup's table; the steady state's names the training's own lines, no import machinery.
+    importlib = lambda f: f["file"].startswith("<frozen importlib") or f["name"] == "_find_and_load"
+    widest = rep["frames"][:10]
+    check(bool(widest) and not any(importlib(f) for f in widest),
+          f"the steady state's widest frames are no imports ({[(f['name'], os.path.basename(f['file']), f['line']) for f in widest[:4]]})")
+    check(any(os.path.basename(f["file"]) in ("resnet.py", "ddp_gpu.py") for f in widest),
+          "the model's or the script's lines among the steady state's widest")
+    check(any(importlib(f) for f in rep["startup_frames"][:10]), "imports among startup's widest")
     p = subprocess.run([strata, "analyze", os.path.join(run, "run.2032.strata"), "--format", "json"],
                        capture_output=True, text=True)
     check(p.returncode == 0, f"analyze rank 0 exits 0 ({p.returncode}: {p.stderr.strip()[:300]})")

@@ -129,7 +129,7 @@ int main(int argc, char** argv) {
   report->add_option("--metric", rep.metric, "Metric to order and limit by (default: the first)");
   report->add_flag("--by-rank", rep.by_rank,
                    "A distributed job's run folder: each rank's compute / communication / idle time and "
-                   "each frame's values over the ranks (min, median, max)");
+                   "each frame's values over the ranks (min, median, max), the steady state's and startup's apart");
   report->add_option("--symbol-path", rep.symbol_paths,
                      "Folder with the modules of a profile recorded elsewhere, matched by build id "
                      "(repeatable; also $STRATA_SYMBOL_PATH, colon-separated)")

@@ -1,9 +1,10 @@
 // strata report RUN_DIR --by-rank: a distributed job's ranks (core::RankRun) side by side — who
 // they are and how they ended, each rank's compute / communication / startup / idle time over the
 // run's window, and the frames whose time differs most between ranks (per-rank values, min /
-// median / max, the rank with the max). Text or JSON.
+// median / max, the rank with the max), the steady state's and startup's apart. Text or JSON.
 #include <algorithm>
 #include <cstdio>
+#include <cstdint>
 #include <filesystem>
 #include <string>
 
@@ -28,6 +29,23 @@ std::string Ms(double ns) {
 std::string Pad(std::string s, size_t w) {
   if (s.size() < w) s.insert(0, w - s.size(), ' ');
   return s;
+}
+
+struct RankedFrame {
+  size_t node = 0;
+  core::RankSpread spread;
+};
+
+// The frames any rank spent time in, widest spread (max - min) first, at most `limit`.
+std::vector<RankedFrame> WidestFrames(const std::vector<core::RankRun::FrameSpread>& frames, size_t limit) {
+  std::vector<RankedFrame> out;
+  for (const auto& f : frames)
+    if (f.spread.max > 0) out.push_back({f.node, f.spread});
+  std::stable_sort(out.begin(), out.end(), [](const RankedFrame& a, const RankedFrame& b) {
+    return a.spread.max - a.spread.min > b.spread.max - b.spread.min;
+  });
+  if (out.size() > limit) out.resize(limit);
+  return out;
 }
 
 }  // namespace
@@ -73,21 +91,21 @@ int RunRankReport(const ReportOptions& options) {
     const core::View view = profile.BuildView(core::ViewKind::kTopDown, vo);
     // Frames that name code (Python lines, operators, kernels), each over every path that reaches
     // it (one line reached by different paths on different ranks is one row), ordered by how far
-    // apart the ranks are on them.
+    // apart the ranks are on them: the steady state's, then startup's apart (ranks that import or
+    // compile at different speeds would otherwise fill the table with import frames).
     std::vector<size_t> nodes;
     for (size_t n = 1; n < view.size(); ++n) {
       const std::string& kind = view.frame(n).kind;
       if (kind == "python" || kind == "operator" || kind == "kernel") nodes.push_back(n);
     }
-    const auto frames = run->FrameSpreads(view, nodes, metric);
-    std::vector<size_t> order(frames.size());
-    for (size_t i = 0; i < order.size(); ++i) order[i] = i;
-    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
-      return frames[a].spread.max - frames[a].spread.min > frames[b].spread.max - frames[b].spread.min;
-    });
+    const std::vector<char> steady = run->SteadyStored();
+    std::vector<char> startup(steady.size());
+    for (size_t s = 0; s < steady.size(); ++s) startup[s] = !steady[s];
     const bool json = options.format == "json";
-    const size_t limit = options.limit > 0 ? size_t(options.limit) : options.limit == 0 ? order.size() : size_t(json ? 100 : 25);
-    if (order.size() > limit) order.resize(limit);
+    const size_t limit = options.limit > 0 ? size_t(options.limit) : options.limit == 0 ? SIZE_MAX : size_t(json ? 100 : 25);
+    const std::vector<RankedFrame> steady_frames = WidestFrames(run->FrameSpreads(view, nodes, metric, &steady), limit);
+    const std::vector<RankedFrame> startup_frames =
+        WidestFrames(run->FrameSpreads(view, nodes, metric, &startup), json ? limit : std::min<size_t>(limit, 5));
     const std::string metric_name = profile.metrics().empty() ? "" : profile.metrics()[metric].name;
     std::string out;
     if (json) {
@@ -122,14 +140,19 @@ int RunRankReport(const ReportOptions& options) {
                                {"communication_ns", st.communication_ns}, {"last_rank", st.last_rank},
                                {"arrival_spread_ns", st.arrival_spread_ns}});
       j["steps"] = js;
-      j["frames"] = nlohmann::json::array();
-      for (size_t i : order) {
-        const auto& f = view.frame(frames[i].node);
-        const auto& s = frames[i].spread;
-        j["frames"].push_back({{"node", frames[i].node}, {"kind", f.kind}, {"name", f.name}, {"file", f.file}, {"line", f.line},
-                               {"values", s.values}, {"min", s.min}, {"median", s.median}, {"max", s.max},
-                               {"min_rank", s.min_rank}, {"max_rank", s.max_rank}});
-      }
+      auto frames_json = [&](const std::vector<RankedFrame>& frames) {
+        nlohmann::json a = nlohmann::json::array();
+        for (const auto& fr : frames) {
+          const auto& f = view.frame(fr.node);
+          const auto& s = fr.spread;
+          a.push_back({{"node", fr.node}, {"kind", f.kind}, {"name", f.name}, {"file", f.file}, {"line", f.line},
+                       {"values", s.values}, {"min", s.min}, {"median", s.median}, {"max", s.max},
+                       {"min_rank", s.min_rank}, {"max_rank", s.max_rank}});
+        }
+        return a;
+      };
+      j["frames"] = frames_json(steady_frames);
+      j["startup_frames"] = frames_json(startup_frames);
       out = j.dump(1) + "\n";
     } else {
       out += "Distributed run " + options.file + ": " + std::to_string(ranks.size()) + " ranks";
@@ -163,21 +186,30 @@ int RunRankReport(const ReportOptions& options) {
                  Pad(Ms(per_rank[k].communication), 15) + Pad(std::to_string(per_rank[k].last), 13) + "\n";
       }
       const bool each = ranks.size() <= 8;
-      out += "\nFrames by spread over ranks (inclusive " + metric_name + ", ms):\n  " + Pad("min", 9) + Pad("median", 9) +
-             Pad("max", 9) + Pad("max@", 6);
-      if (each)
-        for (const auto& r : ranks) out += Pad("r" + std::to_string(r.rank), 9);
-      out += "  frame\n";
-      for (size_t i : order) {
-        const auto& f = view.frame(frames[i].node);
-        const auto& s = frames[i].spread;
-        out += "  " + Pad(Ms(s.min), 9) + Pad(Ms(s.median), 9) + Pad(Ms(s.max), 9) + Pad(std::to_string(s.max_rank), 6);
+      auto frames_text = [&](const std::string& title, const std::vector<RankedFrame>& frames) {
+        out += "\n" + title + "inclusive " + metric_name + ", ms):\n";
+        if (frames.empty()) {
+          out += "  none\n";
+          return;
+        }
+        out += "  " + Pad("min", 9) + Pad("median", 9) + Pad("max", 9) + Pad("max@", 6);
         if (each)
-          for (double v : s.values) out += Pad(Ms(v), 9);
-        out += "  " + f.name;
-        if (!f.file.empty()) out += "  " + fs::path(f.file).filename().string() + ":" + std::to_string(f.line);
-        out += "\n";
-      }
+          for (const auto& r : ranks) out += Pad("r" + std::to_string(r.rank), 9);
+        out += "  frame\n";
+        for (const auto& fr : frames) {
+          const auto& f = view.frame(fr.node);
+          const auto& s = fr.spread;
+          out += "  " + Pad(Ms(s.min), 9) + Pad(Ms(s.median), 9) + Pad(Ms(s.max), 9) + Pad(std::to_string(s.max_rank), 6);
+          if (each)
+            for (double v : s.values) out += Pad(Ms(v), 9);
+          out += "  " + f.name;
+          if (!f.file.empty()) out += "  " + fs::path(f.file).filename().string() + ":" + std::to_string(f.line);
+          out += "\n";
+        }
+      };
+      frames_text("Frames by spread over ranks, steady state (", steady_frames);
+      frames_text("Frames by spread over ranks, startup (imports, construction, compilation, warm-up, shutdown; ",
+                  startup_frames);
     }
     std::fwrite(out.data(), 1, out.size(), stdout);
     return std::fflush(stdout) == 0 ? 0 : kExitError;

@@ -402,6 +402,46 @@ TEST(RankRecorded, KilledRankStillOpensAndIsNamed) {
 }
 #endif
 
+// Spreads of one phase: an import that one rank ran slower, and a step line the ranks differ on
+// less. Over the steady state the import's line is gone and the step keeps its values; over
+// startup only the import is there.
+TEST_F(RankRunTest, FrameSpreadsOfOnePhase) {
+  auto write = [&](int rank, double import_ns, double step_ns) {
+    format::ProfileWriter w;
+    RankMeta(w, 400 + rank, rank, "g");
+    const uint32_t cpu = w.Metric("cpu_time", "ns");
+    const uint32_t mod = w.Child(0, w.Frame(FrameKind::kPython, kNone, 0, "<module>", "/src/train.py", 1));
+    const uint32_t load = w.Child(mod, w.Frame(FrameKind::kPython, kNone, 0, "_find_and_load", "<frozen importlib._bootstrap>", 1360));
+    w.AddStats(w.Child(load, w.Frame(FrameKind::kPython, kNone, 0, "<module>", "/src/big_lib.py", 3)), cpu, test::StatsOf({import_ns}));
+    w.AddStats(w.Child(mod, w.Frame(FrameKind::kPython, kNone, 0, "step", "/src/train.py", 9)), cpu, test::StatsOf({step_ns}));
+    test::WriteFile(dir_ + "/job." + std::to_string(400 + rank) + ".strata", w.Serialize());
+  };
+  write(0, 100, 30);
+  write(1, 900, 50);
+  auto run = RankRun::Open(dir_);
+  ViewOptions vo;
+  vo.expand = false;
+  vo.all_metrics = false;
+  vo.filter = FrameFilter::kAll;
+  const View v = run->profile().BuildView(ViewKind::kTopDown, vo);
+  std::vector<size_t> nodes;
+  for (size_t n = 1; n < v.size(); ++n) nodes.push_back(n);
+  const std::vector<char> steady = run->SteadyStored();
+  std::vector<char> startup(steady.size());
+  for (size_t s = 0; s < steady.size(); ++s) startup[s] = !steady[s];
+  auto values = [&](const std::vector<char>* only, const std::string& name) {
+    for (const auto& f : run->FrameSpreads(v, nodes, 0, only))
+      if (v.frame(f.node).name == name) return f.spread.values;
+    return std::vector<double>{};
+  };
+  EXPECT_EQ(values(&steady, "step"), (std::vector<double>{30, 50}));
+  EXPECT_EQ(values(&steady, "_find_and_load"), (std::vector<double>{0, 0}));
+  EXPECT_EQ(values(&startup, "_find_and_load"), (std::vector<double>{100, 900}));
+  EXPECT_EQ(values(&startup, "step"), (std::vector<double>{0, 0}));
+  EXPECT_EQ(values(&steady, "<module>"), (std::vector<double>{30, 50})) << "a caller holds its steady part only";
+  EXPECT_EQ(values(nullptr, "<module>"), (std::vector<double>{130, 950}));
+}
+
 #if defined(STRATA_RANK_FIXTURES) && defined(STRATA_CLI)
 // The CLI over the same runs: the --by-rank table and JSON, analyze on the folder, bad input.
 TEST(RankCli, ReportByRankAndAnalyzeTheFolder) {
@@ -424,6 +464,8 @@ TEST(RankCli, ReportByRankAndAnalyzeTheFolder) {
   EXPECT_TRUE(j["phases"][0]["overlap_share"].is_null());
   ASSERT_FALSE(j["frames"].empty());
   EXPECT_EQ(j["frames"][0]["values"].size(), 4u);
+  EXPECT_TRUE(j["startup_frames"].is_array());
+  EXPECT_NE(text.out.find("Frames by spread over ranks, steady state"), std::string::npos) << text.out;
   auto findings = test::RunShell(cli + " analyze " + test::Quote(slow) + " --format json");
   ASSERT_EQ(findings.status, 0) << findings.err;
   bool straggler = false;

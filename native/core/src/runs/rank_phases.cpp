@@ -36,6 +36,17 @@ std::vector<char> StoredOfClass(const AnalysisContext& cx, const std::vector<Ran
   return out;
 }
 
+std::vector<char> SteadyStoredOf(const Profile& profile) {
+  ViewOptions vo;
+  vo.expand = false;
+  vo.all_metrics = false;
+  AnalysisContext cx(profile, profile.BuildView(ViewKind::kTopDown, vo));
+  const auto& landing = cx.view().landing;
+  std::vector<char> out(landing.size(), 0);
+  for (size_t s = 0; s < landing.size(); ++s) out[s] = landing[s] < cx.size() && cx.phase(landing[s]) == Phase::kSteady;
+  return out;
+}
+
 std::vector<RankPhases> RankPhasesOf(const AnalysisContext& cx, const RankRun& run,
                                      const std::vector<std::optional<double>>& gpu_overlap) {
   const auto& ranks = run.ranks();

@@ -27,6 +27,8 @@ std::vector<char> StoredOfClass(const AnalysisContext& cx, const std::vector<Ran
 
 std::vector<RankPhases> RankPhasesOf(const AnalysisContext& cx, const RankRun& run,
                                      const std::vector<std::optional<double>>& gpu_overlap);
+// Per stored node of the profile: its time is the steady state (RankRun::SteadyStored).
+std::vector<char> SteadyStoredOf(const Profile& profile);
 // The same, building the context itself.
 std::vector<RankPhases> RankPhasesOf(const RankRun& run, const std::vector<std::optional<double>>& gpu_overlap);
 

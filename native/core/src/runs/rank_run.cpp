@@ -119,7 +119,8 @@ class RankRunImpl : public RankRun {
     return out;
   }
 
-  std::vector<FrameSpread> FrameSpreads(const View& view, const std::vector<size_t>& nodes, size_t metric) const override {
+  std::vector<FrameSpread> FrameSpreads(const View& view, const std::vector<size_t>& nodes, size_t metric,
+                                        const std::vector<char>* only) const override {
     const Chains ch = ChainsOf(view, nodes);
     // Rows: the distinct frames, in the order of their first node.
     std::vector<int32_t> row_of_frame;
@@ -140,7 +141,7 @@ class RankRunImpl : public RankRun {
     // A value counts once per frame on its path: the frames already taken on this walk are stamped.
     std::vector<uint64_t> stamp(out.size(), 0);
     uint64_t walk = 0;
-    ForEachLanding(view, metric, nullptr, [&](size_t k, uint32_t u, double sum) {
+    ForEachLanding(view, metric, only, [&](size_t k, uint32_t u, double sum) {
       ++walk;
       for (int32_t r = ch.nearest[u]; r >= 0; r = ch.up[size_t(ch.slot[size_t(r)])]) {
         const uint32_t w = row[size_t(ch.slot[size_t(r)])];
@@ -212,6 +213,8 @@ class RankRunImpl : public RankRun {
     auto it = std::lower_bound(m.begin(), m.end(), std::make_pair(node, uint32_t(0)));
     return it != m.end() && it->first == node ? int64_t(it->second) : -1;
   }
+
+  std::vector<char> SteadyStored() const override { return detail::SteadyStoredOf(*profile_); }
 
   std::vector<RankPhases> Phases() const override {
     std::call_once(phases_once_, [&] { phases_ = detail::RankPhasesOf(*this, gpu_overlap_); });

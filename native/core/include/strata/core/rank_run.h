@@ -122,7 +122,14 @@ class RankRun {
     size_t node = 0;
     RankSpread spread;
   };
-  virtual std::vector<FrameSpread> FrameSpreads(const View& view, const std::vector<size_t>& nodes, size_t metric) const = 0;
+  // With `only_stored`, only the stored nodes it marks count (SteadyStored(): the steady state).
+  virtual std::vector<FrameSpread> FrameSpreads(const View& view, const std::vector<size_t>& nodes, size_t metric,
+                                                const std::vector<char>* only_stored = nullptr) const = 0;
+  // Per stored node of profile(): 1 where its time is the program's steady state (any thread:
+  // docs/analyzers.md "Phases"), 0 where it is imports, construction, compilation, warm-up,
+  // shutdown or the profiler's own work. Ranks that differ only in how long they took to start
+  // differ there, which is rarely what a user compares ranks for.
+  virtual std::vector<char> SteadyStored() const = 0;
   // Exclusive sum of `metric` per rank over the stored nodes of profile() (stored node ids).
   // `stored_selected[stored_node]` selects them. For analyzers that classify nodes themselves.
   virtual std::vector<double> RankTotals(size_t metric, const std::vector<char>& stored_selected) const = 0;
