@@ -272,4 +272,9 @@ test('markers: Triton Proton scopes are found by their name', () => {
   assert.equal(findMarker(2, 'softmax', [py])?.line, 6);
   assert.equal(findMarker(1, 'qk', [py])?.kind, 'scope');
   assert.equal(findMarker(3, 'pv', [py]), undefined);
+  // A Proton trace's region 2 is not the CUDA marker whose constant is 2 in another file.
+  const cu = scanSource('/w/k.cu', 'enum { kLoad = 2 };\n__global__ void k() {\n  STRATA_REGION_START(prof, kLoad);\n}\n');
+  assert.equal(findMarker(2, 'softmax', [cu, py])?.file, '/w/k.cu', 'a marker buffer matches by id first');
+  assert.deepEqual(findMarker(2, 'softmax', [cu, py], true), { file: '/w/attn.py', line: 6, kind: 'scope', arg: 'softmax' });
+  assert.equal(findMarker(2, 'load', [cu, py], true), undefined, 'nor by the constant\'s name');
 });

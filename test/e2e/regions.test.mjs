@@ -5,7 +5,9 @@
 // `@file:line` in a names file); "Export Chrome Trace" writes the Chrome trace and says where;
 // a file that is not a region buffer → one clear notification, no panel. A profile recorded with
 // `strata record --regions` (the H100 fixture, 3 captured launches): Open Region Trace asks which
-// launch, and the flame graph's "Region timeline" on the kernel does the same.
+// launch, and the flame graph's "Region timeline" on the kernel does the same. The overlap analysis
+// (critical path and bubbles drawn, its verdict, its finding in the Problems view) on CUDA markers
+// and on a Triton kernel's Proton trace, whose finding lands on the kernel's `enter_scope` line.
 // Run: node --test test/e2e/regions.test.mjs   (see harness.mjs for prerequisites and env)
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -19,6 +21,7 @@ import {
 
 const FIX = path.join(repo, 'test/fixtures/h100/regions');
 const KERNELS = path.join(repo, 'test/regions/kernels.cuh');
+const GLUON = path.join(repo, 'test/proton/attention_ws_gluon.py');
 
 /** This test needs no runtime or example: the addon, the CLI (expected values), code-server and
  *  the bundles. */
@@ -74,6 +77,8 @@ describe('Strata region timeline (code-server)', { timeout: 300_000 }, () => {
     copyFileSync(path.join(FIX, 'runtime_capture.strata'), path.join(traces, 'runtime_capture.strata'));
     // Kept gzipped in the repository; opened as Proton writes it.
     writeFileSync(path.join(traces, 'attention_ws_gluon.chrome_trace'), gunzipSync(readFileSync(path.join(FIX, '../proton/attention_ws_gluon.chrome_trace.gz'))));
+    // The Gluon kernel that wrote it, as the workspace's source: its Proton scopes are the markers.
+    copyFileSync(GLUON, path.join(S.ws, 'src/attention_ws_gluon.py'));
     await startSession({ 'strata.cliPath': cli });
   });
 
@@ -289,5 +294,30 @@ describe('Strata region timeline (code-server)', { timeout: 300_000 }, () => {
     const row = rows.find((x) => /`mma`.*critical path/.test(x));
     assert.match(row, /\[Ln 170/, `on the marker line: ${row}`);
     await shot('r9-critical-path');
+  });
+
+  test('(r10) overlap analysis of a Proton trace: the critical path and bubbles drawn, the finding on the scope\'s line', { skip }, async () => {
+    await clearNotifications();
+    await runCommand('View: Close All Editors');
+    await openTrace(path.join(traces, 'attention_ws_gluon.chrome_trace'));
+    const { frame } = await timelineFrame();
+    const got = await waitFor('the overlap marks', () => frame.evaluate(() => {
+      const g = document.querySelector('[data-marks]');
+      const marks = Number(g?.getAttribute('data-marks') ?? 0);
+      return marks > 0 ? { marks, verdict: document.querySelector('.strata-overlap-summary')?.textContent ?? '' } : null;
+    }), 15000).catch(async (e) => { await shot('r10-no-marks'); throw e; });
+    // The core's analysis of this trace: softmax the largest part of the path, consumer-bound.
+    assert.match(got.verdict, /^critical path: softmax \d+%.* · warp-specialization, 2 stages: consumer-bound$/);
+    await runCommand('View: Focus Problems (Errors, Warnings, Infos)');
+    const rows = await waitFor('the critical-path problem', async () => {
+      for (const tw of await S.page.locator('.markers-panel .monaco-tl-twistie.collapsible.collapsed').all()) await tw.click().catch(() => {});
+      const r = await S.page.locator('.markers-panel .monaco-list-row').allInnerTexts();
+      return r.some((x) => /`softmax`.*critical path/.test(x)) ? r : null;
+    }, 30000).catch(async (e) => { await shot('r10-no-problem'); throw e; });
+    const row = rows.find((x) => /`softmax`.*critical path/.test(x));
+    const line = readFileSync(GLUON, 'utf8').split('\n').findIndex((l) => l.includes('pl.enter_scope("softmax")')) + 1;
+    assert.ok(line > 0);
+    assert.match(row, new RegExp(`\\[Ln ${line}\\b`), `on the scope's line ${line}: ${row}`);
+    await shot('r10-proton-critical-path');
   });
 });

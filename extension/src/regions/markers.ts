@@ -102,8 +102,10 @@ export function resolveArg(arg: string, file: string, scans: FileScan[]): number
   return values.size === 1 ? [...values][0] : null;
 }
 
-/** The best marker site of region `region` (named `name`), or undefined. */
-export function findMarker(region: number, name: string | undefined, scans: FileScan[]): MarkerSite | undefined {
+/** The best marker site of region `region` (named `name`), or undefined. `scopesOnly`: the
+ *  trace is Proton's, whose region ids are the importer's numbering, not a marker's argument (a
+ *  CUDA marker whose constant happens to equal one is not its site): Proton scopes by name only. */
+export function findMarker(region: number, name: string | undefined, scans: FileScan[], scopesOnly = false): MarkerSite | undefined {
   const byId: MarkerSite[] = [];
   const byName: MarkerSite[] = [];
   const byScope: MarkerSite[] = [];
@@ -111,6 +113,7 @@ export function findMarker(region: number, name: string | undefined, scans: File
   for (const s of scans) {
     for (const site of s.sites) {
       if (site.kind === 'scope') { if (name && site.arg === name) byScope.push(site); continue; }
+      if (scopesOnly) continue;
       const v = resolveArg(site.arg, site.file, scans);
       if (v === region) byId.push(site);
       else if (v === null && wanted && normalizeName(identifierOf(site.arg) ?? '') === wanted) byName.push(site);

@@ -110,7 +110,9 @@ export function registerRegionTrace(context: vscode.ExtensionContext, ctx: Regio
     const names = namesOf(data, fileNames);
     if (files.namesFile) ctx.log.appendLine(`[regions] names with ${path.basename(files.namesFile)}: ${names.size} regions, ${data.cycles_per_ns ?? '?'} cycles/ns`);
     const title = launch === undefined ? undefined : `${path.basename(file)} · launch ${launch}`;
-    return { file, launch, title, data, names, namesDir: path.dirname(files.namesFile ?? file), request, scans: await scanning };
+    // A decoded JSON says where it came from (`strata regions --format json`: "source").
+    const proton = !!files.proton || (data as { source?: unknown }).source === 'proton';
+    return { file, launch, title, data, names, namesDir: path.dirname(files.namesFile ?? file), request, proton, scans: await scanning };
   };
 
   const open = async (file: string, choice: LaunchChoice = {}): Promise<void> => {

@@ -25,6 +25,8 @@ export interface LoadedTrace {
   namesDir: string;
   /** How to decode the buffer again (Chrome export); absent without a buffer. */
   request?: DecodeRequest;
+  /** A Proton trace: its regions are Triton's scopes, found by name (`enter_scope`). */
+  proton: boolean;
   scans: FileScan[];
 }
 
@@ -45,7 +47,7 @@ export function regionSource(t: LoadedTrace, id: number): RegionSource | undefin
     return { file, line: n.line, how: 'names' };
   }
   const name = n?.name ?? t.data.intervals.find((iv) => iv.region === id)?.name;
-  const site = findMarker(id, name, t.scans);
+  const site = findMarker(id, name, t.scans, t.proton);
   return site ? { file: site.file, line: site.line, how: 'marker' } : undefined;
 }
 
