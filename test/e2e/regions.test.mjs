@@ -51,6 +51,26 @@ async function timelineFrame(intervals) {
   return { frame, stats };
 }
 
+/** The overlap analysis drawn on the timeline (critical path and bubble marks) and its verdict. */
+async function overlapMarks(frame, name) {
+  return waitFor('the overlap marks', () => frame.evaluate(() => {
+    const g = document.querySelector('[data-marks]');
+    const marks = Number(g?.getAttribute('data-marks') ?? 0);
+    return marks > 0 ? { marks, verdict: document.querySelector('.strata-overlap-summary')?.textContent ?? '' } : null;
+  }), 15000).catch(async (e) => { await shot(`${name}-no-marks`); throw e; });
+}
+
+/** The Problems view's row of the critical-path finding on `region` (its text ends "[Ln N, Col 1]"). */
+async function criticalPathProblem(region, name) {
+  await runCommand('View: Focus Problems (Errors, Warnings, Infos)');
+  const wanted = new RegExp(`\`${region}\`.*critical path`);
+  const rows = await waitFor('the critical-path problem', async () => {
+    for (const tw of await S.page.locator('.markers-panel .monaco-tl-twistie.collapsible.collapsed').all()) await tw.click().catch(() => {});
+    const r = await S.page.locator('.markers-panel .monaco-list-row').allInnerTexts();
+    return r.some((x) => wanted.test(x)) ? r : null;
+  }, 30000).catch(async (e) => { await shot(`${name}-no-problem`); throw e; });
+  return rows.find((x) => wanted.test(x));
+}
 
 describe('Strata region timeline (code-server)', { timeout: 300_000 }, () => {
   const miss = missing();
@@ -275,23 +295,13 @@ describe('Strata region timeline (code-server)', { timeout: 300_000 }, () => {
       '10=producer loop\n11=wait empty\n12=load tile\n13=consumer loop\n14=wait full\n15=mma@../src/kernels.cuh:170\n');
     await openTrace(path.join(traces, 'warpspec.bin'));
     const { frame } = await timelineFrame();
-    const got = await waitFor('the overlap marks', () => frame.evaluate(() => {
-      const g = document.querySelector('[data-marks]');
-      const marks = Number(g?.getAttribute('data-marks') ?? 0);
-      return marks > 0 ? { marks, verdict: document.querySelector('.strata-overlap-summary')?.textContent ?? '' } : null;
-    }), 15000).catch(async (e) => { await shot('r9-no-marks'); throw e; });
+    const got = await overlapMarks(frame, 'r9');
     assert.match(got.verdict, /^critical path: mma \d+%.* · warp-specialization, 2 stages: consumer-bound$/);
     await frame.locator('.strata-critical-path').click();
     await waitFor('marks hidden', () => frame.evaluate(() => document.querySelector('[data-marks]')?.getAttribute('data-marks') === '0' || null), 5000);
     await frame.locator('.strata-critical-path').click();
     // The finding as a diagnostic on kernels.cuh:170 in the Problems view.
-    await runCommand('View: Focus Problems (Errors, Warnings, Infos)');
-    const rows = await waitFor('the critical-path problem', async () => {
-      for (const tw of await S.page.locator('.markers-panel .monaco-tl-twistie.collapsible.collapsed').all()) await tw.click().catch(() => {});
-      const r = await S.page.locator('.markers-panel .monaco-list-row').allInnerTexts();
-      return r.some((x) => /`mma`.*critical path/.test(x)) ? r : null;
-    }, 30000).catch(async (e) => { await shot('r9-no-problem'); throw e; });
-    const row = rows.find((x) => /`mma`.*critical path/.test(x));
+    const row = await criticalPathProblem('mma', 'r9');
     assert.match(row, /\[Ln 170/, `on the marker line: ${row}`);
     await shot('r9-critical-path');
   });
@@ -301,20 +311,10 @@ describe('Strata region timeline (code-server)', { timeout: 300_000 }, () => {
     await runCommand('View: Close All Editors');
     await openTrace(path.join(traces, 'attention_ws_gluon.chrome_trace'));
     const { frame } = await timelineFrame();
-    const got = await waitFor('the overlap marks', () => frame.evaluate(() => {
-      const g = document.querySelector('[data-marks]');
-      const marks = Number(g?.getAttribute('data-marks') ?? 0);
-      return marks > 0 ? { marks, verdict: document.querySelector('.strata-overlap-summary')?.textContent ?? '' } : null;
-    }), 15000).catch(async (e) => { await shot('r10-no-marks'); throw e; });
+    const got = await overlapMarks(frame, 'r10');
     // The core's analysis of this trace: softmax the largest part of the path, consumer-bound.
     assert.match(got.verdict, /^critical path: softmax \d+%.* · warp-specialization, 2 stages: consumer-bound$/);
-    await runCommand('View: Focus Problems (Errors, Warnings, Infos)');
-    const rows = await waitFor('the critical-path problem', async () => {
-      for (const tw of await S.page.locator('.markers-panel .monaco-tl-twistie.collapsible.collapsed').all()) await tw.click().catch(() => {});
-      const r = await S.page.locator('.markers-panel .monaco-list-row').allInnerTexts();
-      return r.some((x) => /`softmax`.*critical path/.test(x)) ? r : null;
-    }, 30000).catch(async (e) => { await shot('r10-no-problem'); throw e; });
-    const row = rows.find((x) => /`softmax`.*critical path/.test(x));
+    const row = await criticalPathProblem('softmax', 'r10');
     const line = readFileSync(GLUON, 'utf8').split('\n').findIndex((l) => l.includes('pl.enter_scope("softmax")')) + 1;
     assert.ok(line > 0);
     assert.match(row, new RegExp(`\\[Ln ${line}\\b`), `on the scope's line ${line}: ${row}`);

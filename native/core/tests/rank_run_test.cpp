@@ -171,6 +171,15 @@ void RankMeta(format::ProfileWriter& w, long pid, int rank, const std::string& r
   w.Meta("run_id", run_id);
 }
 
+// A top-down view whose `landing` splits values per rank (all_metrics off), every frame kept.
+View TopDownWithLanding(const RankRun& run) {
+  ViewOptions vo;
+  vo.expand = false;
+  vo.all_metrics = false;
+  vo.filter = FrameFilter::kAll;
+  return run.profile().BuildView(ViewKind::kTopDown, vo);
+}
+
 // One line reached by different paths on different ranks (an import under another caller), and
 // recursion on one rank: per frame, one row whose values are the paths' sum, recursion once.
 TEST_F(RankRunTest, FrameSpreadsMergeTheLinesPaths) {
@@ -188,11 +197,7 @@ TEST_F(RankRunTest, FrameSpreadsMergeTheLinesPaths) {
   write(0, true, false);
   write(1, false, true);
   auto run = RankRun::Open(dir_);
-  ViewOptions vo;
-  vo.expand = false;
-  vo.all_metrics = false;
-  vo.filter = FrameFilter::kAll;
-  const View v = run->profile().BuildView(ViewKind::kTopDown, vo);
+  const View v = TopDownWithLanding(*run);
   std::vector<size_t> nodes, loads;
   for (size_t n = 1; n < v.size(); ++n) {
     nodes.push_back(n);
@@ -419,11 +424,7 @@ TEST_F(RankRunTest, FrameSpreadsOfOnePhase) {
   write(0, 100, 30);
   write(1, 900, 50);
   auto run = RankRun::Open(dir_);
-  ViewOptions vo;
-  vo.expand = false;
-  vo.all_metrics = false;
-  vo.filter = FrameFilter::kAll;
-  const View v = run->profile().BuildView(ViewKind::kTopDown, vo);
+  const View v = TopDownWithLanding(*run);
   std::vector<size_t> nodes;
   for (size_t n = 1; n < v.size(); ++n) nodes.push_back(n);
   const std::vector<char> steady = run->SteadyStored();
