@@ -98,9 +98,8 @@ int RunRankReport(const ReportOptions& options) {
       const std::string& kind = view.frame(n).kind;
       if (kind == "python" || kind == "operator" || kind == "kernel") nodes.push_back(n);
     }
-    const std::vector<char> steady = run->SteadyStored();
-    std::vector<char> startup(steady.size());
-    for (size_t s = 0; s < steady.size(); ++s) startup[s] = !steady[s];
+    const std::vector<char> steady = run->StoredIn(core::RunPart::kSteady);
+    const std::vector<char> startup = run->StoredIn(core::RunPart::kStartup);
     const bool json = options.format == "json";
     const size_t limit = options.limit > 0 ? size_t(options.limit) : options.limit == 0 ? SIZE_MAX : size_t(json ? 100 : 25);
     const std::vector<RankedFrame> steady_frames = WidestFrames(run->FrameSpreads(view, nodes, metric, &steady), limit);

@@ -427,9 +427,8 @@ TEST_F(RankRunTest, FrameSpreadsOfOnePhase) {
   const View v = TopDownWithLanding(*run);
   std::vector<size_t> nodes;
   for (size_t n = 1; n < v.size(); ++n) nodes.push_back(n);
-  const std::vector<char> steady = run->SteadyStored();
-  std::vector<char> startup(steady.size());
-  for (size_t s = 0; s < steady.size(); ++s) startup[s] = !steady[s];
+  const std::vector<char> steady = run->StoredIn(RunPart::kSteady);
+  const std::vector<char> startup = run->StoredIn(RunPart::kStartup);
   auto values = [&](const std::vector<char>* only, const std::string& name) {
     for (const auto& f : run->FrameSpreads(v, nodes, 0, only))
       if (v.frame(f.node).name == name) return f.spread.values;

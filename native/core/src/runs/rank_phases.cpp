@@ -36,17 +36,6 @@ std::vector<char> StoredOfClass(const AnalysisContext& cx, const std::vector<Ran
   return out;
 }
 
-std::vector<char> SteadyStoredOf(const Profile& profile) {
-  ViewOptions vo;
-  vo.expand = false;
-  vo.all_metrics = false;
-  AnalysisContext cx(profile, profile.BuildView(ViewKind::kTopDown, vo));
-  const auto& landing = cx.view().landing;
-  std::vector<char> out(landing.size(), 0);
-  for (size_t s = 0; s < landing.size(); ++s) out[s] = landing[s] < cx.size() && cx.phase(landing[s]) == Phase::kSteady;
-  return out;
-}
-
 std::vector<RankPhases> RankPhasesOf(const AnalysisContext& cx, const RankRun& run,
                                      const std::vector<std::optional<double>>& gpu_overlap) {
   const auto& ranks = run.ranks();
@@ -93,13 +82,19 @@ std::vector<RankPhases> RankPhasesOf(const AnalysisContext& cx, const RankRun& r
   return out;
 }
 
-std::vector<RankPhases> RankPhasesOf(const RankRun& run, const std::vector<std::optional<double>>& gpu_overlap) {
+RankClasses ClassifyRankRun(const RankRun& run, const std::vector<std::optional<double>>& gpu_overlap) {
   ViewOptions vo;
   vo.expand = false;
   vo.all_metrics = false;
   const Profile& p = run.profile();
   AnalysisContext cx(p, p.BuildView(ViewKind::kTopDown, vo));
-  return RankPhasesOf(cx, run, gpu_overlap);
+  RankClasses out;
+  out.phases = RankPhasesOf(cx, run, gpu_overlap);
+  const auto& landing = cx.view().landing;
+  out.stored_phase.assign(landing.size(), Phase::kProfiler);
+  for (size_t s = 0; s < landing.size(); ++s)
+    if (landing[s] < cx.size()) out.stored_phase[s] = cx.phase(landing[s]);
+  return out;
 }
 
 }  // namespace strata::core::detail

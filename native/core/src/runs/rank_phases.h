@@ -27,9 +27,12 @@ std::vector<char> StoredOfClass(const AnalysisContext& cx, const std::vector<Ran
 
 std::vector<RankPhases> RankPhasesOf(const AnalysisContext& cx, const RankRun& run,
                                      const std::vector<std::optional<double>>& gpu_overlap);
-// Per stored node of the profile: its time is the steady state (RankRun::SteadyStored).
-std::vector<char> SteadyStoredOf(const Profile& profile);
-// The same, building the context itself.
-std::vector<RankPhases> RankPhasesOf(const RankRun& run, const std::vector<std::optional<double>>& gpu_overlap);
+// What RankRun classifies once from one context: the split per rank, and per stored node of
+// the profile the phase of the view node its values land at (kProfiler where they land nowhere).
+struct RankClasses {
+  std::vector<RankPhases> phases;
+  std::vector<Phase> stored_phase;
+};
+RankClasses ClassifyRankRun(const RankRun& run, const std::vector<std::optional<double>>& gpu_overlap);
 
 }  // namespace strata::core::detail

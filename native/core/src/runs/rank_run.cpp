@@ -214,12 +214,17 @@ class RankRunImpl : public RankRun {
     return it != m.end() && it->first == node ? int64_t(it->second) : -1;
   }
 
-  std::vector<char> SteadyStored() const override { return detail::SteadyStoredOf(*profile_); }
-
-  std::vector<RankPhases> Phases() const override {
-    std::call_once(phases_once_, [&] { phases_ = detail::RankPhasesOf(*this, gpu_overlap_); });
-    return phases_;
+  std::vector<char> StoredIn(RunPart part) const override {
+    const auto& phase = Classes().stored_phase;
+    std::vector<char> out(phase.size(), 0);
+    for (size_t s = 0; s < phase.size(); ++s) {
+      const bool steady = phase[s] == detail::Phase::kSteady;
+      out[s] = part == RunPart::kSteady ? steady : !steady && phase[s] != detail::Phase::kProfiler;
+    }
+    return out;
   }
+
+  std::vector<RankPhases> Phases() const override { return Classes().phases; }
 
   // Reads the members one at a time into the writer and the ranks' columns.
   void Build(const std::vector<RunMember>& members, const OpenOptions& options);
@@ -259,8 +264,13 @@ class RankRunImpl : public RankRun {
   };
   std::map<SiteKey, uint32_t> site_index_;
   std::vector<SiteKey> site_keys_;
-  mutable std::once_flag phases_once_;
-  mutable std::vector<RankPhases> phases_;
+  // Phases and each stored node's phase, from one classification of the merged profile.
+  const detail::RankClasses& Classes() const {
+    std::call_once(classes_once_, [&] { classes_ = detail::ClassifyRankRun(*this, gpu_overlap_); });
+    return classes_;
+  }
+  mutable std::once_flag classes_once_;
+  mutable detail::RankClasses classes_;
 };
 
 void RankRunImpl::AddProfile(size_t rank_index, const RunMember& m, fmt::ProfileWriter* w, bool first, bool own) {

@@ -86,6 +86,10 @@ struct RankSteps {
   std::vector<RankStep> steps;  // as many as every rank completed
 };
 
+// A part of a run: the steady state (the work the program is run for) or its startup (imports,
+// construction, compilation, warm-up, and shutdown).
+enum class RunPart : uint8_t { kSteady, kStartup };
+
 class RankRun {
  public:
   // `members` as RunFamily returns them. Throws Error (one line) when no member has rank meta,
@@ -122,14 +126,14 @@ class RankRun {
     size_t node = 0;
     RankSpread spread;
   };
-  // With `only_stored`, only the stored nodes it marks count (SteadyStored(): the steady state).
+  // With `only_stored`, only the stored nodes it marks count (StoredIn: one part of the run).
   virtual std::vector<FrameSpread> FrameSpreads(const View& view, const std::vector<size_t>& nodes, size_t metric,
                                                 const std::vector<char>* only_stored = nullptr) const = 0;
-  // Per stored node of profile(): 1 where its time is the program's steady state (any thread:
-  // docs/analyzers.md "Phases"), 0 where it is imports, construction, compilation, warm-up,
-  // shutdown or the profiler's own work. Ranks that differ only in how long they took to start
-  // differ there, which is rarely what a user compares ranks for.
-  virtual std::vector<char> SteadyStored() const = 0;
+  // Per stored node of profile(): 1 where its time belongs to `part` (any thread; the phases of
+  // docs/analyzers.md "Phases", classified once with Phases()). The profiler's own work is in
+  // neither part. Ranks that differ only in how long they took to start differ in startup,
+  // which is rarely what a user compares ranks for.
+  virtual std::vector<char> StoredIn(RunPart part) const = 0;
   // Exclusive sum of `metric` per rank over the stored nodes of profile() (stored node ids).
   // `stored_selected[stored_node]` selects them. For analyzers that classify nodes themselves.
   virtual std::vector<double> RankTotals(size_t metric, const std::vector<char>& stored_selected) const = 0;
