@@ -147,7 +147,16 @@ export async function stopSession() {
   }
   mkdirSync(outDir, { recursive: true });
   writeFileSync(path.join(outDir, `${S.prefix || 'code-server'}.log`), S.log);
-  if (S.tmp && process.env.STRATA_E2E_KEEP !== '1') rmSync(S.tmp, { recursive: true, force: true });
+  // code-server's helpers (the extension host, the file watcher) can outlive the server by a
+  // moment and still write workspace storage: retried, then left in /tmp with a word rather than
+  // failing a suite whose tests passed.
+  if (S.tmp && process.env.STRATA_E2E_KEEP !== '1') {
+    try {
+      rmSync(S.tmp, { recursive: true, force: true, maxRetries: 10, retryDelay: 200 });
+    } catch (e) {
+      console.error(`# could not remove ${S.tmp}: ${e.message}`);
+    }
+  }
 }
 
 export async function shot(name) {
